@@ -1,0 +1,17 @@
+# Writes OUT: a C file holding every DIR/*.cl as a byte array, and a lookup table.
+# Byte arrays (not string literals) keep clear of compilers' string length limits.
+set(body "/* Generated from the kernels folder by cmake/embed_kernels.cmake. Do not edit. */\n#include <stddef.h>\n#include <string.h>\n\n")
+set(table "")
+file(GLOB FILES ${DIR}/*.cl)
+list(SORT FILES)
+foreach(f ${FILES})
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND body "static const char src_${name}[] = {${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", src_${name}},\n")
+endforeach()
+string(APPEND body "\nstatic const struct { const char *name; const char *src; } sources[] = {\n${table}    {NULL, NULL}};\n\n")
+string(APPEND body "const char *clip_kernel_source(const char *name);\nconst char *clip_kernel_source(const char *name) {\n    for (size_t i = 0; sources[i].name; i++)\n        if (strcmp(sources[i].name, name) == 0) return sources[i].src;\n    return NULL;\n}\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(RENAME ${OUT}.tmp ${OUT})

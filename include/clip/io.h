@@ -1,0 +1,81 @@
+/* clip — loading and saving data through real format libraries.
+ *
+ * Formats (each optional at build time; when its library was missing, its calls return
+ * CLIP_ERR_UNSUPPORTED with "built without TIFF support" and so on):
+ *   TIFF (libtiff)  .tif .tiff  8/16/32-bit unsigned and signed integer and 32/64-bit float
+ *                   samples, any number of channels; pages stack along the last dimension:
+ *                   rows x cols (1 channel, 1 page), rows x cols x channels, rows x cols x pages
+ *                   (1 channel), rows x cols x channels x pages.
+ *   PNG  (libpng)   .png  8/16-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB(A)).
+ *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
+ *                   N-D. Load takes the first numeric variable; save writes one variable.
+ *   CFL  (BART)     .cfl with its .hdr: complex float arrays.
+ *
+ * Element types on load: integer image samples load as f32 holding their raw values (0..255,
+ * 0..65535, ...); float TIFF samples keep f32/f64. MAT: single -> f32, double -> f64, complex ->
+ * c32/c64, int8/uint8/int16/uint16/logical -> f32, int32/uint32/int64/uint64 -> f64.
+ * CFL always loads as c32.
+ * On save: PNG and integer TIFF clamp to the sample range and round to nearest; complex data
+ * cannot be saved as an image (CLIP_ERR_TYPE). MAT keeps the class (single/double, complex).
+ * CFL converts to complex float.
+ *
+ * Saving writes to a temporary file beside the target and renames it, so a failed save never
+ * leaves a partial file under the target name.
+ *
+ * Ownership: a loaded object is new; the caller destroys it with clip_data_destroy.
+ * Common errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_IO (cannot open/read/write: message has the
+ * path and the system's reason), CLIP_ERR_FORMAT (corrupt or unsupported content: message says
+ * what), CLIP_ERR_UNSUPPORTED (format not built in, or unknown extension), CLIP_ERR_TYPE.
+ */
+#ifndef CLIP_IO_H
+#define CLIP_IO_H
+
+#include "app.h"
+#include "data.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sample format for image saves. CLIP_SAMPLE_AUTO: PNG 8-bit, TIFF 32-bit float for f32 and
+ * 64-bit float for f64. */
+typedef enum clip_sample {
+    CLIP_SAMPLE_AUTO = 0,
+    CLIP_SAMPLE_U8,
+    CLIP_SAMPLE_U16,
+    CLIP_SAMPLE_F32,  /* TIFF only */
+    CLIP_SAMPLE_F64   /* TIFF only */
+} clip_sample;
+
+/* Loads by extension (.tif .tiff .png .mat .cfl; case-insensitive). */
+clip_status clip_load(clip_app *app, const char *path, clip_data **out);
+/* Saves by extension with automatic sample format. */
+clip_status clip_save(clip_app *app, const char *path, clip_data *d);
+
+clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
+/* d: rows x cols [x channels [x pages]], real. */
+clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+
+clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
+/* d: rows x cols [x channels], channels 1..4, real; sample U8 or U16 (AUTO = U8). */
+clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+
+/* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
+clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out);
+/* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
+ * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. */
+clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
+                          int v73);
+
+/* `base` is the path without extension: reads base.hdr and base.cfl. */
+clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
+clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
+
+/* Non-zero if the format was built in: "tiff", "png", "mat", "mat73", "cfl". */
+int clip_io_has(const char *format);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

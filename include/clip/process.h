@@ -1,0 +1,114 @@
+/* clip — process objects: create, set parameters and data, init, launch.
+ *
+ * Life of a process:
+ *   clip_process_create(app, "conv2", &p);          by registered name
+ *   clip_process_set_choice(p, "shape", "same");    parameters, validated against the table
+ *   clip_process_set_input(p, 0, image);            inputs (and optionally outputs)
+ *   clip_process_init(p);                           ALL validation happens here; picks the
+ *                                                   kernel variant, allocates outputs/temporaries
+ *   clip_process_launch(p);                         enqueues and returns at once
+ *   clip_process_output(p, 0, &out);                borrowed output, data on the device
+ * Launching A then B with A's output as B's input never copies through the host.
+ * When init fails nothing is enqueued, the message is in clip_app_last_error(app), and the app
+ * and the process stay usable (fix the parameter and call init again).
+ *
+ * Every process is described by a table (see process_author.h); clip_process_help() prints it,
+ * and the `clip` tool parses `--NAME VALUE` options through it.
+ */
+#ifndef CLIP_PROCESS_H
+#define CLIP_PROCESS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "app.h"
+#include "data.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clip_process clip_process;
+typedef struct clip_process_desc clip_process_desc;
+
+/* Creates a process by registered name, with every parameter at its default. The process holds
+ * a reference to the app. Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_UNKNOWN_PROCESS (the message
+ * lists the registered names), CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_process_create(clip_app *app, const char *name, clip_process **out);
+
+/* Releases the process, its kernels, temporaries, and its references to inputs and outputs.
+ * Waits for its enqueued work first. NULL is a no-op. */
+void clip_process_destroy(clip_process *p);
+
+/* Parameter setters. Errors: CLIP_ERR_UNKNOWN_PARAM (no such name; the message lists the
+ * parameters), CLIP_ERR_PARAM_TYPE (the parameter is of another kind), CLIP_ERR_PARAM_RANGE
+ * (outside the table's range), CLIP_ERR_BAD_CHOICE (not one of the allowed names).
+ * Process-specific checks (e.g. a natural power for matpow) may be left to init. */
+clip_status clip_process_set_real(clip_process *p, const char *name, double value);
+clip_status clip_process_set_int(clip_process *p, const char *name, long value);
+clip_status clip_process_set_bool(clip_process *p, const char *name, int value);
+clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value);
+/* Sets any parameter from text, as the command line does: reals accept "inf"/"-inf"/"nan",
+ * bools accept "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
+clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
+
+/* Reads a parameter's current value. Errors: CLIP_ERR_UNKNOWN_PARAM, CLIP_ERR_PARAM_TYPE. */
+clip_status clip_process_get_real(const clip_process *p, const char *name, double *value);
+clip_status clip_process_get_int(const clip_process *p, const char *name, long *value);
+clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value);
+/* *value is the chosen name, a static string. */
+clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value);
+
+/* Sets input `index` (0-based, < the process's input count). The process takes a reference.
+ * Setting an input invalidates a previous init. Errors: CLIP_ERR_INVALID_ARG (NULL, index out
+ * of range, or data from another app). */
+clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
+
+/* Optionally supplies the output object (else init creates one). Init checks that its type and
+ * shape are what the process produces (CLIP_ERR_TYPE / CLIP_ERR_SHAPE otherwise). The same data
+ * may be a process's input and another's output: that is how chains are built. */
+clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
+
+/* Validates parameters and inputs, chooses the kernel variant, builds what must be built, and
+ * creates outputs and temporaries. Errors: whatever the process rejects (its header lists them),
+ * CLIP_ERR_MISSING_INPUT, CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_process_init(clip_process *p);
+
+/* Enqueues the process on the app's queue and returns without waiting. Inputs stale on the
+ * device are uploaded first. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OPENCL. */
+clip_status clip_process_launch(clip_process *p);
+
+/* Output `index` after a successful init (borrowed: valid while the process lives, or longer if
+ * the caller clip_data_retain()s it). Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_INVALID_ARG. */
+clip_status clip_process_output(clip_process *p, int index, clip_data **out);
+
+/* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
+ * them, then sums their profiling intervals. Errors: CLIP_ERR_NOT_INITIALIZED (never launched),
+ * CLIP_ERR_OPENCL. */
+clip_status clip_process_time_ms(clip_process *p, double *ms);
+
+/* A short name of the kernel variant init chose (e.g. "local-tiled"), or "" before init. */
+const char *clip_process_variant(const clip_process *p);
+
+/* The process's descriptor (borrowed, static). */
+const clip_process_desc *clip_process_descriptor(const clip_process *p);
+
+/* Registry. Built-in processes are registered when the first app is created or the first
+ * registry function is called. Returns the number of registered processes; clip_process_nth
+ * returns the i-th descriptor (NULL past the end), clip_process_find one by name (or NULL). */
+size_t clip_process_count(void);
+const clip_process_desc *clip_process_nth(size_t i);
+const clip_process_desc *clip_process_find(const char *name);
+/* Name and one-line description of a descriptor. */
+const char *clip_process_desc_name(const clip_process_desc *d);
+const char *clip_process_desc_summary(const clip_process_desc *d);
+
+/* Writes the help text of a process (usage, inputs, outputs, parameters with kind, default,
+ * range or choices, and doc) to `f`. Errors: CLIP_ERR_INVALID_ARG. */
+clip_status clip_process_help(const clip_process_desc *d, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

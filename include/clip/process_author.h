@@ -1,0 +1,141 @@
+/* clip — the API for writing a process.
+ *
+ * A process is declared once, as data: a clip_process_desc with its name, a one-line summary,
+ * its inputs and outputs, a table of parameters, and its init/launch/release functions. The same
+ * table validates parameters in the C API, parses `clip run NAME --param value`, and prints
+ * `clip help NAME`. Built-in processes live in processes/, one file each, and are listed once in
+ * processes/registry.c; a user program may register its own with clip_process_register().
+ *
+ * A process reaches OpenCL objects only through the functions below: it gets its kernels from
+ * clip_proc_kernel (programs are built once per app and cached), device buffers of its data from
+ * clip_proc_read_buffer / clip_proc_write_buffer, temporaries from clip_proc_temp, and enqueues
+ * through clip_proc_enqueue so that launches are timed. Everything a process gets this way is
+ * owned by the process object and released by the core (at re-init and destroy).
+ */
+#ifndef CLIP_PROCESS_AUTHOR_H
+#define CLIP_PROCESS_AUTHOR_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "process.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum clip_param_kind {
+    CLIP_PARAM_REAL,   /* double; the CLI accepts inf, -inf, nan */
+    CLIP_PARAM_INT,    /* long */
+    CLIP_PARAM_BOOL,   /* 0/1; on the CLI a bare --NAME means true */
+    CLIP_PARAM_CHOICE  /* one of a list of names; stored as its index */
+} clip_param_kind;
+
+typedef struct clip_param_desc {
+    const char *name;             /* e.g. "shape"; the CLI option is --shape */
+    clip_param_kind kind;
+    double def;                   /* default value; for CHOICE the index of the default name */
+    int has_range;                /* if non-zero, REAL/INT values must lie in [min, max] */
+    double min, max;              /* inclusive; may be +-INFINITY */
+    const char *const *choices;   /* CHOICE only: NULL-terminated list of allowed names */
+    const char *doc;              /* one line for help */
+} clip_param_desc;
+
+struct clip_process_desc {
+    const char *name;                 /* registry name, e.g. "conv2" */
+    const char *summary;              /* one line: what it computes, in MATLAB terms */
+    int n_inputs;
+    const char *const *input_docs;    /* n_inputs lines, "A  left matrix (M x K)" */
+    int n_outputs;
+    const char *const *output_docs;
+    const clip_param_desc *params;
+    int n_params;
+    size_t state_size;                /* bytes of private state, zeroed at create */
+    /* Validates and prepares: inputs are set (checked by the core), parameters are in range.
+     * Must create every output with clip_proc_output. Returns a status via clip_proc_fail. */
+    clip_status (*init)(clip_process *p);
+    /* Enqueues the work; inputs and outputs are exactly those init saw. */
+    clip_status (*launch)(clip_process *p);
+    /* Optional: frees what init put in the state besides core-owned objects. Called before a
+     * re-init and at destroy; must tolerate a state left half-built by a failed init. */
+    void (*release)(clip_process *p);
+};
+
+/* Adds a process to the registry (the descriptor must outlive every use, e.g. be static).
+ * Errors: CLIP_ERR_INVALID_ARG (NULL, no name, or a name already registered),
+ * CLIP_ERR_OUT_OF_MEMORY (registry full). */
+clip_status clip_process_register(const clip_process_desc *d);
+
+/* ---- for init and launch ---------------------------------------------------------------- */
+
+void *clip_proc_state(clip_process *p);
+clip_app *clip_proc_app(clip_process *p);
+const clip_device_info *clip_proc_device(clip_process *p);
+/* The OpenCL device (owned by the core), for clGetKernelWorkGroupInfo and similar queries. */
+cl_device_id clip_proc_cl_device(clip_process *p);
+/* Input i (borrowed; never NULL inside init/launch). */
+clip_data *clip_proc_input(clip_process *p, int i);
+/* Current values of parameters by name. A name not in the table is a programming error: the
+ * functions return 0 (and tests of each process catch it). */
+double clip_proc_real(const clip_process *p, const char *name);
+long clip_proc_int(const clip_process *p, const char *name);
+int clip_proc_bool(const clip_process *p, const char *name);
+int clip_proc_choice(const clip_process *p, const char *name); /* index into choices */
+
+/* Sets the app's last error to "PROCESS: <formatted message>" and returns s. */
+clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Creates output i with the given type and dims, or, if the user supplied one, checks that it
+ * has exactly that type (CLIP_ERR_TYPE) and numel and dims (CLIP_ERR_SHAPE). *out is borrowed. */
+clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims,
+                             const size_t *dims, clip_data **out);
+
+/* Records the variant name init chose (copied; shown by clip_process_variant and --time). */
+void clip_proc_set_variant(clip_process *p, const char *variant);
+
+/* Builds (once per app; cached by source, type and options) the program of kernels/SOURCE.cl
+ * with kernels/common.cl before it, compiled with -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
+ * `type` and the extra `options`, and creates kernel `kernel_name` owned by the process.
+ * Errors: CLIP_ERR_NO_FP64 (double type on a device without fp64), CLIP_ERR_BUILD (message
+ * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name),
+ * CLIP_ERR_OPENCL. */
+clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
+                             const char *options, const char *kernel_name, cl_kernel *k);
+
+/* Device buffer of d for reading at launch: uploads the host copy if the device copy is stale.
+ * *mem is NULL for empty data. Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem);
+/* Device buffer of d that the launch will write: marks the host copy stale. If `keep` is
+ * non-zero the current contents must be valid on the device (uploaded if needed), for kernels
+ * that read-modify-write. */
+clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_mem *mem);
+
+/* A device temporary of `bytes` (> 0) owned by the process until its next init or destroy.
+ * Errors: CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem);
+
+/* Enqueues an NDRange of `k` (local may be NULL) and keeps its event for clip_process_time_ms.
+ * Errors: CLIP_ERR_OPENCL (message names the kernel and the OpenCL code). */
+clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
+                              const size_t *local);
+/* Enqueues a device copy (timed). */
+clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst,
+                           size_t dst_off, size_t bytes);
+/* Enqueues a fill of `bytes` at `offset` with the `pattern_size`-byte pattern (timed). */
+clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
+                           size_t offset, size_t bytes);
+
+/* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
+clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
+                          const void *value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+/* y = a*x + b element-wise; for complex x, a and b are real (b adds to the real part), as
+ * MATLAB's a*x + b with real scalars. A grid-stride loop keeps any length valid. */
+__kernel void scale(__global const elem_t *x, __global elem_t *y, const real_t a, const real_t b,
+                    const ulong n) {
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+#if CLIP_COMPLEX
+        elem_t v = x[i];
+        y[i] = (elem_t)(fma(a, v.x, b), a * v.y);
+#else
+        y[i] = fma(a, x[i], b);
+#endif
+    }
+}

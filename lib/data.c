@@ -1,0 +1,268 @@
+/* N-dimensional data with lazily synced host and device copies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+size_t clip_type_size(clip_type t) {
+    switch (t) {
+    case CLIP_F32: return 4;
+    case CLIP_F64: return 8;
+    case CLIP_C32: return 8;
+    case CLIP_C64: return 16;
+    }
+    return 0;
+}
+
+const char *clip_type_name(clip_type t) {
+    switch (t) {
+    case CLIP_F32: return "f32";
+    case CLIP_F64: return "f64";
+    case CLIP_C32: return "c32";
+    case CLIP_C64: return "c64";
+    }
+    return "?";
+}
+
+int clip_type_is_complex(clip_type t) { return t == CLIP_C32 || t == CLIP_C64; }
+int clip_type_is_double(clip_type t) { return t == CLIP_F64 || t == CLIP_C64; }
+
+char *clip_dims_str(const clip_data *d, char *buf, size_t cap) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < d->ndims && off < cap; i++) {
+        int n = snprintf(buf + off, cap - off, "%s%zu", i ? "x" : "", d->dims[i]);
+        if (n < 0) break;
+        off += (size_t)n;
+    }
+    return buf;
+}
+
+/* Validates type/dims and computes numel and bytes. */
+static clip_status check_shape(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                               size_t *numel, size_t *bytes) {
+    if (clip_type_size(type) == 0)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create: invalid type %d", (int)type);
+    if (ndims < 1 || ndims > CLIP_MAX_DIMS)
+        return clip_set_error(app, CLIP_ERR_DIMS, "data_create: %d dimensions (allowed 1..%d)",
+                              ndims, CLIP_MAX_DIMS);
+    if (!dims) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create: dims is NULL");
+    size_t n = 1;
+    for (int i = 0; i < ndims; i++)
+        if (clip_mul_size(n, dims[i], &n))
+            return clip_set_error(app, CLIP_ERR_OVERFLOW,
+                                  "data_create: element count overflows size_t");
+    if (clip_mul_size(n, clip_type_size(type), bytes))
+        return clip_set_error(app, CLIP_ERR_OVERFLOW, "data_create: byte count overflows size_t");
+    *numel = n;
+    return CLIP_OK;
+}
+
+static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
+                        clip_data **out) {
+    if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create: out is NULL");
+    *out = NULL;
+    if (!app) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_create: app is NULL");
+    size_t numel = 0, bytes = 0;
+    clip_status s = check_shape(app, type, ndims, dims, &numel, &bytes);
+    if (s != CLIP_OK) return s;
+    clip_data *d = calloc(1, sizeof *d);
+    if (!d) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "data_create: out of memory");
+    if (bytes) {
+        d->host = zero ? calloc(1, bytes) : malloc(bytes);
+        if (!d->host) {
+            free(d);
+            return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY,
+                                  "data_create: cannot allocate %zu bytes on the host", bytes);
+        }
+    }
+    d->refs = 1;
+    d->app = app;
+    d->type = type;
+    d->ndims = ndims < 2 ? 2 : ndims;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++) d->dims[i] = 1;
+    memcpy(d->dims, dims, (size_t)ndims * sizeof *dims);
+    d->numel = numel;
+    d->bytes = bytes;
+    d->host_valid = 1;
+    d->device_valid = 0;
+    clip_app_retain(app);
+    *out = d;
+    return CLIP_OK;
+}
+
+clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                             clip_data **out) {
+    return make(app, type, ndims, dims, 0, out);
+}
+
+clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                                   clip_data **out) {
+    return make(app, type, ndims, dims, 1, out);
+}
+
+clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                                  const void *host, clip_data **out) {
+    clip_status s = make(app, type, ndims, dims, 0, out);
+    if (s != CLIP_OK) return s;
+    if ((*out)->bytes) {
+        if (!host) {
+            clip_data_destroy(*out);
+            *out = NULL;
+            return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create_from: host is NULL");
+        }
+        memcpy((*out)->host, host, (*out)->bytes);
+    }
+    return CLIP_OK;
+}
+
+clip_data *clip_data_retain(clip_data *d) {
+    if (d) d->refs++;
+    return d;
+}
+
+void clip_data_destroy(clip_data *d) {
+    if (!d || --d->refs > 0) return;
+    /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
+     * they finish, so releasing here is safe. */
+    if (d->mem) clReleaseMemObject(d->mem);
+    free(d->host);
+    clip_app *app = d->app;
+    free(d);
+    clip_app_release(app);
+}
+
+clip_type clip_data_type(const clip_data *d) { return d ? d->type : CLIP_F32; }
+int clip_data_ndims(const clip_data *d) { return d ? d->ndims : 0; }
+size_t clip_data_dim(const clip_data *d, int i) {
+    if (!d || i < 0) return 0;
+    return i < d->ndims ? d->dims[i] : 1;
+}
+const size_t *clip_data_dims(const clip_data *d) { return d ? d->dims : NULL; }
+size_t clip_data_numel(const clip_data *d) { return d ? d->numel : 0; }
+size_t clip_data_bytes(const clip_data *d) { return d ? d->bytes : 0; }
+clip_app *clip_data_app(const clip_data *d) { return d ? d->app : NULL; }
+
+clip_status clip_data_ensure_buffer(clip_data *d) {
+    if (d->mem || d->bytes == 0) return CLIP_OK;
+    if (d->bytes > d->app->info.max_alloc) {
+        char dims[128];
+        return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
+                              "data %s (%zu bytes) exceeds the device's largest allocation "
+                              "(%llu bytes)",
+                              clip_dims_str(d, dims, sizeof dims), d->bytes,
+                              (unsigned long long)d->app->info.max_alloc);
+    }
+    cl_int e = CL_SUCCESS;
+    d->mem = clCreateBuffer(d->app->context, CL_MEM_READ_WRITE, d->bytes, NULL, &e);
+    if (e != CL_SUCCESS) {
+        d->mem = NULL;
+        return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
+                              "cannot allocate %zu bytes on the device: clCreateBuffer: %s",
+                              d->bytes, clip_cl_error_name(e));
+    }
+    return CLIP_OK;
+}
+
+clip_status clip_data_to_device(clip_data *d) {
+    if (d->device_valid || d->bytes == 0) {
+        d->device_valid = 1;
+        return CLIP_OK;
+    }
+    clip_status s = clip_data_ensure_buffer(d);
+    if (s != CLIP_OK) return s;
+    /* Non-blocking is unsafe: the host copy may be changed by the user right after. */
+    cl_int e = clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
+                                    NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
+                              d->bytes, clip_cl_error_name(e));
+    d->app->stats.to_device++;
+    d->app->stats.bytes_to_device += d->bytes;
+    d->device_valid = 1;
+    return CLIP_OK;
+}
+
+static clip_status to_host(clip_data *d) {
+    if (d->host_valid || d->bytes == 0) {
+        d->host_valid = 1;
+        return CLIP_OK;
+    }
+    cl_int e = clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
+                                   NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL, "download of %zu bytes: clEnqueueReadBuffer: %s",
+                              d->bytes, clip_cl_error_name(e));
+    d->app->stats.to_host++;
+    d->app->stats.bytes_to_host += d->bytes;
+    d->host_valid = 1;
+    return CLIP_OK;
+}
+
+clip_status clip_data_host(clip_data *d, const void **ptr) {
+    if (!d || !ptr) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host: NULL argument");
+    *ptr = NULL;
+    clip_status s = to_host(d);
+    if (s != CLIP_OK) return s;
+    *ptr = d->host;
+    return CLIP_OK;
+}
+
+clip_status clip_data_host_write(clip_data *d, void **ptr) {
+    if (!d || !ptr)
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host_write: NULL argument");
+    *ptr = NULL;
+    clip_status s = to_host(d);
+    if (s != CLIP_OK) return s;
+    d->device_valid = 0;
+    *ptr = d->host;
+    return CLIP_OK;
+}
+
+clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out) {
+    if (!d || !out) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_convert: NULL argument");
+    *out = NULL;
+    if (clip_type_is_complex(d->type) && !clip_type_is_complex(to))
+        return clip_set_error(d->app, CLIP_ERR_TYPE, "data_convert: %s to %s would drop the imaginary part",
+                              clip_type_name(d->type), clip_type_name(to));
+    const void *src = NULL;
+    clip_status s = clip_data_host(d, &src);
+    if (s != CLIP_OK) return s;
+    clip_data *r = NULL;
+    s = clip_data_create(d->app, to, d->ndims, d->dims, &r);
+    if (s != CLIP_OK) return s;
+    size_t comps = clip_type_is_complex(d->type) ? 2 : 1;
+    size_t ocomps = clip_type_is_complex(to) ? 2 : 1;
+    for (size_t i = 0; i < d->numel; i++) {
+        for (size_t c = 0; c < ocomps; c++) {
+            double v = 0.0;
+            if (c < comps)
+                v = clip_type_is_double(d->type) ? ((const double *)src)[i * comps + c]
+                                                 : ((const float *)src)[i * comps + c];
+            if (clip_type_is_double(to))
+                ((double *)r->host)[i * ocomps + c] = v;
+            else
+                ((float *)r->host)[i * ocomps + c] = (float)v;
+        }
+    }
+    *out = r;
+    return CLIP_OK;
+}
+
+clip_status clip_data_reshape(clip_data *d, int ndims, const size_t *dims) {
+    if (!d || !dims) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_reshape: NULL argument");
+    if (ndims < 1 || ndims > CLIP_MAX_DIMS)
+        return clip_set_error(d->app, CLIP_ERR_DIMS, "data_reshape: %d dimensions (allowed 1..%d)", ndims,
+                              CLIP_MAX_DIMS);
+    size_t n = 1;
+    for (int i = 0; i < ndims; i++)
+        if (clip_mul_size(n, dims[i], &n)) n = (size_t)-1;
+    if (n != d->numel)
+        return clip_set_error(d->app, CLIP_ERR_DIMS, "data_reshape: %zu elements cannot take a shape of %zu",
+                              d->numel, n);
+    for (int i = 0; i < CLIP_MAX_DIMS; i++) d->dims[i] = 1;
+    memcpy(d->dims, dims, (size_t)ndims * sizeof *dims);
+    d->ndims = ndims < 2 ? 2 : ndims;
+    return CLIP_OK;
+}

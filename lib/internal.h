@@ -1,0 +1,86 @@
+/* Internal to lib/: the structures behind the opaque handles and helpers the core shares.
+ * Processes must not include this; they use clip/process_author.h. */
+#ifndef CLIP_INTERNAL_H
+#define CLIP_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "clip/clip.h"
+#include "clip/process_author.h"
+
+#define CLIP_ERRMSG_MAX 4096
+
+/* A program built for the app, keyed by source name and full options. */
+typedef struct clip_program_entry {
+    char *key;
+    cl_program program;
+    struct clip_program_entry *next;
+} clip_program_entry;
+
+struct clip_app {
+    int refs;                 /* user handle + every data and process alive */
+    int user_alive;           /* the user has not called clip_app_destroy yet */
+    clip_device_info info;
+    int fp64;                 /* usable fp64 (device has it and not disabled) */
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    clip_program_entry *programs;
+    clip_transfer_stats stats;
+    char error[CLIP_ERRMSG_MAX];
+};
+
+struct clip_data {
+    int refs;
+    clip_app *app;
+    clip_type type;
+    int ndims;
+    size_t dims[CLIP_MAX_DIMS];
+    size_t numel;
+    size_t bytes;
+    void *host;               /* NULL when bytes == 0 */
+    cl_mem mem;               /* created on first device use; NULL when bytes == 0 */
+    int host_valid;
+    int device_valid;
+};
+
+/* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */
+clip_status clip_set_error(const clip_app *app, clip_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+clip_status clip_set_errorv(const clip_app *app, clip_status s, const char *fmt, va_list ap);
+/* Clears the last error (called at the start of public calls that can fail). */
+void clip_clear_error(const clip_app *app);
+
+/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
+const char *clip_cl_error_name(cl_int code);
+
+void clip_app_retain(clip_app *app);
+void clip_app_release(clip_app *app);
+
+/* Makes the device copy current (creating the buffer if needed). */
+clip_status clip_data_to_device(clip_data *d);
+/* Creates the device buffer if missing, without uploading. */
+clip_status clip_data_ensure_buffer(clip_data *d);
+
+/* Writes "3x4" style dims into buf. Returns buf. */
+char *clip_dims_str(const clip_data *d, char *buf, size_t cap);
+
+/* Multiplies with overflow check: returns 0 and sets *out, or -1 on overflow. */
+int clip_mul_size(size_t a, size_t b, size_t *out);
+
+/* Embedded kernel sources (generated at build time from kernels/ *.cl). NULL if unknown. */
+const char *clip_kernel_source(const char *name);
+
+/* Registers the built-in processes (processes/registry.c). */
+void clip_register_builtin_processes(void);
+
+#endif

@@ -1,0 +1,191 @@
+/* The functions process implementations use to reach the core (clip/process_author.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "process_internal.h"
+
+clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
+                             cl_program *out);
+
+void *clip_proc_state(clip_process *p) { return p->state; }
+clip_app *clip_proc_app(clip_process *p) { return p->app; }
+const clip_device_info *clip_proc_device(clip_process *p) { return &p->app->info; }
+cl_device_id clip_proc_cl_device(clip_process *p) { return p->app->device; }
+clip_data *clip_proc_input(clip_process *p, int i) {
+    return i >= 0 && i < p->desc->n_inputs ? p->inputs[i] : NULL;
+}
+
+clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...) {
+    char msg[CLIP_ERRMSG_MAX - 64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return clip_set_error(p->app, s, "%s: %s", p->desc->name, msg);
+}
+
+void clip_proc_set_variant(clip_process *p, const char *variant) {
+    snprintf(p->variant, sizeof p->variant, "%s", variant ? variant : "");
+}
+
+/* Grows a dynamic array of `elem`-byte items to hold one more. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem) {
+    if (n < *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 8;
+    void *a = realloc(*arr, nc * elem);
+    if (!a) return -1;
+    *arr = a;
+    *cap = nc;
+    return 0;
+}
+
+clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, const size_t *dims,
+                             clip_data **out) {
+    if (i < 0 || i >= p->desc->n_outputs)
+        return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "output %d does not exist", i);
+    clip_data *d = p->outputs[i];
+    if (d && p->user_output[i]) {
+        if (d->type != type)
+            return clip_proc_fail(p, CLIP_ERR_TYPE, "output %d is %s but the result is %s", i,
+                                  clip_type_name(d->type), clip_type_name(type));
+        int same = 1;
+        for (int k = 0; k < CLIP_MAX_DIMS; k++)
+            if ((k < ndims ? dims[k] : 1) != d->dims[k]) same = 0;
+        if (!same) {
+            char have[128];
+            return clip_proc_fail(p, CLIP_ERR_SHAPE, "output %d is %s but the result is %zux%zu%s", i,
+                                  clip_dims_str(d, have, sizeof have), dims[0],
+                                  ndims > 1 ? dims[1] : 1, ndims > 2 ? "x..." : "");
+        }
+        *out = d;
+        return CLIP_OK;
+    }
+    if (d) {
+        clip_data_destroy(d);
+        p->outputs[i] = NULL;
+    }
+    clip_status s = clip_data_create(p->app, type, ndims, dims, &p->outputs[i]);
+    if (s != CLIP_OK) return s;
+    *out = p->outputs[i];
+    return CLIP_OK;
+}
+
+clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
+                             const char *options, const char *kernel_name, cl_kernel *k) {
+    cl_program prog = NULL;
+    clip_status s = clip_program_get(p->app, source, type, options, &prog);
+    if (s != CLIP_OK) return s;
+    if (grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels, sizeof *p->kernels))
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
+    cl_int e = CL_SUCCESS;
+    cl_kernel kern = clCreateKernel(prog, kernel_name, &e);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clCreateKernel(%s) in %s.cl: %s", kernel_name,
+                              source, clip_cl_error_name(e));
+    p->kernels[p->n_kernels++] = kern;
+    *k = kern;
+    return CLIP_OK;
+}
+
+clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem) {
+    (void)p;
+    *mem = NULL;
+    clip_status s = clip_data_to_device(d);
+    if (s != CLIP_OK) return s;
+    *mem = d->mem;
+    return CLIP_OK;
+}
+
+clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_mem *mem) {
+    (void)p;
+    *mem = NULL;
+    clip_status s = keep ? clip_data_to_device(d) : clip_data_ensure_buffer(d);
+    if (s != CLIP_OK) return s;
+    d->device_valid = 1;
+    d->host_valid = d->bytes == 0;
+    *mem = d->mem;
+    return CLIP_OK;
+}
+
+clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
+    *mem = NULL;
+    if (bytes == 0) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "temporary of 0 bytes");
+    if (bytes > p->app->info.max_alloc)
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
+                              "temporary of %zu bytes exceeds the device's largest allocation (%llu)",
+                              bytes, (unsigned long long)p->app->info.max_alloc);
+    if (grow((void **)&p->temps, &p->cap_temps, p->n_temps, sizeof *p->temps))
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
+    cl_int e = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(p->app->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte temporary: %s",
+                              bytes, clip_cl_error_name(e));
+    p->temps[p->n_temps++] = m;
+    *mem = m;
+    return CLIP_OK;
+}
+
+/* Keeps ev for timing; on allocation failure the event is simply not timed. */
+static void keep_event(clip_process *p, cl_event ev) {
+    if (grow((void **)&p->events, &p->cap_events, p->n_events, sizeof *p->events)) {
+        clReleaseEvent(ev);
+        return;
+    }
+    p->events[p->n_events++] = ev;
+}
+
+clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
+                              const size_t *local) {
+    for (cl_uint i = 0; i < work_dim; i++)
+        if (global[i] == 0) return CLIP_OK; /* nothing to do: OpenCL 1.2 rejects empty ranges */
+    cl_event ev = NULL;
+    cl_int e = clEnqueueNDRangeKernel(p->app->queue, k, work_dim, NULL, global, local, 0, NULL, &ev);
+    if (e != CL_SUCCESS) {
+        char name[64] = "?";
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+        name[sizeof name - 1] = '\0';
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "enqueue of kernel %s: %s", name,
+                              clip_cl_error_name(e));
+    }
+    keep_event(p, ev);
+    return CLIP_OK;
+}
+
+clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off,
+                           size_t bytes) {
+    if (bytes == 0) return CLIP_OK;
+    cl_event ev = NULL;
+    cl_int e = clEnqueueCopyBuffer(p->app->queue, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueCopyBuffer of %zu bytes: %s", bytes,
+                              clip_cl_error_name(e));
+    keep_event(p, ev);
+    return CLIP_OK;
+}
+
+clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
+                           size_t offset, size_t bytes) {
+    if (bytes == 0) return CLIP_OK;
+    cl_event ev = NULL;
+    cl_int e = clEnqueueFillBuffer(p->app->queue, mem, pattern, pattern_size, offset, bytes, 0, NULL,
+                                   &ev);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueFillBuffer of %zu bytes: %s", bytes,
+                              clip_cl_error_name(e));
+    keep_event(p, ev);
+    return CLIP_OK;
+}
+
+clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size, const void *value) {
+    cl_int e = clSetKernelArg(k, index, size, value);
+    if (e != CL_SUCCESS) {
+        char name[64] = "?";
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+        name[sizeof name - 1] = '\0';
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clSetKernelArg(%s, %u): %s", name, index,
+                              clip_cl_error_name(e));
+    }
+    return CLIP_OK;
+}

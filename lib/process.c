@@ -1,0 +1,201 @@
+/* Process lifecycle: create, inputs/outputs, init, launch, timing, destroy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "process_internal.h"
+
+void clip_registry_ensure(void);
+
+static void release_events(clip_process *p) {
+    for (size_t i = 0; i < p->n_events; i++) clReleaseEvent(p->events[i]);
+    p->n_events = 0;
+}
+
+/* Frees everything init made: the process's own state, kernels, temporaries, auto outputs. */
+static void release_init(clip_process *p) {
+    if (p->desc->release) p->desc->release(p);
+    if (p->state && p->desc->state_size) memset(p->state, 0, p->desc->state_size);
+    for (size_t i = 0; i < p->n_kernels; i++) clReleaseKernel(p->kernels[i]);
+    p->n_kernels = 0;
+    for (size_t i = 0; i < p->n_temps; i++) clReleaseMemObject(p->temps[i]);
+    p->n_temps = 0;
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        if (p->outputs[i] && !p->user_output[i]) {
+            clip_data_destroy(p->outputs[i]);
+            p->outputs[i] = NULL;
+        }
+    }
+    p->initialized = 0;
+    p->variant[0] = '\0';
+}
+
+clip_status clip_process_create(clip_app *app, const char *name, clip_process **out) {
+    if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "process_create: out is NULL");
+    *out = NULL;
+    if (!app || !name)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "process_create: app or name is NULL");
+    clip_clear_error(app);
+    const clip_process_desc *d = clip_process_find(name);
+    if (!d) {
+        char list[1024] = "";
+        size_t n = clip_process_count(), off = 0;
+        for (size_t i = 0; i < n && off < sizeof list; i++)
+            off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", i ? ", " : "",
+                                    clip_process_nth(i)->name);
+        return clip_set_error(app, CLIP_ERR_UNKNOWN_PROCESS, "no process named '%s' (known: %s)",
+                              name, list);
+    }
+    if (d->n_inputs > CLIP_PROCESS_MAX_IO || d->n_outputs > CLIP_PROCESS_MAX_IO)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "process '%s' has too many inputs/outputs",
+                              name);
+    clip_process *p = calloc(1, sizeof *p);
+    if (!p) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "process_create: out of memory");
+    p->desc = d;
+    p->app = app;
+    if (d->state_size) p->state = calloc(1, d->state_size);
+    if (d->n_params) p->values = calloc((size_t)d->n_params, sizeof *p->values);
+    if ((d->state_size && !p->state) || (d->n_params && !p->values)) {
+        free(p->state);
+        free(p->values);
+        free(p);
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "process_create: out of memory");
+    }
+    for (int i = 0; i < d->n_params; i++) p->values[i] = d->params[i].def;
+    clip_app_retain(app);
+    *out = p;
+    return CLIP_OK;
+}
+
+void clip_process_destroy(clip_process *p) {
+    if (!p) return;
+    /* Its kernels and temporaries may still be in use by enqueued work. */
+    clFinish(p->app->queue);
+    release_init(p);
+    release_events(p);
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        clip_data_destroy(p->inputs[i]);
+        if (p->user_output[i]) clip_data_destroy(p->outputs[i]);
+    }
+    free(p->kernels);
+    free(p->temps);
+    free(p->events);
+    free(p->values);
+    free(p->state);
+    clip_app *app = p->app;
+    free(p);
+    clip_app_release(app);
+}
+
+clip_status clip_process_set_input(clip_process *p, int index, clip_data *d) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_input: process is NULL");
+    if (!d || index < 0 || index >= p->desc->n_inputs)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                              "%s: set_input: %s (the process has %d input%s)", p->desc->name,
+                              d ? "index out of range" : "data is NULL", p->desc->n_inputs,
+                              p->desc->n_inputs == 1 ? "" : "s");
+    if (d->app != p->app)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                              "%s: set_input: data belongs to another app", p->desc->name);
+    clip_data_retain(d);
+    clip_data_destroy(p->inputs[index]);
+    p->inputs[index] = d;
+    p->initialized = 0;
+    return CLIP_OK;
+}
+
+clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_output: process is NULL");
+    if (!d || index < 0 || index >= p->desc->n_outputs)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: set_output: %s", p->desc->name,
+                              d ? "index out of range" : "data is NULL");
+    if (d->app != p->app)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                              "%s: set_output: data belongs to another app", p->desc->name);
+    release_init(p);
+    clip_data_retain(d);
+    if (p->user_output[index]) clip_data_destroy(p->outputs[index]);
+    p->outputs[index] = d;
+    p->user_output[index] = 1;
+    return CLIP_OK;
+}
+
+clip_status clip_process_init(clip_process *p) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_init: process is NULL");
+    clip_clear_error(p->app);
+    release_init(p);
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        if (!p->inputs[i])
+            return clip_set_error(p->app, CLIP_ERR_MISSING_INPUT, "%s: input %d (%s) is not set",
+                                  p->desc->name, i,
+                                  p->desc->input_docs ? p->desc->input_docs[i] : "?");
+    clip_status s = p->desc->init(p);
+    if (s == CLIP_OK) {
+        for (int i = 0; i < p->desc->n_outputs; i++)
+            if (!p->outputs[i]) {
+                s = clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                                   "%s: init did not create output %d", p->desc->name, i);
+                break;
+            }
+    }
+    if (s != CLIP_OK) {
+        release_init(p);
+        return s;
+    }
+    p->initialized = 1;
+    return CLIP_OK;
+}
+
+clip_status clip_process_launch(clip_process *p) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_launch: process is NULL");
+    clip_clear_error(p->app);
+    if (!p->initialized)
+        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
+                              "%s: launch before a successful init", p->desc->name);
+    release_events(p);
+    clip_status s = p->desc->launch(p);
+    if (s == CLIP_OK) p->launched = 1;
+    return s;
+}
+
+clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
+    if (!p || !out) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_output: NULL argument");
+    *out = NULL;
+    if (index < 0 || index >= p->desc->n_outputs)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: output %d does not exist",
+                              p->desc->name, index);
+    if (!p->initialized)
+        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
+                              "%s: output asked for before a successful init", p->desc->name);
+    *out = p->outputs[index];
+    return CLIP_OK;
+}
+
+clip_status clip_process_time_ms(clip_process *p, double *ms) {
+    if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
+    *ms = 0.0;
+    if (!p->launched)
+        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED, "%s: time asked for before a launch",
+                              p->desc->name);
+    if (p->n_events) {
+        cl_int e = clWaitForEvents((cl_uint)p->n_events, p->events);
+        if (e != CL_SUCCESS)
+            return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clWaitForEvents: %s", p->desc->name,
+                                  clip_cl_error_name(e));
+    }
+    double total = 0.0;
+    for (size_t i = 0; i < p->n_events; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        if (e == CL_SUCCESS)
+            e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        if (e != CL_SUCCESS)
+            return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clGetEventProfilingInfo: %s",
+                                  p->desc->name, clip_cl_error_name(e));
+        total += (double)(t1 - t0) * 1e-6;
+    }
+    *ms = total;
+    return CLIP_OK;
+}
+
+const char *clip_process_variant(const clip_process *p) { return p ? p->variant : ""; }
+const clip_process_desc *clip_process_descriptor(const clip_process *p) { return p ? p->desc : NULL; }

@@ -1,0 +1,94 @@
+/* Programs are built once per app: keyed by source name and the full option string. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void clip_programs_release(clip_app *app);
+void clip_programs_release(clip_app *app) {
+    clip_program_entry *e = app->programs;
+    while (e) {
+        clip_program_entry *next = e->next;
+        clReleaseProgram(e->program);
+        free(e->key);
+        free(e);
+        e = next;
+    }
+    app->programs = NULL;
+}
+
+/* The build log, truncated to what the error message can hold. */
+static void build_log(clip_app *app, cl_program prog, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    if (clGetProgramBuildInfo(prog, app->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) != CL_SUCCESS)
+        return;
+    char *log = malloc(len + 1);
+    if (!log) return;
+    if (clGetProgramBuildInfo(prog, app->device, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS) {
+        log[len] = '\0';
+        snprintf(buf, cap, "%s", log);
+    }
+    free(log);
+}
+
+clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
+                             cl_program *out);
+clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
+                             cl_program *out) {
+    if (clip_type_is_double(type) && !app->fp64)
+        return clip_set_error(app, CLIP_ERR_NO_FP64,
+                              "%s: %s data needs double precision, which device '%s' lacks "
+                              "(no cl_khr_fp64)",
+                              source, clip_type_name(type), app->info.name);
+    const char *body = clip_kernel_source(source);
+    const char *common = clip_kernel_source("common");
+    if (!body || !common)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source '%s'", source);
+    char opts[1024];
+    int n = snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s",
+                     clip_type_is_double(type), clip_type_is_complex(type), options ? options : "");
+    if (n < 0 || (size_t)n >= sizeof opts)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "%s: build options too long", source);
+    size_t klen = strlen(source) + strlen(opts) + 2;
+    char *key = malloc(klen);
+    if (!key) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
+    snprintf(key, klen, "%s|%s", source, opts);
+    for (clip_program_entry *e = app->programs; e; e = e->next) {
+        if (!strcmp(e->key, key)) {
+            free(key);
+            *out = e->program;
+            return CLIP_OK;
+        }
+    }
+    const char *srcs[2] = {common, body};
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(app->context, 2, srcs, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(key);
+        return clip_set_error(app, CLIP_ERR_OPENCL, "%s: clCreateProgramWithSource: %s", source,
+                              clip_cl_error_name(err));
+    }
+    err = clBuildProgram(prog, 1, &app->device, opts, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[3000];
+        build_log(app, prog, log, sizeof log);
+        clReleaseProgram(prog);
+        free(key);
+        return clip_set_error(app, CLIP_ERR_BUILD, "%s: build failed (%s) with options '%s': %s",
+                              source, clip_cl_error_name(err), opts, log);
+    }
+    clip_program_entry *e = malloc(sizeof *e);
+    if (!e) {
+        clReleaseProgram(prog);
+        free(key);
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
+    }
+    e->key = key;
+    e->program = prog;
+    e->next = app->programs;
+    app->programs = e;
+    *out = prog;
+    return CLIP_OK;
+}

@@ -1,0 +1,13 @@
+/* The one place built-in processes are listed. Adding a process: one line here. */
+#include "clip/process_author.h"
+
+extern const clip_process_desc clip_process_scale;
+
+void clip_register_builtin_processes(void);
+void clip_register_builtin_processes(void) {
+    static const clip_process_desc *const builtins[] = {
+        &clip_process_scale,
+    };
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        clip_process_register(builtins[i]);
+}

@@ -1,0 +1,86 @@
+/* Tiny test harness: CHECK macros that report file:line and count failures; each test program
+ * returns non-zero when any check failed. */
+#ifndef CLIP_TESTUTIL_H
+#define CLIP_TESTUTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clip/clip.h"
+
+static int tu_failures = 0;
+static int tu_checks = 0;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        tu_checks++;                                                                 \
+        if (!(cond)) {                                                               \
+            tu_failures++;                                                           \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                            \
+    } while (0)
+
+/* Checks a clip call returns `want`; prints the app's message when it does not. */
+#define CHECK_STATUS(app, call, want)                                                         \
+    do {                                                                                      \
+        tu_checks++;                                                                          \
+        clip_status s_ = (call);                                                              \
+        if (s_ != (want)) {                                                                   \
+            tu_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: %s returned %s, want %s (%s)\n", __FILE__, __LINE__,      \
+                    #call, clip_status_str(s_), clip_status_str(want), clip_app_last_error(app)); \
+        }                                                                                     \
+    } while (0)
+
+#define CHECK_OK(app, call) CHECK_STATUS(app, call, CLIP_OK)
+
+#define CHECK_NEAR(a, b, tol)                                                                 \
+    do {                                                                                      \
+        tu_checks++;                                                                          \
+        double a_ = (double)(a), b_ = (double)(b);                                            \
+        if (!(fabs(a_ - b_) <= (tol))) {                                                      \
+            tu_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: %s = %.17g, want %.17g (tol %g)\n", __FILE__, __LINE__,   \
+                    #a, a_, b_, (double)(tol));                                               \
+        }                                                                                     \
+    } while (0)
+
+/* Checks that the app's last error contains `needle`. */
+#define CHECK_MSG(app, needle)                                                            \
+    do {                                                                                  \
+        tu_checks++;                                                                      \
+        if (!strstr(clip_app_last_error(app), (needle))) {                                \
+            tu_failures++;                                                                \
+            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,   \
+                    clip_app_last_error(app), (needle));                                  \
+        }                                                                                 \
+    } while (0)
+
+static inline int tu_finish(const char *name) {
+    printf("%s: %d checks, %d failed\n", name, tu_checks, tu_failures);
+    return tu_failures ? 1 : 0;
+}
+
+/* Opens the test app: the default device, ignoring nothing (CLIP_DEVICE may steer it). */
+static inline clip_app *tu_app(void) {
+    clip_app *app = NULL;
+    if (clip_app_create(&app, NULL) != CLIP_OK) {
+        fprintf(stderr, "cannot open an OpenCL device: %s\n", clip_app_last_error(NULL));
+        exit(2);
+    }
+    return app;
+}
+
+/* Deterministic pseudo-random doubles in [-1, 1) (xorshift64*), so failures reproduce. */
+static inline double tu_rand(unsigned long long *state) {
+    unsigned long long x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (double)((x * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+#endif

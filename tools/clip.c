@@ -1,0 +1,270 @@
+/* The `clip` command-line tool: list devices, run any registered process on files, show help.
+ * Every error is one line on stderr and a non-zero exit status (1 runtime, 2 usage). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clip/clip.h"
+#include "clip/process_author.h"
+
+#define MAX_ARGS 16
+
+static int usage(FILE *f) {
+    fprintf(f,
+            "usage: clip devices\n"
+            "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
+            "[--repeat R]\n"
+            "       clip help [NAME]\n"
+            "       clip list\n"
+            "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
+            "Formats by extension: .mat .tif/.tiff .png .cfl\n");
+    return f == stderr ? 2 : 0;
+}
+
+static int fail(const char *what, clip_app *app) {
+    fprintf(stderr, "clip: %s%s%s\n", what ? what : "", what && *what ? ": " : "",
+            clip_app_last_error(app));
+    return 1;
+}
+
+static const char *kind_str(clip_device_kind k) {
+    return k == CLIP_DEVICE_GPU ? "gpu" : k == CLIP_DEVICE_CPU ? "cpu" : k == CLIP_DEVICE_ACCELERATOR ? "accel" : "other";
+}
+
+static int cmd_devices(void) {
+    clip_device_info devs[64];
+    size_t n = 0;
+    if (clip_devices_list(devs, 64, &n) != CLIP_OK) return fail("devices", NULL);
+    int def = 0;
+    if (clip_device_select(NULL, &def) != CLIP_OK) def = 0;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        const clip_device_info *d = &devs[i];
+        printf("%c %d  %-5s %s | %s | %s | %u CUs %u MHz | %.1f GiB | fp64 %s\n",
+               d->index == def ? '*' : ' ', d->index, kind_str(d->type), d->name, d->platform,
+               d->version, d->compute_units, d->clock_mhz, (double)d->global_mem / (1 << 30),
+               d->fp64 ? "yes" : "no");
+    }
+    return 0;
+}
+
+static int cmd_list(void) {
+    for (size_t i = 0; i < clip_process_count(); i++) {
+        const clip_process_desc *d = clip_process_nth(i);
+        printf("%-8s %s\n", clip_process_desc_name(d), clip_process_desc_summary(d));
+    }
+    return 0;
+}
+
+static int cmd_help(int argc, char **argv) {
+    if (argc < 1) {
+        usage(stdout);
+        printf("\nprocesses:\n");
+        return cmd_list();
+    }
+    const clip_process_desc *d = clip_process_find(argv[0]);
+    if (!d) {
+        fprintf(stderr, "clip: help: no process named '%s' (clip list shows them)\n", argv[0]);
+        return 2;
+    }
+    clip_process_help(d, stdout);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Prints data as MATLAB would list it, column-major, one element a line. */
+static int print_data(clip_data *d, clip_app *app) {
+    const void *h = NULL;
+    if (clip_data_host(d, &h) != CLIP_OK) return fail("reading the result", app);
+    clip_type t = clip_data_type(d);
+    int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
+    for (size_t i = 0; i < clip_data_numel(d); i++) {
+        double re = dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
+        if (cx) {
+            double im = dbl ? ((const double *)h)[2 * i + 1] : ((const float *)h)[2 * i + 1];
+            printf("%.*g%+.*gi\n", dbl ? 17 : 9, re, dbl ? 17 : 9, im);
+        } else {
+            printf("%.*g\n", dbl ? 17 : 9, re);
+        }
+    }
+    return 0;
+}
+
+typedef struct run_args {
+    const char *name;
+    const char *inputs[MAX_ARGS];
+    int n_inputs;
+    const char *outputs[MAX_ARGS];
+    int n_outputs;
+    const char *params[MAX_ARGS][2];
+    int n_params;
+    const char *device;
+    int time;
+    long repeat;
+} run_args;
+
+/* Splits argv into inputs, outputs, common options and process parameters. */
+static int parse_run(int argc, char **argv, const clip_process_desc *d, run_args *a) {
+    for (int i = 0; i < argc; i++) {
+        char *arg = argv[i];
+        if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+            if (i + 1 >= argc || a->n_outputs == MAX_ARGS) goto missing;
+            a->outputs[a->n_outputs++] = argv[++i];
+        } else if (!strcmp(arg, "--time")) {
+            a->time = 1;
+        } else if (!strcmp(arg, "--device")) {
+            if (i + 1 >= argc) goto missing;
+            a->device = argv[++i];
+        } else if (!strcmp(arg, "--repeat")) {
+            char *end = NULL;
+            if (i + 1 >= argc) goto missing;
+            a->repeat = strtol(argv[++i], &end, 10);
+            if (*end || a->repeat < 1) {
+                fprintf(stderr, "clip: --repeat expects a positive integer, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strncmp(arg, "--", 2) && arg[2]) {
+            if (a->n_params == MAX_ARGS) goto missing;
+            char *eq = strchr(arg + 2, '=');
+            const char *pname = arg + 2, *value = NULL;
+            static char namebuf[MAX_ARGS][64];
+            if (eq) {
+                snprintf(namebuf[a->n_params], sizeof namebuf[0], "%.*s", (int)(eq - pname), pname);
+                pname = namebuf[a->n_params];
+                value = eq + 1;
+            } else {
+                const clip_param_desc *pd = NULL;
+                for (int k = 0; k < d->n_params; k++)
+                    if (!strcmp(d->params[k].name, pname)) pd = &d->params[k];
+                if (!pd) {
+                    fprintf(stderr, "clip: %s has no option --%s (clip help %s lists them)\n",
+                            d->name, pname, d->name);
+                    return 2;
+                }
+                if (pd->kind != CLIP_PARAM_BOOL) {
+                    if (i + 1 >= argc) goto missing;
+                    value = argv[++i];
+                }
+            }
+            a->params[a->n_params][0] = pname;
+            a->params[a->n_params][1] = value;
+            a->n_params++;
+        } else {
+            if (a->n_inputs == MAX_ARGS) goto missing;
+            a->inputs[a->n_inputs++] = arg;
+        }
+    }
+    if (a->n_inputs != d->n_inputs) {
+        fprintf(stderr, "clip: %s takes %d input%s, got %d (clip help %s)\n", d->name, d->n_inputs,
+                d->n_inputs == 1 ? "" : "s", a->n_inputs, d->name);
+        return 2;
+    }
+    if (a->n_outputs > d->n_outputs) {
+        fprintf(stderr, "clip: %s has %d output%s, got %d -o\n", d->name, d->n_outputs,
+                d->n_outputs == 1 ? "" : "s", a->n_outputs);
+        return 2;
+    }
+    return 0;
+missing:
+    fprintf(stderr, "clip: %s: option '%s' needs a value (or too many arguments)\n", d->name, argv[argc - 1]);
+    return 2;
+}
+
+static int cmd_run(int argc, char **argv) {
+    if (argc < 1) return usage(stderr);
+    const clip_process_desc *d = clip_process_find(argv[0]);
+    if (!d) {
+        fprintf(stderr, "clip: no process named '%s' (clip list shows them)\n", argv[0]);
+        return 2;
+    }
+    run_args a = {.name = argv[0], .repeat = 1};
+    int rc = parse_run(argc - 1, argv + 1, d, &a);
+    if (rc) return rc;
+
+    clip_criteria crit = {0};
+    if (a.device) {
+        if (clip_criteria_from_spec(a.device, &crit) != CLIP_OK) return fail("--device", NULL);
+        crit.ignore_env = 1;
+    }
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &crit) != CLIP_OK) return fail("opening a device", NULL);
+    clip_process *p = NULL;
+    clip_data *in[MAX_ARGS] = {0};
+    double *times = NULL;
+    rc = 1;
+    if (clip_process_create(app, d->name, &p) != CLIP_OK) {
+        fail(NULL, app);
+        goto done;
+    }
+    for (int i = 0; i < a.n_params; i++) {
+        if (clip_process_set_text(p, a.params[i][0], a.params[i][1]) != CLIP_OK) {
+            fail(NULL, app);
+            rc = 2;
+            goto done;
+        }
+    }
+    for (int i = 0; i < a.n_inputs; i++) {
+        if (clip_load(app, a.inputs[i], &in[i]) != CLIP_OK || clip_process_set_input(p, i, in[i]) != CLIP_OK) {
+            fail(NULL, app);
+            goto done;
+        }
+    }
+    if (clip_process_init(p) != CLIP_OK) {
+        fail(NULL, app);
+        goto done;
+    }
+    times = calloc((size_t)a.repeat, sizeof *times);
+    if (!times) {
+        fprintf(stderr, "clip: out of memory\n");
+        goto done;
+    }
+    for (long r = 0; r < a.repeat; r++) {
+        if (clip_process_launch(p) != CLIP_OK || (a.time && clip_process_time_ms(p, &times[r]) != CLIP_OK)) {
+            fail(NULL, app);
+            goto done;
+        }
+    }
+    if (a.time) {
+        qsort(times, (size_t)a.repeat, sizeof *times, cmp_double);
+        double med = a.repeat % 2 ? times[a.repeat / 2] : 0.5 * (times[a.repeat / 2 - 1] + times[a.repeat / 2]);
+        fprintf(stderr, "time %s %.6f\n", d->name, med);
+        fprintf(stderr, "variant %s %s\n", d->name, clip_process_variant(p));
+    }
+    for (int i = 0; i < d->n_outputs; i++) {
+        clip_data *out = NULL;
+        if (clip_process_output(p, i, &out) != CLIP_OK) {
+            fail(NULL, app);
+            goto done;
+        }
+        if (i < a.n_outputs) {
+            if (clip_save(app, a.outputs[i], out) != CLIP_OK) {
+                fail(NULL, app);
+                goto done;
+            }
+        } else if (a.n_outputs == 0 && print_data(out, app)) {
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(times);
+    clip_process_destroy(p);
+    for (int i = 0; i < MAX_ARGS; i++) clip_data_destroy(in[i]);
+    clip_app_destroy(app);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return usage(stderr);
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "devices")) return cmd_devices();
+    if (!strcmp(cmd, "list")) return cmd_list();
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+        return cmd_help(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    fprintf(stderr, "clip: unknown command '%s'\n", cmd);
+    return usage(stderr);
+}
