@@ -28,6 +28,12 @@ const char *clip_type_name(clip_type t) {
 int clip_type_is_complex(clip_type t) { return t == CLIP_C32 || t == CLIP_C64; }
 int clip_type_is_double(clip_type t) { return t == CLIP_F64 || t == CLIP_C64; }
 
+clip_type clip_type_promote(clip_type a, clip_type b) {
+    int dbl = clip_type_is_double(a) && clip_type_is_double(b);
+    int cx = clip_type_is_complex(a) || clip_type_is_complex(b);
+    return cx ? (dbl ? CLIP_C64 : CLIP_C32) : (dbl ? CLIP_F64 : CLIP_F32);
+}
+
 char *clip_dims_str(const clip_data *d, char *buf, size_t cap) {
     size_t off = 0;
     buf[0] = '\0';

@@ -189,3 +189,49 @@ clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t si
     }
     return CLIP_OK;
 }
+
+clip_status clip_proc_input_as(clip_process *p, int i, clip_type t) {
+    clip_data *d = clip_proc_input(p, i);
+    if (!d) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "input %d does not exist", i);
+    p->convert_kernel[i] = NULL;
+    p->convert_mem[i] = NULL;
+    if (d->type == t) return CLIP_OK;
+    if (clip_type_is_complex(d->type) && !clip_type_is_complex(t))
+        return clip_proc_fail(p, CLIP_ERR_TYPE, "input %d is %s and cannot become %s", i,
+                              clip_type_name(d->type), clip_type_name(t));
+    if (d->bytes == 0) return CLIP_OK;
+    char opts[64];
+    snprintf(opts, sizeof opts, "-DSRC_DOUBLE=%d -DSRC_COMPLEX=%d", clip_type_is_double(d->type),
+             clip_type_is_complex(d->type));
+    if (clip_type_is_double(d->type) && !p->app->fp64)
+        return clip_proc_fail(p, CLIP_ERR_NO_FP64, "input %d is %s but device '%s' lacks fp64", i,
+                              clip_type_name(d->type), p->app->info.name);
+    clip_status s = clip_proc_kernel(p, "convert", t, opts, "convert", &p->convert_kernel[i]);
+    if (s != CLIP_OK) return s;
+    size_t bytes = 0;
+    if (clip_mul_size(d->numel, clip_type_size(t), &bytes))
+        return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "input %d: byte count overflows", i);
+    return clip_proc_temp(p, bytes, &p->convert_mem[i]);
+}
+
+clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem) {
+    clip_data *d = clip_proc_input(p, i);
+    *mem = NULL;
+    if (!d) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "input %d does not exist", i);
+    cl_mem src = NULL;
+    clip_status s = clip_proc_read_buffer(p, d, &src);
+    if (s != CLIP_OK || !p->convert_kernel[i]) {
+        *mem = src;
+        return s;
+    }
+    cl_kernel k = p->convert_kernel[i];
+    cl_ulong n = d->numel;
+    s = clip_proc_arg(p, k, 0, sizeof src, &src);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, 1, sizeof p->convert_mem[i], &p->convert_mem[i]);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, 2, sizeof n, &n);
+    size_t cap = (size_t)p->app->info.compute_units * 2048;
+    size_t global = d->numel < cap ? d->numel : cap;
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 1, &global, NULL);
+    if (s == CLIP_OK) *mem = p->convert_mem[i];
+    return s;
+}

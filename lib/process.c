@@ -20,6 +20,8 @@ static void release_init(clip_process *p) {
     for (size_t i = 0; i < p->n_temps; i++) clReleaseMemObject(p->temps[i]);
     p->n_temps = 0;
     for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        p->convert_kernel[i] = NULL; /* released with the kernels above */
+        p->convert_mem[i] = NULL;    /* released with the temps above */
         if (p->outputs[i] && !p->user_output[i]) {
             clip_data_destroy(p->outputs[i]);
             p->outputs[i] = NULL;

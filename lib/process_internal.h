@@ -22,6 +22,8 @@ struct clip_process {
     cl_event *events;                           /* of the last launch */
     size_t n_events, cap_events;
     int launched;
+    cl_kernel convert_kernel[CLIP_PROCESS_MAX_IO]; /* set when input i is converted */
+    cl_mem convert_mem[CLIP_PROCESS_MAX_IO];       /* the converted copy (one of temps) */
     char variant[64];
 };
 

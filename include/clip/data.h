@@ -45,6 +45,10 @@ int clip_type_is_complex(clip_type t);
 /* Non-zero for CLIP_F64 and CLIP_C64. */
 int clip_type_is_double(clip_type t);
 
+/* The type MATLAB gives a binary operation on a and b: single wins over double (single*double
+ * is single), and the result is complex if either is. */
+clip_type clip_type_promote(clip_type a, clip_type b);
+
 /* Creates data of `type` with `ndims` (1..8) dimensions `dims` (each may be 0). Contents are
  * undefined until written. Trailing singleton dims are kept as given, except that ndims is at
  * least 2 as in MATLAB (a 1-D request of n becomes n x 1).

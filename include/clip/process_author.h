@@ -131,6 +131,16 @@ clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem d
 clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
                            size_t offset, size_t bytes);
 
+/* Mixed-type inputs. In init, clip_proc_input_as(p, i, t) declares that the kernels want input i
+ * as type t (e.g. clip_type_promote of both inputs); if it already is t nothing is done, else a
+ * device temporary and a conversion kernel are prepared. At launch, clip_proc_input_buffer(p, i,
+ * &mem) gives the buffer holding input i as that type (uploading and converting on the device as
+ * needed; never through the host). Without a clip_proc_input_as call it is the input's own buffer.
+ * Errors: CLIP_ERR_TYPE (complex to real), CLIP_ERR_NO_FP64, CLIP_ERR_OUT_OF_MEMORY,
+ * CLIP_ERR_OPENCL. */
+clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
+clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
+
 /* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
 clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
                           const void *value);
