@@ -35,10 +35,18 @@ static int has_extension(const char *list, const char *ext, size_t len) {
     return 0;
 }
 
+/* Copies a string property, truncated to cap: OpenCL refuses buffers shorter than the value. */
 static void get_str(cl_device_id d, cl_device_info what, char *buf, size_t cap) {
+    size_t len = 0;
     buf[0] = '\0';
-    if (clGetDeviceInfo(d, what, cap, buf, NULL) != CL_SUCCESS) buf[0] = '\0';
-    buf[cap - 1] = '\0';
+    if (clGetDeviceInfo(d, what, 0, NULL, &len) != CL_SUCCESS || len == 0) return;
+    char *tmp = malloc(len + 1);
+    if (!tmp) return;
+    if (clGetDeviceInfo(d, what, len, tmp, NULL) == CL_SUCCESS) {
+        tmp[len] = '\0';
+        snprintf(buf, cap, "%s", tmp);
+    }
+    free(tmp);
 }
 
 static double score_of(const clip_device_info *i) {
@@ -56,9 +64,11 @@ static char *describe(cl_platform_id plat, cl_device_id dev, int index, clip_dev
     get_str(dev, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
     get_str(dev, CL_DEVICE_VERSION, info->version, sizeof info->version);
     get_str(dev, CL_DRIVER_VERSION, info->driver, sizeof info->driver);
-    if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof info->platform, info->platform, NULL))
-        info->platform[0] = '\0';
-    info->platform[sizeof info->platform - 1] = '\0';
+    char pname[256] = "";
+    if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL) == CL_SUCCESS) {
+        pname[sizeof pname - 1] = '\0';
+        memcpy(info->platform, pname, sizeof info->platform - 1);
+    }
     cl_device_type t = 0;
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof t, &t, NULL);
     info->type = (t & CL_DEVICE_TYPE_GPU)           ? CLIP_DEVICE_GPU

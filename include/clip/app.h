@@ -51,8 +51,8 @@ typedef struct clip_device_info {
     char name[128];
     char vendor[128];
     char platform[128];
-    char version[64];         /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
-    char driver[64];          /* CL_DRIVER_VERSION */
+    char version[128];        /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
+    char driver[128];         /* CL_DRIVER_VERSION */
     clip_device_kind type;
     int version_major, version_minor;
     unsigned compute_units;

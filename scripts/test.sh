@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs (when missing), builds, runs every ctest test
+# (C unit tests, examples, Octave comparisons), then builds the unit tests again with
+# AddressSanitizer + UndefinedBehaviorSanitizer and runs them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh test
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+# Sanitizers: leaks inside the OpenCL driver (PoCL, LLVM) are suppressed, never clip's own.
+CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLIP_SANITIZE=ON \
+  -DCLIP_OCTAVE_TESTS=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -L unit -j"$jobs"

@@ -1,0 +1,404 @@
+/* Core: device selection by each criterion, data objects and lazy sync, the process runtime,
+ * parameters, and every error path of the core. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static void test_devices(void) {
+    size_t n = 0;
+    CHECK_OK(NULL, clip_devices_list(NULL, 0, &n));
+    CHECK(n >= 1);
+    clip_device_info devs[16];
+    size_t n2 = 0;
+    CHECK_OK(NULL, clip_devices_list(devs, 16, &n2));
+    CHECK(n2 == n);
+    CHECK(devs[0].index == 1);
+    CHECK(devs[0].name[0] != '\0');
+    CHECK(devs[0].compute_units > 0);
+    CHECK(devs[0].score > 0);
+    CHECK_STATUS(NULL, clip_devices_list(NULL, 0, NULL), CLIP_ERR_INVALID_ARG);
+
+    /* Default choice is the highest score. */
+    int idx = 0;
+    clip_criteria none = {.ignore_env = 1};
+    CHECK_OK(NULL, clip_device_select(&none, &idx));
+    for (size_t i = 0; i < n2; i++) CHECK(devs[i].score <= devs[idx - 1].score);
+
+    const clip_device_info *d = &devs[0];
+    /* By type. */
+    clip_criteria c = {.ignore_env = 1, .type = d->type};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    CHECK(devs[idx - 1].type == d->type);
+    /* By name substring, case-insensitive. */
+    char lower[128];
+    size_t k = 0;
+    for (; d->name[k] && k < sizeof lower - 1; k++)
+        lower[k] = (char)((d->name[k] >= 'A' && d->name[k] <= 'Z') ? d->name[k] + 32 : d->name[k]);
+    lower[k] = '\0';
+    c = (clip_criteria){.ignore_env = 1, .name = lower};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    CHECK(strcmp(devs[idx - 1].name, d->name) == 0);
+    /* By vendor. */
+    c = (clip_criteria){.ignore_env = 1, .vendor = d->vendor};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    /* By version. */
+    c = (clip_criteria){.ignore_env = 1, .min_version_major = 1, .min_version_minor = 2};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    c = (clip_criteria){.ignore_env = 1, .min_version_major = 99};
+    CHECK_STATUS(NULL, clip_device_select(&c, &idx), CLIP_ERR_NO_DEVICE);
+    CHECK_MSG(NULL, "min_version=99.0");
+    /* By extensions. */
+    c = (clip_criteria){.ignore_env = 1, .extensions = "cl_khr_global_int32_base_atomics"};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    c = (clip_criteria){.ignore_env = 1, .extensions = "cl_khr_global_int32_base_atomics cl_nonexistent_ext"};
+    CHECK_STATUS(NULL, clip_device_select(&c, &idx), CLIP_ERR_NO_DEVICE);
+    CHECK_MSG(NULL, "cl_nonexistent_ext");
+    /* By index. */
+    c = (clip_criteria){.ignore_env = 1, .index = 1};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    CHECK(idx == 1);
+    c = (clip_criteria){.ignore_env = 1, .index = 1000};
+    CHECK_STATUS(NULL, clip_device_select(&c, &idx), CLIP_ERR_NO_DEVICE);
+    /* A name nothing has. */
+    c = (clip_criteria){.ignore_env = 1, .name = "no-such-device-xyz"};
+    clip_app *app = (clip_app *)1;
+    CHECK_STATUS(NULL, clip_app_create(&app, &c), CLIP_ERR_NO_DEVICE);
+    CHECK(app == NULL);
+    CHECK_MSG(NULL, "no-such-device-xyz");
+
+    /* Specs, as CLIP_DEVICE and --device take them. */
+    clip_criteria s = {0};
+    CHECK_OK(NULL, clip_criteria_from_spec("cpu", &s));
+    CHECK(s.type == CLIP_DEVICE_CPU);
+    s = (clip_criteria){0};
+    CHECK_OK(NULL, clip_criteria_from_spec("gpu", &s));
+    CHECK(s.type == CLIP_DEVICE_GPU);
+    s = (clip_criteria){0};
+    CHECK_OK(NULL, clip_criteria_from_spec("2", &s));
+    CHECK(s.index == 2);
+    s = (clip_criteria){0};
+    CHECK_OK(NULL, clip_criteria_from_spec("pthread", &s));
+    CHECK(s.name && !strcmp(s.name, "pthread"));
+    CHECK_STATUS(NULL, clip_criteria_from_spec("", &s), CLIP_ERR_INVALID_ARG);
+    CHECK_STATUS(NULL, clip_criteria_from_spec("0", &s), CLIP_ERR_INVALID_ARG);
+
+    /* CLIP_DEVICE overrides, unless ignored. */
+    setenv("CLIP_DEVICE", "no-such-device-xyz", 1);
+    CHECK_STATUS(NULL, clip_device_select(NULL, &idx), CLIP_ERR_NO_DEVICE);
+    c = (clip_criteria){.ignore_env = 1};
+    CHECK_OK(NULL, clip_device_select(&c, &idx));
+    setenv("CLIP_DEVICE", "1", 1);
+    CHECK_OK(NULL, clip_device_select(NULL, &idx));
+    CHECK(idx == 1);
+    unsetenv("CLIP_DEVICE");
+}
+
+static void test_data(clip_app *app) {
+    size_t dims[3] = {3, 4, 2};
+    float vals[24];
+    for (int i = 0; i < 24; i++) vals[i] = (float)i * 0.5f;
+    clip_data *d = NULL;
+    CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 3, dims, vals, &d));
+    CHECK(clip_data_ndims(d) == 3);
+    CHECK(clip_data_dim(d, 0) == 3 && clip_data_dim(d, 1) == 4 && clip_data_dim(d, 2) == 2);
+    CHECK(clip_data_dim(d, 5) == 1);
+    CHECK(clip_data_numel(d) == 24);
+    CHECK(clip_data_bytes(d) == 96);
+    CHECK(clip_data_type(d) == CLIP_F32);
+    const float *h = NULL;
+    CHECK_OK(app, clip_data_host(d, (const void **)&h));
+    CHECK(h && h[23] == 11.5f);
+
+    /* 1-D becomes a column, as in MATLAB. */
+    clip_data *v = NULL;
+    size_t n5 = 5;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_C64, 1, &n5, &v));
+    CHECK(clip_data_ndims(v) == 2 && clip_data_dim(v, 0) == 5 && clip_data_dim(v, 1) == 1);
+    const double *z = NULL;
+    CHECK_OK(app, clip_data_host(v, (const void **)&z));
+    int zero = 1;
+    for (int i = 0; i < 10; i++) zero &= z[i] == 0.0;
+    CHECK(zero);
+
+    /* Empty data is allowed. */
+    clip_data *e = NULL;
+    size_t d30[2] = {3, 0};
+    CHECK_OK(app, clip_data_create(app, CLIP_F64, 2, d30, &e));
+    CHECK(clip_data_numel(e) == 0);
+    const void *eh = (const void *)1;
+    CHECK_OK(app, clip_data_host(e, &eh));
+    CHECK(eh == NULL);
+
+    /* Conversions and promotion. */
+    clip_data *cx = NULL;
+    CHECK_OK(app, clip_data_convert(d, CLIP_C64, &cx));
+    const double *ch = NULL;
+    CHECK_OK(app, clip_data_host(cx, (const void **)&ch));
+    CHECK(ch[2 * 7] == 3.5 && ch[2 * 7 + 1] == 0.0);
+    clip_data *bad = NULL;
+    CHECK_STATUS(app, clip_data_convert(cx, CLIP_F32, &bad), CLIP_ERR_TYPE);
+    CHECK(clip_type_promote(CLIP_F64, CLIP_F32) == CLIP_F32);
+    CHECK(clip_type_promote(CLIP_F64, CLIP_C64) == CLIP_C64);
+    CHECK(clip_type_promote(CLIP_C32, CLIP_F64) == CLIP_C32);
+
+    /* Reshape keeps numel. */
+    size_t r2[2] = {12, 2};
+    CHECK_OK(app, clip_data_reshape(d, 2, r2));
+    CHECK(clip_data_dim(d, 0) == 12 && clip_data_ndims(d) == 2);
+    size_t r3[2] = {5, 5};
+    CHECK_STATUS(app, clip_data_reshape(d, 2, r3), CLIP_ERR_DIMS);
+
+    /* Error paths. */
+    size_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK_STATUS(app, clip_data_create(app, CLIP_F32, 9, nine, &bad), CLIP_ERR_DIMS);
+    CHECK_STATUS(app, clip_data_create(app, CLIP_F32, 0, nine, &bad), CLIP_ERR_DIMS);
+    CHECK_STATUS(app, clip_data_create(app, (clip_type)42, 2, dims, &bad), CLIP_ERR_INVALID_ARG);
+    size_t huge[2] = {SIZE_MAX / 2, 3};
+    CHECK_STATUS(app, clip_data_create(app, CLIP_F32, 2, huge, &bad), CLIP_ERR_OVERFLOW);
+    size_t big[2] = {SIZE_MAX / 16, 2};
+    CHECK_STATUS(app, clip_data_create(app, CLIP_C64, 2, big, &bad), CLIP_ERR_OVERFLOW);
+    CHECK(bad == NULL);
+    CHECK_STATUS(app, clip_data_create(NULL, CLIP_F32, 2, dims, &bad), CLIP_ERR_INVALID_ARG);
+
+    clip_data_destroy(d);
+    clip_data_destroy(v);
+    clip_data_destroy(e);
+    clip_data_destroy(cx);
+    clip_data_destroy(NULL);
+}
+
+/* Runs scale on x and returns the process (initialised and launched). */
+static clip_process *run_scale(clip_app *app, clip_data *x, double a, double b) {
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "scale", &p));
+    CHECK_OK(app, clip_process_set_real(p, "a", a));
+    CHECK_OK(app, clip_process_set_real(p, "b", b));
+    CHECK_OK(app, clip_process_set_input(p, 0, x));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    return p;
+}
+
+static void test_scale_all_types(clip_app *app) {
+    const clip_type types[4] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    unsigned long long seed = 7;
+    for (int t = 0; t < 4; t++) {
+        size_t dims[3] = {17, 5, 3};
+        size_t n = 17 * 5 * 3, comps = clip_type_is_complex(types[t]) ? 2 : 1;
+        double *ref = malloc(n * comps * sizeof *ref);
+        void *host = malloc(n * clip_type_size(types[t]));
+        for (size_t i = 0; i < n * comps; i++) {
+            ref[i] = tu_rand(&seed) * 100.0;
+            if (clip_type_is_double(types[t]))
+                ((double *)host)[i] = ref[i];
+            else
+                ((float *)host)[i] = (float)ref[i], ref[i] = (float)ref[i];
+        }
+        clip_data *x = NULL, *y = NULL;
+        CHECK_OK(app, clip_data_create_from(app, types[t], 3, dims, host, &x));
+        clip_process *p = run_scale(app, x, -2.5, 3.0);
+        CHECK_OK(app, clip_process_output(p, 0, &y));
+        CHECK(clip_data_type(y) == types[t] && clip_data_ndims(y) == 3 && clip_data_dim(y, 2) == 3);
+        const void *yh = NULL;
+        CHECK_OK(app, clip_data_host(y, &yh));
+        double maxerr = 0;
+        for (size_t i = 0; i < n * comps; i++) {
+            double want = -2.5 * ref[i] + ((comps == 1 || i % 2 == 0) ? 3.0 : 0.0);
+            double got = clip_type_is_double(types[t]) ? ((const double *)yh)[i] : ((const float *)yh)[i];
+            double err = fabs(got - want) / (fabs(want) + 1.0);
+            if (err > maxerr) maxerr = err;
+        }
+        CHECK(maxerr < (clip_type_is_double(types[t]) ? 1e-15 : 1e-6));
+        double ms = -1;
+        CHECK_OK(app, clip_process_time_ms(p, &ms));
+        CHECK(ms >= 0.0);
+        CHECK(strcmp(clip_process_variant(p), "grid-stride") == 0);
+        clip_process_destroy(p);
+        clip_data_destroy(x);
+        free(ref);
+        free(host);
+    }
+}
+
+static void test_lazy_sync_and_chain(clip_app *app) {
+    size_t dims[2] = {1000, 3};
+    float *v = malloc(3000 * sizeof *v);
+    for (int i = 0; i < 3000; i++) v[i] = (float)i;
+    clip_data *x = NULL;
+    CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &x));
+    clip_transfer_stats s0, s1, s2, s3;
+    CHECK_OK(app, clip_app_transfer_stats(app, &s0));
+
+    /* A: y = 2x + 1, B: z = 3y - 1; B reads A's output on the device. */
+    clip_process *a = run_scale(app, x, 2.0, 1.0);
+    clip_data *y = NULL, *z = NULL;
+    CHECK_OK(app, clip_process_output(a, 0, &y));
+    clip_process *b = run_scale(app, y, 3.0, -1.0);
+    CHECK_OK(app, clip_process_output(b, 0, &z));
+    CHECK_OK(app, clip_app_finish(app));
+    CHECK_OK(app, clip_app_transfer_stats(app, &s1));
+    CHECK(s1.to_device - s0.to_device == 1); /* x uploaded once */
+    CHECK(s1.to_host - s0.to_host == 0);     /* nothing came back in between */
+    CHECK(s1.bytes_to_device - s0.bytes_to_device == 12000);
+
+    const float *zh = NULL;
+    CHECK_OK(app, clip_data_host(z, (const void **)&zh));
+    CHECK_OK(app, clip_app_transfer_stats(app, &s2));
+    CHECK(s2.to_host - s1.to_host == 1);
+    int ok = 1;
+    for (int i = 0; i < 3000; i++) ok &= zh[i] == 3.0f * (2.0f * (float)i + 1.0f) - 1.0f;
+    CHECK(ok);
+    /* A second read is free. */
+    CHECK_OK(app, clip_data_host(z, (const void **)&zh));
+    /* Relaunching B reuses y on the device: no upload. */
+    CHECK_OK(app, clip_process_launch(b));
+    CHECK_OK(app, clip_app_finish(app));
+    CHECK_OK(app, clip_app_transfer_stats(app, &s3));
+    CHECK(s3.to_host == s2.to_host && s3.to_device == s2.to_device);
+
+    /* Writing x on the host makes the next launch upload it again. */
+    float *xw = NULL;
+    CHECK_OK(app, clip_data_host_write(x, (void **)&xw));
+    xw[0] = 100.0f;
+    CHECK_OK(app, clip_process_launch(a));
+    CHECK_OK(app, clip_process_launch(b));
+    CHECK_OK(app, clip_data_host(z, (const void **)&zh));
+    CHECK(zh[0] == 3.0f * 201.0f - 1.0f);
+    clip_transfer_stats s4;
+    CHECK_OK(app, clip_app_transfer_stats(app, &s4));
+    CHECK(s4.to_device - s3.to_device == 1);
+
+    /* Destroy in any order: the process keeps its data alive. */
+    clip_data_destroy(x);
+    clip_process_destroy(a);
+    clip_process_destroy(b);
+    free(v);
+}
+
+static void test_process_errors(clip_app *app) {
+    clip_process *p = NULL;
+    CHECK_STATUS(app, clip_process_create(app, "no_such_process", &p), CLIP_ERR_UNKNOWN_PROCESS);
+    CHECK_MSG(app, "no_such_process");
+    CHECK_MSG(app, "scale");
+    CHECK(p == NULL);
+    CHECK_OK(app, clip_process_create(app, "scale", &p));
+    CHECK_STATUS(app, clip_process_set_real(p, "nope", 1.0), CLIP_ERR_UNKNOWN_PARAM);
+    CHECK_MSG(app, "parameters: a, b");
+    CHECK_STATUS(app, clip_process_set_bool(p, "a", 1), CLIP_ERR_PARAM_TYPE);
+    CHECK_STATUS(app, clip_process_set_choice(p, "a", "x"), CLIP_ERR_PARAM_TYPE);
+    CHECK_STATUS(app, clip_process_set_text(p, "a", "abc"), CLIP_ERR_PARAM_RANGE);
+    CHECK_OK(app, clip_process_set_text(p, "a", "inf"));
+    double a = 0;
+    CHECK_OK(app, clip_process_get_real(p, "a", &a));
+    CHECK(isinf(a) && a > 0);
+    CHECK_OK(app, clip_process_set_int(p, "b", 4));
+    CHECK_OK(app, clip_process_get_real(p, "b", &a));
+    CHECK(a == 4.0);
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_MISSING_INPUT);
+    CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
+    clip_data *out = NULL;
+    CHECK_STATUS(app, clip_process_output(p, 0, &out), CLIP_ERR_NOT_INITIALIZED);
+    double ms;
+    CHECK_STATUS(app, clip_process_time_ms(p, &ms), CLIP_ERR_NOT_INITIALIZED);
+    CHECK_STATUS(app, clip_process_set_input(p, 1, NULL), CLIP_ERR_INVALID_ARG);
+
+    /* A user-supplied output of the wrong type or shape is rejected in init. */
+    size_t dims[2] = {4, 4}, other[2] = {4, 5};
+    clip_data *x = NULL, *wrong_t = NULL, *wrong_s = NULL, *right = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, dims, &x));
+    CHECK_OK(app, clip_data_create(app, CLIP_F64, 2, dims, &wrong_t));
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, other, &wrong_s));
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, dims, &right));
+    CHECK_OK(app, clip_process_set_input(p, 0, x));
+    CHECK_OK(app, clip_process_set_output(p, 0, wrong_t));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_TYPE);
+    CHECK_OK(app, clip_process_set_output(p, 0, wrong_s));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_SHAPE);
+    CHECK_MSG(app, "4x5");
+    /* The app and the process stay usable. */
+    CHECK_OK(app, clip_process_set_output(p, 0, right));
+    CHECK_OK(app, clip_process_set_real(p, "a", 1.0));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    const float *h = NULL;
+    CHECK_OK(app, clip_data_host(right, (const void **)&h));
+    CHECK(h[15] == 4.0f);
+
+    /* Data from another app is refused. */
+    clip_criteria c = {.ignore_env = 1};
+    clip_app *app2 = NULL;
+    CHECK_OK(NULL, clip_app_create(&app2, &c));
+    clip_data *foreign = NULL;
+    CHECK_OK(app2, clip_data_create_zeros(app2, CLIP_F32, 2, dims, &foreign));
+    CHECK_STATUS(app, clip_process_set_input(p, 0, foreign), CLIP_ERR_INVALID_ARG);
+    CHECK_MSG(app, "another app");
+    /* Destroying the app before its data is safe. */
+    clip_app_destroy(app2);
+    const void *fh = NULL;
+    CHECK_OK(NULL, clip_data_host(foreign, &fh));
+    clip_data_destroy(foreign);
+
+    clip_data_destroy(x);
+    clip_data_destroy(wrong_t);
+    clip_data_destroy(wrong_s);
+    clip_data_destroy(right);
+    clip_process_destroy(p);
+
+    CHECK(strcmp(clip_status_str(CLIP_ERR_INNER_DIM), "CLIP_ERR_INNER_DIM") == 0);
+    CHECK(strcmp(clip_status_str((clip_status)999), "CLIP_ERR_?") == 0);
+    CHECK(clip_process_find("scale") != NULL);
+    CHECK(clip_process_count() >= 1);
+}
+
+static void test_no_fp64(void) {
+    clip_criteria c = {.ignore_env = 1, .disable_fp64 = 1};
+    clip_app *app = NULL;
+    CHECK_OK(NULL, clip_app_create(&app, &c));
+    CHECK(clip_app_device(app)->fp64 == 0);
+    size_t dims[2] = {2, 2};
+    clip_data *x = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F64, 2, dims, &x));
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "scale", &p));
+    CHECK_OK(app, clip_process_set_input(p, 0, x));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_NO_FP64);
+    CHECK_MSG(app, "double precision");
+    /* Single precision still works on the same app. */
+    clip_data *xs = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, dims, &xs));
+    CHECK_OK(app, clip_process_set_input(p, 0, xs));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    clip_process_destroy(p);
+    clip_data_destroy(x);
+    clip_data_destroy(xs);
+    clip_app_destroy(app);
+}
+
+static void test_help(void) {
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK_OK(NULL, clip_process_help(clip_process_find("scale"), f));
+    rewind(f);
+    char buf[2048] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    CHECK(strstr(buf, "--a") && strstr(buf, "--b") && strstr(buf, "usage: clip run scale"));
+    fclose(f);
+}
+
+int main(void) {
+    test_devices();
+    clip_app *app = tu_app();
+    test_data(app);
+    test_scale_all_types(app);
+    test_lazy_sync_and_chain(app);
+    test_process_errors(app);
+    test_no_fp64();
+    test_help();
+    clip_app_destroy(app);
+    return tu_finish("test_core");
+}
