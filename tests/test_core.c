@@ -214,7 +214,7 @@ static void test_scale_all_types(clip_app *app) {
         double ms = -1;
         CHECK_OK(app, clip_process_time_ms(p, &ms));
         CHECK(ms >= 0.0);
-        CHECK(strcmp(clip_process_variant(p), "grid-stride") == 0);
+        CHECK(strcmp(clip_process_variant(p), "flat") == 0);
         clip_process_destroy(p);
         clip_data_destroy(x);
         free(ref);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
 
@@ -14,6 +15,7 @@ static int usage(FILE *f) {
             "usage: clip devices\n"
             "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
             "[--repeat R]\n"
+            "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R]\n"
             "       clip help [NAME]\n"
             "       clip list\n"
             "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
@@ -265,6 +267,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return cmd_help(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) return clip_bench_main(argc - 2, argv + 2);
     fprintf(stderr, "clip: unknown command '%s'\n", cmd);
     return usage(stderr);
 }

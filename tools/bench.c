@@ -1,0 +1,199 @@
+/* `clip bench`: times any registered process on random data made on the host, as the median of
+ * repeated launches measured by device events, and prints ms, GFLOP/s and GB/s.
+ *   clip bench NAME SHAPE... [--type f32|f64|c32|c64] [--PARAM VALUE]... [--repeat R]
+ *              [--warmup W] [--device SPEC] [--csv FILE]
+ * SHAPE is RxC or RxCxD... (one per input). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "clip/clip.h"
+#include "clip/process_author.h"
+
+#define MAX_IN 8
+
+static int parse_shape(const char *s, size_t *dims, int *nd) {
+    *nd = 0;
+    while (*s && *nd < CLIP_MAX_DIMS) {
+        char *end = NULL;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s) return -1;
+        dims[(*nd)++] = (size_t)v;
+        s = end;
+        if (*s == 'x' || *s == 'X') s++;
+        else if (*s) return -1;
+    }
+    return *nd ? 0 : -1;
+}
+
+static int parse_type(const char *s, clip_type *t) {
+    static const char *const names[4] = {"f32", "f64", "c32", "c64"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) return *t = (clip_type)i, 0;
+    return -1;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Floating-point operations of one launch, where the process has a known count (else 0). */
+static double flops_of(const char *name, clip_data **in, int n_in, clip_process *p) {
+    int cx = clip_type_is_complex(clip_data_type(in[0]));
+    double f = cx ? 4.0 : 1.0; /* a complex multiply-add is 4 real ones */
+    if (!strcmp(name, "matmul") && n_in == 2)
+        return 2.0 * f * clip_data_dim(in[0], 0) * clip_data_dim(in[0], 1) * clip_data_dim(in[1], 1);
+    if (!strcmp(name, "matpow")) {
+        double pw = 0;
+        clip_process_get_real(p, "power", &pw);
+        unsigned long long e = (unsigned long long)pw;
+        int products = 0;
+        for (int bits = 0; e; e >>= 1, bits++) products += (e > 1) + (e & 1);
+        if (products > 0) products--; /* the first set bit costs no product */
+        double n = (double)clip_data_dim(in[0], 0);
+        return 2.0 * f * n * n * n * products;
+    }
+    if (!strcmp(name, "conv2") && n_in == 2) {
+        clip_data *out = NULL;
+        clip_process_output(p, 0, &out);
+        return 2.0 * f * (double)clip_data_numel(out) * (double)clip_data_numel(in[1]);
+    }
+    return 0.0;
+}
+
+int clip_bench_main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
+                        "[--warmup W] [--device SPEC] [--csv FILE]\n");
+        return 2;
+    }
+    const char *name = argv[0];
+    const clip_process_desc *d = clip_process_find(name);
+    if (!d) {
+        fprintf(stderr, "clip: bench: no process named '%s'\n", name);
+        return 2;
+    }
+    size_t dims[MAX_IN][CLIP_MAX_DIMS];
+    int nd[MAX_IN], n_in = 0;
+    clip_type type = CLIP_F32;
+    long repeat = 20, warmup = 2;
+    const char *device = NULL, *csv = NULL;
+    const char *params[16][2];
+    int n_params = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--type") && v) {
+            if (parse_type(v, &type)) goto bad;
+            i++;
+        } else if (!strcmp(a, "--repeat") && v) {
+            repeat = strtol(v, NULL, 10), i++;
+        } else if (!strcmp(a, "--warmup") && v) {
+            warmup = strtol(v, NULL, 10), i++;
+        } else if (!strcmp(a, "--device") && v) {
+            device = v, i++;
+        } else if (!strcmp(a, "--csv") && v) {
+            csv = v, i++;
+        } else if (!strncmp(a, "--", 2) && n_params < 16) {
+            int pi = -1;
+            for (int k = 0; k < d->n_params; k++)
+                if (!strcmp(d->params[k].name, a + 2)) pi = k;
+            if (pi < 0) goto bad;
+            params[n_params][0] = a + 2;
+            params[n_params][1] = NULL;
+            if (d->params[pi].kind != CLIP_PARAM_BOOL) {
+                if (!v) goto bad;
+                params[n_params][1] = v;
+                i++;
+            }
+            n_params++;
+        } else if (n_in < MAX_IN && !parse_shape(a, dims[n_in], &nd[n_in])) {
+            n_in++;
+        } else {
+            goto bad;
+        }
+    }
+    if (n_in != d->n_inputs || repeat < 1 || warmup < 0) goto bad;
+
+    clip_criteria crit = {0};
+    if (device) {
+        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) goto bad;
+        crit.ignore_env = 1;
+    }
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &crit) != CLIP_OK) {
+        fprintf(stderr, "clip: bench: %s\n", clip_app_last_error(NULL));
+        return 1;
+    }
+    int rc = 1;
+    clip_data *in[MAX_IN] = {0};
+    clip_process *p = NULL;
+    double *t = calloc((size_t)repeat, sizeof *t);
+    unsigned long long seed = 12345;
+    for (int i = 0; i < n_in; i++) {
+        if (clip_data_create(app, type, nd[i], dims[i], &in[i]) != CLIP_OK) goto fail;
+        void *h = NULL;
+        if (clip_data_host_write(in[i], &h) != CLIP_OK) goto fail;
+        size_t n = clip_data_numel(in[i]) * (clip_type_is_complex(type) ? 2 : 1);
+        for (size_t k = 0; k < n; k++) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            double r = (double)(seed >> 11) / 9007199254740992.0;
+            if (clip_type_is_double(type)) ((double *)h)[k] = r;
+            else ((float *)h)[k] = (float)r;
+        }
+    }
+    if (clip_process_create(app, name, &p) != CLIP_OK) goto fail;
+    for (int i = 0; i < n_params; i++)
+        if (clip_process_set_text(p, params[i][0], params[i][1]) != CLIP_OK) goto fail;
+    for (int i = 0; i < n_in; i++)
+        if (clip_process_set_input(p, i, in[i]) != CLIP_OK) goto fail;
+    if (!t || clip_process_init(p) != CLIP_OK) goto fail;
+    for (long r = 0; r < warmup + repeat; r++) {
+        double ms = 0;
+        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &ms) != CLIP_OK) goto fail;
+        if (r >= warmup) t[r - warmup] = ms;
+    }
+    qsort(t, (size_t)repeat, sizeof *t, cmp_d);
+    double med = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]);
+    double bytes = 0;
+    for (int i = 0; i < n_in; i++) bytes += (double)clip_data_bytes(in[i]);
+    for (int i = 0; i < d->n_outputs; i++) {
+        clip_data *o = NULL;
+        if (clip_process_output(p, i, &o) == CLIP_OK) bytes += (double)clip_data_bytes(o);
+    }
+    double fl = flops_of(name, in, n_in, p);
+    char shapes[256] = "";
+    size_t off = 0;
+    for (int i = 0; i < n_in && off < sizeof shapes; i++)
+        for (int k = 0; k < nd[i] && off < sizeof shapes; k++)
+            off += (size_t)snprintf(shapes + off, sizeof shapes - off, "%s%zu",
+                                    k ? "x" : (i ? " " : ""), dims[i][k]);
+    printf("bench %s [%s] %s variant=%s median_ms=%.4f gflops=%.1f gbps=%.1f device=\"%s\"\n", name,
+           shapes, clip_type_name(type), clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0,
+           bytes / med / 1e6, clip_app_device(app)->name);
+    if (csv) {
+        FILE *f = fopen(csv, "a");
+        if (f) {
+            fprintf(f, "%s,%s,%s,%s,%.6f,%.3f,%.3f\n", name, shapes, clip_type_name(type),
+                    clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6);
+            fclose(f);
+        }
+    }
+    rc = 0;
+    goto done;
+fail:
+    fprintf(stderr, "clip: bench: %s\n", clip_app_last_error(app));
+done:
+    free(t);
+    clip_process_destroy(p);
+    for (int i = 0; i < MAX_IN; i++) clip_data_destroy(in[i]);
+    clip_app_destroy(app);
+    return rc;
+bad:
+    fprintf(stderr, "clip: bench: bad arguments for %s (clip help %s; shapes like 1024x1024)\n",
+            name, name);
+    return 2;
+}
