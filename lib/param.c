@@ -55,7 +55,7 @@ static clip_status check_range(const clip_process *p, int i, double v) {
 
 clip_status clip_process_set_real(clip_process *p, const char *name, double value) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_real: process is NULL");
-    int i;
+    int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     if (p->desc->params[i].kind != CLIP_PARAM_REAL) return wrong_kind(p, i, "real");
@@ -67,7 +67,7 @@ clip_status clip_process_set_real(clip_process *p, const char *name, double valu
 
 clip_status clip_process_set_int(clip_process *p, const char *name, long value) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_int: process is NULL");
-    int i;
+    int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     clip_param_kind k = p->desc->params[i].kind;
@@ -80,7 +80,7 @@ clip_status clip_process_set_int(clip_process *p, const char *name, long value) 
 
 clip_status clip_process_set_bool(clip_process *p, const char *name, int value) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_bool: process is NULL");
-    int i;
+    int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     if (p->desc->params[i].kind != CLIP_PARAM_BOOL) return wrong_kind(p, i, "bool");
@@ -91,7 +91,7 @@ clip_status clip_process_set_bool(clip_process *p, const char *name, int value) 
 
 clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_choice: process is NULL");
-    int i;
+    int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     const clip_param_desc *pd = &p->desc->params[i];
@@ -127,7 +127,7 @@ static int parse_bool(const char *t, int *out) {
 
 clip_status clip_process_set_text(clip_process *p, const char *name, const char *text) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_text: process is NULL");
-    int i;
+    int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     const clip_param_desc *pd = &p->desc->params[i];
@@ -167,25 +167,25 @@ static clip_status get_checked(const clip_process *p, const char *name, clip_par
 }
 
 clip_status clip_process_get_real(const clip_process *p, const char *name, double *value) {
-    int i;
+    int i = -1;
     clip_status s = get_checked(p, name, CLIP_PARAM_REAL, &i);
     if (s == CLIP_OK && value) *value = p->values[i];
     return s;
 }
 clip_status clip_process_get_int(const clip_process *p, const char *name, long *value) {
-    int i;
+    int i = -1;
     clip_status s = get_checked(p, name, CLIP_PARAM_INT, &i);
     if (s == CLIP_OK && value) *value = (long)p->values[i];
     return s;
 }
 clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value) {
-    int i;
+    int i = -1;
     clip_status s = get_checked(p, name, CLIP_PARAM_BOOL, &i);
     if (s == CLIP_OK && value) *value = p->values[i] != 0.0;
     return s;
 }
 clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value) {
-    int i;
+    int i = -1;
     clip_status s = get_checked(p, name, CLIP_PARAM_CHOICE, &i);
     if (s == CLIP_OK && value) *value = p->desc->params[i].choices[(int)p->values[i]];
     return s;
