@@ -1,0 +1,199 @@
+/* File I/O front door: dispatch by extension, which formats were built in, and the
+ * temporary-file-then-rename discipline every writer follows. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io_internal.h"
+
+typedef enum io_format { FMT_UNKNOWN, FMT_TIFF, FMT_PNG, FMT_MAT, FMT_CFL } io_format;
+
+static int ascii_lower(int c) {
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int ext_equal(const char *a, const char *b) {
+    for (; *a && *b; a++, b++)
+        if (ascii_lower((unsigned char)*a) != ascii_lower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+/* The extension (with its dot) of the last path component, or NULL. */
+static const char *path_ext(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : NULL;
+}
+
+static io_format format_of(const char *path) {
+    const char *ext = path_ext(path);
+    if (!ext) return FMT_UNKNOWN;
+    if (ext_equal(ext, ".tif") || ext_equal(ext, ".tiff")) return FMT_TIFF;
+    if (ext_equal(ext, ".png")) return FMT_PNG;
+    if (ext_equal(ext, ".mat")) return FMT_MAT;
+    if (ext_equal(ext, ".cfl")) return FMT_CFL;
+    return FMT_UNKNOWN;
+}
+
+static clip_status unknown_ext(clip_app *app, const char *op, const char *path) {
+    const char *ext = path_ext(path);
+    return clip_set_error(
+        app, CLIP_ERR_UNSUPPORTED,
+        "%s: %s: unknown file extension \"%s\" (known: .tif .tiff .png .mat .cfl)", op, path,
+        ext ? ext : "");
+}
+
+/* CFL names its pair of files by the path without ".cfl". */
+static char *cfl_base(const char *path) {
+    size_t n = strlen(path) - strlen(".cfl");
+    char *base = malloc(n + 1);
+    if (base) {
+        memcpy(base, path, n);
+        base[n] = '\0';
+    }
+    return base;
+}
+
+static clip_status cfl_dispatch(clip_app *app, const char *op, const char *path, clip_data *d,
+                                clip_data **out) {
+    char *base = cfl_base(path);
+    if (!base)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    clip_status s = d ? clip_save_cfl(app, base, d) : clip_load_cfl(app, base, out);
+    free(base);
+    return s;
+}
+
+clip_status clip_load(clip_app *app, const char *path, clip_data **out) {
+    if (!app || !path || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "out");
+    clip_clear_error(app);
+    *out = NULL;
+    switch (format_of(path)) {
+    case FMT_TIFF:
+        return clip_load_tiff(app, path, out);
+    case FMT_PNG:
+        return clip_load_png(app, path, out);
+    case FMT_MAT:
+        return clip_load_mat(app, path, NULL, out);
+    case FMT_CFL:
+        return cfl_dispatch(app, "load", path, NULL, out);
+    default:
+        return unknown_ext(app, "load", path);
+    }
+}
+
+clip_status clip_save(clip_app *app, const char *path, clip_data *d) {
+    if (!app || !path || !d)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "data");
+    clip_clear_error(app);
+    switch (format_of(path)) {
+    case FMT_TIFF:
+        return clip_save_tiff(app, path, d, CLIP_SAMPLE_AUTO);
+    case FMT_PNG:
+        return clip_save_png(app, path, d, CLIP_SAMPLE_AUTO);
+    case FMT_MAT:
+        return clip_save_mat(app, path, NULL, d, 0);
+    case FMT_CFL:
+        return cfl_dispatch(app, "save", path, d, NULL);
+    default:
+        return unknown_ext(app, "save", path);
+    }
+}
+
+int clip_io_has(const char *format) {
+    if (!format) return 0;
+#ifdef CLIP_HAVE_TIFF
+    if (strcmp(format, "tiff") == 0) return 1;
+#endif
+#ifdef CLIP_HAVE_PNG
+    if (strcmp(format, "png") == 0) return 1;
+#endif
+#ifdef CLIP_HAVE_MATIO
+    if (strcmp(format, "mat") == 0) return 1;
+    if (strcmp(format, "mat73") == 0) return clip_io_mat73_available();
+#endif
+    return strcmp(format, "cfl") == 0;
+}
+
+clip_status clip_io_check_readable(clip_app *app, const char *op, const char *path,
+                                   uint64_t *size) {
+    /* open + fstat rather than stat + open, so the answer is about the file we could read. */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s", op, path, strerror(errno));
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : 0;
+    close(fd);
+    if (err) return clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s", op, path, strerror(err));
+    /* A FIFO or device would block or have no size to check content against. */
+    if (!S_ISREG(st.st_mode))
+        return clip_set_error(app, CLIP_ERR_IO, "%s: %s: not a regular file", op, path);
+    if (size) *size = (uint64_t)st.st_size;
+    return CLIP_OK;
+}
+
+clip_status clip_io_tmp_create(clip_app *app, const char *op, const char *path, char **tmp) {
+    /* The pid keeps processes apart, the counter keeps threads and repeated saves apart, and
+     * O_EXCL settles any remaining race; the name sits beside the target so rename() never
+     * crosses a file system. */
+    static atomic_uint counter;
+    *tmp = NULL;
+    size_t cap = strlen(path) + 64;
+    char *name = malloc(cap);
+    if (!name)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned n = atomic_fetch_add(&counter, 1u);
+        snprintf(name, cap, "%s.tmp-%ld-%u", path, (long)getpid(), n);
+        /* 0666 so that, after umask, the result has the permissions a plain fopen would give. */
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) {
+            close(fd);
+            *tmp = name;
+            return CLIP_OK;
+        }
+        if (errno != EEXIST) {
+            int err = errno;
+            free(name);
+            return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot create a file there: %s", op,
+                                  path, strerror(err));
+        }
+    }
+    free(name);
+    return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot find a free temporary name", op, path);
+}
+
+clip_status clip_io_tmp_commit(clip_app *app, const char *op, char **tmp, const char *path) {
+    clip_status s = CLIP_OK;
+    if (rename(*tmp, path) != 0) {
+        s = clip_set_error(app, CLIP_ERR_IO,
+                           "%s: %s: cannot rename the written file into place: %s", op, path,
+                           strerror(errno));
+        remove(*tmp);
+    }
+    free(*tmp);
+    *tmp = NULL;
+    return s;
+}
+
+void clip_io_tmp_discard(char **tmp) {
+    if (*tmp) {
+        remove(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+    }
+}

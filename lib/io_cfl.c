@@ -1,0 +1,251 @@
+/* BART's CFL pair: base.hdr (a "# Dimensions" line, then the sizes as text) and base.cfl (the
+ * complex float samples, column-major, re/im interleaved, native byte order as BART writes
+ * them). No library exists for it, so it is read and written here. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_internal.h"
+
+/* BART writes 16 dimensions (its DIMS); clip writes as many so BART reads the file unchanged. */
+#define CFL_WRITE_DIMS 16
+/* A header holds a few short lines; anything much larger is not a CFL header. */
+#define CFL_HDR_MAX 65536
+
+static char *join(const char *base, const char *ext) {
+    size_t n = strlen(base), m = strlen(ext);
+    char *s = malloc(n + m + 1);
+    if (s) {
+        memcpy(s, base, n);
+        memcpy(s + n, ext, m + 1);
+    }
+    return s;
+}
+
+/* ---------------------------------------------------------------- load */
+
+static clip_status read_text(clip_app *app, const char *path, char **text) {
+    uint64_t size = 0;
+    clip_status s = clip_io_check_readable(app, "load_cfl", path, &size);
+    if (s != CLIP_OK) return s;
+    if (size > CFL_HDR_MAX)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: too large for a CFL header",
+                              path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: %s", path, strerror(errno));
+    char *buf = malloc((size_t)size + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
+    int err = ferror(f);
+    fclose(f);
+    if (!buf)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", path);
+    if (err || got != size) {
+        free(buf);
+        return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error", path);
+    }
+    buf[got] = '\0';
+    *text = buf;
+    return CLIP_OK;
+}
+
+/* Parses the line after "# Dimensions" as BART does: sizes beyond what is stored must be 1. */
+static clip_status parse_header(clip_app *app, const char *path, const char *text, int *ndims,
+                                size_t dims[CLIP_MAX_DIMS]) {
+    const char *line = text;
+    const char *key = "# Dimensions";
+    for (;;) {
+        size_t k = strlen(key);
+        if (strncmp(line, key, k) == 0 && strspn(line + k, " \t\r") == strcspn(line + k, "\n"))
+            break;
+        line = strchr(line, '\n');
+        if (!line)
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_cfl: %s: not a CFL header (no \"# Dimensions\" line)",
+                                  path);
+        line++;
+    }
+    const char *p = strchr(line, '\n');
+    if (!p)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: no sizes after \"# Dimensions\"",
+                              path);
+    p++;
+    int n = 0, last = 0; /* last: one past the last size that is not 1 */
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        dims[i] = 1;
+    for (;;) {
+        p += strspn(p, " \t\r");
+        if (*p == '\n' || *p == '\0') break;
+        if (*p < '0' || *p > '9')
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: bad size in the header",
+                                  path);
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || (size_t)v != v || (*end && !strchr(" \t\r\n", *end)))
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: bad size in the header",
+                                  path);
+        p = end;
+        if (v != 1) {
+            if (n >= CLIP_MAX_DIMS)
+                return clip_set_error(app, CLIP_ERR_DIMS, "load_cfl: %s: more than %d dimensions",
+                                      path, CLIP_MAX_DIMS);
+            dims[n] = (size_t)v;
+            last = n + 1;
+        }
+        n++;
+    }
+    if (n == 0)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: no sizes after \"# Dimensions\"",
+                              path);
+    *ndims = last < 2 ? 2 : last;
+    return CLIP_OK;
+}
+
+static clip_status read_samples(clip_app *app, const char *path, int ndims, const size_t *dims,
+                                clip_data **out) {
+    size_t bytes = clip_type_size(CLIP_C32);
+    for (int i = 0; i < ndims; i++)
+        if (clip_mul_size(bytes, dims[i], &bytes))
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: header size overflows",
+                                  path);
+    uint64_t size = 0;
+    clip_status s = clip_io_check_readable(app, "load_cfl", path, &size);
+    if (s != CLIP_OK) return s;
+    /* Checked before allocating, so a bad header cannot ask for memory the file never had. */
+    if (size != (uint64_t)bytes)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_cfl: %s: %llu bytes, but the header's sizes need %zu", path,
+                              (unsigned long long)size, bytes);
+    clip_data *d = NULL;
+    s = clip_data_create(app, CLIP_C32, ndims, dims, &d);
+    if (s != CLIP_OK) return s;
+    void *host = NULL;
+    s = clip_data_host_write(d, &host);
+    if (s == CLIP_OK && bytes) {
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: %s", path, strerror(errno));
+        } else {
+            if (fread(host, 1, bytes, f) != bytes)
+                s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error", path);
+            fclose(f);
+        }
+    }
+    if (s != CLIP_OK) {
+        clip_data_destroy(d);
+        return s;
+    }
+    *out = d;
+    return CLIP_OK;
+}
+
+clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
+    if (!app || !base || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_cfl: NULL %s",
+                              !app    ? "app"
+                              : !base ? "base"
+                                      : "out");
+    clip_clear_error(app);
+    *out = NULL;
+    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl"), *text = NULL;
+    clip_status s = CLIP_OK;
+    if (!hdr || !cfl)
+        s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", base);
+    if (s == CLIP_OK) s = read_text(app, hdr, &text);
+    int ndims = 0;
+    size_t dims[CLIP_MAX_DIMS];
+    if (s == CLIP_OK) s = parse_header(app, hdr, text, &ndims, dims);
+    if (s == CLIP_OK) s = read_samples(app, cfl, ndims, dims, out);
+    free(text);
+    free(hdr);
+    free(cfl);
+    return s;
+}
+
+/* ---------------------------------------------------------------- save */
+
+static clip_status write_header(clip_app *app, const char *path, const char *tmp, clip_data *d) {
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
+    fputs("# Dimensions\n", f);
+    for (int i = 0; i < CFL_WRITE_DIMS; i++)
+        fprintf(f, "%zu ", clip_data_dim(d, i));
+    fputs("\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
+    return CLIP_OK;
+}
+
+/* Converts every type to complex float through a bounded buffer, so a save of f64 or c64 data
+ * needs no second full-size copy. */
+static clip_status write_samples(clip_app *app, const char *path, const char *tmp, clip_data *d,
+                                 const void *host) {
+    enum { CHUNK = 8192 };
+    float buf[2 * CHUNK];
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
+    clip_type t = clip_data_type(d);
+    size_t numel = clip_data_numel(d);
+    int ok = 1;
+    for (size_t at = 0; ok && at < numel; at += CHUNK) {
+        size_t n = numel - at < CHUNK ? numel - at : CHUNK;
+        for (size_t i = 0; i < n; i++) {
+            size_t k = at + i;
+            switch (t) {
+            case CLIP_F32:
+                buf[2 * i] = ((const float *)host)[k];
+                buf[2 * i + 1] = 0.0f;
+                break;
+            case CLIP_F64:
+                buf[2 * i] = (float)((const double *)host)[k];
+                buf[2 * i + 1] = 0.0f;
+                break;
+            case CLIP_C32:
+                buf[2 * i] = ((const float *)host)[2 * k];
+                buf[2 * i + 1] = ((const float *)host)[2 * k + 1];
+                break;
+            default:
+                buf[2 * i] = (float)((const double *)host)[2 * k];
+                buf[2 * i + 1] = (float)((const double *)host)[2 * k + 1];
+                break;
+            }
+        }
+        ok = fwrite(buf, 2 * sizeof(float), n, f) == n;
+    }
+    int err = errno;
+    if (fclose(f) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(err));
+    return CLIP_OK;
+}
+
+clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
+    if (!app || !base || !d)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_cfl: NULL %s",
+                              !app    ? "app"
+                              : !base ? "base"
+                                      : "data");
+    clip_clear_error(app);
+    const void *host = NULL;
+    clip_status s = clip_data_host(d, &host);
+    if (s != CLIP_OK) return s;
+    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl"), *hdr_tmp = NULL, *cfl_tmp = NULL;
+    if (!hdr || !cfl)
+        s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_cfl: %s: out of memory", base);
+    if (s == CLIP_OK) s = clip_io_tmp_create(app, "save_cfl", cfl, &cfl_tmp);
+    if (s == CLIP_OK) s = clip_io_tmp_create(app, "save_cfl", hdr, &hdr_tmp);
+    if (s == CLIP_OK) s = write_samples(app, cfl, cfl_tmp, d, host);
+    if (s == CLIP_OK) s = write_header(app, hdr, hdr_tmp, d);
+    /* The samples go into place first: a reader that sees the new header finds them there. */
+    if (s == CLIP_OK) s = clip_io_tmp_commit(app, "save_cfl", &cfl_tmp, cfl);
+    if (s == CLIP_OK) s = clip_io_tmp_commit(app, "save_cfl", &hdr_tmp, hdr);
+    clip_io_tmp_discard(&cfl_tmp);
+    clip_io_tmp_discard(&hdr_tmp);
+    free(hdr);
+    free(cfl);
+    return s;
+}

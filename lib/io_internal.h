@@ -1,0 +1,41 @@
+/* Internal to lib/io*.c: helpers every file format shares. */
+#ifndef CLIP_IO_INTERNAL_H
+#define CLIP_IO_INTERNAL_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* Checks that `path` names a readable regular file before a format library opens it, so a
+ * missing or unreadable file is CLIP_ERR_IO with the system's reason rather than a library's
+ * vague "cannot open". Sets *size to the file's size in bytes (may be NULL). `op` names the
+ * operation for the message ("load_png"). */
+clip_status clip_io_check_readable(clip_app *app, const char *op, const char *path, uint64_t *size);
+
+/* Creates an empty temporary file beside `path` and returns its malloc'd name in *tmp.
+ * Writers fill the temporary and then call clip_io_tmp_commit, or clip_io_tmp_discard on any
+ * failure, so the target never holds a partial file. */
+clip_status clip_io_tmp_create(clip_app *app, const char *op, const char *path, char **tmp);
+/* Renames *tmp over `path`; on failure removes the temporary. Frees *tmp and sets it to NULL
+ * either way. */
+clip_status clip_io_tmp_commit(clip_app *app, const char *op, char **tmp, const char *path);
+/* Removes the temporary (if any), frees *tmp and sets it to NULL. */
+void clip_io_tmp_discard(char **tmp);
+
+/* Reads element i of real data (f32 or f64) as a double. */
+static inline double clip_io_real_at(const void *host, clip_type t, size_t i) {
+    return t == CLIP_F64 ? ((const double *)host)[i] : (double)((const float *)host)[i];
+}
+
+/* Clamps v to [0, max] and rounds half up (as MATLAB's uint8()/uint16() do for non-negative
+ * values); NaN becomes 0. */
+static inline uint32_t clip_io_to_uint(double v, double max) {
+    if (!(v > 0.0)) return 0; /* also catches NaN */
+    if (v >= max) return (uint32_t)max;
+    return (uint32_t)(v + 0.5);
+}
+
+/* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
+int clip_io_mat73_available(void);
+
+#endif

@@ -1,0 +1,441 @@
+/* MAT load/save through matio: v5 and (where matio has HDF5) v7.3, numeric classes, real or
+ * complex, N-D. MAT is column-major like clip, so data moves without reordering. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_internal.h"
+
+#ifndef CLIP_HAVE_MATIO
+
+clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out) {
+    (void)var;
+    (void)out;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "load_mat: %s: built without MAT support",
+                          path ? path : "(null)");
+}
+
+clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73) {
+    (void)var;
+    (void)d;
+    (void)v73;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_mat: %s: built without MAT support",
+                          path ? path : "(null)");
+}
+
+int clip_io_mat73_available(void) {
+    return 0;
+}
+
+#else
+
+#include <matio.h>
+#include <pthread.h>
+#include <unistd.h>
+
+/* matio logs through one process-global function that prints by default. clip installs a
+ * function that keeps the last critical message per thread (matio calls it on the thread that
+ * made the failing call), so messages can carry matio's reason without printing anything. */
+static _Thread_local char mat_msg[256];
+
+static void on_log(int level, char *message) {
+    if (level & (MATIO_LOG_LEVEL_ERROR | MATIO_LOG_LEVEL_CRITICAL))
+        snprintf(mat_msg, sizeof mat_msg, "%s", message ? message : "");
+}
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+
+static void install_log(void) {
+    Mat_LogInitFunc("clip", on_log);
+}
+
+/* Call before every matio use: routes its logging and clears this thread's last message. */
+static void mat_begin(void) {
+    pthread_once(&log_once, install_log);
+    mat_msg[0] = '\0';
+}
+
+static const char *why(const char *fallback) {
+    return mat_msg[0] ? mat_msg : fallback;
+}
+
+/* ---------------------------------------------------------------- v7.3 probe */
+
+static int mat73_ok;
+static pthread_once_t mat73_once = PTHREAD_ONCE_INIT;
+
+/* matio without HDF5 answers a v7.3 create with NULL and nothing else tells, so try one. */
+static void probe_mat73(void) {
+    mat_begin();
+    const char *dir = getenv("TMPDIR");
+    char name[4096];
+    snprintf(name, sizeof name, "%s/clip-mat73-probe-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(name);
+    if (fd < 0) return;
+    close(fd);
+    mat_t *mat = Mat_CreateVer(name, NULL, MAT_FT_MAT73);
+    if (mat) {
+        mat73_ok = 1;
+        Mat_Close(mat);
+    }
+    remove(name);
+}
+
+int clip_io_mat73_available(void) {
+    pthread_once(&mat73_once, probe_mat73);
+    return mat73_ok;
+}
+
+/* ---------------------------------------------------------------- load */
+
+static int is_numeric(const matvar_t *v) {
+    return v->class_type >= MAT_C_DOUBLE && v->class_type <= MAT_C_UINT64;
+}
+
+static const char *class_name(enum matio_classes c) {
+    static const char *const names[] = {
+        "empty", "cell",  "struct", "object", "char",   "sparse", "double", "single",   "int8",
+        "uint8", "int16", "uint16", "int32",  "uint32", "int64",  "uint64", "function", "opaque"};
+    return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "unknown";
+}
+
+/* The documented class -> type mapping: small integers fit f32 exactly, large ones need f64. */
+static clip_type type_of_class(enum matio_classes c, int complex) {
+    int dbl = c == MAT_C_DOUBLE || c == MAT_C_INT32 || c == MAT_C_UINT32 || c == MAT_C_INT64 ||
+              c == MAT_C_UINT64;
+    return complex ? (dbl ? CLIP_C64 : CLIP_C32) : (dbl ? CLIP_F64 : CLIP_F32);
+}
+
+#define CONVERT(SRC_T)                                                                             \
+    do {                                                                                           \
+        const SRC_T *s_ = src;                                                                     \
+        if (dbl)                                                                                   \
+            for (size_t i = 0; i < n; i++)                                                         \
+                ((double *)dst)[i * step] = (double)s_[i];                                         \
+        else                                                                                       \
+            for (size_t i = 0; i < n; i++)                                                         \
+                ((float *)dst)[i * step] = (float)s_[i];                                           \
+    } while (0)
+
+/* Converts n values of matio class c to float or double, written every `step` elements (2
+ * interleaves a real or imaginary part). */
+static void convert(enum matio_classes c, const void *src, size_t n, void *dst, int dbl,
+                    size_t step) {
+    switch (c) {
+    case MAT_C_DOUBLE:
+        CONVERT(double);
+        break;
+    case MAT_C_SINGLE:
+        CONVERT(float);
+        break;
+    case MAT_C_INT8:
+        CONVERT(int8_t);
+        break;
+    case MAT_C_UINT8:
+        CONVERT(uint8_t);
+        break;
+    case MAT_C_INT16:
+        CONVERT(int16_t);
+        break;
+    case MAT_C_UINT16:
+        CONVERT(uint16_t);
+        break;
+    case MAT_C_INT32:
+        CONVERT(int32_t);
+        break;
+    case MAT_C_UINT32:
+        CONVERT(uint32_t);
+        break;
+    case MAT_C_INT64:
+        CONVERT(int64_t);
+        break;
+    default:
+        CONVERT(uint64_t);
+        break;
+    }
+}
+
+/* Copies a fully read numeric variable into new data. */
+static clip_status var_to_data(clip_app *app, const char *path, const matvar_t *v,
+                               clip_data **out) {
+    /* MATLAB keeps trailing singletons out of a rank, but be lenient with files that have them. */
+    int rank = v->rank;
+    while (rank > 2 && v->dims[rank - 1] == 1)
+        rank--;
+    if (rank < 1 || rank > CLIP_MAX_DIMS)
+        return clip_set_error(app, CLIP_ERR_DIMS,
+                              "load_mat: %s: variable '%s' has %d dimensions (clip holds up to %d)",
+                              path, v->name, v->rank, CLIP_MAX_DIMS);
+    size_t numel = 1;
+    for (int i = 0; i < rank; i++)
+        if (clip_mul_size(numel, v->dims[i], &numel))
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_mat: %s: variable '%s': size overflows", path, v->name);
+    size_t esize = Mat_SizeOfClass(v->class_type), part;
+    /* matio hands numeric data over in the class's own type; anything else is not trusted. */
+    if (numel && (!v->data || (size_t)v->data_size != esize || clip_mul_size(numel, esize, &part) ||
+                  v->nbytes < part ||
+                  (v->isComplex && (!((mat_complex_split_t *)v->data)->Re ||
+                                    !((mat_complex_split_t *)v->data)->Im))))
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable '%s': %s", path,
+                              v->name, why("data missing or inconsistent with its size"));
+    clip_type t = type_of_class(v->class_type, v->isComplex);
+    clip_data *d = NULL;
+    clip_status s = clip_data_create(app, t, rank, v->dims, &d);
+    if (s != CLIP_OK) return s;
+    void *host = NULL;
+    s = clip_data_host_write(d, &host);
+    if (s != CLIP_OK) {
+        clip_data_destroy(d);
+        return s;
+    }
+    if (numel) {
+        int dbl = clip_type_is_double(t);
+        if (v->isComplex) {
+            const mat_complex_split_t *z = v->data;
+            size_t half = dbl ? sizeof(double) : sizeof(float);
+            convert(v->class_type, z->Re, numel, host, dbl, 2);
+            convert(v->class_type, z->Im, numel, (char *)host + half, dbl, 2);
+        } else {
+            convert(v->class_type, v->data, numel, host, dbl, 1);
+        }
+    }
+    *out = d;
+    return CLIP_OK;
+}
+
+static uint32_t get_u32(const unsigned char *p, int swap) {
+    return swap ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* matio reads v5 data with unchecked freads, so a truncated file would load with garbage in
+ * it. Every top-level v5 element states its length in its tag: walk them and insist that each
+ * ends inside the file. (v7.3 is HDF5, which detects truncation itself.) */
+static clip_status check_v5_extent(clip_app *app, const char *path, uint64_t file_size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return CLIP_OK; /* matio's open reports it */
+    unsigned char head[128];
+    clip_status s = CLIP_OK;
+    if (fread(head, 1, sizeof head, f) == sizeof head &&
+        ((head[126] == 'I' && head[127] == 'M') || (head[126] == 'M' && head[127] == 'I'))) {
+        int swap = head[126] == 'M'; /* big-endian file */
+        unsigned version =
+            swap ? (unsigned)head[124] << 8 | head[125] : (unsigned)head[125] << 8 | head[124];
+        uint64_t pos = sizeof head;
+        unsigned char tag[8];
+        while (version == 0x0100 && pos < file_size) {
+            if (file_size - pos < sizeof tag || fseek(f, (long)pos, SEEK_SET) != 0 ||
+                fread(tag, 1, sizeof tag, f) != sizeof tag) {
+                s = clip_set_error(app, CLIP_ERR_FORMAT,
+                                   "load_mat: %s: truncated (partial element at byte %llu)", path,
+                                   (unsigned long long)pos);
+                break;
+            }
+            uint64_t len = get_u32(tag + 4, swap);
+            if (pos + sizeof tag + len > file_size) {
+                s = clip_set_error(
+                    app, CLIP_ERR_FORMAT,
+                    "load_mat: %s: truncated (element at byte %llu needs %llu bytes, "
+                    "the file has %llu)",
+                    path, (unsigned long long)pos, (unsigned long long)(sizeof tag + len),
+                    (unsigned long long)(file_size - pos));
+                break;
+            }
+            pos += sizeof tag + len;
+        }
+    }
+    fclose(f);
+    return s;
+}
+
+/* Every element takes at least one byte in the file before compression, and zlib expands at
+ * most about 1032:1, so a variable claiming more elements than that is corrupt. Checked on the
+ * header alone, before matio allocates for the data. */
+static clip_status check_claim(clip_app *app, const char *path, const matvar_t *info,
+                               uint64_t file_size) {
+    size_t numel = 1;
+    for (int i = 0; i < info->rank; i++)
+        if (!info->dims || clip_mul_size(numel, info->dims[i], &numel))
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable '%s': bad size",
+                                  path, info->name ? info->name : "?");
+    if ((uint64_t)numel / 1032 > file_size)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_mat: %s: variable '%s' claims %zu elements, more than a "
+                              "%llu-byte file can hold",
+                              path, info->name ? info->name : "?", numel,
+                              (unsigned long long)file_size);
+    return CLIP_OK;
+}
+
+/* Finds the variable to load (the named one, or the first numeric one) and returns its name. */
+static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const char *var,
+                            uint64_t file_size, char **name) {
+    matvar_t *info;
+    if (var) {
+        info = Mat_VarReadInfo(mat, var);
+        if (!info)
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: no variable named '%s'",
+                                  path, var);
+        if (!is_numeric(info)) {
+            clip_status s =
+                clip_set_error(app, CLIP_ERR_TYPE, "load_mat: %s: variable '%s' is %s, not numeric",
+                               path, var, class_name(info->class_type));
+            Mat_VarFree(info);
+            return s;
+        }
+    } else {
+        while ((info = Mat_VarReadNextInfo(mat)) != NULL && !is_numeric(info))
+            Mat_VarFree(info);
+        if (!info)
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: %s", path,
+                                  mat_msg[0] ? mat_msg : "no numeric variable in the file");
+    }
+    clip_status s = check_claim(app, path, info, file_size);
+    if (s == CLIP_OK && !info->name)
+        s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable without a name", path);
+    if (s == CLIP_OK && !(*name = strdup(info->name)))
+        s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat: %s: out of memory", path);
+    Mat_VarFree(info);
+    return s;
+}
+
+clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out) {
+    if (!app || !path || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_mat: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "out");
+    clip_clear_error(app);
+    *out = NULL;
+    uint64_t size = 0;
+    clip_status s = clip_io_check_readable(app, "load_mat", path, &size);
+    if (s != CLIP_OK) return s;
+    s = check_v5_extent(app, path, size);
+    if (s != CLIP_OK) return s;
+    mat_begin();
+    mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
+    if (!mat)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: not a readable MAT file: %s",
+                              path, why("matio cannot open it"));
+    char *name = NULL;
+    s = find_var(app, path, mat, var, size, &name);
+    if (s == CLIP_OK) {
+        mat_msg[0] = '\0';
+        matvar_t *v = Mat_VarRead(mat, name);
+        if (!v)
+            s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: cannot read variable '%s': %s",
+                               path, name, why("corrupt or truncated data"));
+        else
+            s = var_to_data(app, path, v, out);
+        Mat_VarFree(v);
+    }
+    free(name);
+    Mat_Close(mat);
+    return s;
+}
+
+/* ---------------------------------------------------------------- save */
+
+/* MATLAB's rule: a letter, then letters, digits or underscores, at most 63 in all. */
+static int valid_name(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 63 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+/* matio wants complex data split into real and imaginary arrays. */
+static int split_complex(const void *host, size_t numel, size_t half, mat_complex_split_t *z) {
+    z->Re = malloc(numel * half);
+    z->Im = malloc(numel * half);
+    if (!z->Re || !z->Im) return -1;
+    const char *src = host;
+    for (size_t i = 0; i < numel; i++) {
+        memcpy((char *)z->Re + i * half, src + 2 * i * half, half);
+        memcpy((char *)z->Im + i * half, src + (2 * i + 1) * half, half);
+    }
+    return 0;
+}
+
+static clip_status write_var(clip_app *app, const char *path, const char *tmp, const char *var,
+                             clip_data *d, const void *host, int v73) {
+    clip_type t = clip_data_type(d);
+    int dbl = clip_type_is_double(t), complex = clip_type_is_complex(t);
+    size_t numel = clip_data_numel(d), half = dbl ? sizeof(double) : sizeof(float);
+    size_t dims[CLIP_MAX_DIMS];
+    int rank = clip_data_ndims(d);
+    memcpy(dims, clip_data_dims(d), (size_t)rank * sizeof dims[0]);
+
+    mat_complex_split_t z = {NULL, NULL};
+    void *data = (void *)host; /* matio only reads it: MAT_F_DONT_COPY_DATA, no copy */
+    if (complex) {
+        if (numel && split_complex(host, numel, half, &z)) {
+            free(z.Re);
+            free(z.Im);
+            return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_mat: %s: out of memory", path);
+        }
+        data = &z;
+    }
+    clip_status s = CLIP_OK;
+    mat_t *mat = Mat_CreateVer(tmp, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    matvar_t *v = NULL;
+    if (!mat)
+        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot create the file: %s", path,
+                           why("matio failed"));
+    else if (!(v = Mat_VarCreate(var, dbl ? MAT_C_DOUBLE : MAT_C_SINGLE,
+                                 dbl ? MAT_T_DOUBLE : MAT_T_SINGLE, rank, dims, data,
+                                 MAT_F_DONT_COPY_DATA | (complex ? MAT_F_COMPLEX : 0))))
+        s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_mat: %s: %s", path,
+                           why("cannot create the variable"));
+    else if (Mat_VarWrite(mat, v, MAT_COMPRESSION_NONE) != 0)
+        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot write: %s", path,
+                           why("matio failed"));
+    Mat_VarFree(v);
+    if (mat && Mat_Close(mat) != 0 && s == CLIP_OK)
+        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot finish the file: %s", path,
+                           why("matio failed"));
+    free(z.Re);
+    free(z.Im);
+    return s;
+}
+
+clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73) {
+    if (!app || !path || !d)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_mat: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "data");
+    clip_clear_error(app);
+    if (!var) var = "result";
+    if (!valid_name(var))
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                              "save_mat: %s: '%s' is not a valid MATLAB variable name", path, var);
+    if (v73 && !clip_io_mat73_available())
+        return clip_set_error(app, CLIP_ERR_UNSUPPORTED,
+                              "save_mat: %s: v7.3 needs matio built with HDF5, and this one is not",
+                              path);
+    const void *host = NULL;
+    clip_status s = clip_data_host(d, &host);
+    if (s != CLIP_OK) return s;
+    mat_begin();
+    char *tmp = NULL;
+    s = clip_io_tmp_create(app, "save_mat", path, &tmp);
+    if (s != CLIP_OK) return s;
+    s = write_var(app, path, tmp, var, d, host, v73);
+    if (s != CLIP_OK) {
+        clip_io_tmp_discard(&tmp);
+        return s;
+    }
+    return clip_io_tmp_commit(app, "save_mat", &tmp, path);
+}
+
+#endif /* CLIP_HAVE_MATIO */

@@ -1,0 +1,546 @@
+/* TIFF load/save through libtiff: integer and float samples, any channel count, pages stacked
+ * along the last dimension, transposed between scanlines and clip's column-major planes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_internal.h"
+
+#ifndef CLIP_HAVE_TIFF
+
+clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+    (void)out;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "load_tiff: %s: built without TIFF support",
+                          path ? path : "(null)");
+}
+
+clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+    (void)d;
+    (void)sample;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_tiff: %s: built without TIFF support",
+                          path ? path : "(null)");
+}
+
+#else
+
+#include <stdarg.h>
+#include <tiffio.h>
+
+/* libtiff reports through handlers that print to stderr by default; clip keeps the first error
+ * for its own message instead. */
+typedef struct tiff_msg {
+    char text[256];
+} tiff_msg;
+
+#if TIFFLIB_VERSION >= 20221213
+/* Per-handle handlers (libtiff >= 4.5) leave the process-global ones alone, so an application
+ * that uses libtiff itself keeps its own. */
+static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
+    (void)tif;
+    (void)module;
+    tiff_msg *m = user;
+    if (m && !m->text[0]) vsnprintf(m->text, sizeof m->text, fmt, ap);
+    return 1; /* handled: libtiff must not print it too */
+}
+
+static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap) {
+    (void)tif;
+    (void)user;
+    (void)module;
+    (void)fmt;
+    (void)ap;
+    return 1;
+}
+
+static TIFF *tiff_open(const char *path, const char *mode, tiff_msg *msg) {
+    msg->text[0] = '\0';
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!opts) return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msg);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, NULL);
+    TIFF *tif = TIFFOpenExt(path, mode, opts); /* copies the handlers: opts may go */
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
+#else
+/* Older libtiff has only process-global handlers: silence them (messages stay generic). */
+static TIFF *tiff_open(const char *path, const char *mode, tiff_msg *msg) {
+    msg->text[0] = '\0';
+    TIFFSetErrorHandler(NULL);
+    TIFFSetWarningHandler(NULL);
+    return TIFFOpen(path, mode);
+}
+#endif
+
+static const char *why(const tiff_msg *m, const char *fallback) {
+    return m->text[0] ? m->text : fallback;
+}
+
+/* ---------------------------------------------------------------- load */
+
+/* What one directory (page) holds; every page of a file must agree. */
+typedef struct tiff_layout {
+    uint32_t width, height;
+    uint16_t spp, bps, format, planar, compression;
+    int tiled;
+    uint32_t tile_w, tile_h;
+} tiff_layout;
+
+static clip_status read_layout(clip_app *app, const char *path, TIFF *tif, tiff_layout *L) {
+    memset(L, 0, sizeof *L);
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &L->width) ||
+        !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &L->height))
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: image size missing", path);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &L->spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &L->bps);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &L->format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &L->planar);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &L->compression);
+    if (L->format == SAMPLEFORMAT_VOID) L->format = SAMPLEFORMAT_UINT;
+    L->tiled = TIFFIsTiled(tif);
+    if (L->tiled) {
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &L->tile_w);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &L->tile_h);
+        if (!L->tile_w || !L->tile_h)
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: bad tile size", path);
+    }
+    if (!L->width || !L->height || !L->spp)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_tiff: %s: empty image (%ux%u, %u samples)", path,
+                              (unsigned)L->height, (unsigned)L->width, (unsigned)L->spp);
+    int ints = (L->format == SAMPLEFORMAT_UINT || L->format == SAMPLEFORMAT_INT) &&
+               (L->bps == 8 || L->bps == 16 || L->bps == 32);
+    int floats = L->format == SAMPLEFORMAT_IEEEFP && (L->bps == 32 || L->bps == 64);
+    if (!ints && !floats)
+        return clip_set_error(
+            app, CLIP_ERR_FORMAT,
+            "load_tiff: %s: unsupported samples: %u-bit %s (clip reads 8/16/32-bit "
+            "integers and 32/64-bit floats)",
+            path, (unsigned)L->bps,
+            L->format == SAMPLEFORMAT_UINT     ? "unsigned"
+            : L->format == SAMPLEFORMAT_INT    ? "signed"
+            : L->format == SAMPLEFORMAT_IEEEFP ? "float"
+                                               : "of unknown format");
+    if (L->planar != PLANARCONFIG_CONTIG && L->planar != PLANARCONFIG_SEPARATE)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: bad planar configuration %u",
+                              path, (unsigned)L->planar);
+    /* JPEG-in-TIFF stores YCbCr with subsampled chroma: let libtiff hand back RGB. */
+    uint16_t photometric = 0;
+    if (L->compression == COMPRESSION_JPEG &&
+        TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric) && photometric == PHOTOMETRIC_YCBCR)
+        TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    return CLIP_OK;
+}
+
+static int same_layout(const tiff_layout *a, const tiff_layout *b) {
+    return a->width == b->width && a->height == b->height && a->spp == b->spp && a->bps == b->bps &&
+           a->format == b->format;
+}
+
+/* The most a codec can expand its input, to reject sizes no file of this length can hold
+ * before allocating for them; 0 when a codec has no useful bound. */
+static uint64_t max_expansion(uint16_t compression) {
+    switch (compression) {
+    case COMPRESSION_NONE:
+        return 1;
+    case COMPRESSION_PACKBITS:
+        return 64;
+    case COMPRESSION_LZW:
+    case COMPRESSION_DEFLATE:
+    case COMPRESSION_ADOBE_DEFLATE:
+        return 4096;
+    default:
+        return 0;
+    }
+}
+
+/* Where one image is written: out[r + H*(c + W*(ch + C*page))]. */
+typedef struct tiff_dest {
+    void *out;
+    clip_type type;
+    size_t H, W, C;
+    size_t page;
+} tiff_dest;
+
+#define PUT_RUN(SRC_T)                                                                             \
+    do {                                                                                           \
+        const SRC_T *s_ = (const SRC_T *)(const void *)src;                                        \
+        if (dst->type == CLIP_F64) {                                                               \
+            double *o_ = (double *)dst->out + at;                                                  \
+            for (size_t k = 0; k < n; k++)                                                         \
+                o_[k * dst->H] = (double)s_[k * stride];                                           \
+        } else {                                                                                   \
+            float *o_ = (float *)dst->out + at;                                                    \
+            for (size_t k = 0; k < n; k++)                                                         \
+                o_[k * dst->H] = (float)s_[k * stride];                                            \
+        }                                                                                          \
+    } while (0)
+
+/* Stores n samples of channel ch, taken every `stride` samples from src (one scanline piece),
+ * at row r from column c0 on. Scanline samples are contiguous along columns, clip's are H
+ * apart: this is the transpose. */
+static void put_run(const tiff_layout *L, const tiff_dest *dst, const unsigned char *src, size_t n,
+                    size_t stride, size_t r, size_t c0, size_t ch) {
+    size_t at = r + dst->H * (c0 + dst->W * (ch + dst->C * dst->page));
+    if (L->format == SAMPLEFORMAT_IEEEFP) {
+        if (L->bps == 64)
+            PUT_RUN(double);
+        else
+            PUT_RUN(float);
+    } else if (L->format == SAMPLEFORMAT_INT) {
+        if (L->bps == 8)
+            PUT_RUN(int8_t);
+        else if (L->bps == 16)
+            PUT_RUN(int16_t);
+        else
+            PUT_RUN(int32_t);
+    } else {
+        if (L->bps == 8)
+            PUT_RUN(uint8_t);
+        else if (L->bps == 16)
+            PUT_RUN(uint16_t);
+        else
+            PUT_RUN(uint32_t);
+    }
+}
+
+static clip_status read_strips(clip_app *app, const char *path, TIFF *tif, const tiff_layout *L,
+                               const tiff_dest *dst, const tiff_msg *msg) {
+    size_t bytes = L->bps / 8;
+    int separate = L->planar == PLANARCONFIG_SEPARATE && L->spp > 1;
+    size_t per_pixel = separate ? 1 : L->spp;
+    /* The size the layout promises; anything else (e.g. subsampled data) would overrun. */
+    uint64_t want = (uint64_t)L->width * per_pixel * bytes;
+    if ((uint64_t)TIFFScanlineSize64(tif) != want)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: unexpected scanline size",
+                              path);
+    unsigned char *buf = malloc((size_t)want);
+    if (!buf)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_tiff: %s: out of memory", path);
+    size_t planes = separate ? L->spp : 1;
+    for (size_t s = 0; s < planes; s++) {
+        for (uint32_t r = 0; r < L->height; r++) {
+            if (TIFFReadScanline(tif, buf, r, (uint16_t)s) < 0) {
+                free(buf);
+                return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: page %zu row %u: %s",
+                                      path, dst->page + 1, (unsigned)r,
+                                      why(msg, "cannot read the image data"));
+            }
+            for (size_t ch = 0; ch < per_pixel; ch++)
+                put_run(L, dst, buf + ch * bytes, L->width, per_pixel, r, 0, separate ? s : ch);
+        }
+    }
+    free(buf);
+    return CLIP_OK;
+}
+
+static clip_status read_tiles(clip_app *app, const char *path, TIFF *tif, const tiff_layout *L,
+                              const tiff_dest *dst, const tiff_msg *msg) {
+    size_t bytes = L->bps / 8;
+    int separate = L->planar == PLANARCONFIG_SEPARATE && L->spp > 1;
+    size_t per_pixel = separate ? 1 : L->spp;
+    uint64_t row_bytes = (uint64_t)L->tile_w * per_pixel * bytes;
+    uint64_t want = row_bytes * L->tile_h;
+    if (want / L->tile_h != row_bytes || want > SIZE_MAX || (uint64_t)TIFFTileSize64(tif) != want)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: unexpected tile size", path);
+    unsigned char *buf = malloc((size_t)want);
+    if (!buf)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_tiff: %s: out of memory", path);
+    size_t planes = separate ? L->spp : 1;
+    for (size_t s = 0; s < planes; s++) {
+        for (uint32_t y = 0; y < L->height; y += L->tile_h) {
+            for (uint32_t x = 0; x < L->width; x += L->tile_w) {
+                if (TIFFReadTile(tif, buf, x, y, 0, (uint16_t)s) < 0) {
+                    free(buf);
+                    return clip_set_error(app, CLIP_ERR_FORMAT,
+                                          "load_tiff: %s: page %zu tile at row %u col %u: %s", path,
+                                          dst->page + 1, (unsigned)y, (unsigned)x,
+                                          why(msg, "cannot read the image data"));
+                }
+                size_t rows = L->height - y < L->tile_h ? L->height - y : L->tile_h;
+                size_t cols = L->width - x < L->tile_w ? L->width - x : L->tile_w;
+                for (size_t rr = 0; rr < rows; rr++)
+                    for (size_t ch = 0; ch < per_pixel; ch++)
+                        put_run(L, dst, buf + rr * row_bytes + ch * bytes, cols, per_pixel, y + rr,
+                                x, separate ? s : ch);
+            }
+        }
+    }
+    free(buf);
+    return CLIP_OK;
+}
+
+/* Walks every directory, checks they agree, and counts them. */
+static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64_t file_size,
+                              tiff_layout *first, size_t *pages, const tiff_msg *msg) {
+    size_t n = 0;
+    do {
+        tiff_layout L;
+        clip_status s = read_layout(app, path, tif, n ? &L : first);
+        if (s != CLIP_OK) return s;
+        if (n && !same_layout(first, &L))
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_tiff: %s: page %zu differs from page 1 in size or samples",
+                                  path, n + 1);
+        const tiff_layout *cur = n ? &L : first;
+        /* Reject sizes no file this long can hold, before anything is allocated for them. */
+        size_t page_bytes;
+        if (clip_mul_size(cur->width, cur->height, &page_bytes) ||
+            clip_mul_size(page_bytes, cur->spp, &page_bytes) ||
+            clip_mul_size(page_bytes, cur->bps / 8u, &page_bytes))
+            return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: image size overflows",
+                                  path);
+        uint64_t ratio = max_expansion(cur->compression);
+        if (ratio && (uint64_t)page_bytes / ratio > file_size)
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_tiff: %s: page %zu claims %ux%u x %u samples, more than a "
+                                  "%llu-byte file can hold",
+                                  path, n + 1, (unsigned)cur->height, (unsigned)cur->width,
+                                  (unsigned)cur->spp, (unsigned long long)file_size);
+        n++;
+    } while (TIFFReadDirectory(tif));
+    if (msg->text[0])
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: after page %zu: %s", path, n,
+                              msg->text);
+    *pages = n;
+    return CLIP_OK;
+}
+
+static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_t file_size,
+                             const tiff_msg *msg, clip_data **out) {
+    tiff_layout L;
+    size_t pages = 0;
+    clip_status s = scan_pages(app, path, tif, file_size, &L, &pages, msg);
+    if (s != CLIP_OK) return s;
+    clip_type type = L.format == SAMPLEFORMAT_IEEEFP && L.bps == 64 ? CLIP_F64 : CLIP_F32;
+    size_t total;
+    if (clip_mul_size(L.width, L.height, &total) || clip_mul_size(total, L.spp, &total) ||
+        clip_mul_size(total, pages, &total) || clip_mul_size(total, clip_type_size(type), &total))
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: image size overflows", path);
+
+    /* rows x cols, then channels and pages only where there is more than one. */
+    size_t dims[4] = {L.height, L.width, 1, 1};
+    int nd = 2;
+    if (L.spp > 1 && pages > 1) {
+        dims[2] = L.spp;
+        dims[3] = pages;
+        nd = 4;
+    } else if (L.spp > 1 || pages > 1) {
+        dims[2] = L.spp > 1 ? L.spp : pages;
+        nd = 3;
+    }
+    clip_data *d = NULL;
+    s = clip_data_create(app, type, nd, dims, &d);
+    if (s != CLIP_OK) return s;
+    void *host = NULL;
+    s = clip_data_host_write(d, &host);
+    tiff_dest dst = {host, type, L.height, L.width, L.spp, 0};
+    for (size_t p = 0; s == CLIP_OK && p < pages; p++) {
+        if (!TIFFSetDirectory(tif, (tdir_t)p)) {
+            s = clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: cannot reread page %zu: %s",
+                               path, p + 1, why(msg, "bad directory"));
+            break;
+        }
+        /* Rereading a directory resets per-directory settings such as JPEGCOLORMODE. */
+        tiff_layout again;
+        s = read_layout(app, path, tif, &again);
+        if (s != CLIP_OK) break;
+        dst.page = p;
+        s = again.tiled ? read_tiles(app, path, tif, &again, &dst, msg)
+                        : read_strips(app, path, tif, &again, &dst, msg);
+    }
+    if (s != CLIP_OK) {
+        clip_data_destroy(d);
+        return s;
+    }
+    *out = d;
+    return CLIP_OK;
+}
+
+clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+    if (!app || !path || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_tiff: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "out");
+    clip_clear_error(app);
+    *out = NULL;
+    uint64_t size = 0;
+    clip_status s = clip_io_check_readable(app, "load_tiff", path, &size);
+    if (s != CLIP_OK) return s;
+    tiff_msg msg;
+    TIFF *tif = tiff_open(path, "r", &msg);
+    if (!tif)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: not a readable TIFF file: %s",
+                              path, why(&msg, "libtiff cannot open it"));
+    s = load_open(app, path, tif, size, &msg, out);
+    TIFFClose(tif);
+    return s;
+}
+
+/* ---------------------------------------------------------------- save */
+
+typedef struct tiff_out {
+    uint16_t bps, format;
+    clip_sample sample;
+} tiff_out;
+
+static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size_t H, size_t W,
+                          size_t C, size_t page, size_t r, unsigned char *buf) {
+    for (size_t c = 0; c < W; c++) {
+        for (size_t ch = 0; ch < C; ch++) {
+            double v = clip_io_real_at(host, t, r + H * (c + W * (ch + C * page)));
+            size_t k = c * C + ch;
+            switch (o->sample) {
+            case CLIP_SAMPLE_U8:
+                buf[k] = (uint8_t)clip_io_to_uint(v, 255.0);
+                break;
+            case CLIP_SAMPLE_U16:
+                ((uint16_t *)(void *)buf)[k] = (uint16_t)clip_io_to_uint(v, 65535.0);
+                break;
+            case CLIP_SAMPLE_F32:
+                ((float *)(void *)buf)[k] = (float)v;
+                break;
+            default:
+                ((double *)(void *)buf)[k] = v;
+                break;
+            }
+        }
+    }
+}
+
+static clip_status write_page(clip_app *app, const char *path, TIFF *tif, const tiff_out *o,
+                              const void *host, clip_type t, size_t H, size_t W, size_t C,
+                              size_t page, size_t pages, unsigned char *line, const tiff_msg *msg) {
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)W);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)H);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)C);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, o->bps);
+    TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, o->format);
+    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+    TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    /* 3 or 4 channels read as RGB(A) elsewhere; others are gray plus extra samples, with a
+     * second channel taken as alpha as PNG does. */
+    int rgb = C == 3 || C == 4;
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, rgb ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    size_t extra = C - (rgb ? 3 : 1);
+    if (extra) {
+        uint16_t *kinds = calloc(extra, sizeof *kinds);
+        if (!kinds)
+            return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_tiff: %s: out of memory",
+                                  path);
+        for (size_t i = 0; i < extra; i++)
+            kinds[i] = EXTRASAMPLE_UNSPECIFIED;
+        if (C == 2 || C == 4) kinds[0] = EXTRASAMPLE_UNASSALPHA;
+        TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)extra, kinds);
+        free(kinds);
+    }
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+    if (pages > 1) {
+        TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+        TIFFSetField(tif, TIFFTAG_PAGENUMBER, (uint16_t)page, (uint16_t)pages);
+    }
+    for (size_t r = 0; r < H; r++) {
+        fill_scanline(o, host, t, H, W, C, page, r, line);
+        if (TIFFWriteScanline(tif, line, (uint32_t)r, 0) < 0)
+            return clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
+                                  why(msg, "cannot write the image data"));
+    }
+    if (!TIFFWriteDirectory(tif))
+        return clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
+                              why(msg, "cannot write the directory"));
+    return CLIP_OK;
+}
+
+static clip_status choose_sample(clip_app *app, const char *path, clip_type t, clip_sample sample,
+                                 tiff_out *o) {
+    if (sample == CLIP_SAMPLE_AUTO) sample = t == CLIP_F64 ? CLIP_SAMPLE_F64 : CLIP_SAMPLE_F32;
+    o->sample = sample;
+    switch (sample) {
+    case CLIP_SAMPLE_U8:
+        o->bps = 8;
+        o->format = SAMPLEFORMAT_UINT;
+        return CLIP_OK;
+    case CLIP_SAMPLE_U16:
+        o->bps = 16;
+        o->format = SAMPLEFORMAT_UINT;
+        return CLIP_OK;
+    case CLIP_SAMPLE_F32:
+        o->bps = 32;
+        o->format = SAMPLEFORMAT_IEEEFP;
+        return CLIP_OK;
+    case CLIP_SAMPLE_F64:
+        o->bps = 64;
+        o->format = SAMPLEFORMAT_IEEEFP;
+        return CLIP_OK;
+    default:
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_tiff: %s: bad sample format %d",
+                              path, (int)sample);
+    }
+}
+
+clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+    if (!app || !path || !d)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_tiff: NULL %s",
+                              !app    ? "app"
+                              : !path ? "path"
+                                      : "data");
+    clip_clear_error(app);
+    clip_type t = clip_data_type(d);
+    if (clip_type_is_complex(t))
+        return clip_set_error(app, CLIP_ERR_TYPE,
+                              "save_tiff: %s: complex data (%s) cannot be saved as an image", path,
+                              clip_type_name(t));
+    tiff_out o = {0, 0, CLIP_SAMPLE_AUTO};
+    clip_status s = choose_sample(app, path, t, sample, &o);
+    if (s != CLIP_OK) return s;
+    char dstr[128];
+    size_t H = clip_data_dim(d, 0), W = clip_data_dim(d, 1), C = clip_data_dim(d, 2),
+           P = clip_data_dim(d, 3);
+    int extra_dims = 0;
+    for (int i = 4; i < clip_data_ndims(d); i++)
+        extra_dims |= clip_data_dim(d, i) != 1;
+    if (!H || !W || !C || !P || extra_dims || H > UINT32_MAX || W > UINT32_MAX || C > 65535 ||
+        P > 65535)
+        return clip_set_error(app, CLIP_ERR_DIMS,
+                              "save_tiff: %s: cannot save %s data as rows x cols [x channels [x "
+                              "pages]] (each 1 or more)",
+                              path, clip_dims_str(d, dstr, sizeof dstr));
+    const void *host = NULL;
+    s = clip_data_host(d, &host);
+    if (s != CLIP_OK) return s;
+
+    size_t line_bytes, total;
+    if (clip_mul_size(W * C, o.bps / 8u, &line_bytes) || clip_mul_size(line_bytes, H * P, &total))
+        return clip_set_error(app, CLIP_ERR_OVERFLOW, "save_tiff: %s: image too large", path);
+    unsigned char *line = malloc(line_bytes);
+    if (!line)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_tiff: %s: out of memory", path);
+    char *tmp = NULL;
+    s = clip_io_tmp_create(app, "save_tiff", path, &tmp);
+    if (s != CLIP_OK) {
+        free(line);
+        return s;
+    }
+    /* Classic TIFF addresses 4 GiB; leave room for directories before switching to BigTIFF. */
+    const char *mode = (uint64_t)total > 0xF0000000u ? "w8" : "w";
+    tiff_msg msg;
+    TIFF *tif = tiff_open(tmp, mode, &msg);
+    if (!tif)
+        s = clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
+                           why(&msg, "libtiff cannot create the file"));
+    for (size_t p = 0; s == CLIP_OK && p < P; p++)
+        s = write_page(app, path, tif, &o, host, t, H, W, C, p, P, line, &msg);
+    if (tif) TIFFClose(tif);
+    free(line);
+    if (s == CLIP_OK && msg.text[0])
+        s = clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path, msg.text);
+    if (s != CLIP_OK) {
+        clip_io_tmp_discard(&tmp);
+        return s;
+    }
+    return clip_io_tmp_commit(app, "save_tiff", &tmp, path);
+}
+
+#endif /* CLIP_HAVE_TIFF */
