@@ -2,11 +2,13 @@
 #include "clip/process_author.h"
 
 extern const clip_process_desc clip_process_scale;
+extern const clip_process_desc clip_process_conv2;
 
 void clip_register_builtin_processes(void);
 void clip_register_builtin_processes(void) {
     static const clip_process_desc *const builtins[] = {
         &clip_process_scale,
+        &clip_process_conv2,
     };
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         clip_process_register(builtins[i]);
