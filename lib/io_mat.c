@@ -325,7 +325,9 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
     if (s == CLIP_OK) {
         mat_msg[0] = '\0';
         matvar_t *v = Mat_VarRead(mat, name);
-        if (!v)
+        /* matio logs a failed inflate or short read and still returns the variable, with
+         * whatever it had read: a logged error means the data cannot be trusted. */
+        if (!v || mat_msg[0])
             s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: cannot read variable '%s': %s",
                                path, name, why("corrupt or truncated data"));
         else
