@@ -512,7 +512,8 @@ clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_s
     if (s != CLIP_OK) return s;
 
     size_t line_bytes, total;
-    if (clip_mul_size(W * C, o.bps / 8u, &line_bytes) || clip_mul_size(line_bytes, H * P, &total))
+    if (clip_mul_size(W, C, &line_bytes) || clip_mul_size(line_bytes, o.bps / 8u, &line_bytes) ||
+        clip_mul_size(line_bytes, H, &total) || clip_mul_size(total, P, &total))
         return clip_set_error(app, CLIP_ERR_OVERFLOW, "save_tiff: %s: image too large", path);
     unsigned char *line = malloc(line_bytes);
     if (!line)
