@@ -3,12 +3,16 @@
 
 extern const clip_process_desc clip_process_scale;
 extern const clip_process_desc clip_process_conv2;
+extern const clip_process_desc clip_process_matmul;
+extern const clip_process_desc clip_process_matpow;
 
 void clip_register_builtin_processes(void);
 void clip_register_builtin_processes(void) {
     static const clip_process_desc *const builtins[] = {
         &clip_process_scale,
         &clip_process_conv2,
+        &clip_process_matmul,
+        &clip_process_matpow,
     };
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         clip_process_register(builtins[i]);

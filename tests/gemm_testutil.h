@@ -1,0 +1,176 @@
+/* Shared by the matmul and matpow tests: random matrices of every type with their values kept in
+ * double on the host, a plain double-precision product as reference, and an element-wise check
+ * against the rounding-error bound of a K-term dot product. */
+#ifndef CLIP_GEMM_TESTUTIL_H
+#define CLIP_GEMM_TESTUTIL_H
+
+#include "testutil.h"
+
+typedef struct gt_mat {
+    clip_type type;
+    size_t rows, cols, numel;
+    double *re, *im; /* numel each; im is all zero for real types */
+} gt_mat;
+
+static const clip_type gt_types[4] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+
+/* x as the type stores it (single precision rounds). */
+static inline double gt_round(clip_type t, double x) {
+    return clip_type_is_double(t) ? x : (double)(float)x;
+}
+
+static inline gt_mat gt_alloc(clip_type t, size_t rows, size_t cols) {
+    gt_mat m = {t, rows, cols, rows * cols, NULL, NULL};
+    m.re = calloc(m.numel + 1, sizeof(double));
+    m.im = calloc(m.numel + 1, sizeof(double));
+    if (!m.re || !m.im) exit(3);
+    return m;
+}
+
+static inline void gt_free(gt_mat *m) {
+    free(m->re);
+    free(m->im);
+    m->re = m->im = NULL;
+}
+
+/* Random values in [-scale, scale), exactly representable in the type. */
+static inline gt_mat gt_random(clip_type t, size_t rows, size_t cols, double scale,
+                               unsigned long long *seed) {
+    gt_mat m = gt_alloc(t, rows, cols);
+    for (size_t i = 0; i < m.numel; i++) {
+        m.re[i] = gt_round(t, scale * tu_rand(seed));
+        if (clip_type_is_complex(t)) m.im[i] = gt_round(t, scale * tu_rand(seed));
+    }
+    return m;
+}
+
+/* The matrix as clip data of its type, with the given dims (numel must match). */
+static inline clip_data *gt_data_nd(clip_app *app, const gt_mat *m, int ndims, const size_t *dims) {
+    size_t es = clip_type_size(m->type);
+    unsigned char *buf = malloc(m->numel * es + 1);
+    if (!buf) exit(3);
+    for (size_t i = 0; i < m->numel; i++) {
+        double v[2] = {m->re[i], m->im[i]};
+        int n = clip_type_is_complex(m->type) ? 2 : 1;
+        for (int c = 0; c < n; c++) {
+            if (clip_type_is_double(m->type))
+                memcpy(buf + i * es + (size_t)c * 8, &v[c], 8);
+            else {
+                float f = (float)v[c];
+                memcpy(buf + i * es + (size_t)c * 4, &f, 4);
+            }
+        }
+    }
+    clip_data *d = NULL;
+    if (clip_data_create_from(app, m->type, ndims, dims, buf, &d) != CLIP_OK) {
+        fprintf(stderr, "data create: %s\n", clip_app_last_error(app));
+        exit(3);
+    }
+    free(buf);
+    return d;
+}
+
+static inline clip_data *gt_data(clip_app *app, const gt_mat *m) {
+    size_t dims[2] = {m->rows, m->cols};
+    return gt_data_nd(app, m, 2, dims);
+}
+
+/* Element i of data d as (re, im). */
+static inline void gt_get(const void *host, clip_type t, size_t i, double *re, double *im) {
+    int cx = clip_type_is_complex(t);
+    size_t k = i * (cx ? 2 : 1);
+    if (clip_type_is_double(t)) {
+        *re = ((const double *)host)[k];
+        *im = cx ? ((const double *)host)[k + 1] : 0;
+    } else {
+        *re = ((const float *)host)[k];
+        *im = cx ? ((const float *)host)[k + 1] : 0;
+    }
+}
+
+/* The matrix converted to type t as the device would (rounding to single where t is single). */
+static inline gt_mat gt_as(const gt_mat *m, clip_type t) {
+    gt_mat r = gt_alloc(t, m->rows, m->cols);
+    for (size_t i = 0; i < m->numel; i++) {
+        r.re[i] = gt_round(t, m->re[i]);
+        r.im[i] = gt_round(t, m->im[i]);
+    }
+    return r;
+}
+
+/* C = A*B in double, with bound(i,j) = sum_k |A(i,k)| |B(k,j)| (moduli over-estimated by
+ * |re| + |im|) for the error check. */
+static inline gt_mat gt_product(const gt_mat *a, const gt_mat *b, clip_type t, gt_mat *bound) {
+    gt_mat c = gt_alloc(t, a->rows, b->cols);
+    *bound = gt_alloc(CLIP_F64, a->rows, b->cols);
+    for (size_t j = 0; j < b->cols; j++)
+        for (size_t i = 0; i < a->rows; i++) {
+            double sr = 0, si = 0, sb = 0;
+            for (size_t k = 0; k < a->cols; k++) {
+                double ar = a->re[i + k * a->rows], ai = a->im[i + k * a->rows];
+                double br = b->re[k + j * b->rows], bi = b->im[k + j * b->rows];
+                sr += ar * br - ai * bi;
+                si += ar * bi + ai * br;
+                sb += (fabs(ar) + fabs(ai)) * (fabs(br) + fabs(bi));
+            }
+            c.re[i + j * c.rows] = sr;
+            c.im[i + j * c.rows] = si;
+            bound->re[i + j * c.rows] = sb;
+        }
+    return c;
+}
+
+/* Checks that d has type `type`, dims rows x cols, and every element within
+ * (terms + 4) * 2 * eps * bound of the reference, where `terms` is the depth of the sums. Returns
+ * the number of bad elements (each reported up to a few). */
+static inline int gt_check(clip_data *d, clip_type type, const gt_mat *ref, const gt_mat *bound,
+                           double terms, const char *what) {
+    tu_checks++;
+    if (!d || clip_data_type(d) != type || clip_data_dim(d, 0) != ref->rows ||
+        clip_data_dim(d, 1) != ref->cols || clip_data_numel(d) != ref->numel) {
+        tu_failures++;
+        fprintf(stderr, "%s: result missing or of the wrong type/shape\n", what);
+        return 1;
+    }
+    if (ref->numel == 0) return 0;
+    const void *h = NULL;
+    if (clip_data_host(d, &h) != CLIP_OK) {
+        tu_failures++;
+        fprintf(stderr, "%s: cannot read the result\n", what);
+        return 1;
+    }
+    double eps = clip_type_is_double(type) ? 0x1p-53 : 0x1p-24;
+    int bad = 0;
+    for (size_t i = 0; i < ref->numel; i++) {
+        double re, im;
+        gt_get(h, type, i, &re, &im);
+        double tol = (terms + 4) * 2 * eps * bound->re[i] + 1e-300;
+        if (!(fabs(re - ref->re[i]) <= tol) || !(fabs(im - ref->im[i]) <= tol)) {
+            if (bad++ < 3)
+                fprintf(stderr, "%s: element %zu = %.17g%+.17gi, want %.17g%+.17gi (tol %g)\n", what,
+                        i, re, im, ref->re[i], ref->im[i], tol);
+        }
+    }
+    if (bad) tu_failures++;
+    return bad;
+}
+
+/* Runs a shell command and returns its exit status (-1 if it did not exit normally). */
+static inline int gt_system(const char *cmd) {
+    int rc = system(cmd);
+    if (rc == -1) return -1;
+    return (rc & 0x7f) == 0 ? (rc >> 8) & 0xff : -1;
+}
+
+/* Whether the text file at path contains needle. */
+static inline int gt_file_has(const char *path, const char *needle) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, needle) != NULL;
+}
+
+#endif

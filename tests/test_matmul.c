@@ -1,0 +1,396 @@
+/* matmul: values of every type and awkward shape against a double-precision loop, mixed types,
+ * scalars, empty operands, every variant and several tile sets (edge tiles included), alpha/beta
+ * and sub-matrix operands of the GEMM engine, and every error through the C API and the CLI. */
+#include "gemm_testutil.h"
+#include "../processes/gemm.h"
+
+/* Tile overrides in gemm.h's order: mwg, nwg, kwg, mdimc, ndimc, vw (0 = default). */
+typedef struct tiles {
+    const char *variant;
+    long t[6];
+} tiles;
+
+static const char *const tile_names[6] = {"mwg", "nwg", "kwg", "mdimc", "ndimc", "vw"};
+
+/* Runs matmul on a and b; returns the output (the caller destroys it) or NULL with *st set. */
+static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
+                         clip_status *st) {
+    clip_process *p = NULL;
+    clip_data *out = NULL;
+    clip_status s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK && tl) {
+        s = clip_process_set_choice(p, "variant", tl->variant);
+        for (int i = 0; i < 6 && s == CLIP_OK; i++)
+            if (tl->t[i]) s = clip_process_set_int(p, tile_names[i], tl->t[i]);
+    }
+    if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
+    if (s == CLIP_OK) clip_data_retain(out);
+    if (st) *st = s;
+    if (s != CLIP_OK && !st) fprintf(stderr, "matmul: %s\n", clip_app_last_error(app));
+    clip_process_destroy(p);
+    return s == CLIP_OK ? out : NULL;
+}
+
+/* A (type ta, m x k) * B (type tb, k x n) with the given tiles, checked against the reference
+ * computed from the inputs as converted to the promoted type. */
+static void check_product(clip_app *app, clip_type ta, clip_type tb, size_t m, size_t k, size_t n,
+                          const tiles *tl, unsigned long long *seed) {
+    gt_mat A = gt_random(ta, m, k, 1.0, seed), B = gt_random(tb, k, n, 1.0, seed);
+    clip_type t = clip_type_promote(ta, tb);
+    gt_mat Ap = gt_as(&A, t), Bp = gt_as(&B, t), bound;
+    gt_mat R = gt_product(&Ap, &Bp, t, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_data *c = run_mm(app, a, b, tl, NULL);
+    char what[160];
+    snprintf(what, sizeof what, "%s(%zux%zu) * %s(%zux%zu) [%s]", clip_type_name(ta), m, k,
+             clip_type_name(tb), k, n, tl ? tl->variant : "default");
+    gt_check(c, t, &R, &bound, (double)k, what);
+    clip_data_destroy(c);
+    clip_data_destroy(a);
+    clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&Ap), gt_free(&Bp), gt_free(&R), gt_free(&bound);
+}
+
+static const size_t shapes[][3] = {
+    {1, 1, 1},      {1, 37, 1},     {37, 1, 29},   {17, 31, 13},  {257, 3, 257},
+    {100, 1000, 3}, {67, 45, 70},   {130, 70, 100}, {3, 200, 1},  {1, 50, 40},
+};
+
+static void test_types_and_shapes(clip_app *app, unsigned long long *seed) {
+    for (int ti = 0; ti < 4; ti++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            check_product(app, gt_types[ti], gt_types[ti], shapes[s][0], shapes[s][1], shapes[s][2],
+                          NULL, seed);
+}
+
+static void test_mixed(clip_app *app, unsigned long long *seed) {
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            if (i != j) check_product(app, gt_types[i], gt_types[j], 19, 23, 21, NULL, seed);
+}
+
+/* Every variant on its defaults, and tile sets with edges in M, N and K (K below, at and past
+ * kwg), multi-item direct work-groups, odd padding and vector widths. */
+static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
+    static const tiles sets[] = {
+        {"tiled", {0}},
+        {"direct", {0}},
+        {"small", {0}},
+        {"tiled", {16, 8, 4, 4, 2, 2}},
+        {"tiled", {32, 32, 8, 8, 8, 4}},
+        {"tiled", {6, 9, 5, 2, 3, 1}},
+        {"direct", {8, 3, 5, 1, 1, 4}},
+        {"direct", {16, 6, 3, 2, 3, 2}},
+        {"small", {4, 4, 2, 4, 4, 1}},
+    };
+    static const size_t sizes[][3] = {{67, 45, 70}, {13, 3, 9}, {40, 64, 33}};
+    static const clip_type types[] = {CLIP_F32, CLIP_C64};
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
+        for (int ti = 0; ti < 2; ti++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                check_product(app, types[ti], types[ti], sizes[z][0], sizes[z][1], sizes[z][2],
+                              &sets[s], seed);
+    /* The variants agree with one another bit for bit where they sum in the same order: here,
+     * one slice of length K (kwg > K) on every variant. */
+    gt_mat A = gt_random(CLIP_F64, 29, 7, 1.0, seed), B = gt_random(CLIP_F64, 7, 31, 1.0, seed);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    const tiles one[3] = {{"tiled", {0, 0, 8}}, {"direct", {0, 0, 8}}, {"small", {0, 0, 8}}};
+    clip_data *c[3];
+    for (int v = 0; v < 3; v++) c[v] = run_mm(app, a, b, &one[v], NULL);
+    const void *h[3] = {NULL, NULL, NULL};
+    for (int v = 0; v < 3; v++) CHECK(c[v] && clip_data_host(c[v], &h[v]) == CLIP_OK);
+    if (h[0] && h[1] && h[2]) {
+        CHECK(memcmp(h[0], h[1], 29 * 31 * sizeof(double)) == 0);
+        CHECK(memcmp(h[0], h[2], 29 * 31 * sizeof(double)) == 0);
+    }
+    for (int v = 0; v < 3; v++) clip_data_destroy(c[v]);
+    clip_data_destroy(a);
+    clip_data_destroy(b);
+    gt_free(&A), gt_free(&B);
+}
+
+/* K = 0 gives zeros(M, N); an empty M or N gives an empty result. */
+static void test_empty(clip_app *app) {
+    for (int ti = 0; ti < 4; ti++) {
+        clip_type t = gt_types[ti];
+        size_t da[2] = {3, 0}, db[2] = {0, 4};
+        clip_data *a = NULL, *b = NULL, *c = NULL;
+        CHECK_OK(app, clip_data_create(app, t, 2, da, &a));
+        CHECK_OK(app, clip_data_create(app, t, 2, db, &b));
+        c = run_mm(app, a, b, NULL, NULL);
+        CHECK(c && clip_data_dim(c, 0) == 3 && clip_data_dim(c, 1) == 4 && clip_data_type(c) == t);
+        const void *h = NULL;
+        if (c && clip_data_host(c, &h) == CLIP_OK) {
+            int zero = 1;
+            for (size_t i = 0; i < 12; i++) {
+                double re, im;
+                gt_get(h, t, i, &re, &im);
+                if (re != 0 || im != 0 || signbit(re)) zero = 0;
+            }
+            CHECK(zero);
+        }
+        clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+    }
+    static const size_t cases[][4] = {{0, 5, 5, 3}, {4, 5, 5, 0}, {0, 0, 0, 7}, {0, 3, 3, 0}};
+    for (size_t i = 0; i < 4; i++) {
+        clip_data *a = NULL, *b = NULL;
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_F64, 2, cases[i], &a));
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_C32, 2, cases[i] + 2, &b));
+        clip_data *c = run_mm(app, a, b, NULL, NULL);
+        CHECK(c && clip_data_dim(c, 0) == cases[i][0] && clip_data_dim(c, 1) == cases[i][3] &&
+              clip_data_numel(c) == 0 && clip_data_type(c) == CLIP_C32);
+        clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+    }
+}
+
+/* A 1x1 operand multiplies element-wise, on either side, with any shape (N-D included). */
+static void test_scalar(clip_app *app, unsigned long long *seed) {
+    static const clip_type pairs[][2] = {
+        {CLIP_F32, CLIP_F32}, {CLIP_F64, CLIP_C64}, {CLIP_C32, CLIP_F64}, {CLIP_C64, CLIP_C64}};
+    size_t nd[3] = {3, 4, 2};
+    for (int i = 0; i < 4; i++)
+        for (int side = 0; side < 2; side++)
+            for (int ndim = 2; ndim <= 3; ndim++) {
+                clip_type ts = pairs[i][side], tx = pairs[i][1 - side];
+                clip_type t = clip_type_promote(ts, tx);
+                gt_mat S = gt_random(ts, 1, 1, 2.0, seed), X = gt_random(tx, 12, ndim == 3 ? 2 : 1, 1.0, seed);
+                size_t one[2] = {1, 1};
+                clip_data *s = gt_data_nd(app, &S, 2, one), *x = gt_data_nd(app, &X, ndim, nd);
+                clip_data *c = side == 0 ? run_mm(app, s, x, NULL, NULL) : run_mm(app, x, s, NULL, NULL);
+                int ok = c && clip_data_type(c) == t && clip_data_ndims(c) == ndim &&
+                         clip_data_numel(c) == X.numel && clip_data_dim(c, 0) == 3 &&
+                         clip_data_dim(c, 1) == 4;
+                CHECK(ok);
+                const void *h = NULL;
+                if (ok && clip_data_host(c, &h) == CLIP_OK) {
+                    double sr = gt_round(t, S.re[0]), si = gt_round(t, S.im[0]);
+                    double eps = clip_type_is_double(t) ? 0x1p-53 : 0x1p-24;
+                    int bad = 0;
+                    for (size_t e = 0; e < X.numel; e++) {
+                        double xr = gt_round(t, X.re[e]), xi = gt_round(t, X.im[e]), re, im;
+                        gt_get(h, t, e, &re, &im);
+                        double tol = 8 * eps * (fabs(sr) + fabs(si)) * (fabs(xr) + fabs(xi));
+                        if (!(fabs(re - (sr * xr - si * xi)) <= tol) ||
+                            !(fabs(im - (sr * xi + si * xr)) <= tol))
+                            bad++;
+                    }
+                    CHECK(bad == 0);
+                }
+                clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(c);
+                gt_free(&S), gt_free(&X);
+            }
+    /* A scalar times an empty matrix is empty, of the other's shape. */
+    size_t one[2] = {1, 1}, e[2] = {0, 3};
+    clip_data *s = NULL, *x = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, one, &s));
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, e, &x));
+    clip_data *c = run_mm(app, s, x, NULL, NULL);
+    CHECK(c && clip_data_dim(c, 0) == 0 && clip_data_dim(c, 1) == 3);
+    clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(c);
+}
+
+/* The engine directly: C = alpha*A*B + beta*C on sub-matrices (offsets and leading dimensions
+ * larger than the rows), for every type, tiled and direct. */
+static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
+    const size_t m = 21, k = 19, n = 17, lda = 25, ldb = 22, ldc = 24, oa = 3, ob = 2, oc = 5;
+    for (int ti = 0; ti < 4; ti++)
+        for (int v = CLIP_GEMM_TILED; v <= CLIP_GEMM_DIRECT; v++) {
+            clip_type t = gt_types[ti];
+            int cx = clip_type_is_complex(t);
+            gt_mat A = gt_random(t, lda, k + 1, 1.0, seed), B = gt_random(t, ldb, n + 1, 1.0, seed);
+            gt_mat C = gt_random(t, ldc, n + 1, 1.0, seed);
+            clip_gemm_scalar alpha = {0.75, cx ? -0.5 : 0}, beta = {-1.25, cx ? 0.25 : 0};
+            clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
+            clip_process *p = NULL;
+            CHECK_OK(app, clip_process_create(app, "matmul", &p));
+            clip_gemm_params prm;
+            clip_gemm_default(clip_app_device(app), t, (clip_gemm_variant)v, m, n, k, &prm);
+            clip_gemm g;
+            cl_mem am = NULL, bm = NULL, cm = NULL;
+            CHECK_OK(app, clip_gemm_build(p, t, &prm, &g));
+            CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
+            CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
+            CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
+            clip_gemm_operand Ao = {am, oa, lda}, Bo = {bm, ob, ldb}, Co = {cm, oc, ldc};
+            CHECK_OK(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bo, beta, Co));
+            const void *h = NULL;
+            CHECK_OK(app, clip_data_host(c, &h));
+            double eps = clip_type_is_double(t) ? 0x1p-53 : 0x1p-24;
+            int bad = 0;
+            for (size_t j = 0; j < n + 1; j++)
+                for (size_t i = 0; i < ldc; i++) {
+                    size_t e = i + j * ldc;
+                    double want_r = C.re[e], want_i = C.im[e], bnd = 0;
+                    int inside = e >= oc && (e - oc) % ldc < m && (e - oc) / ldc < n;
+                    if (inside) {
+                        size_t ci = (e - oc) % ldc, cj = (e - oc) / ldc;
+                        double sr = 0, si = 0;
+                        for (size_t q = 0; q < k; q++) {
+                            size_t ea = oa + ci + q * lda, eb = ob + q + cj * ldb;
+                            sr += A.re[ea] * B.re[eb] - A.im[ea] * B.im[eb];
+                            si += A.re[ea] * B.im[eb] + A.im[ea] * B.re[eb];
+                            bnd += (fabs(A.re[ea]) + fabs(A.im[ea])) * (fabs(B.re[eb]) + fabs(B.im[eb]));
+                        }
+                        want_r = alpha.re * sr - alpha.im * si + beta.re * C.re[e] - beta.im * C.im[e];
+                        want_i = alpha.re * si + alpha.im * sr + beta.re * C.im[e] + beta.im * C.re[e];
+                        bnd = 2 * bnd + 3 * (fabs(C.re[e]) + fabs(C.im[e]));
+                    }
+                    double re, im, tol = (k + 8) * 2 * eps * bnd;
+                    gt_get(h, t, e, &re, &im);
+                    if (!(fabs(re - want_r) <= tol) || !(fabs(im - want_i) <= tol)) bad++;
+                }
+            CHECK(bad == 0);
+            if (bad) fprintf(stderr, "alpha/beta %s variant %d: %d bad elements\n", clip_type_name(t), v, bad);
+            clip_process_destroy(p);
+            clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+            gt_free(&A), gt_free(&B), gt_free(&C);
+        }
+}
+
+static clip_data *filled(clip_app *app, clip_type t, int nd, const size_t *dims) {
+    clip_data *d = NULL;
+    if (clip_data_create_zeros(app, t, nd, dims, &d) != CLIP_OK) exit(3);
+    return d;
+}
+
+/* Expects init to fail with `want` and a message containing `msg`; nothing to launch after. */
+static void expect_init_error(clip_app *app, clip_process *p, clip_status want, const char *msg) {
+    CHECK_STATUS(app, clip_process_init(p), want);
+    CHECK_MSG(app, msg);
+    CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
+}
+
+static void test_errors(clip_app *app) {
+    size_t d34[2] = {3, 4}, d52[2] = {5, 2}, d42[2] = {4, 2}, d222[3] = {2, 2, 2}, d22[2] = {2, 2};
+    clip_data *a = filled(app, CLIP_F32, 2, d34), *b = filled(app, CLIP_F64, 2, d52);
+    clip_data *good = filled(app, CLIP_F32, 2, d42), *cube = filled(app, CLIP_F32, 3, d222);
+    clip_data *sq = filled(app, CLIP_F32, 2, d22);
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "matmul", &p));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_MISSING_INPUT);
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, b));
+    expect_init_error(app, p, CLIP_ERR_INNER_DIM, "matmul: inner dimensions differ: A is 3x4, B is 5x2");
+
+    CHECK_OK(app, clip_process_set_input(p, 0, cube));
+    CHECK_OK(app, clip_process_set_input(p, 1, sq));
+    expect_init_error(app, p, CLIP_ERR_SHAPE, "A is 2x2x2, B is 2x2");
+
+    CHECK_STATUS(app, clip_process_set_choice(p, "variant", "fastest"), CLIP_ERR_BAD_CHOICE);
+    CHECK_STATUS(app, clip_process_set_int(p, "vw", 32), CLIP_ERR_PARAM_RANGE);
+    CHECK_STATUS(app, clip_process_set_int(p, "mwg", -1), CLIP_ERR_PARAM_RANGE);
+
+    /* Tile sets that do not fit. */
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, good));
+    CHECK_OK(app, clip_process_set_choice(p, "variant", "tiled"));
+    CHECK_OK(app, clip_process_set_int(p, "vw", 3));
+    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "vw 3");
+    CHECK_OK(app, clip_process_set_int(p, "vw", 4));
+    CHECK_OK(app, clip_process_set_int(p, "mwg", 30));
+    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "mwg 30 must be a multiple");
+    CHECK_OK(app, clip_process_set_int(p, "mwg", 64));
+    CHECK_OK(app, clip_process_set_int(p, "nwg", 20));
+    CHECK_OK(app, clip_process_set_int(p, "ndimc", 8));
+    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "nwg 20 must be a multiple of ndimc 8");
+    CHECK_OK(app, clip_process_set_int(p, "nwg", 1024));
+    CHECK_OK(app, clip_process_set_int(p, "mdimc", 64));
+    CHECK_OK(app, clip_process_set_int(p, "ndimc", 128));
+    CHECK_OK(app, clip_process_set_int(p, "mwg", 256));
+    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "work-group 64x128");
+
+    /* The output may not be an input; a user output must have the product's type and shape. */
+    clip_process *q = NULL;
+    CHECK_OK(app, clip_process_create(app, "matmul", &q));
+    CHECK_OK(app, clip_process_set_input(q, 0, sq));
+    CHECK_OK(app, clip_process_set_input(q, 1, sq));
+    CHECK_OK(app, clip_process_set_output(q, 0, sq));
+    expect_init_error(app, q, CLIP_ERR_INVALID_ARG, "must not be one of the inputs");
+    CHECK_OK(app, clip_process_set_output(q, 0, a));
+    expect_init_error(app, q, CLIP_ERR_SHAPE, "");
+    clip_data *wrong = filled(app, CLIP_F64, 2, d22);
+    CHECK_OK(app, clip_process_set_output(q, 0, wrong));
+    expect_init_error(app, q, CLIP_ERR_TYPE, "");
+
+    /* The app and the failed process stay usable: fix the parameters and run. */
+    CHECK_OK(app, clip_process_set_choice(p, "variant", "auto"));
+    for (int i = 0; i < 6; i++) CHECK_OK(app, clip_process_set_int(p, tile_names[i], 0));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    clip_data *out = NULL;
+    CHECK_OK(app, clip_process_output(p, 0, &out));
+    CHECK(out && clip_data_dim(out, 0) == 3 && clip_data_dim(out, 1) == 2);
+    CHECK_OK(app, clip_app_finish(app));
+
+    clip_process_destroy(p);
+    clip_process_destroy(q);
+    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(good), clip_data_destroy(cube);
+    clip_data_destroy(sq), clip_data_destroy(wrong);
+
+    /* Double precision on a device without it. */
+    clip_criteria crit = {0};
+    crit.disable_fp64 = 1;
+    clip_app *nf = NULL;
+    CHECK_OK(NULL, clip_app_create(&nf, &crit));
+    if (nf) {
+        clip_data *x = filled(nf, CLIP_F64, 2, d22), *y = filled(nf, CLIP_C64, 2, d22);
+        clip_process *r = NULL;
+        CHECK_OK(nf, clip_process_create(nf, "matmul", &r));
+        CHECK_OK(nf, clip_process_set_input(r, 0, x));
+        CHECK_OK(nf, clip_process_set_input(r, 1, y));
+        CHECK_STATUS(nf, clip_process_init(r), CLIP_ERR_NO_FP64);
+        CHECK_MSG(nf, "fp64");
+        clip_process_destroy(r);
+        clip_data_destroy(x), clip_data_destroy(y);
+        clip_app_destroy(nf);
+    }
+}
+
+/* The command line: a product saved and compared, and each error's exit status and message. */
+static void test_cli(clip_app *app, unsigned long long *seed) {
+    gt_mat A = gt_random(CLIP_F64, 7, 5, 1.0, seed), B = gt_random(CLIP_C32, 5, 6, 1.0, seed);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    CHECK_OK(app, clip_save(app, "mm_a.mat", a));
+    CHECK_OK(app, clip_save(app, "mm_b.mat", b));
+    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat -o mm_c.mat --variant tiled") == 0);
+    clip_data *c = NULL;
+    CHECK_OK(app, clip_load(app, "mm_c.mat", &c));
+    gt_mat Ap = gt_as(&A, CLIP_C32), bound;
+    gt_mat R = gt_product(&Ap, &B, CLIP_C32, &bound);
+    gt_check(c, CLIP_C32, &R, &bound, 5, "cli c32");
+    clip_data_destroy(c);
+
+    size_t d34[2] = {3, 4}, d52[2] = {5, 2};
+    clip_data *x = filled(app, CLIP_F32, 2, d34), *y = filled(app, CLIP_F32, 2, d52);
+    CHECK_OK(app, clip_save(app, "mm_x.mat", x));
+    CHECK_OK(app, clip_save(app, "mm_y.mat", y));
+    CHECK(gt_system(CLIP_TOOL " run matmul mm_x.mat mm_y.mat -o mm_z.mat 2>mm_err.txt") != 0);
+    CHECK(gt_file_has("mm_err.txt", "matmul: inner dimensions differ: A is 3x4, B is 5x2"));
+    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat --variant bogus 2>mm_err.txt") != 0);
+    CHECK(gt_file_has("mm_err.txt", "bogus"));
+    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat --vw 3 --variant direct 2>mm_err.txt") != 0);
+    CHECK(gt_file_has("mm_err.txt", "vw 3"));
+    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat 2>mm_err.txt") != 0);
+    CHECK(gt_file_has("mm_err.txt", "takes 2 inputs"));
+    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(x), clip_data_destroy(y);
+    gt_free(&A), gt_free(&B), gt_free(&Ap), gt_free(&R), gt_free(&bound);
+}
+
+int main(void) {
+    clip_app *app = tu_app();
+    unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+    test_types_and_shapes(app, &seed);
+    test_mixed(app, &seed);
+    test_variants_and_tiles(app, &seed);
+    test_empty(app);
+    test_scalar(app, &seed);
+    test_engine_alpha_beta(app, &seed);
+    test_errors(app);
+    test_cli(app, &seed);
+    clip_app_destroy(app);
+    return tu_finish("test_matmul");
+}
