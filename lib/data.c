@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "internal.h"
 
 size_t clip_type_size(clip_type t) {
@@ -160,8 +161,8 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
                               clip_dims_str(d, dims, sizeof dims), d->bytes,
                               (unsigned long long)d->app->info.max_alloc);
     }
-    cl_int e = CL_SUCCESS;
-    d->mem = clCreateBuffer(d->app->context, CL_MEM_READ_WRITE, d->bytes, NULL, &e);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ALLOC) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
+    d->mem = e ? NULL : clCreateBuffer(d->app->context, CL_MEM_READ_WRITE, d->bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         d->mem = NULL;
         return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
@@ -179,7 +180,7 @@ clip_status clip_data_to_device(clip_data *d) {
     clip_status s = clip_data_ensure_buffer(d);
     if (s != CLIP_OK) return s;
     /* Non-blocking is unsafe: the host copy may be changed by the user right after. */
-    cl_int e = clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
                                     NULL);
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
@@ -195,7 +196,7 @@ static clip_status to_host(clip_data *d) {
         d->host_valid = 1;
         return CLIP_OK;
     }
-    cl_int e = clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0, NULL,
                                    NULL);
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "download of %zu bytes: clEnqueueReadBuffer: %s",

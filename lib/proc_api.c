@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "process_internal.h"
 
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
@@ -117,8 +118,8 @@ clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
                               bytes, (unsigned long long)p->app->info.max_alloc);
     if (grow((void **)&p->temps, &p->cap_temps, p->n_temps, sizeof *p->temps))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
-    cl_int e = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(p->app->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ALLOC) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
+    cl_mem m = e ? NULL : clCreateBuffer(p->app->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte temporary: %s",
                               bytes, clip_cl_error_name(e));
@@ -141,7 +142,7 @@ clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, co
     for (cl_uint i = 0; i < work_dim; i++)
         if (global[i] == 0) return CLIP_OK; /* nothing to do: OpenCL 1.2 rejects empty ranges */
     cl_event ev = NULL;
-    cl_int e = clEnqueueNDRangeKernel(p->app->queue, k, work_dim, NULL, global, local, 0, NULL, &ev);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueNDRangeKernel(p->app->queue, k, work_dim, NULL, global, local, 0, NULL, &ev);
     if (e != CL_SUCCESS) {
         char name[64] = "?";
         clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
@@ -157,7 +158,7 @@ clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem d
                            size_t bytes) {
     if (bytes == 0) return CLIP_OK;
     cl_event ev = NULL;
-    cl_int e = clEnqueueCopyBuffer(p->app->queue, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueCopyBuffer(p->app->queue, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueCopyBuffer of %zu bytes: %s", bytes,
                               clip_cl_error_name(e));
@@ -169,7 +170,7 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
                            size_t offset, size_t bytes) {
     if (bytes == 0) return CLIP_OK;
     cl_event ev = NULL;
-    cl_int e = clEnqueueFillBuffer(p->app->queue, mem, pattern, pattern_size, offset, bytes, 0, NULL,
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueFillBuffer(p->app->queue, mem, pattern, pattern_size, offset, bytes, 0, NULL,
                                    &ev);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueFillBuffer of %zu bytes: %s", bytes,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "internal.h"
 
 void clip_programs_release(clip_app *app);
@@ -70,7 +71,8 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
         return clip_set_error(app, CLIP_ERR_OPENCL, "%s: clCreateProgramWithSource: %s", source,
                               clip_cl_error_name(err));
     }
-    err = clBuildProgram(prog, 1, &app->device, opts, NULL, NULL);
+    err = CLIP_FAULT(CLIP_FAULT_BUILD) ? CL_BUILD_PROGRAM_FAILURE
+                                       : clBuildProgram(prog, 1, &app->device, opts, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[3000];
         build_log(app, prog, log, sizeof log);

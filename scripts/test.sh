@@ -12,7 +12,7 @@ cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 # Sanitizers: leaks inside the OpenCL driver (PoCL, LLVM) are suppressed, never clip's own.
-CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLIP_SANITIZE=ON \
+CC=clang cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLIP_SANITIZE=ON -DCLIP_FAULT_INJECTION=ON \
   -DCLIP_OCTAVE_TESTS=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
