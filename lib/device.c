@@ -1,5 +1,6 @@
 /* Device enumeration, scoring and selection by criteria. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,19 @@ typedef struct found_device {
     char *extensions;
 } found_device;
 
+/* The ICD loader initialises itself on the first clGetPlatformIDs and is not safe to enter from
+ * several threads at that moment (seen with ocl-icd: concurrent first calls find no platform). */
+static pthread_mutex_t enumerate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int enumerate_locked(found_device *out, int cap);
 static int enumerate(found_device *out, int cap) {
+    pthread_mutex_lock(&enumerate_lock);
+    int n = enumerate_locked(out, cap);
+    pthread_mutex_unlock(&enumerate_lock);
+    return n;
+}
+
+static int enumerate_locked(found_device *out, int cap) {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0;
     cl_int e = clGetPlatformIDs(MAX_PLATFORMS, plats, &np);
