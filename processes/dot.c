@@ -1,0 +1,121 @@
+/* dot: MATLAB's dot(a, b) = sum(conj(a) .* b) for two vectors of the same number of elements,
+ * in any orientation (a row and a column, or N-D arrays with one non-singleton dimension).
+ * MATLAB's column-wise dot of two matrices is not implemented: a non-vector input is
+ * CLIP_ERR_SHAPE. Mixed types promote as MATLAB (single wins; complex if either) on the device;
+ * the result is 1x1 of that type; two empty inputs give 0.
+ *
+ * A two-stage reduction (processes/reduce_common.h, kernels/dot.cl): stage 1 streams both
+ * vectors once with vector loads, one partial per work-group; stage 2 sums the partials. */
+#include <string.h>
+
+#include "reduce_common.h"
+
+typedef struct dot_state {
+    cl_kernel s1, s2;
+    cl_mem part;
+    reduce_geom geom;
+    size_t out_bytes;
+} dot_state;
+
+static const char *const dot_variants[] = {"auto", "scalar", "vector", "vector16", NULL};
+static const clip_param_desc dot_params[] = {
+    {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, dot_variants,
+     "loads per work-item: auto, scalar (one element), vector (4 reals), vector16 (16 reals)"},
+};
+static const char *const dot_inputs[] = {"A  vector (conjugated, as MATLAB)",
+                                         "B  vector with as many elements as A"};
+static const char *const dot_outputs[] = {"D  1x1 of the promoted type of A and B"};
+
+/* Scalars per load for the variant; see norm.c for why CPUs get 16. */
+static unsigned dot_vec(int variant, const clip_device_info *dev, int complex) {
+    switch (variant) {
+    case 1: return complex ? 2 : 1;
+    case 2: return 4;
+    case 3: return 16;
+    default: return dev->type == CLIP_DEVICE_GPU ? 4 : 16;
+    }
+}
+
+static clip_status dot_init(clip_process *p) {
+    dot_state *st = clip_proc_state(p);
+    clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1), *y = NULL;
+    char dims[96];
+    for (int i = 0; i < 2; i++) {
+        clip_data *d = i ? b : a;
+        if (!reduce_is_vector(d))
+            return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                  "%s is %s, not a vector; only vectors are supported "
+                                  "(MATLAB's column-wise dot of matrices is not implemented)",
+                                  i ? "b" : "a", reduce_dims_str(d, dims, sizeof dims));
+    }
+    size_t n = clip_data_numel(a);
+    if (n != clip_data_numel(b))
+        return clip_proc_fail(p, CLIP_ERR_LENGTH_MISMATCH,
+                              "vectors differ in length: a has %zu elements, b has %zu", n,
+                              clip_data_numel(b));
+    clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
+    clip_status s = clip_proc_input_as(p, 0, t);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
+    const size_t one[2] = {1, 1};
+    if (s == CLIP_OK) s = clip_proc_output(p, 0, t, 2, one, &y);
+    if (s != CLIP_OK) return s;
+    st->out_bytes = clip_type_size(t);
+
+    const clip_device_info *dev = clip_proc_device(p);
+    int cx = clip_type_is_complex(t);
+    unsigned vec = dot_vec(clip_proc_choice(p, "variant"), dev, cx);
+    reduce_geometry(dev, n * (cx ? 2 : 1), vec, &st->geom);
+    char opts[160];
+    reduce_options(opts, sizeof opts, vec, cx ? vec / 2 : vec, st->geom.local, NULL);
+    s = clip_proc_kernel(p, "dot", t, opts, "dot_stage1", &st->s1);
+    if (s == CLIP_OK) s = clip_proc_kernel(p, "dot", t, opts, "dot_stage2", &st->s2);
+    if (s == CLIP_OK)
+        s = clip_proc_temp(p, st->geom.groups * st->out_bytes, &st->part); /* (re, im) each */
+    if (s != CLIP_OK) return s;
+    char variant[32];
+    snprintf(variant, sizeof variant, "vec%u", vec);
+    clip_proc_set_variant(p, variant);
+    return CLIP_OK;
+}
+
+static clip_status dot_launch(clip_process *p) {
+    dot_state *st = clip_proc_state(p);
+    clip_data *y = NULL;
+    clip_process_output(p, 0, &y);
+    cl_mem am = NULL, bm = NULL, ym = NULL;
+    clip_status s = clip_proc_write_buffer(p, y, 0, &ym);
+    if (s != CLIP_OK) return s;
+    if (clip_data_numel(clip_proc_input(p, 0)) == 0) {
+        const double zero[2] = {0, 0}; /* all-zero bytes are 0 of every type */
+        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, st->out_bytes);
+    }
+    s = clip_proc_input_buffer(p, 0, &am);
+    if (s == CLIP_OK) s = clip_proc_input_buffer(p, 1, &bm);
+    if (s != CLIP_OK) return s;
+    cl_uint ng = (cl_uint)st->geom.groups;
+    size_t global = 0, local = st->geom.local;
+    s = clip_proc_arg(p, st->s1, 0, sizeof am, &am);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->s1, 1, sizeof bm, &bm);
+    if (s == CLIP_OK) s = reduce_geom_args(p, st->s1, 2, &st->geom, &global);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->s1, 5, sizeof st->part, &st->part);
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, st->s1, 1, &global, &local);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->s2, 0, sizeof st->part, &st->part);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->s2, 1, sizeof ng, &ng);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->s2, 2, sizeof ym, &ym);
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, st->s2, 1, &local, &local);
+    return s;
+}
+
+const clip_process_desc clip_process_dot = {
+    .name = "dot",
+    .summary = "dot product of two vectors (MATLAB: dot(a, b) = sum(conj(a).*b))",
+    .n_inputs = 2,
+    .input_docs = dot_inputs,
+    .n_outputs = 1,
+    .output_docs = dot_outputs,
+    .params = dot_params,
+    .n_params = 1,
+    .state_size = sizeof(dot_state),
+    .init = dot_init,
+    .launch = dot_launch,
+};

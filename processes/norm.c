@@ -1,0 +1,181 @@
+/* norm: MATLAB's norm(v, p) of a vector (all elements of the input, which must have at most one
+ * dimension other than 1), for p >= 1, Inf and -Inf; complex elements by their modulus.
+ *
+ * Each path is a two-stage reduction (processes/reduce_common.h, kernels/norm.cl):
+ *   p = 1     sum |x|                       one pass
+ *   p = 2     Blue's scaled sum of squares  one pass, no overflow or underflow (as MATLAB's)
+ *   p = Inf   max |x|, p = -Inf min |x|     one pass
+ *   other p   m = max |x|, then m * (sum (|x|/m)^p)^(1/p): two passes, scaled like p = 2;
+ *             integer p up to 64 multiplies instead of calling pow().
+ * Results are of the input's precision; NaN anywhere gives NaN; an empty input gives 0. */
+#include <math.h>
+#include <string.h>
+
+#include "reduce_common.h"
+
+enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW = 5 };
+enum { NORM_MAX_INT_P = 64 };
+
+typedef struct norm_state {
+    cl_kernel s1, s2;     /* the pass that gives the result */
+    cl_kernel m1, m2;     /* the max pass before MODE_POW, else NULL */
+    cl_mem part, aux;     /* partials; aux[0] = max |x| for MODE_POW */
+    reduce_geom geom;
+    int mode;
+    size_t out_bytes;
+} norm_state;
+
+static const char *const norm_variants[] = {"auto", "scalar", "vector", "vector16", NULL};
+static const clip_param_desc norm_params[] = {
+    {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, NULL, "order: a real >= 1, inf or -inf (min |x|)"},
+    {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
+     "loads per work-item: auto, scalar (one element), vector (4 reals), vector16 (16 reals)"},
+};
+static const char *const norm_inputs[] = {"V  vector (1xN, Nx1, or N-D with one non-singleton dim)"};
+static const char *const norm_outputs[] = {"N  1x1 real, single for single input, double for double"};
+
+/* Scalars per load for the variant; complex loads whole elements. */
+static unsigned norm_vec(int variant, const clip_device_info *dev, int complex) {
+    switch (variant) {
+    case 1: return complex ? 2 : 1;
+    case 2: return 4;
+    case 3: return 16;
+    default:
+        /* CPUs (PoCL) vectorise a work-item's own vector types, not a loop over scalars: one
+         * AVX-512 register per load. GPUs want 16-byte loads per work-item. */
+        return dev->type == CLIP_DEVICE_GPU ? 4 : 16;
+    }
+}
+
+static const char *norm_mode_name(int mode) {
+    switch (mode) {
+    case MODE_SUM: return "sum-abs";
+    case MODE_SUMSQ: return "sumsq-blue";
+    case MODE_MAX: return "max-abs";
+    case MODE_MIN: return "min-abs";
+    default: return "pow-2pass";
+    }
+}
+
+/* Builds stage 1 and 2 of one mode. */
+static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int mode, int pint,
+                                cl_kernel *k1, cl_kernel *k2) {
+    norm_state *st = clip_proc_state(p);
+    unsigned lanes = (mode != MODE_SUMSQ && clip_type_is_complex(t)) ? vec / 2 : vec;
+    char extra[64], opts[160];
+    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d", mode, pint);
+    reduce_options(opts, sizeof opts, vec, lanes, st->geom.local, extra);
+    clip_status s = clip_proc_kernel(p, "norm", t, opts, "norm_stage1", k1);
+    if (s == CLIP_OK) s = clip_proc_kernel(p, "norm", t, opts, "norm_stage2", k2);
+    return s;
+}
+
+static clip_status norm_init(clip_process *p) {
+    norm_state *st = clip_proc_state(p);
+    clip_data *x = clip_proc_input(p, 0), *y = NULL;
+    double pv = clip_proc_real(p, "p");
+    if (isnan(pv) || (pv < 1 && pv != -INFINITY))
+        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
+                              "p must be >= 1, Inf or -Inf, got %g", pv);
+    char dims[96];
+    if (!reduce_is_vector(x))
+        return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                              "input is %s, not a vector; only vector norms are supported "
+                              "(MATLAB's matrix norms are not implemented)",
+                              reduce_dims_str(x, dims, sizeof dims));
+    clip_type t = clip_data_type(x);
+    clip_type rt = clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
+    const size_t one[2] = {1, 1};
+    clip_status s = clip_proc_output(p, 0, rt, 2, one, &y);
+    if (s != CLIP_OK) return s;
+    st->out_bytes = clip_type_size(rt);
+
+    int pint = 0;
+    if (pv == 1) st->mode = MODE_SUM;
+    else if (pv == 2) st->mode = MODE_SUMSQ;
+    else if (pv == INFINITY) st->mode = MODE_MAX;
+    else if (pv == -INFINITY) st->mode = MODE_MIN;
+    else {
+        st->mode = MODE_POW;
+        if (pv <= NORM_MAX_INT_P && pv == floor(pv)) pint = (int)pv;
+    }
+    const clip_device_info *dev = clip_proc_device(p);
+    int cx = clip_type_is_complex(t);
+    unsigned vec = norm_vec(clip_proc_choice(p, "variant"), dev, cx);
+    reduce_geometry(dev, clip_data_numel(x) * (cx ? 2 : 1), vec, &st->geom);
+
+    s = norm_kernels(p, t, vec, st->mode, pint, &st->s1, &st->s2);
+    if (s == CLIP_OK && st->mode == MODE_POW)
+        s = norm_kernels(p, t, vec, MODE_MAX, 0, &st->m1, &st->m2);
+    size_t rsz = clip_type_size(rt);
+    if (s == CLIP_OK)
+        s = clip_proc_temp(p, st->geom.groups * (st->mode == MODE_SUMSQ ? 3 : 1) * rsz, &st->part);
+    if (s == CLIP_OK) s = clip_proc_temp(p, rsz, &st->aux);
+    if (s != CLIP_OK) return s;
+
+    char variant[64];
+    snprintf(variant, sizeof variant, "%s%s%s vec%u", norm_mode_name(st->mode),
+             pint ? "-int" : "", st->mode == MODE_POW && !pint ? "-pow" : "", vec);
+    clip_proc_set_variant(p, variant);
+    return CLIP_OK;
+}
+
+/* Enqueues stage 1 (x -> partials) and stage 2 (partials -> out) of one pass. */
+static clip_status norm_pass(clip_process *p, cl_kernel k1, cl_kernel k2, cl_mem x, cl_mem out,
+                             double pv, int dbl) {
+    norm_state *st = clip_proc_state(p);
+    float pf = (float)pv;
+    size_t psz = dbl ? sizeof pv : sizeof pf;
+    const void *pp = dbl ? (const void *)&pv : (const void *)&pf;
+    cl_uint ng = (cl_uint)st->geom.groups;
+    size_t global = 0, local = st->geom.local;
+    clip_status s = clip_proc_arg(p, k1, 0, sizeof x, &x);
+    if (s == CLIP_OK) s = reduce_geom_args(p, k1, 1, &st->geom, &global);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k1, 4, sizeof st->aux, &st->aux);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k1, 5, psz, pp);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k1, 6, sizeof st->part, &st->part);
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, k1, 1, &global, &local);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k2, 0, sizeof st->part, &st->part);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k2, 1, sizeof ng, &ng);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k2, 2, sizeof st->aux, &st->aux);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k2, 3, psz, pp);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k2, 4, sizeof out, &out);
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, k2, 1, &local, &local);
+    return s;
+}
+
+static clip_status norm_launch(clip_process *p) {
+    norm_state *st = clip_proc_state(p);
+    clip_data *x = clip_proc_input(p, 0), *y = NULL;
+    clip_process_output(p, 0, &y);
+    cl_mem xm = NULL, ym = NULL;
+    clip_status s = clip_proc_write_buffer(p, y, 0, &ym);
+    if (s != CLIP_OK) return s;
+    if (clip_data_numel(x) == 0) {
+        const double zero[1] = {0}; /* all-zero bytes are 0.0 of either precision */
+        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, st->out_bytes);
+    }
+    s = clip_proc_read_buffer(p, x, &xm);
+    if (s != CLIP_OK) return s;
+    double pv = clip_proc_real(p, "p");
+    int dbl = clip_type_is_double(clip_data_type(x));
+    if (st->mode == MODE_POW) {
+        s = norm_pass(p, st->m1, st->m2, xm, st->aux, pv, dbl);
+        if (s != CLIP_OK) return s;
+    }
+    return norm_pass(p, st->s1, st->s2, xm, ym, pv, dbl);
+}
+
+const clip_process_desc clip_process_norm = {
+    .name = "norm",
+    .summary = "vector p-norm (MATLAB: norm(v, p)); p >= 1, Inf or -Inf; complex by modulus",
+    .n_inputs = 1,
+    .input_docs = norm_inputs,
+    .n_outputs = 1,
+    .output_docs = norm_outputs,
+    .params = norm_params,
+    .n_params = 2,
+    .state_size = sizeof(norm_state),
+    .init = norm_init,
+    .launch = norm_launch,
+};

@@ -1,0 +1,98 @@
+/* Host-side helpers shared by the reduction processes (norm, dot): which shapes count as a
+ * vector, and the geometry of the two-stage reduction their kernels use.
+ *
+ * Stage 1 runs `groups` work-groups of `local` work-items; group g streams the contiguous
+ * vector loads [g*chunk, min((g+1)*chunk, nvec)) with a stride of `local` (coalesced on GPUs,
+ * one core's cache-friendly stream on CPUs) and leaves one partial. The scalars after the last
+ * full vector load (`tail`, fewer than one load) go to the last group. Stage 2 is one work-group
+ * that reduces the `groups` partials: a few hundred values, never the data again. */
+#ifndef CLIP_REDUCE_COMMON_H
+#define CLIP_REDUCE_COMMON_H
+
+#include <stdio.h>
+
+#include "clip/process_author.h"
+
+typedef struct reduce_geom {
+    size_t local;   /* work-group size of both stages: a power of two */
+    size_t groups;  /* stage-1 work-groups, and so partials; >= 1 */
+    cl_ulong nvec;  /* full vector loads of `vec` scalars */
+    cl_ulong chunk; /* vector loads per work-group, a multiple of local */
+    cl_uint tail;   /* scalars after the last full load (< vec) */
+} reduce_geom;
+
+/* Work-groups per compute unit in stage 1. On GPUs enough to fill every multiprocessor (8 of
+ * 256 items is 2048 threads, an H100 SM's maximum) so that loads in flight hide latency; on CPUs
+ * a few per core balance the cores. Either way stage 2 reads at most ~1000 partials. */
+static inline size_t reduce_groups_per_cu(const clip_device_info *dev) {
+    return dev->type == CLIP_DEVICE_GPU ? 8 : 4;
+}
+
+/* The stage work-group size: 256 where the device allows it, else its largest power of two. */
+static inline size_t reduce_local(const clip_device_info *dev) {
+    size_t local = 256;
+    while (local > 1 && local > dev->max_work_group) local /= 2;
+    return local;
+}
+
+/* Fills *g for `nscalars` scalars (numel, or 2*numel for complex) read `vec` at a time. */
+static inline void reduce_geometry(const clip_device_info *dev, size_t nscalars, unsigned vec,
+                                   reduce_geom *g) {
+    g->local = reduce_local(dev);
+    g->nvec = nscalars / vec;
+    g->tail = (cl_uint)(nscalars % vec);
+    size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * reduce_groups_per_cu(dev);
+    size_t need = (size_t)((g->nvec + g->local - 1) / g->local);
+    size_t groups = need < cap ? need : cap;
+    if (groups == 0) groups = 1;
+    cl_ulong chunk = (g->nvec + groups - 1) / groups;
+    chunk = (chunk + g->local - 1) / g->local * g->local;
+    if (chunk == 0) chunk = g->local;
+    /* Rounding the chunk up may leave trailing groups without work: drop them. */
+    groups = (size_t)((g->nvec + chunk - 1) / chunk);
+    g->groups = groups ? groups : 1;
+    g->chunk = chunk;
+}
+
+/* MATLAB's notion of a vector, extended to N-D as these processes accept it: at most one
+ * dimension differs from 1; or the 0x0 empty matrix []. */
+static inline int reduce_is_vector(const clip_data *d) {
+    int nd = clip_data_ndims(d), big = 0, empty2d = 1;
+    for (int i = 0; i < nd; i++) {
+        size_t n = clip_data_dim(d, i);
+        if (n != 1) big++;
+        if (i < 2 ? n != 0 : n != 1) empty2d = 0;
+    }
+    return big <= 1 || empty2d;
+}
+
+/* "3x4x2" into buf. */
+static inline const char *reduce_dims_str(const clip_data *d, char *buf, size_t cap) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < clip_data_ndims(d) && off < cap; i++) {
+        int n = snprintf(buf + off, cap - off, "%s%zu", i ? "x" : "", clip_data_dim(d, i));
+        if (n < 0) break;
+        off += (size_t)n;
+    }
+    return buf;
+}
+
+/* The -D options every reduction kernel takes: scalars per load, accumulator lanes, and the
+ * work-group size (fixed at compile time so the local arrays and the tree unroll). */
+static inline void reduce_options(char *buf, size_t cap, unsigned vec, unsigned lanes,
+                                  size_t local, const char *extra) {
+    snprintf(buf, cap, "-DVEC=%u -DAW=%u -DLOCAL=%zu %s", vec, lanes, local, extra ? extra : "");
+}
+
+/* Sets stage-1 kernel arguments first..first+2 (nvec, chunk, tail) and gives its global size. */
+static inline clip_status reduce_geom_args(clip_process *p, cl_kernel k, cl_uint first,
+                                           const reduce_geom *g, size_t *global) {
+    clip_status s = clip_proc_arg(p, k, first, sizeof g->nvec, &g->nvec);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, first + 1, sizeof g->chunk, &g->chunk);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, first + 2, sizeof g->tail, &g->tail);
+    *global = g->groups * g->local;
+    return s;
+}
+
+#endif

@@ -1,0 +1,56 @@
+/* Helpers shared by the reduction tests (test_norm.c, test_dot.c): data from double arrays,
+ * random fills, and running the clip tool. */
+#ifndef CLIP_REDUCE_TESTUTIL_H
+#define CLIP_REDUCE_TESTUTIL_H
+
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+/* Data of type t, rows x cols, holding re[i] + i*im[i] (im may be NULL) rounded to t. */
+static clip_data *rt_make(clip_app *app, clip_type t, size_t rows, size_t cols, const double *re,
+                          const double *im) {
+    size_t n = rows * cols, dims[2] = {rows, cols};
+    double *h = malloc((n ? n : 1) * 2 * sizeof *h);
+    for (size_t i = 0; i < n; i++) {
+        double r = re[i], m = im ? im[i] : 0;
+        switch (t) {
+        case CLIP_F32: ((float *)h)[i] = (float)r; break;
+        case CLIP_F64: h[i] = r; break;
+        case CLIP_C32: ((float *)h)[2 * i] = (float)r, ((float *)h)[2 * i + 1] = (float)m; break;
+        case CLIP_C64: h[2 * i] = r, h[2 * i + 1] = m; break;
+        }
+    }
+    clip_data *d = NULL;
+    if (clip_data_create_from(app, t, 2, dims, h, &d) != CLIP_OK) {
+        fprintf(stderr, "rt_make: %s\n", clip_app_last_error(app));
+        exit(2);
+    }
+    free(h);
+    return d;
+}
+
+static void rt_fill_random(double *v, size_t n, unsigned long long *seed) {
+    for (size_t i = 0; i < n; i++) v[i] = tu_rand(seed);
+}
+
+/* Runs the clip tool with `args`; returns its exit status, stdout and stderr left in
+ * PREFIX_out.txt and PREFIX_err.txt. */
+static int rt_run_tool(const char *prefix, const char *args) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s >%s_out.txt 2>%s_err.txt", CLIP_TOOL, args, prefix, prefix);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The contents of a (small) text file, or "" when it cannot be read. */
+static void rt_read_file(const char *path, char *buf, size_t cap) {
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+#endif

@@ -1,0 +1,424 @@
+/* norm: values against long-double references for every type, awkward lengths and every kind
+ * of order; overflow, underflow and Blue's accumulator combinations; NaN and Inf; empty and N-D
+ * inputs; each kernel variant; every error through the C API and the CLI; fp64-less devices;
+ * and a scale -> norm chain that copies nothing to the host in between. */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+
+#include "reduce_testutil.h"
+
+static const clip_type types[4] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+static const double orders[6] = {1, 2, 3, 2.5, INFINITY, -INFINITY};
+
+/* |x_i| of the values as stored in type t, in long double. */
+static long double mag(clip_type t, const double *re, const double *im, size_t i) {
+    int single = !clip_type_is_double(t);
+    long double r = single ? (long double)(float)re[i] : (long double)re[i];
+    if (!clip_type_is_complex(t) || !im) return fabsl(r);
+    long double m = single ? (long double)(float)im[i] : (long double)im[i];
+    return hypotl(r, m);
+}
+
+/* The reference: the textbook formula in long double, whose range holds every power here, so
+ * it needs none of the scaling the device code does. */
+static long double ref_norm(clip_type t, const double *re, const double *im, size_t n, double p) {
+    if (n == 0) return 0;
+    long double mx = 0, mn = INFINITY, s = 0;
+    int nan = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double a = mag(t, re, im, i);
+        if (isnan(a)) nan = 1;
+        mx = fmaxl(mx, a);
+        mn = fminl(mn, a);
+        s += p == 1 ? a : powl(a, (long double)p);
+    }
+    if (nan) return NAN;
+    if (p == INFINITY) return mx;
+    if (p == -INFINITY) return mn;
+    return p == 1 ? s : powl(s, 1.0L / (long double)p);
+}
+
+/* Compares a result with the reference rounded to the output precision. */
+static void check_value(double got, long double ref, int single, const char *ctx) {
+    tu_checks++;
+    double want = single ? (double)(float)ref : (double)ref;
+    double tol = single ? 1e-5 : 1e-12;
+    int ok;
+    if (isnan(want)) ok = isnan(got);
+    else if (isinf(want) || want == 0) ok = got == want;
+    else ok = fabs(got - want) <= tol * fabs(want);
+    if (!ok) {
+        tu_failures++;
+        fprintf(stderr, "%s: got %.17g, want %.17g (rel %.3g)\n", ctx, got, want,
+                fabs(got - want) / fabs(want));
+    }
+}
+
+/* Runs norm on x with order pv and variant; the 1x1 result as a double. */
+static clip_status run_norm(clip_process *p, clip_data *x, double pv, const char *variant,
+                            double *out) {
+    clip_status s = clip_process_set_input(p, 0, x);
+    if (s == CLIP_OK) s = clip_process_set_real(p, "p", pv);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", variant);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    clip_data *y = NULL;
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &y);
+    const void *h = NULL;
+    if (s == CLIP_OK) s = clip_data_host(y, &h);
+    if (s != CLIP_OK) return s;
+    int dbl = clip_type_is_double(clip_data_type(x));
+    if (clip_data_type(y) != (dbl ? CLIP_F64 : CLIP_F32) || clip_data_numel(y) != 1 ||
+        clip_data_dim(y, 0) != 1 || clip_data_dim(y, 1) != 1) {
+        fprintf(stderr, "norm output is %s %zux%zu\n", clip_type_name(clip_data_type(y)),
+                clip_data_dim(y, 0), clip_data_dim(y, 1));
+        return CLIP_ERR_TYPE;
+    }
+    *out = dbl ? *(const double *)h : *(const float *)h;
+    return CLIP_OK;
+}
+
+/* Runs and checks one case. */
+static void case_norm(clip_app *app, clip_process *p, clip_type t, size_t rows, size_t cols,
+                      const double *re, const double *im, double pv, const char *variant,
+                      const char *what) {
+    clip_data *x = rt_make(app, t, rows, cols, re, im);
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s: %s %zux%zu p=%g variant=%s", what, clip_type_name(t), rows, cols,
+             pv, variant);
+    double got = 0;
+    clip_status s = run_norm(p, x, pv, variant, &got);
+    tu_checks++;
+    if (s != CLIP_OK) {
+        tu_failures++;
+        fprintf(stderr, "%s: %s (%s)\n", ctx, clip_status_str(s), clip_app_last_error(app));
+    } else {
+        check_value(got, ref_norm(t, re, im, rows * cols, pv), !clip_type_is_double(t), ctx);
+    }
+    clip_data_destroy(x);
+}
+
+static void test_values(clip_app *app, clip_process *p) {
+    static const size_t lengths[] = {0, 1, 2, 3, 17, 31, 257, 1029, 1000003};
+    size_t nmax = 1000003;
+    double *re = malloc(nmax * sizeof *re), *im = malloc(nmax * sizeof *im);
+    unsigned long long seed = 42;
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        size_t n = lengths[li];
+        rt_fill_random(re, n, &seed);
+        rt_fill_random(im, n, &seed);
+        for (int ti = 0; ti < 4; ti++)
+            for (int pi = 0; pi < 6; pi++) {
+                /* Columns and rows alike: a vector is all its elements. */
+                size_t rows = li % 2 ? n : 1, cols = li % 2 ? 1 : n;
+                case_norm(app, p, types[ti], rows, cols, re, im, orders[pi], "auto", "random");
+            }
+    }
+    /* Orders between the special ones: near 1, large integers, large non-integers. */
+    static const double more[] = {1.5, 4, 7, 64, 65, 100.5};
+    rt_fill_random(re, 1029, &seed);
+    rt_fill_random(im, 1029, &seed);
+    for (int ti = 0; ti < 4; ti++)
+        for (size_t k = 0; k < sizeof more / sizeof more[0]; k++)
+            case_norm(app, p, types[ti], 1029, 1, re, im, more[k], "auto", "orders");
+    free(re);
+    free(im);
+}
+
+/* Magnitudes that overflow or underflow when squared or powered, alone and in every mixture, so
+ * that each combination of Blue's small/medium/big accumulators (and the scaled pow path) is hit. */
+static void test_range(clip_app *app, clip_process *p) {
+    enum { N = 257 };
+    double re[N], im[N];
+    for (int ti = 0; ti < 4; ti++) {
+        clip_type t = types[ti];
+        int dbl = clip_type_is_double(t);
+        /* Subnormal, tiny, both sides of Blue's small and big thresholds (2^-63 and 2^45 in
+         * single, 2^-511 and 2^480 in double, where the accumulators' shares are comparable),
+         * ordinary, huge. */
+        const double sc32[9] = {1e-40, 1e-30, 1e-19, 1e-18, 1.0, 1e13, 1e14, 1e25, 1e35};
+        const double sc64[9] = {1e-310, 1e-200, 1e-154, 1e-153, 1.0, 1e144, 1e145, 1e200, 1e300};
+        const double *sc = dbl ? sc64 : sc32;
+        double two_big[2] = {dbl ? 1e300 : 1e30, dbl ? 1e300 : 1e30};
+        double two_tiny[2] = {dbl ? 1e-300 : 1e-30, dbl ? 1e-300 : 1e-30};
+        for (int pi = 0; pi < 6; pi++) {
+            case_norm(app, p, t, 1, 2, two_big, NULL, orders[pi], "auto", "overflow");
+            case_norm(app, p, t, 1, 2, two_tiny, NULL, orders[pi], "auto", "underflow");
+            case_norm(app, p, t, 2, 1, two_big, two_big, orders[pi], "auto", "overflow-complex");
+        }
+        /* Each scale alone, every pair, and all nine. */
+        unsigned long long seed = 7;
+        for (int a = 0; a < 9; a++)
+            for (int b = a; b < 10; b++) {
+                for (int i = 0; i < N; i++) {
+                    double s = b == 9 ? sc[i % 9] : sc[i % 2 ? a : b];
+                    re[i] = tu_rand(&seed) * s;
+                    im[i] = tu_rand(&seed) * s;
+                }
+                for (int pi = 0; pi < 6; pi++)
+                    case_norm(app, p, t, N, 1, re, im, orders[pi], "auto", "mixed-range");
+            }
+    }
+    /* The single-precision result itself overflows: Inf, as MATLAB. */
+    double huge[3] = {3e38, 3e38, 3e38};
+    case_norm(app, p, CLIP_F32, 3, 1, huge, NULL, 2, "auto", "result-overflow");
+}
+
+/* NaN anywhere gives NaN for every order; Inf gives Inf (except min |x|); zeros give 0. */
+static void test_special(clip_app *app, clip_process *p) {
+    enum { N = 1029 };
+    double re[N], im[N];
+    unsigned long long seed = 99;
+    static const size_t where[3] = {0, N / 2, N - 1}; /* N - 1 lies in the tail of a vector load */
+    for (int ti = 0; ti < 4; ti++)
+        for (int pi = 0; pi < 6; pi++)
+            for (int w = 0; w < 3; w++) {
+                rt_fill_random(re, N, &seed);
+                rt_fill_random(im, N, &seed);
+                re[where[w]] = NAN;
+                case_norm(app, p, types[ti], N, 1, re, im, orders[pi], "auto", "nan");
+                re[(where[w] + 1) % N] = INFINITY;
+                case_norm(app, p, types[ti], N, 1, re, im, orders[pi], "auto", "nan+inf");
+                re[where[w]] = 0.5;
+                case_norm(app, p, types[ti], N, 1, re, im, orders[pi], "auto", "inf");
+                im[where[w]] = NAN; /* NaN only in an imaginary part */
+                case_norm(app, p, types[ti], N, 1, re, im, orders[pi], "auto", "nan-imag");
+                memset(re, 0, sizeof re);
+                memset(im, 0, sizeof im);
+                case_norm(app, p, types[ti], N, 1, re, im, orders[pi], "auto", "zeros");
+            }
+}
+
+/* Every variant gives the reference's answer, for real and complex, each path. */
+static void test_variants(clip_app *app, clip_process *p) {
+    static const char *const variants[] = {"scalar", "vector", "vector16"};
+    enum { N = 100003 };
+    double *re = malloc(N * sizeof *re), *im = malloc(N * sizeof *im);
+    unsigned long long seed = 5;
+    rt_fill_random(re, N, &seed);
+    rt_fill_random(im, N, &seed);
+    for (int v = 0; v < 3; v++) {
+        static const double ps[4] = {2, 2.5, -INFINITY, 1};
+        for (int k = 0; k < 4; k++) {
+            case_norm(app, p, CLIP_F32, N, 1, re, im, ps[k], variants[v], "variant");
+            case_norm(app, p, CLIP_C64, 1, N, re, im, ps[k], variants[v], "variant");
+            case_norm(app, p, CLIP_C64, 1, 7, re, im, ps[k], variants[v], "variant-short");
+        }
+        case_norm(app, p, CLIP_F64, N, 1, re, im, 3, variants[v], "variant");
+        case_norm(app, p, CLIP_C32, N, 1, re, im, 3, variants[v], "variant");
+        CHECK(strstr(clip_process_variant(p), "vec") != NULL);
+    }
+    free(re);
+    free(im);
+}
+
+/* Empty inputs of every shape, and N-D arrays with one non-singleton dimension. */
+static void test_shapes(clip_app *app, clip_process *p) {
+    static const size_t empties[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    double v[5] = {3, -4, 12, 0.5, -2};
+    for (int e = 0; e < 3; e++)
+        for (int pi = 0; pi < 6; pi++) {
+            size_t dims[2] = {empties[e][0], empties[e][1]};
+            clip_data *x = NULL;
+            CHECK_OK(app, clip_data_create(app, CLIP_C32, 2, dims, &x));
+            double got = -1;
+            CHECK_OK(app, run_norm(p, x, orders[pi], "auto", &got));
+            CHECK(got == 0);
+            clip_data_destroy(x);
+        }
+    for (int axis = 2; axis < 4; axis++) {
+        size_t dims[4] = {1, 1, 1, 1};
+        dims[axis] = 5;
+        float h[5];
+        for (int i = 0; i < 5; i++) h[i] = (float)v[i];
+        clip_data *x = NULL;
+        CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 4, dims, h, &x));
+        double got = 0;
+        CHECK_OK(app, run_norm(p, x, 3, "auto", &got));
+        check_value(got, ref_norm(CLIP_F32, v, NULL, 5, 3), 1, "N-D vector");
+        clip_data_destroy(x);
+    }
+}
+
+static void test_errors(clip_app *app, clip_process *p) {
+    double v[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, got = 0;
+    clip_data *x = rt_make(app, CLIP_F32, 12, 1, v, NULL);
+    clip_transfer_stats before, after;
+    CHECK_OK(app, clip_app_transfer_stats(app, &before));
+    static const double bad[] = {0.5, 0, -1, -2.5, 0.999};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_STATUS(app, run_norm(p, x, bad[i], "auto", &got), CLIP_ERR_BAD_NORM_ORDER);
+        CHECK_MSG(app, "norm: p must be >= 1, Inf or -Inf");
+    }
+    CHECK_STATUS(app, run_norm(p, x, 0.5, "auto", &got), CLIP_ERR_BAD_NORM_ORDER);
+    CHECK_MSG(app, "got 0.5");
+    CHECK_STATUS(app, run_norm(p, x, NAN, "auto", &got), CLIP_ERR_BAD_NORM_ORDER);
+    CHECK_MSG(app, "nan");
+    /* A failed init enqueues nothing: the input was never uploaded. */
+    CHECK_OK(app, clip_app_transfer_stats(app, &after));
+    CHECK(after.to_device == before.to_device && after.to_host == before.to_host);
+    CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
+
+    /* Matrices and N-D arrays with two non-singleton dimensions. */
+    clip_data *m = rt_make(app, CLIP_F32, 3, 4, v, NULL);
+    CHECK_STATUS(app, run_norm(p, m, 2, "auto", &got), CLIP_ERR_SHAPE);
+    CHECK_MSG(app, "norm: input is 3x4, not a vector");
+    clip_data_destroy(m);
+    size_t d3[3] = {1, 3, 4};
+    float h[12] = {0};
+    CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 3, d3, h, &m));
+    CHECK_STATUS(app, run_norm(p, m, 1, "auto", &got), CLIP_ERR_SHAPE);
+    CHECK_MSG(app, "1x3x4");
+    clip_data_destroy(m);
+
+    CHECK_STATUS(app, clip_process_set_choice(p, "variant", "bogus"), CLIP_ERR_BAD_CHOICE);
+    CHECK_MSG(app, "bogus");
+    CHECK_STATUS(app, clip_process_set_int(p, "q", 1), CLIP_ERR_UNKNOWN_PARAM);
+
+    /* A user-supplied output must be 1x1 real of the input's precision. */
+    clip_data *wrong = NULL;
+    size_t one[2] = {1, 1}, two[2] = {2, 1};
+    CHECK_OK(app, clip_data_create(app, CLIP_F64, 2, one, &wrong));
+    CHECK_OK(app, clip_process_set_output(p, 0, wrong));
+    CHECK_STATUS(app, run_norm(p, x, 2, "auto", &got), CLIP_ERR_TYPE);
+    clip_data_destroy(wrong);
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, two, &wrong));
+    CHECK_OK(app, clip_process_set_output(p, 0, wrong));
+    CHECK_STATUS(app, run_norm(p, x, 2, "auto", &got), CLIP_ERR_SHAPE);
+    clip_data_destroy(wrong);
+    clip_data *right = NULL;
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, one, &right));
+    CHECK_OK(app, clip_process_set_output(p, 0, right));
+    /* The app and the process stay usable after all of the above. */
+    CHECK_OK(app, run_norm(p, x, 2, "auto", &got));
+    check_value(got, ref_norm(CLIP_F32, v, NULL, 12, 2), 1, "after errors");
+    const void *rh = NULL;
+    CHECK_OK(app, clip_data_host(right, &rh));
+    CHECK(rh && *(const float *)rh == (float)got);
+    clip_data_destroy(right);
+    clip_data_destroy(x);
+}
+
+/* f64 and c64 need fp64; single precision still works on such a device. */
+static void test_no_fp64(void) {
+    clip_criteria c = {.disable_fp64 = 1};
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &c) != CLIP_OK) {
+        fprintf(stderr, "cannot open an app without fp64: %s\n", clip_app_last_error(NULL));
+        tu_failures++;
+        return;
+    }
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "norm", &p));
+    double v[3] = {1, 2, 2}, got = 0;
+    for (int k = 0; k < 2; k++) {
+        clip_data *x = rt_make(app, k ? CLIP_C64 : CLIP_F64, 3, 1, v, v);
+        CHECK_STATUS(app, run_norm(p, x, 2, "auto", &got), CLIP_ERR_NO_FP64);
+        CHECK_MSG(app, "fp64");
+        clip_data_destroy(x);
+    }
+    clip_data *x = rt_make(app, CLIP_F32, 3, 1, v, NULL);
+    CHECK_OK(app, run_norm(p, x, 2, "auto", &got));
+    CHECK_NEAR(got, 3.0, 1e-6);
+    clip_data_destroy(x);
+    clip_process_destroy(p);
+    clip_app_destroy(app);
+}
+
+/* scale's output feeds norm on the device: the only copy to the host is the final 1x1 read. */
+static void test_chain(clip_app *app) {
+    enum { N = 100003 };
+    double *v = malloc(N * sizeof *v), *sv = malloc(N * sizeof *sv);
+    unsigned long long seed = 11;
+    rt_fill_random(v, N, &seed);
+    for (size_t i = 0; i < N; i++) sv[i] = (double)(float)(-3.0 * (double)(float)v[i]);
+    clip_data *x = rt_make(app, CLIP_F32, N, 1, v, NULL), *y = NULL, *n = NULL;
+    clip_process *sc = NULL, *nm = NULL;
+    CHECK_OK(app, clip_process_create(app, "scale", &sc));
+    CHECK_OK(app, clip_process_create(app, "norm", &nm));
+    CHECK_OK(app, clip_process_set_real(sc, "a", -3));
+    CHECK_OK(app, clip_process_set_input(sc, 0, x));
+    CHECK_OK(app, clip_process_init(sc));
+    CHECK_OK(app, clip_process_output(sc, 0, &y));
+    CHECK_OK(app, clip_process_set_input(nm, 0, y));
+    for (int k = 0; k < 2; k++) {
+        double pv = k ? 2.5 : 2; /* one pass, and the two-pass path */
+        CHECK_OK(app, clip_process_set_real(nm, "p", pv));
+        CHECK_OK(app, clip_process_init(nm));
+        CHECK_OK(app, clip_process_output(nm, 0, &n));
+        clip_transfer_stats s0, s1, s2;
+        CHECK_OK(app, clip_app_transfer_stats(app, &s0));
+        CHECK_OK(app, clip_process_launch(sc));
+        CHECK_OK(app, clip_process_launch(nm));
+        CHECK_OK(app, clip_app_finish(app));
+        CHECK_OK(app, clip_app_transfer_stats(app, &s1));
+        CHECK(s1.to_host == s0.to_host);
+        CHECK(s1.to_device == s0.to_device + (k == 0)); /* x goes up once, on the first launch */
+        const void *h = NULL;
+        CHECK_OK(app, clip_data_host(n, &h));
+        CHECK_OK(app, clip_app_transfer_stats(app, &s2));
+        CHECK(s2.to_host == s0.to_host + 1);
+        CHECK(s2.bytes_to_host == s0.bytes_to_host + sizeof(float));
+        check_value(*(const float *)h, ref_norm(CLIP_F32, sv, NULL, N, pv), 1, "chain");
+    }
+    clip_process_destroy(sc);
+    clip_process_destroy(nm);
+    clip_data_destroy(x);
+    free(v);
+    free(sv);
+}
+
+static void test_cli(clip_app *app) {
+    enum { N = 31 };
+    double re[N], im[N];
+    unsigned long long seed = 3;
+    rt_fill_random(re, N, &seed);
+    rt_fill_random(im, N, &seed);
+    /* CFL needs no optional library; it holds complex single. */
+    clip_data *v = rt_make(app, CLIP_C32, 1, N, re, im), *m = rt_make(app, CLIP_C32, 3, 4, re, im);
+    CHECK_OK(app, clip_save(app, "norm_v.cfl", v));
+    CHECK_OK(app, clip_save(app, "norm_m.cfl", m));
+    char out[4096], err[4096];
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 3") == 0);
+    rt_read_file("norm_out.txt", out, sizeof out);
+    check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, 3), 1, "cli p=3");
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p -inf") == 0);
+    rt_read_file("norm_out.txt", out, sizeof out);
+    check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, -INFINITY), 1, "cli p=-inf");
+
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 0.5") != 0);
+    rt_read_file("norm_err.txt", err, sizeof err);
+    CHECK(strstr(err, "norm: p must be >= 1, Inf or -Inf, got 0.5") != NULL);
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p nan") != 0);
+    rt_read_file("norm_err.txt", err, sizeof err);
+    CHECK(strstr(err, "p must be >= 1") != NULL);
+    CHECK(rt_run_tool("norm", "run norm norm_m.cfl") != 0);
+    rt_read_file("norm_err.txt", err, sizeof err);
+    CHECK(strstr(err, "input is 3x4, not a vector") != NULL);
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --variant bogus") != 0);
+    rt_read_file("norm_err.txt", err, sizeof err);
+    CHECK(strstr(err, "bogus") != NULL);
+    clip_data_destroy(v);
+    clip_data_destroy(m);
+}
+
+int main(void) {
+    clip_app *app = tu_app();
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "norm", &p));
+    test_values(app, p);
+    test_range(app, p);
+    test_special(app, p);
+    test_variants(app, p);
+    test_shapes(app, p);
+    clip_process_destroy(p);
+    p = NULL;
+    CHECK_OK(app, clip_process_create(app, "norm", &p));
+    test_errors(app, p);
+    clip_process_destroy(p);
+    test_no_fp64();
+    test_chain(app);
+    test_cli(app);
+    clip_app_destroy(app);
+    return tu_finish("test_norm");
+}
