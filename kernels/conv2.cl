@@ -8,12 +8,14 @@
  * floor(size(K)/2), valid: size(K)-1) and Aext A extended by the padding rule, so one loop serves
  * every shape, pad mode and orientation.
  *
- * Compile-time options (chosen by processes/conv2.c):
- *   PAD      0 zero, 1 replicate, 2 symmetric, 3 circular (imfilter's boundary options)
- *   WX, WY   work-group size: WX work-items down the rows (coalesced), WY across the columns
- *   R        outputs per work-item, along a row: each loaded value feeds up to R accumulators
- *   KR, KC   filter size when small (loops unroll; the branches on l below fold away); without
- *            them the sizes are the run-time arguments kr, kc
+ * Compile-time options (chosen by processes/conv2.c; one program holds both kernels):
+ *   PAD            0 zero, 1 replicate, 2 symmetric, 3 circular (imfilter's boundary options)
+ *   LWX, LWY, LR   conv2_local: work-group of LWX work-items down the rows (coalesced) by LWY
+ *                  across, each computing LR outputs along its row
+ *   GWX, GWY, GR   conv2_global: the same for the global kernel, whose work-items each take
+ *   VW             VW consecutive rows as one vector (VW > 1 only for real types)
+ *   KR, KC         filter size when small (loops unroll and the branches on l fold away);
+ *                  without them the sizes are the run-time arguments kr, kc
  */
 
 #if CLIP_COMPLEX
@@ -27,9 +29,11 @@
 #ifdef KR
 #define KR_ KR
 #define KC_ KC
+#define UNROLL _Pragma("unroll")
 #else
 #define KR_ kr
 #define KC_ kc
+#define UNROLL
 #endif
 
 /* Where index x of the padded line of length n reads from A, or -1 where the padding is zero
@@ -71,15 +75,42 @@ inline elem_t div_sum(elem_t v, elem_t s) {
 #endif
 }
 
-/* The group's (row block, column block, slice): work-groups are enumerated along dimension 0
- * only, because some devices cap the number of groups in dimensions 1 and 2 (65535). */
-#define GROUP_COORDS                                \
+/* vec_t: VW consecutive rows of one column. */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VW == 1
+typedef elem_t vec_t;
+#define VZERO ZERO
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#define VMAC(acc, v, f) MAC(acc, v, f)
+#define VDIV(v, s) div_sum(v, s)
+#else
+#if CLIP_COMPLEX
+#error "conv2: vector rows are for real types"
+#endif
+#if CLIP_DOUBLE
+typedef CAT(double, VW) vec_t;
+#else
+typedef CAT(float, VW) vec_t;
+#endif
+#define VZERO ((vec_t)0)
+#define VLOAD(p) CAT(vload, VW)(0, p)
+#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
+#define VMAC(acc, v, f) ((acc) += (v) * (f))
+#define VDIV(v, s) ((v) / (s))
+#endif
+
+/* The group's (row block, column block, slice) for blocks of ROWS x COLS outputs: groups are
+ * enumerated along dimension 0 only, because some devices cap the number of groups in
+ * dimensions 1 and 2 (65535). */
+#define GROUP_COORDS(ROWS, COLS)                    \
     int g_ = (int)get_group_id(0);                  \
     const int gx = g_ % ngx;                        \
     g_ /= ngx;                                      \
     const int gy = g_ % ngy;                        \
     const long slice = g_ / ngy;                    \
-    const int i0 = gx * WX, j0 = gy * (WY * R);     \
+    const int i0 = gx * (ROWS), j0 = gy * (COLS);   \
     A += slice * (long)ma * na;                     \
     C += slice * (long)mo * no
 
@@ -89,76 +120,103 @@ inline elem_t div_sum(elem_t v, elem_t s) {
         const int na, const int mo, const int no, const int oi, const int oj, const int kr,     \
         const int kc, const int corr, const int normalize, const int ngx, const int ngy
 
-/* Writes a work-item's R results of row i from column jb on. */
-#define STORE_RESULTS                                                                  \
-    if (i < mo) {                                                                      \
-        const elem_t s_ = normalize ? ksum[0] : ZERO;                                  \
-        for (int r = 0; r < R; r++) {                                                  \
-            const int j = jb + r;                                                      \
-            if (j < no) C[j * (long)mo + i] = normalize ? div_sum(acc[r], s_) : acc[r]; \
-        }                                                                              \
-    }
-
 /* The image tile the group needs (its outputs plus the filter's halo) and the filter are staged
  * in local memory once, then each work-item slides along its row: every tile value it loads
- * feeds up to R accumulators held in registers. */
-__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
+ * feeds up to LR accumulators held in registers. Tile loads run down the columns, so
+ * consecutive work-items read consecutive addresses. */
+__kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
     CONV2_ARGS, __local elem_t *tile) {
-    GROUP_COORDS;
-    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
-    const int th = WX + KR_ - 1, tw = WY * R + KC_ - 1, nk = KR_ * KC_;
+    GROUP_COORDS(LWX, LWY * LR);
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * LWX + lx;
+    const int th = LWX + KR_ - 1, tw = LWY * LR + KC_ - 1, nk = KR_ * KC_;
     __local elem_t *fl = tile + th * tw;
     const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
-    for (int e = lid; e < th * tw; e += WX * WY) {
+    for (int e = lid; e < th * tw; e += LWX * LWY) {
         const int rr = e % th, cc = e / th;
         const int gr = pad_map(r0 + rr, ma), gc = pad_map(c0 + cc, na);
         tile[e] = (gr < 0 || gc < 0) ? ZERO : A[gc * (long)ma + gr];
     }
     /* rot90(K, 2) of a column-major KR x KC array is the array reversed. */
-    for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
+    for (int e = lid; e < nk; e += LWX * LWY) fl[e] = K[corr ? e : nk - 1 - e];
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    elem_t acc[R];
-    for (int r = 0; r < R; r++) acc[r] = ZERO;
-    __local const elem_t *t = tile + ly * R * th + lx;
-    for (int k = 0; k < KR_; k++) {
-        for (int c = 0; c < R + KC_ - 1; c++) {
+    elem_t acc[LR];
+    for (int r = 0; r < LR; r++) acc[r] = ZERO;
+    __local const elem_t *t = tile + ly * LR * th + lx;
+    UNROLL for (int k = 0; k < KR_; k++) {
+        UNROLL for (int c = 0; c < LR + KC_ - 1; c++) {
             const elem_t v = t[c * th + k];
-            for (int r = 0; r < R; r++) {
+            _Pragma("unroll") for (int r = 0; r < LR; r++) {
                 const int l = c - r;
                 if (l >= 0 && l < KC_) MAC(acc[r], v, fl[k + l * KR_]);
             }
         }
     }
-    const int i = i0 + lx, jb = j0 + ly * R;
-    STORE_RESULTS;
+    const int i = i0 + lx, jb = j0 + ly * LR;
+    if (i >= mo) return;
+    const elem_t s = normalize ? ksum[0] : ZERO;
+    for (int r = 0; r < LR && jb + r < no; r++)
+        C[(jb + r) * (long)mo + i] = normalize ? div_sum(acc[r], s) : acc[r];
 }
 
-/* For filters whose tile does not fit local memory: the same sliding row, reading A through the
- * caches with the pad mapping and the filter from global memory (uniform across the group). */
+/* No staging: each work-item reads its window of A through the caches with the pad mapping, VW
+ * rows at a time as one vector where those rows lie inside A, and the filter from global memory
+ * (uniform across the group). Used for filters whose tile does not fit local memory, and on
+ * CPUs, where local memory is ordinary memory and explicit vectors give the SIMD that PoCL does
+ * not get from work-item loops wrapped around inner loops. */
 __kernel void conv2_global(CONV2_ARGS) {
-    GROUP_COORDS;
+    GROUP_COORDS(GWX * VW, GWY * GR);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-    const int i = i0 + lx, jb = j0 + ly * R;
+    const int i = i0 + lx * VW, jb = j0 + ly * GR;
     if (i >= mo || jb >= no) return;
-    const int nk = KR_ * KC_, fb = corr ? 0 : nk - 1, fs = corr ? 1 : -1;
+    const int nk = KR_ * KC_;
+#ifdef KR
+    /* The filter in correlation orientation, indexed by constants once the loops unroll. */
+    elem_t f[KR * KC];
+    for (int e = 0; e < nk; e++) f[e] = K[corr ? e : nk - 1 - e];
+#define FILT(k, l) f[(k) + (l) * KR]
+#else
+    const int fb = corr ? 0 : nk - 1, fs = corr ? 1 : -1;
+#define FILT(k, l) K[fb + fs * ((k) + (l) * kr)]
+#endif
     const int rb = i + oi - (KR_ - 1), cb = jb + oj - (KC_ - 1);
-    elem_t acc[R];
-    for (int r = 0; r < R; r++) acc[r] = ZERO;
-    for (int k = 0; k < KR_; k++) {
-        const int gr = pad_map(rb + k, ma);
-        if (gr < 0) continue; /* a zero row adds nothing */
-        for (int c = 0; c < R + KC_ - 1; c++) {
-            const int gc = pad_map(cb + c, na);
-            if (gc < 0) continue;
-            const elem_t v = A[gc * (long)ma + gr];
-            for (int r = 0; r < R; r++) {
+    const int inside = rb >= 0 && rb + VW + KR_ - 2 < ma;
+    vec_t acc[GR];
+    for (int r = 0; r < GR; r++) acc[r] = VZERO;
+    UNROLL for (int c = 0; c < GR + KC_ - 1; c++) {
+        const int gc = pad_map(cb + c, na);
+        if (gc < 0) continue; /* a zero column adds nothing */
+        __global const elem_t *col = A + gc * (long)ma;
+        UNROLL for (int k = 0; k < KR_; k++) {
+            vec_t v;
+            if (inside) {
+                v = VLOAD(col + rb + k);
+            } else {
+                elem_t t[VW];
+                for (int q = 0; q < VW; q++) {
+                    const int gr = pad_map(rb + k + q, ma);
+                    t[q] = gr < 0 ? ZERO : col[gr];
+                }
+                v = VLOAD(t);
+            }
+            _Pragma("unroll") for (int r = 0; r < GR; r++) {
                 const int l = c - r;
-                if (l >= 0 && l < KC_) MAC(acc[r], v, K[fb + fs * (k + l * KR_)]);
+                if (l >= 0 && l < KC_) VMAC(acc[r], v, FILT(k, l));
             }
         }
     }
-    STORE_RESULTS;
+    const elem_t s = normalize ? ksum[0] : ZERO;
+    for (int r = 0; r < GR && jb + r < no; r++) {
+        const vec_t o = normalize ? VDIV(acc[r], s) : acc[r];
+        __global elem_t *dst = C + (jb + r) * (long)mo + i;
+        if (i + VW <= mo) {
+            VSTORE(o, dst);
+        } else {
+            elem_t t[VW];
+            VSTORE(o, t);
+            for (int q = 0; i + q < mo; q++) dst[q] = t[q];
+        }
+    }
 }
 
 /* sum(K(:)) for `normalize`, by one work-group: its input is the filter, which every group of the

@@ -229,20 +229,23 @@ static void test_sizes(clip_app *app) {
 }
 
 /* Every pad mode with both orientations and shapes, including filters larger than A (the
- * padding then wraps or mirrors more than once). */
+ * padding then wraps or mirrors more than once). Unrolled builds of large filters cost seconds
+ * on PoCL, so 8x6 runs with one pad mode only. */
 static void test_pads(clip_app *app) {
-    static const size_t ks[][2] = {{3, 3}, {4, 3}, {8, 6}, {20, 40}};
+    static const size_t ks[][2] = {{3, 3}, {4, 3}, {20, 40}, {8, 6}};
     unsigned long long seed = 101;
     for (int pad = REPLICATE; pad <= CIRCULAR; pad++)
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
             for (int shape = FULL; shape <= VALID; shape++)
                 for (int corr = 0; corr < 2; corr++) {
+                    if (ks[ki][0] == 8 && pad != SYMMETRIC) continue;
                     conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]}, shape, pad, corr, 0};
                     run_both_variants(app, &cc, seed++);
                 }
 }
 
-/* f32, c32, c64 and every mixed pair, with 3-D A (each slice filtered alike). */
+/* f32, c32, c64 and every mixed pair, with 3-D A (each slice filtered alike); then each type
+ * with both variants (reusing those programs) and zero padding for the complex types. */
 static void test_types(clip_app *app) {
     unsigned long long seed = 501;
     for (int ta = 0; ta < 4; ta++)
@@ -250,13 +253,16 @@ static void test_types(clip_app *app) {
             conv_case cc = {all_types[ta], all_types[tk], {9, 11, 3}, {4, 3}, SAME, SYMMETRIC, tk % 2, 0};
             run_case(app, &cc, "auto", seed++);
         }
-    for (int t = 0; t < 4; t++)
-        for (int pad = ZERO; pad <= CIRCULAR; pad += 3) {
-            conv_case cc = {all_types[t], all_types[t], {64, 64, 1}, {5, 5}, FULL, pad, 1, 0};
-            run_both_variants(app, &cc, seed++);
-            cc.a[0] = 17, cc.a[1] = 31, cc.shape = VALID;
+    for (int t = 0; t < 4; t++) {
+        conv_case cc = {all_types[t], all_types[t], {64, 64, 1}, {4, 3}, FULL, SYMMETRIC, 1, 0};
+        run_both_variants(app, &cc, seed++);
+        cc.a[0] = 17, cc.a[1] = 31, cc.a[2] = 2, cc.shape = VALID, cc.corr = 0;
+        run_both_variants(app, &cc, seed++);
+        if (clip_type_is_complex(all_types[t])) {
+            cc.shape = FULL, cc.pad = ZERO;
             run_both_variants(app, &cc, seed++);
         }
+    }
 }
 
 static void test_normalize(clip_app *app) {
