@@ -1,0 +1,248 @@
+function check_conv2()
+% check_conv2  `clip run conv2` against Octave's conv2 and filter2, and against a reference for
+% imfilter's pad modes written here by explicit padding with index arithmetic (the image package
+% is not assumed).
+%
+% Shapes full/same/valid with odd, even and non-square kernels, kernels larger than A, row and
+% column vectors, single and double, real and complex, mixed classes, 3-D A (each slice), every
+% pad mode with and without correlation, normalize (including a zero-sum kernel), PNG and TIFF
+% input, and the CLI's errors. Relative error at most 1e-5 (single) or 1e-12 (double); class and
+% size must match.
+  clip = getenv('CLIP');
+  if isempty(clip)
+    error('check_conv2: set CLIP to the clip command-line tool');
+  end
+  rand('twister', 2718);
+  randn('state', 2718);
+  n = 0;
+
+  % Zero padding: Octave's conv2 itself.
+  cases = {
+    {@double, 0, [17 31], @double, 0, [3 3]}
+    {@single, 0, [257 3], @single, 0, [4 3]}
+    {@double, 1, [31 17], @double, 1, [2 5]}
+    {@single, 1, [1 1031], @single, 1, [1 7]}
+    {@double, 0, [1031 1], @double, 0, [7 1]}
+    {@single, 0, [64 64], @double, 1, [8 6]}
+    {@double, 0, [3 2], @double, 0, [5 4]}
+    {@double, 1, [1 1], @single, 0, [2 2]}
+  };
+  shapes = {'full', 'same', 'valid'};
+  for c = 1:numel(cases)
+    cs = cases{c};
+    A = make(cs{1}, cs{3}, cs{2});
+    K = make(cs{4}, cs{6}, cs{5});
+    for s = 1:3
+      got = run_conv2(clip, A, K, ['--shape ' shapes{s}]);
+      compare(got, conv2(A, K, shapes{s}), sprintf('case %d %s', c, shapes{s}));
+      n = n + 1;
+    end
+  end
+
+  % 3-D A: every slice with the same K.
+  A = make(@double, [9 11 3], 0);
+  K = make(@double, [4 3], 0);
+  ref = zeros(9, 11, 3);
+  for p = 1:3
+    ref(:, :, p) = conv2(A(:, :, p), K, 'same');
+  end
+  compare(run_conv2(clip, A, K, '--shape same'), ref, '3-D same');
+  n = n + 1;
+
+  % Correlation with zero padding: filter2.
+  A = make(@double, [23 19], 1);
+  K = make(@double, [4 5], 0);
+  for s = 1:3
+    compare(run_conv2(clip, A, K, ['--correlate --shape ' shapes{s}]), filter2(K, A, shapes{s}), ...
+            sprintf('filter2 %s', shapes{s}));
+    n = n + 1;
+  end
+
+  % imfilter's pad modes, both orientations; a kernel larger than A pads past a whole period.
+  pads = {'replicate', 'symmetric', 'circular'};
+  A = make(@double, [17 31], 0);
+  kernels = {make(@double, [4 3], 0), make(@double, [20 40], 0)};
+  for pi = 1:3
+    for ki = 1:2
+      K = kernels{ki};
+      for corr = 0:1
+        for s = 1:3
+          opts = sprintf('--shape %s --pad %s', shapes{s}, pads{pi});
+          if corr
+            opts = [opts ' --correlate'];
+          end
+          compare(run_conv2(clip, A, K, opts), ref_filter(A, K, shapes{s}, pads{pi}, corr), opts);
+          n = n + 1;
+        end
+      end
+    end
+  end
+  A = make(@single, [40 33], 1);
+  K = make(@single, [3 5], 1);
+  compare(run_conv2(clip, A, K, '--shape same --pad symmetric --correlate'), ...
+          single(ref_filter(double(A), double(K), 'same', 'symmetric', 1)), 'single complex symmetric');
+  n = n + 1;
+
+  % normalize: divided by sum(K(:)); a zero sum gives Inf and NaN as in MATLAB.
+  A = make(@double, [30 20], 0);
+  K = make(@double, [5 5], 0) + 1;
+  compare(run_conv2(clip, A, K, '--shape same --normalize'), conv2(A, K, 'same') / sum(K(:)), ...
+          'normalize');
+  K = [1 2 1; 0 0 0; -1 -2 -1];
+  A = ones(6, 5);
+  compare(run_conv2(clip, A, K, '--normalize'), conv2(A, K) / sum(K(:)), 'normalize by zero');
+  n = n + 2;
+
+  % Forcing each kernel variant gives the same result.
+  A = make(@double, [45 38], 1);
+  K = make(@double, [5 4], 0);
+  for v = {'local', 'global'}
+    compare(run_conv2(clip, A, K, ['--shape same --pad replicate --variant ' v{1}]), ...
+            ref_filter(A, K, 'same', 'replicate', 0), ['variant ' v{1}]);
+    n = n + 1;
+  end
+
+  % Image files: clip loads PNG and TIFF samples as single values 0..255.
+  img = uint8(floor(rand(37, 53, 3) * 256));
+  K = make(@double, [5 5], 0);
+  save('-v7', 'k.mat', 'K');
+  imwrite(img, 'img.png');
+  imwrite(img(:, :, 2), 'img.tif');
+  files = {'img.png', 'img.tif'};
+  channels = [3 1];
+  for f = 1:2
+    [st, out] = system(sprintf('%s run conv2 %s k.mat -o out.mat --shape same 2>&1', clip, files{f}));
+    if st ~= 0
+      error('check_conv2: clip failed on %s: %s', files{f}, out);
+    end
+    r = load('out.mat');
+    ref = zeros(37, 53, channels(f));
+    for ch = 1:channels(f)
+      src = double(imread(files{f}));
+      ref(:, :, ch) = conv2(src(:, :, ch), K, 'same');
+    end
+    compare(r.result, single(ref), files{f});
+    n = n + 1;
+  end
+
+  % CLI errors: a non-zero status and the reason on stderr.
+  A = make(@double, [5 5], 0);
+  K = make(@double, [3 3], 0);
+  save('-v7', 'a.mat', 'A');
+  save('-v7', 'k.mat', 'K');
+  K3 = ones(2, 2, 2);
+  save('-v7', 'k3.mat', 'K3');
+  expect_error(clip, 'a.mat k.mat --shape middle', 'is not one of full|same|valid');
+  expect_error(clip, 'a.mat k.mat --pad mirror', 'is not one of zero|replicate|symmetric|circular');
+  expect_error(clip, 'a.mat k3.mat -o c.mat', 'K must be 2-D, got 2x2x2');
+  expect_error(clip, 'a.mat -o c.mat', 'takes 2 inputs');
+  n = n + 4;
+
+  printf('check_conv2: %d comparisons\n', n);
+  printf('check_conv2: ok\n');
+end
+
+function x = make(cls, sz, cx)
+  x = randn(sz);
+  if cx
+    x = complex(x, randn(sz));
+  end
+  x = cls(x);
+end
+
+function C = run_conv2(clip, A, K, opts)
+  save('-v7', 'a.mat', 'A');
+  save('-v7', 'k.mat', 'K');
+  if exist('c.mat', 'file')
+    delete('c.mat');
+  end
+  [st, out] = system(sprintf('%s run conv2 a.mat k.mat -o c.mat %s 2>&1', clip, opts));
+  if st ~= 0
+    error('check_conv2: clip failed (%s): %s', opts, out);
+  end
+  r = load('c.mat');
+  C = r.result;
+end
+
+% Index of padded position x (1-based, any integer) in a line of length n, padarray's rules;
+% 0 where the padding is zero.
+function y = pad_index(x, n, pad)
+  switch pad
+    case 'zero'
+      y = x .* (x >= 1 & x <= n);
+    case 'replicate'
+      y = min(max(x, 1), n);
+    case 'circular'
+      y = mod(x - 1, n) + 1;
+    case 'symmetric'
+      y = mod(x - 1, 2 * n);
+      y(y >= n) = 2 * n - 1 - y(y >= n);
+      y = y + 1;
+  end
+end
+
+% imfilter(A, K, pad, shape, 'conv'/'corr') by hand: pad A by size(K)-1 on every side with the
+% index maps, take the 'valid' convolution (the full result over the padded A), then cut the
+% shape out of it as conv2 does. 'valid' never reads the padding.
+function C = ref_filter(A, K, shape, pad, corr)
+  if corr
+    K = rot90(K, 2);
+  end
+  [ma, na] = size(A);
+  [mk, nk] = size(K);
+  ri = pad_index((2 - mk):(ma + mk - 1), ma, pad);
+  ci = pad_index((2 - nk):(na + nk - 1), na, pad);
+  P = zeros(numel(ri), numel(ci));
+  P(ri > 0, ci > 0) = A(ri(ri > 0), ci(ci > 0));
+  F = conv2(P, K, 'valid');
+  switch shape
+    case 'full'
+      C = F;
+    case 'same'
+      C = F(floor(mk / 2) + (1:ma), floor(nk / 2) + (1:na));
+    case 'valid'
+      C = conv2(A, K, 'valid');
+  end
+end
+
+function compare(got, want, what)
+  if ~strcmp(class(got), class(want))
+    error('check_conv2: %s: class %s, want %s', what, class(got), class(want));
+  end
+  if ~isequal(size(got), size(want))
+    error('check_conv2: %s: size %s, want %s', what, mat2str(size(got)), mat2str(size(want)));
+  end
+  if iscomplex(want) ~= iscomplex(got) && any(imag(want(:)) ~= 0)
+    error('check_conv2: %s: complexity differs', what);
+  end
+  fin = isfinite(want);
+  if ~isequal(fin, isfinite(got)) || ~isequal(isnan(want), isnan(got)) || ...
+     any(got(isinf(want)) ~= want(isinf(want)))
+    error('check_conv2: %s: non-finite values differ', what);
+  end
+  w = double(want(fin));
+  g = double(got(fin));
+  tol = 1e-12;
+  if isa(want, 'single')
+    tol = 1e-5;
+  end
+  den = norm(w(:));
+  if den == 0
+    den = 1;
+  end
+  err = norm(g(:) - w(:)) / den;
+  if ~(err <= tol)
+    error('check_conv2: %s: relative error %g > %g', what, err, tol);
+  end
+end
+
+function expect_error(clip, args, needle)
+  st = system(sprintf('%s run conv2 %s 2>err.txt >/dev/null', clip, args));
+  msg = fileread('err.txt');
+  if st == 0
+    error('check_conv2: "%s" succeeded, expected an error', args);
+  end
+  if isempty(strfind(msg, needle))
+    error('check_conv2: "%s": message "%s" lacks "%s"', args, strtrim(msg), needle);
+  end
+end
