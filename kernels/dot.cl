@@ -1,9 +1,11 @@
 /* dot: MATLAB's dot(a, b) = sum(conj(a) .* b) of two vectors of equal length, as a two-stage
- * reduction (see processes/dot.c). Both inputs arrive as elem_t (promoted on the device).
+ * reduction (see processes/dot.c). Both inputs arrive in the result's precision; each keeps its
+ * own complexity, so a real operand is read as real (half the bytes) and multiplies as MATLAB's
+ * real-times-complex does (no 0 * Inf = NaN from a made-up imaginary part).
  *
  * Build options (set by init):
- *   VEC    scalars per vector load (1, 2, 4, 8, 16; even for complex)
- *   AW     accumulator lanes: VEC, or VEC/2 complex elements
+ *   A_COMPLEX, B_COMPLEX  whether each operand is complex; the result is if either is
+ *   EPL    elements per load (1, 2, 4, 8, 16; at most 8 when an operand is complex)
  *   LOCAL  work-group size of both stages, a power of two */
 
 /* No silent fusing: the imaginary part ar*bi - ai*br must round both products alike, so that
@@ -18,47 +20,81 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-#if VEC == 1
-typedef real_t vec_t;
-#define VLOAD(i, ptr) ((ptr)[i])
-#else
-typedef CAT(RNAME, VEC) vec_t;
-#define VLOAD(i, ptr) CAT(vload, VEC)(i, ptr)
-#endif
-#if AW == 1
+/* acc_t: one lane per element of a load. A complex load is 2*EPL reals, split by .even/.odd. */
+#if EPL == 1
 typedef real_t acc_t;
+#define RLOAD(i, ptr) ((ptr)[i])
+typedef CAT(RNAME, 2) cvec_t;
+#define CLOAD(i, ptr) vload2(i, ptr)
+#elif EPL == 2
+typedef CAT(RNAME, 2) acc_t;
+#define RLOAD(i, ptr) vload2(i, ptr)
+typedef CAT(RNAME, 4) cvec_t;
+#define CLOAD(i, ptr) vload4(i, ptr)
+#elif EPL == 4
+typedef CAT(RNAME, 4) acc_t;
+#define RLOAD(i, ptr) vload4(i, ptr)
+typedef CAT(RNAME, 8) cvec_t;
+#define CLOAD(i, ptr) vload8(i, ptr)
+#elif EPL == 8
+typedef CAT(RNAME, 8) acc_t;
+#define RLOAD(i, ptr) vload8(i, ptr)
+typedef CAT(RNAME, 16) cvec_t;
+#define CLOAD(i, ptr) vload16(i, ptr)
 #else
-typedef CAT(RNAME, AW) acc_t;
+typedef CAT(RNAME, 16) acc_t;
+#define RLOAD(i, ptr) vload16(i, ptr)
+#endif
+
+#if A_COMPLEX
+typedef cvec_t a_t;
+#define ALOAD CLOAD
+#else
+typedef acc_t a_t;
+#define ALOAD RLOAD
+#endif
+#if B_COMPLEX
+typedef cvec_t b_t;
+#define BLOAD CLOAD
+#else
+typedef acc_t b_t;
+#define BLOAD RLOAD
 #endif
 
 /* Real and imaginary accumulators. */
-#if CLIP_COMPLEX
+#if A_COMPLEX || B_COMPLEX
 #define NACC 2
 #else
 #define NACC 1
 #endif
 
 /* The lanes of an accumulator summed pairwise. */
-#if AW == 1
+#if EPL == 1
 #define HSUM(v) (v)
-#elif AW == 2
+#elif EPL == 2
 #define HSUM(v) ((v).s0 + (v).s1)
-#elif AW == 4
+#elif EPL == 4
 #define HSUM(v) (((v).s0 + (v).s1) + ((v).s2 + (v).s3))
-#elif AW == 8
+#elif EPL == 8
 #define HSUM(v) ((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
-#elif AW == 16
+#else
 #define HSUM(v)                                                                          \
     (((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7))) + \
      ((((v).s8 + (v).s9) + ((v).sa + (v).sb)) + (((v).sc + (v).sd) + ((v).se + (v).sf))))
 #endif
 
 /* acc += conj(a) .* b for one load of each. */
-inline void accum(acc_t *acc, vec_t a, vec_t b) {
-#if CLIP_COMPLEX
+inline void accum(acc_t *acc, a_t a, b_t b) {
+#if A_COMPLEX && B_COMPLEX
     acc_t ar = a.even, ai = a.odd, br = b.even, bi = b.odd;
     acc[0] = fma(ar, br, fma(ai, bi, acc[0]));
     acc[1] += ar * bi - ai * br;
+#elif A_COMPLEX
+    acc[0] = fma(a.even, b, acc[0]);
+    acc[1] = fma(-a.odd, b, acc[1]);
+#elif B_COMPLEX
+    acc[0] = fma(a, b.even, acc[0]);
+    acc[1] = fma(a, b.odd, acc[1]);
 #else
     acc[0] = fma(a, b, acc[0]);
 #endif
@@ -73,7 +109,14 @@ inline void tree(__local real_t *sh, const uint lid) {
     }
 }
 
-/* Stage 1: one partial per work-group, row k of part at part[k*groups + group]. */
+/* The last `tail` (< EPL) elements of x from element `first` into a zero-padded private load. */
+inline void tail_copy(real_t *dst, __global const real_t *x, ulong first, uint tail, int cx) {
+    uint w = cx ? 2 : 1;
+    for (uint k = 0; k < w * EPL; k++) dst[k] = k < w * tail ? x[first * w + k] : 0;
+}
+
+/* Stage 1: one partial per work-group, row k of part at part[k*groups + group]. nvec counts
+ * loads of EPL elements. */
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong nvec,
                 const ulong chunk, const uint tail, __global real_t *part) {
@@ -82,14 +125,12 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
     acc_t acc[NACC];
     for (int k = 0; k < NACC; k++) acc[k] = (acc_t)0;
     ulong start = g * chunk, end = min(start + chunk, nvec);
-    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, VLOAD(v, a), VLOAD(v, b));
+    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, ALOAD(v, a), BLOAD(v, b));
     if (tail && g == ng - 1 && lid == 0) {
-        real_t ta[VEC], tb[VEC];
-        for (uint k = 0; k < VEC; k++) {
-            ta[k] = k < tail ? a[nvec * VEC + k] : 0;
-            tb[k] = k < tail ? b[nvec * VEC + k] : 0;
-        }
-        accum(acc, VLOAD(0, ta), VLOAD(0, tb));
+        real_t ta[2 * EPL], tb[2 * EPL];
+        tail_copy(ta, a, nvec * EPL, tail, A_COMPLEX);
+        tail_copy(tb, b, nvec * EPL, tail, B_COMPLEX);
+        accum(acc, ALOAD(0, ta), BLOAD(0, tb));
     }
     for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HSUM(acc[k]);
     tree(sh, lid);

@@ -5,7 +5,9 @@
  * the result is 1x1 of that type; two empty inputs give 0.
  *
  * A two-stage reduction (processes/reduce_common.h, kernels/dot.cl): stage 1 streams both
- * vectors once with vector loads, one partial per work-group; stage 2 sums the partials. */
+ * vectors once with vector loads, one partial per work-group; stage 2 sums the partials.
+ * A real operand of a complex product stays real (as MATLAB's real .* complex: no 0 * Inf NaN
+ * from a zero imaginary part, and half the bytes to read). */
 #include <string.h>
 
 #include "reduce_common.h"
@@ -26,14 +28,12 @@ static const char *const dot_inputs[] = {"A  vector (conjugated, as MATLAB)",
                                          "B  vector with as many elements as A"};
 static const char *const dot_outputs[] = {"D  1x1 of the promoted type of A and B"};
 
-/* Scalars per load for the variant; see norm.c for why CPUs get 16. */
-static unsigned dot_vec(int variant, const clip_device_info *dev, int complex) {
-    switch (variant) {
-    case 1: return complex ? 2 : 1;
-    case 2: return 4;
-    case 3: return 16;
-    default: return dev->type == CLIP_DEVICE_GPU ? 4 : 16;
-    }
+/* Elements per load for the variant: 1, or 4 or 16 reals' worth (halved when the result is
+ * complex, where a complex operand's load is twice as wide). See norm.c for why CPUs get 16. */
+static unsigned dot_epl(int variant, const clip_device_info *dev, int complex) {
+    unsigned reals = variant == 1 ? 1 : variant == 2 ? 4 : variant == 3 ? 16
+                   : dev->type == CLIP_DEVICE_GPU ? 4 : 16;
+    return complex && reals > 1 ? reals / 2 : reals;
 }
 
 static clip_status dot_init(clip_process *p) {
@@ -53,27 +53,31 @@ static clip_status dot_init(clip_process *p) {
         return clip_proc_fail(p, CLIP_ERR_LENGTH_MISMATCH,
                               "vectors differ in length: a has %zu elements, b has %zu", n,
                               clip_data_numel(b));
-    clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
-    clip_status s = clip_proc_input_as(p, 0, t);
-    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
+    /* The result's precision for both; each operand keeps its complexity (see dot.cl). */
+    clip_type ta = clip_data_type(a), tb = clip_data_type(b), t = clip_type_promote(ta, tb);
+    int dbl = clip_type_is_double(t), cx = clip_type_is_complex(t);
+    int acx = clip_type_is_complex(ta), bcx = clip_type_is_complex(tb);
+    clip_type rtype = dbl ? CLIP_F64 : CLIP_F32, ctype = dbl ? CLIP_C64 : CLIP_C32;
+    clip_status s = clip_proc_input_as(p, 0, acx ? ctype : rtype);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, bcx ? ctype : rtype);
     const size_t one[2] = {1, 1};
     if (s == CLIP_OK) s = clip_proc_output(p, 0, t, 2, one, &y);
     if (s != CLIP_OK) return s;
     st->out_bytes = clip_type_size(t);
 
     const clip_device_info *dev = clip_proc_device(p);
-    int cx = clip_type_is_complex(t);
-    unsigned vec = dot_vec(clip_proc_choice(p, "variant"), dev, cx);
-    reduce_geometry(dev, n * (cx ? 2 : 1), vec, &st->geom);
-    char opts[160];
-    reduce_options(opts, sizeof opts, vec, cx ? vec / 2 : vec, st->geom.local, NULL);
+    unsigned epl = dot_epl(clip_proc_choice(p, "variant"), dev, cx);
+    reduce_geometry(dev, n, epl, &st->geom);
+    char extra[96], opts[160];
+    snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d", epl, acx, bcx);
+    reduce_options(opts, sizeof opts, st->geom.local, extra);
     s = clip_proc_kernel(p, "dot", t, opts, "dot_stage1", &st->s1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "dot", t, opts, "dot_stage2", &st->s2);
     if (s == CLIP_OK)
         s = clip_proc_temp(p, st->geom.groups * st->out_bytes, &st->part); /* (re, im) each */
     if (s != CLIP_OK) return s;
     char variant[32];
-    snprintf(variant, sizeof variant, "vec%u", vec);
+    snprintf(variant, sizeof variant, "epl%u", epl);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }

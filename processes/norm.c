@@ -62,9 +62,9 @@ static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int 
                                 cl_kernel *k1, cl_kernel *k2) {
     norm_state *st = clip_proc_state(p);
     unsigned lanes = (mode != MODE_SUMSQ && clip_type_is_complex(t)) ? vec / 2 : vec;
-    char extra[64], opts[160];
-    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d", mode, pint);
-    reduce_options(opts, sizeof opts, vec, lanes, st->geom.local, extra);
+    char extra[96], opts[160];
+    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DVEC=%u -DAW=%u", mode, pint, vec, lanes);
+    reduce_options(opts, sizeof opts, st->geom.local, extra);
     clip_status s = clip_proc_kernel(p, "norm", t, opts, "norm_stage1", k1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "norm", t, opts, "norm_stage2", k2);
     return s;

@@ -78,11 +78,10 @@ static inline const char *reduce_dims_str(const clip_data *d, char *buf, size_t 
     return buf;
 }
 
-/* The -D options every reduction kernel takes: scalars per load, accumulator lanes, and the
- * work-group size (fixed at compile time so the local arrays and the tree unroll). */
-static inline void reduce_options(char *buf, size_t cap, unsigned vec, unsigned lanes,
-                                  size_t local, const char *extra) {
-    snprintf(buf, cap, "-DVEC=%u -DAW=%u -DLOCAL=%zu %s", vec, lanes, local, extra ? extra : "");
+/* Build options: the work-group size (fixed at compile time so that the local arrays and the
+ * tree unroll) and the process's own. */
+static inline void reduce_options(char *buf, size_t cap, size_t local, const char *extra) {
+    snprintf(buf, cap, "-DLOCAL=%zu %s", local, extra ? extra : "");
 }
 
 /* Sets stage-1 kernel arguments first..first+2 (nvec, chunk, tail) and gives its global size. */
