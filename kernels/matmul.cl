@@ -103,17 +103,21 @@ typedef CAT(REAL, VWR) vec_t;
 #elif VWR == 4
 #define MULI(v) ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2))
 #elif VWR == 8
-#define MULI(v) ((v).s10325476 * (vec_t)(-1, 1, -1, 1, -1, 1, -1, 1))
+#define MULI(v) ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6))
 #else
-#define MULI(v) ((v).s1032547698badcfe * (vec_t)(-1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1))
+#define MULI(v)                                                                                \
+    ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6, -(v).s9, (v).s8, \
+             -(v).sb, (v).sa, -(v).sd, (v).sc, -(v).sf, (v).se))
 #endif
 #define MADD(acc, a, ai, b) (acc) = fma((ai), (vec_t)((b).y), fma((a), (vec_t)((b).x), (acc)))
 #define SCALE(v, s) ((v) * (vec_t)((s).x) + MULI(v) * (vec_t)((s).y))
 #define IS_ZERO(s) ((s).x == 0 && (s).y == 0)
+#define IS_ONE(s) ((s).x == 1 && (s).y == 0)
 #else
 #define MADD(acc, a, ai, b) (acc) = fma((a), (vec_t)(b), (acc))
 #define SCALE(v, s) ((v) * (vec_t)(s))
 #define IS_ZERO(s) ((s) == 0)
+#define IS_ONE(s) ((s) == 1)
 #endif
 
 /* VW elements of column k of A from row `row` on; on an edge tile rows past M are clamped. */
@@ -207,7 +211,8 @@ inline void gemm_stage(const int edge, const int k0, const int m0, const int n0,
 /* C(row.., col) = alpha*acc + beta*C for one vector; on an edge tile only rows < M are kept. */
 inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global real_t *p,
                        const int row, const int M, const int edge) {
-    v = SCALE(v, alpha);
+    /* alpha = 1 leaves v alone: a complex scaling would turn an Inf into Inf + NaN*i. */
+    if (!IS_ONE(alpha)) v = SCALE(v, alpha);
     if (!edge) {
         if (!IS_ZERO(beta)) v += SCALE(VLOAD(p), beta);
         VSTORE(v, p);

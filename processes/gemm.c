@@ -136,6 +136,11 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
     clip_gemm_default(dev, t, v, m, n, k, out);
+    /* GPUs split a vector load that is not aligned to its width into scalar ones: where the
+     * columns of A and C (m elements apart) are not, narrow the default width. CPUs load
+     * unaligned vectors at full speed. */
+    if (dev->type != CLIP_DEVICE_CPU)
+        while (out->vw > 1 && m % (size_t)out->vw) out->vw /= 2;
     static const char *const names[] = {"mwg", "nwg", "kwg", "mdimc", "ndimc", "vw"};
     int *fields[] = {&out->mwg, &out->nwg, &out->kwg, &out->mdimc, &out->ndimc, &out->vw};
     for (int i = 0; i < 6; i++) {

@@ -113,6 +113,34 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
     gt_free(&A), gt_free(&B);
 }
 
+/* NaN and Inf propagate as in a plain loop, and only where they belong: a NaN in the last row
+ * of A and an Inf in the last column of B sit in edge tiles, whose clamped loads must not carry
+ * them into other rows or columns. Every variant, K past one slice. */
+static void test_nonfinite(clip_app *app, unsigned long long *seed) {
+    static const tiles vars[] = {{"tiled", {0}}, {"direct", {0}}, {"small", {0}}};
+    static const clip_type types[] = {CLIP_F32, CLIP_C64};
+    const size_t m = 37, k = 21, n = 29;
+    for (int ti = 0; ti < 2; ti++)
+        for (int v = 0; v < 3; v++) {
+            clip_type t = types[ti];
+            gt_mat A = gt_random(t, m, k, 1.0, seed), B = gt_random(t, k, n, 1.0, seed);
+            A.re[m - 1 + 5 * m] = NAN;
+            B.re[3 + (n - 1) * k] = INFINITY;
+            B.re[7 + (n - 2) * k] = -INFINITY;
+            gt_mat bound, R = gt_product(&A, &B, t, &bound);
+            clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+            clip_data *c = run_mm(app, a, b, &vars[v], NULL);
+            char what[64];
+            snprintf(what, sizeof what, "non-finite %s %s", clip_type_name(t), vars[v].variant);
+            gt_check(c, t, &R, &bound, (double)k, what);
+            size_t finite = 0;
+            for (size_t i = 0; i < R.numel; i++) finite += isfinite(R.re[i]) && isfinite(R.im[i]);
+            CHECK(finite == (m - 1) * (n - 2)); /* the test puts non-finite values where meant */
+            clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+            gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+        }
+}
+
 /* K = 0 gives zeros(M, N); an empty M or N gives an empty result. */
 static void test_empty(clip_app *app) {
     for (int ti = 0; ti < 4; ti++) {
@@ -386,6 +414,7 @@ int main(void) {
     test_types_and_shapes(app, &seed);
     test_mixed(app, &seed);
     test_variants_and_tiles(app, &seed);
+    test_nonfinite(app, &seed);
     test_empty(app);
     test_scalar(app, &seed);
     test_engine_alpha_beta(app, &seed);
