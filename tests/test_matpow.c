@@ -25,8 +25,9 @@ static gt_mat naive_power(const gt_mat *a, int p, gt_mat *bound) {
     }
     for (size_t i = 0; i < n * n; i++) abs_a.re[i] = fabs(a->re[i]) + fabs(a->im[i]);
     for (int s = 0; s < p; s++) {
-        gt_mat unused, next = gt_product(&r, a, a->type, &unused), nb = gt_product(bound, &abs_a, CLIP_F64, &unused);
-        gt_free(&unused);
+        gt_mat u1, u2, next = gt_product(&r, a, a->type, &u1), nb = gt_product(bound, &abs_a, CLIP_F64, &u2);
+        gt_free(&u1);
+        gt_free(&u2);
         gt_free(&r);
         gt_free(bound);
         r = next;
