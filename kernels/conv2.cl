@@ -173,7 +173,7 @@ __kernel void conv2_global(CONV2_ARGS) {
 #ifdef KR
     /* The filter in correlation orientation, indexed by constants once the loops unroll. */
     elem_t f[KR * KC];
-    for (int e = 0; e < nk; e++) f[e] = K[corr ? e : nk - 1 - e];
+    UNROLL for (int e = 0; e < nk; e++) f[e] = K[corr ? e : nk - 1 - e];
 #define FILT(k, l) f[(k) + (l) * KR]
 #else
     const int fb = corr ? 0 : nk - 1, fs = corr ? 1 : -1;
