@@ -1,4 +1,5 @@
-/* Writes seed corpora for the loader fuzzers with clip's own writers:
+/* Writes seed corpora for the loader fuzzers with clip's own writers (and, in seeds_direct.c,
+ * with the format libraries):
  *   make_seeds DIR   -> DIR/png/, DIR/tif/, DIR/mat/, DIR/cfl/ */
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "clip/clip.h"
+#include "seeds_direct.h"
 
 static clip_app *app;
 
@@ -77,7 +79,11 @@ int main(int argc, char **argv) {
         cfl_seed(p, out);
         n++;
     }
-    printf("make_seeds: %d seeds in %s\n", n, dir);
+    int direct = 0;
+    snprintf(p, sizeof p, "%s/mat", dir), direct += seeds_mat(p);
+    snprintf(p, sizeof p, "%s/png", dir), direct += seeds_png(p);
+    snprintf(p, sizeof p, "%s/tif", dir), direct += seeds_tiff(p);
+    printf("make_seeds: %d seeds from clip, %d from the libraries, in %s\n", n, direct, dir);
     clip_data *all[6] = {g, rgb, ga, dd, c, cd};
     for (int i = 0; i < 6; i++) clip_data_destroy(all[i]);
     clip_app_destroy(app);

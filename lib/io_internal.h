@@ -35,6 +35,11 @@ static inline uint32_t clip_io_to_uint(double v, double max) {
     return (uint32_t)(v + 0.5);
 }
 
+/* Checks the structure of a MAT v4 or v5 file of `size` bytes before matio reads it, because
+ * matio trusts the lengths and counts a file declares (lib/io_mat_check.c says what is checked).
+ * CLIP_ERR_FORMAT with the offending element's offset; v7.3 (HDF5) files pass unchecked. */
+clip_status clip_io_mat_check(clip_app *app, const char *path, uint64_t size);
+
 /* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
 int clip_io_mat73_available(void);
 

@@ -206,51 +206,6 @@ static clip_status var_to_data(clip_app *app, const char *path, const matvar_t *
     return CLIP_OK;
 }
 
-static uint32_t get_u32(const unsigned char *p, int swap) {
-    return swap ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-/* matio reads v5 data with unchecked freads, so a truncated file would load with garbage in
- * it. Every top-level v5 element states its length in its tag: walk them and insist that each
- * ends inside the file. (v7.3 is HDF5, which detects truncation itself.) */
-static clip_status check_v5_extent(clip_app *app, const char *path, uint64_t file_size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return CLIP_OK; /* matio's open reports it */
-    unsigned char head[128];
-    clip_status s = CLIP_OK;
-    if (fread(head, 1, sizeof head, f) == sizeof head &&
-        ((head[126] == 'I' && head[127] == 'M') || (head[126] == 'M' && head[127] == 'I'))) {
-        int swap = head[126] == 'M'; /* big-endian file */
-        unsigned version =
-            swap ? (unsigned)head[124] << 8 | head[125] : (unsigned)head[125] << 8 | head[124];
-        uint64_t pos = sizeof head;
-        unsigned char tag[8];
-        while (version == 0x0100 && pos < file_size) {
-            if (file_size - pos < sizeof tag || fseek(f, (long)pos, SEEK_SET) != 0 ||
-                fread(tag, 1, sizeof tag, f) != sizeof tag) {
-                s = clip_set_error(app, CLIP_ERR_FORMAT,
-                                   "load_mat: %s: truncated (partial element at byte %llu)", path,
-                                   (unsigned long long)pos);
-                break;
-            }
-            uint64_t len = get_u32(tag + 4, swap);
-            if (pos + sizeof tag + len > file_size) {
-                s = clip_set_error(
-                    app, CLIP_ERR_FORMAT,
-                    "load_mat: %s: truncated (element at byte %llu needs %llu bytes, "
-                    "the file has %llu)",
-                    path, (unsigned long long)pos, (unsigned long long)(sizeof tag + len),
-                    (unsigned long long)(file_size - pos));
-                break;
-            }
-            pos += sizeof tag + len;
-        }
-    }
-    fclose(f);
-    return s;
-}
-
 /* Every element takes at least one byte in the file before compression, and zlib expands at
  * most about 1032:1, so a variable claiming more elements than that is corrupt. Checked on the
  * header alone, before matio allocates for the data. */
@@ -270,36 +225,45 @@ static clip_status check_claim(clip_app *app, const char *path, const matvar_t *
     return CLIP_OK;
 }
 
-/* Finds the variable to load (the named one, or the first numeric one) and returns its name. */
+/* Finds the variable to load (the named one, or the first numeric one) and returns its position
+ * among the file's variables: names may repeat, and only the variable checked here is read. */
 static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const char *var,
-                            uint64_t file_size, char **name) {
+                            uint64_t file_size, size_t *index, char **name) {
     matvar_t *info;
-    if (var) {
-        info = Mat_VarReadInfo(mat, var);
-        if (!info)
-            return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: no variable named '%s'",
-                                  path, var);
-        if (!is_numeric(info)) {
-            clip_status s =
-                clip_set_error(app, CLIP_ERR_TYPE, "load_mat: %s: variable '%s' is %s, not numeric",
-                               path, var, class_name(info->class_type));
-            Mat_VarFree(info);
-            return s;
-        }
-    } else {
-        while ((info = Mat_VarReadNextInfo(mat)) != NULL && !is_numeric(info))
-            Mat_VarFree(info);
-        if (!info)
-            return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: %s", path,
-                                  mat_msg[0] ? mat_msg : "no numeric variable in the file");
+    *index = 0;
+    while ((info = Mat_VarReadNextInfo(mat)) != NULL &&
+           !(var ? info->name && strcmp(info->name, var) == 0 : is_numeric(info))) {
+        Mat_VarFree(info);
+        ++*index;
     }
-    clip_status s = check_claim(app, path, info, file_size);
+    if (!info && var)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: no variable named '%s'", path,
+                              var);
+    if (!info)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: %s", path,
+                              mat_msg[0] ? mat_msg : "no numeric variable in the file");
+    clip_status s = CLIP_OK;
+    if (!is_numeric(info))
+        s = clip_set_error(app, CLIP_ERR_TYPE, "load_mat: %s: variable '%s' is %s, not numeric",
+                           path, var, class_name(info->class_type));
+    if (s == CLIP_OK) s = check_claim(app, path, info, file_size);
     if (s == CLIP_OK && !info->name)
         s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable without a name", path);
     if (s == CLIP_OK && !(*name = strdup(info->name)))
         s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat: %s: out of memory", path);
     Mat_VarFree(info);
     return s;
+}
+
+/* Reads variable number `index` in full. */
+static matvar_t *read_var(mat_t *mat, size_t index) {
+    Mat_Rewind(mat);
+    for (size_t i = 0; i < index; i++) {
+        matvar_t *skip = Mat_VarReadNextInfo(mat);
+        if (!skip) return NULL;
+        Mat_VarFree(skip);
+    }
+    return Mat_VarReadNext(mat);
 }
 
 clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out) {
@@ -313,7 +277,7 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
     uint64_t size = 0;
     clip_status s = clip_io_check_readable(app, "load_mat", path, &size);
     if (s != CLIP_OK) return s;
-    s = check_v5_extent(app, path, size);
+    s = clip_io_mat_check(app, path, size);
     if (s != CLIP_OK) return s;
     mat_begin();
     mat_t *mat = Mat_Open(path, MAT_ACC_RDONLY);
@@ -321,13 +285,14 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: not a readable MAT file: %s",
                               path, why("matio cannot open it"));
     char *name = NULL;
-    s = find_var(app, path, mat, var, size, &name);
+    size_t index = 0;
+    s = find_var(app, path, mat, var, size, &index, &name);
     if (s == CLIP_OK) {
         mat_msg[0] = '\0';
-        matvar_t *v = Mat_VarRead(mat, name);
+        matvar_t *v = read_var(mat, index);
         /* matio logs a failed inflate or short read and still returns the variable, with
          * whatever it had read: a logged error means the data cannot be trusted. */
-        if (!v || mat_msg[0])
+        if (!v || mat_msg[0] || !is_numeric(v))
             s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: cannot read variable '%s': %s",
                                path, name, why("corrupt or truncated data"));
         else

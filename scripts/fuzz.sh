@@ -1,20 +1,46 @@
 #!/usr/bin/env bash
-# Builds the loader fuzzers (clang, libFuzzer, ASan+UBSan), makes seed corpora with clip's own
-# writers, and fuzzes each loader for SECONDS (default 30). Crashes land in build-fuzz/crashes/.
+# Fuzzes clip's file loaders: scripts/fuzz.sh [SECONDS] [FORMAT...]
+#   SECONDS  per loader (default 30); FORMAT: png tif mat cfl (default all four, one at a time).
+# Builds the libFuzzer targets (clang, ASan+UBSan, build-fuzz/), writes seed corpora with clip's
+# writers and the format libraries, adds tests/fuzz_regressions/, then fuzzes each loader for
+# SECONDS with a 10 s per-input timeout and leak checking. The corpus grows in
+# build-fuzz/corpus/FORMAT across runs; crashes, timeouts and leaks are written to
+# build-fuzz/crashes/FORMAT-*. Prints one summary line per loader and exits non-zero when any
+# loader failed (CI smoke test: scripts/fuzz.sh 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
+shift || true
+formats=${*:-png tif mat cfl}
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCLIP_FUZZ=ON -DCLIP_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_load_png fuzz_load_tif fuzz_load_mat fuzz_load_cfl fuzz_make_seeds
+targets=fuzz_make_seeds
+for fmt in $formats; do targets="$targets fuzz_load_$fmt"; done
+# shellcheck disable=SC2086
+cmake --build build-fuzz -j"$(nproc)" --target $targets >/dev/null
 export ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 ./build-fuzz/fuzz/fuzz_make_seeds build-fuzz/seeds
-mkdir -p build-fuzz/crashes
-for fmt in png tif mat cfl; do
-  mkdir -p build-fuzz/corpus/$fmt
-  echo "fuzzing $fmt for ${secs}s"
-  ./build-fuzz/fuzz/fuzz_load_$fmt -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-    -artifact_prefix=build-fuzz/crashes/$fmt- -print_final_stats=1 \
-    build-fuzz/corpus/$fmt build-fuzz/seeds/$fmt 2>&1 | grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Done" || true
-  if ls build-fuzz/crashes/$fmt-* >/dev/null 2>&1; then echo "fuzz: $fmt crashed"; exit 1; fi
+mkdir -p build-fuzz/crashes build-fuzz/logs
+failed=0
+for fmt in $formats; do
+  mkdir -p build-fuzz/corpus/$fmt build-fuzz/seeds/regress-$fmt
+  # Earlier findings first: they must be handled by now.
+  rm -f build-fuzz/seeds/regress-$fmt/*
+  cp tests/fuzz_regressions/$fmt-* build-fuzz/seeds/regress-$fmt/ 2>/dev/null || true
+  log=build-fuzz/logs/$fmt.log
+  marker=build-fuzz/logs/$fmt.start
+  touch "$marker"
+  rc=0
+  ./build-fuzz/fuzz/fuzz_load_$fmt -max_total_time="$secs" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=4096 -artifact_prefix=build-fuzz/crashes/$fmt- -print_final_stats=1 \
+    build-fuzz/corpus/$fmt build-fuzz/seeds/$fmt build-fuzz/seeds/regress-$fmt >"$log" 2>&1 || rc=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  found=$(find build-fuzz/crashes -name "$fmt-*" -newer "$marker" | wc -l)
+  echo "fuzz: $fmt: ${secs} s, ${runs:-?} runs, corpus $(ls build-fuzz/corpus/$fmt | wc -l)," \
+       "$found new crash/timeout/leak files, exit $rc (log $log)"
+  if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
+    grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -5 || true
+    failed=1
+  fi
 done
+if [ "$failed" -ne 0 ]; then echo "fuzz: FAILED"; exit 1; fi
 echo "fuzz: no crashes"
