@@ -19,17 +19,25 @@
  *   K must be 2-D (trailing singleton dims are fine): CLIP_ERR_SHAPE otherwise. Every dimension
  *   must stay below 2^30 (32-bit index arithmetic in the kernels): CLIP_ERR_SHAPE otherwise.
  *
- * Variants (kernels/conv2.cl): both have each work-item compute R outputs along a row, with
- * work-items adjacent along dims[0] so loads and stores coalesce, and read the padding through an
- * index map chosen at compile time (no padded copy of A).
- *   local   the group's image tile plus halo and the filter are staged in local memory.
- *   global  A is read through the caches, the filter from global memory.
- * auto picks local when the tile plus halo plus filter fit the device's local memory (after what
- * the built kernel itself uses) and the built kernel accepts the WX x WY work-group; else global.
- * Empty A or K always runs global (there is nothing to stage). Forcing local where it does not
- * fit is CLIP_ERR_UNSUPPORTED. The filter size is a compile-time constant (so loops unroll) when
- * it is at most SMALL_K_MAX elements per side and SMALL_K_NUMEL in all; larger filters use one
- * program per type and pad mode with run-time sizes.
+ *   imfilter centres K at floor((size(K)+1)/2); for convolution and correlation alike that
+ *   selects the same window as conv2's 'same' offset, so one offset serves both.
+ *
+ * Variants (kernels/conv2.cl): both have each work-item compute several outputs along a row,
+ * with work-items adjacent along dims[0] so loads and stores coalesce, and read the padding
+ * through an index map chosen at compile time (no padded copy of A).
+ *   local   the group's image tile plus halo and the filter are staged in local memory
+ *           (32 x 8 work-items, 8 outputs each).
+ *   global  A is read through the caches, the filter from global memory; on CPUs each
+ *           work-item takes a native SIMD vector of rows (explicit vector loads) by 8 columns.
+ * auto: on CPUs global (local memory there is ordinary memory: measured on 2048^2 by 7x7 'same'
+ * under PoCL, global 3.6 ms f32 / 6.1 ms f64 against ~200 ms for local). Elsewhere local when
+ * tile plus halo plus filter fit CL_DEVICE_LOCAL_MEM_SIZE beside the built kernel's own
+ * CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE admits the work-group; else global.
+ * Empty A or K always runs global (there is nothing to stage). Forcing a variant the device
+ * cannot run is CLIP_ERR_UNSUPPORTED. The filter size is a compile-time constant (loops unroll,
+ * and the filter sits in registers) when it is at most SMALL_K_MAX per side and SMALL_K_NUMEL
+ * in all; larger filters use one program per type and pad mode with run-time sizes (PoCL takes
+ * seconds to build the unrolled code of larger filters).
  */
 #include <stdint.h>
 #include <stdio.h>
