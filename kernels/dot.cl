@@ -20,7 +20,10 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-/* acc_t: one lane per element of a load. A complex load is 2*EPL reals, split by .even/.odd. */
+/* acc_t: one lane per element of a load. A complex load is 2*EPL reals, split by .even/.odd.
+ * Global loads go through typed pointers (one wide load on GPUs; buffers start aligned and
+ * every load is at a multiple of its size); RLOAD/CLOAD read the padded tail from private
+ * memory. */
 #if EPL == 1
 typedef real_t acc_t;
 #define RLOAD(i, ptr) ((ptr)[i])
@@ -125,7 +128,9 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
     acc_t acc[NACC];
     for (int k = 0; k < NACC; k++) acc[k] = (acc_t)0;
     ulong start = g * chunk, end = min(start + chunk, nvec);
-    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, ALOAD(v, a), BLOAD(v, b));
+    __global const a_t *av = (__global const a_t *)a;
+    __global const b_t *bv = (__global const b_t *)b;
+    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, av[v], bv[v]);
     if (tail && g == ng - 1 && lid == 0) {
         real_t ta[2 * EPL], tb[2 * EPL];
         tail_copy(ta, a, nvec * EPL, tail, A_COMPLEX);

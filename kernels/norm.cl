@@ -19,12 +19,15 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
+/* Loads from global memory go through a vec_t pointer, so that GPUs issue one wide load (the
+ * buffers start aligned, and every load is at a multiple of its size); the padded tail is
+ * read from private memory with vloadN. */
 #if VEC == 1
 typedef real_t vec_t;
-#define VLOAD(i, ptr) ((ptr)[i])
+#define PLOAD(ptr) ((ptr)[0])
 #else
 typedef CAT(RNAME, VEC) vec_t;
-#define VLOAD(i, ptr) CAT(vload, VEC)(i, ptr)
+#define PLOAD(ptr) CAT(vload, VEC)(0, ptr)
 #endif
 #if AW == 1
 typedef real_t acc_t;
@@ -170,11 +173,12 @@ void norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, 
 #else
     (void)aux;
 #endif
-    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, VLOAD(v, x), s1, r, p);
+    __global const vec_t *xv = (__global const vec_t *)x;
+    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, xv[v], s1, r, p);
     if (live && tail && g == ng - 1 && lid == 0) {
         real_t buf[VEC];
         for (uint k = 0; k < VEC; k++) buf[k] = k < tail ? x[nvec * VEC + k] : PAD;
-        accum(acc, VLOAD(0, buf), s1, r, p);
+        accum(acc, PLOAD(buf), s1, r, p);
     }
     for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HRED(acc[k]);
     tree(sh, lid);
