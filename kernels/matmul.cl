@@ -16,6 +16,8 @@
  * Edges: a work-group whose tile sticks out of C clamps its row/column indices into the matrix.
  * A clamped row of A (column of B) only feeds a row (column) of C that is never stored, so M and
  * N need no zero fill; K is never clamped, since it mixes: the last slice runs its exact length.
+ * Only tiles crossing M take the slower path (element-wise A loads, masked C rows); columns past
+ * N cost nothing but the unstored results.
  * beta == 0 does not read C (BLAS semantics: NaN in an uninitialised C must not leak).
  * GEMM_SCALAR_ONLY leaves the GEMM out when only the scalar product below is needed. */
 #ifndef GEMM_SCALAR_ONLY
@@ -136,11 +138,10 @@ inline vec_t load_a(__global const real_t *A, const int lda, const int row, cons
     return VLOAD(t);
 }
 
-/* B(k, col); on an edge tile a column past N is clamped. */
-inline elem_t load_b(__global const real_t *B, const int ldb, const int k, int col, const int N,
-                     const int edge) {
-    if (edge) col = min(col, N - 1);
-    __global const real_t *p = B + ((size_t)col * (size_t)ldb + (size_t)k) * CPX;
+/* B(k, col), the column clamped into the matrix. */
+inline elem_t load_b(__global const real_t *B, const int ldb, const int k, const int col,
+                     const int N) {
+    __global const real_t *p = B + ((size_t)min(col, N - 1) * (size_t)ldb + (size_t)k) * CPX;
 #if CLIP_COMPLEX
     return vload2(0, p);
 #else
@@ -149,11 +150,13 @@ inline elem_t load_b(__global const real_t *B, const int ldb, const int k, int c
 }
 
 /* Accumulates `len` steps of k (from k0) into the work-item's register tile. With len a
- * compile-time KWG after inlining, the loops unroll into straight FMA code. */
-inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge, const int k0,
-                       const int m0, const int n0, const int M, const int N,
-                       __global const real_t *A, const int lda, __global const real_t *B,
-                       const int ldb, __local const real_t *Alm, __local const elem_t *Blm) {
+ * compile-time KWG after inlining, the loops unroll into straight FMA code. Only rows need an
+ * edge case (edge_m: gather A vectors that cross M); B comes through column pointers clamped
+ * once per tile (bcol), so a thin N (a matrix-vector product) still loads A as vectors. */
+inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, const int k0,
+                       const int m0, const int M, __global const real_t *A, const int lda,
+                       __global const real_t *bcol[NWI], __local const real_t *Alm,
+                       __local const elem_t *Blm) {
     const int lid0 = get_local_id(0), lid1 = get_local_id(1);
     for (int kk = 0; kk < len; kk++) {
         vec_t a[MVI];
@@ -166,7 +169,7 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge, const
 #if SA
             a[iv] = VLOAD(Alm + (kk * LDAL + r) * CPX);
 #else
-            a[iv] = load_a(A, lda, m0 + r, k0 + kk, M, edge);
+            a[iv] = load_a(A, lda, m0 + r, k0 + kk, M, edge_m);
 #endif
 #if CLIP_COMPLEX
             ai[iv] = MULI(a[iv]);
@@ -174,11 +177,12 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge, const
         }
 #pragma unroll
         for (int j = 0; j < NWI; j++) {
-            const int c = j * NDIMC + lid1;
 #if SB
-            const elem_t b = Blm[kk * LDBL + c];
+            const elem_t b = Blm[kk * LDBL + j * NDIMC + lid1];
+#elif CLIP_COMPLEX
+            const elem_t b = vload2(k0 + kk, bcol[j]);
 #else
-            const elem_t b = load_b(B, ldb, k0 + kk, n0 + c, N, edge);
+            const elem_t b = bcol[j][k0 + kk];
 #endif
 #pragma unroll
             for (int iv = 0; iv < MVI; iv++) MADD(acc[j][iv], a[iv], ai[iv], b);
@@ -188,7 +192,7 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge, const
 
 /* Copies the A and B tiles of slice k0 into local memory (rows of k past K are skipped: the
  * compute of the last slice stops at K). */
-inline void gemm_stage(const int edge, const int k0, const int m0, const int n0, const int M,
+inline void gemm_stage(const int edge_m, const int k0, const int m0, const int n0, const int M,
                        const int N, const int K, __global const real_t *A, const int lda,
                        __global const real_t *B, const int ldb, __local real_t *Alm,
                        __local elem_t *Blm) {
@@ -197,13 +201,14 @@ inline void gemm_stage(const int edge, const int k0, const int m0, const int n0,
     for (int v = lid; v < MWG / VW * KWG; v += WGS) {
         const int mv = v % (MWG / VW), kk = v / (MWG / VW);
         if (k0 + kk < K)
-            VSTORE(load_a(A, lda, m0 + mv * VW, k0 + kk, M, edge), Alm + (kk * LDAL + mv * VW) * CPX);
+            VSTORE(load_a(A, lda, m0 + mv * VW, k0 + kk, M, edge_m),
+                   Alm + (kk * LDAL + mv * VW) * CPX);
     }
 #endif
 #if SB
     for (int v = lid; v < KWG * NWG; v += WGS) {
         const int kk = v % KWG, nn = v / KWG;
-        if (k0 + kk < K) Blm[kk * LDBL + nn] = load_b(B, ldb, k0 + kk, n0 + nn, N, edge);
+        if (k0 + kk < K) Blm[kk * LDBL + nn] = load_b(B, ldb, k0 + kk, n0 + nn, N);
     }
 #endif
 }
@@ -260,8 +265,15 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     A += offA * CPX;
     B += offB * CPX;
     C += offC * CPX;
+    const int lid0 = get_local_id(0), lid1 = get_local_id(1);
     const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
-    const int edge = m0 + MWG > M || n0 + NWG > N;
+    const int edge_m = m0 + MWG > M;
+
+    /* The work-item's columns of B, clamped into the matrix once for the whole K loop. */
+    __global const real_t *bcol[NWI];
+#pragma unroll
+    for (int j = 0; j < NWI; j++)
+        bcol[j] = B + (size_t)min(n0 + j * NDIMC + lid1, N - 1) * (size_t)ldb * CPX;
 
     vec_t acc[NWI][MVI];
 #pragma unroll
@@ -272,25 +284,24 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     for (int k0 = 0; k0 < K; k0 += KWG) {
 #if SA || SB
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous slice has been consumed */
-        if (edge)
+        if (edge_m)
             gemm_stage(1, k0, m0, n0, M, N, K, A, lda, B, ldb, Alm, Blm);
         else
             gemm_stage(0, k0, m0, n0, M, N, K, A, lda, B, ldb, Alm, Blm);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
         if (k0 + KWG <= K) {
-            if (edge)
-                gemm_slice(acc, KWG, 1, k0, m0, n0, M, N, A, lda, B, ldb, Alm, Blm);
+            if (edge_m)
+                gemm_slice(acc, KWG, 1, k0, m0, M, A, lda, bcol, Alm, Blm);
             else
-                gemm_slice(acc, KWG, 0, k0, m0, n0, M, N, A, lda, B, ldb, Alm, Blm);
-        } else if (edge) {
-            gemm_slice(acc, K - k0, 1, k0, m0, n0, M, N, A, lda, B, ldb, Alm, Blm);
+                gemm_slice(acc, KWG, 0, k0, m0, M, A, lda, bcol, Alm, Blm);
+        } else if (edge_m) {
+            gemm_slice(acc, K - k0, 1, k0, m0, M, A, lda, bcol, Alm, Blm);
         } else {
-            gemm_slice(acc, K - k0, 0, k0, m0, n0, M, N, A, lda, B, ldb, Alm, Blm);
+            gemm_slice(acc, K - k0, 0, k0, m0, M, A, lda, bcol, Alm, Blm);
         }
     }
 
-    const int lid0 = get_local_id(0), lid1 = get_local_id(1);
 #pragma unroll
     for (int j = 0; j < NWI; j++) {
         const int col = n0 + j * NDIMC + lid1;
@@ -300,7 +311,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
             const int row = m0 + (iv * MDIMC + lid0) * VW;
             if (row >= M) continue;
             __global real_t *p = C + ((size_t)col * (size_t)ldc + (size_t)row) * CPX;
-            if (edge)
+            if (edge_m)
                 gemm_store(acc[j][iv], alpha, beta, p, row, M, 1);
             else
                 gemm_store(acc[j][iv], alpha, beta, p, row, M, 0);

@@ -11,6 +11,13 @@ const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small
  * fast as any and wastes no work on a tile that is mostly outside the matrix. */
 #define CLIP_GEMM_SMALL_WORK (16.0 * 16.0 * 16.0)
 
+static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
+    size_t e = clip_type_size(t), bytes = 0;
+    if (p->sa) bytes += (size_t)p->kwg * (size_t)(p->mwg + p->pada) * e;
+    if (p->sb) bytes += (size_t)p->kwg * (size_t)(p->nwg + p->padb) * e;
+    return bytes;
+}
+
 static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg, int kwg,
                       int mdimc, int ndimc, int vw) {
     o->variant = v;
@@ -57,14 +64,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
     if (vw > wi) vw = wi;
     int kwg = esize == 16 ? 8 : 16;
     set_tiles(out, v, d * wi, d * wi, kwg, d, d, vw);
-    (void)cpu;
-}
-
-static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
-    size_t e = clip_type_size(t), bytes = 0;
-    if (p->sa) bytes += (size_t)p->kwg * (size_t)(p->mwg + p->pada) * e;
-    if (p->sb) bytes += (size_t)p->kwg * (size_t)(p->nwg + p->padb) * e;
-    return bytes;
+    while (out->kwg > 1 && local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
 }
 
 int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t, char *why,
