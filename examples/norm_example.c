@@ -11,9 +11,10 @@
 static double device_norm(clip_app *app, clip_process *p, clip_data *x, double order) {
     clip_data *y = NULL;
     const void *h = NULL;
-    if (clip_process_set_input(p, 0, x) != CLIP_OK || clip_process_set_real(p, "p", order) != CLIP_OK ||
-        clip_process_init(p) != CLIP_OK || clip_process_launch(p) != CLIP_OK ||
-        clip_process_output(p, 0, &y) != CLIP_OK || clip_data_host(y, &h) != CLIP_OK) {
+    if (clip_process_set_input(p, 0, x) != CLIP_OK ||
+        clip_process_set_real(p, "p", order) != CLIP_OK || clip_process_init(p) != CLIP_OK ||
+        clip_process_launch(p) != CLIP_OK || clip_process_output(p, 0, &y) != CLIP_OK ||
+        clip_data_host(y, &h) != CLIP_OK) {
         fprintf(stderr, "norm failed: %s\n", clip_app_last_error(app));
         return NAN;
     }
@@ -43,7 +44,8 @@ int main(void) {
     clip_process *p = NULL;
     int rc = 1;
     if (!v) goto done;
-    for (size_t i = 0; i < N; i++) v[i] = (float)sin(0.001 * (double)i) * (i % 7 ? 1.0f : -2.0f);
+    for (size_t i = 0; i < N; i++)
+        v[i] = (float)sin(0.001 * (double)i) * (i % 7 ? 1.0f : -2.0f);
     if (clip_data_create_from(app, CLIP_F32, 2, dims, v, &x) != CLIP_OK ||
         clip_data_create_from(app, CLIP_F32, 2, bdims, big, &b) != CLIP_OK ||
         clip_process_create(app, "norm", &p) != CLIP_OK) {
@@ -55,7 +57,8 @@ int main(void) {
     rc = 0;
     for (int k = 0; k < 4; k++) {
         double got = device_norm(app, p, x, orders[k]), want = host_norm(v, N, orders[k]);
-        printf("  p = %-4g %14.7g   host %14.7g   (%s)\n", orders[k], got, want, clip_process_variant(p));
+        printf("  p = %-4g %14.7g   host %14.7g   (%s)\n", orders[k], got, want,
+               clip_process_variant(p));
         if (!(fabs(got - want) <= 1e-5 * want)) rc = 1;
     }
     double got = device_norm(app, p, b, 2), want = sqrt(2.0) * 1e30;

@@ -4,7 +4,7 @@
  *   MODE   1 sum |x| (p = 1)            2 sum of squares, Blue's three accumulators (p = 2)
  *          3 max |x| (p = Inf, and the first pass of mode 5)    4 min |x| (p = -Inf)
  *          5 sum (|x|/m)^p with m = max |x| from the first pass, in aux[0]
- *   PINT   mode 5: the integer p (powers by multiplication), or 0 for pow()
+ *   PINT   mode 5: the integer p (powers by multiplication), or 0 for exp2(p*log2(y))
  *   VEC    scalars per vector load (1, 2, 4, 8, 16; even for complex)
  *   AW     accumulator lanes: VEC, or VEC/2 for complex moduli (all modes but 2)
  *   LOCAL  work-group size of both stages, a power of two
@@ -133,6 +133,9 @@ inline void accum(acc_t *acc, vec_t v, real_t s1, real_t r, real_t p) {
 #elif PINT
     acc[0] += ipow((ax * s1) * r);
 #else
+    /* y^p as exp2(p*log2(y)): several times faster than pow() on PoCL. Its relative error grows
+     * with |p*log2(y)|, i.e. only for terms far below the largest (which is 1), so the sum keeps
+     * a relative error of a few ulps times log(n). y = 0 gives exp2(-inf) = 0. */
     acc[0] += exp2(p * log2((ax * s1) * r));
 #endif
 #endif

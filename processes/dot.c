@@ -22,7 +22,8 @@ typedef struct dot_state {
 static const char *const dot_variants[] = {"auto", "scalar", "vector", "vector16", NULL};
 static const clip_param_desc dot_params[] = {
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, dot_variants,
-     "loads per work-item: auto, scalar (one element), vector (4 reals), vector16 (16 reals)"},
+     "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
+     "auto: vector on GPUs, vector16 on CPUs"},
 };
 static const char *const dot_inputs[] = {"A  vector (conjugated, as MATLAB)",
                                          "B  vector with as many elements as A"};
@@ -31,8 +32,11 @@ static const char *const dot_outputs[] = {"D  1x1 of the promoted type of A and 
 /* Elements per load for the variant: 1, or 4 or 16 reals' worth (halved when the result is
  * complex, where a complex operand's load is twice as wide). See norm.c for why CPUs get 16. */
 static unsigned dot_epl(int variant, const clip_device_info *dev, int complex) {
-    unsigned reals = variant == 1 ? 1 : variant == 2 ? 4 : variant == 3 ? 16
-                   : dev->type == CLIP_DEVICE_GPU ? 4 : 16;
+    unsigned reals = variant == 1                   ? 1
+                     : variant == 2                 ? 4
+                     : variant == 3                 ? 16
+                     : dev->type == CLIP_DEVICE_GPU ? 4
+                                                    : 16;
     return complex && reals > 1 ? reals / 2 : reals;
 }
 

@@ -6,7 +6,7 @@
  *   p = 2     Blue's scaled sum of squares  one pass, no overflow or underflow (as MATLAB's)
  *   p = Inf   max |x|, p = -Inf min |x|     one pass
  *   other p   m = max |x|, then m * (sum (|x|/m)^p)^(1/p): two passes, scaled like p = 2;
- *             integer p up to 64 multiplies instead of calling pow().
+ *             integer p up to 64 multiplies, others use exp2(p*log2(|x|/m)).
  * Results are of the input's precision; NaN anywhere gives NaN; an empty input gives 0. */
 #include <math.h>
 #include <string.h>
@@ -17,9 +17,9 @@ enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW = 5 };
 enum { NORM_MAX_INT_P = 64 };
 
 typedef struct norm_state {
-    cl_kernel s1, s2;     /* the pass that gives the result */
-    cl_kernel m1, m2;     /* the max pass before MODE_POW, else NULL */
-    cl_mem part, aux;     /* partials; aux[0] = max |x| for MODE_POW */
+    cl_kernel s1, s2; /* the pass that gives the result */
+    cl_kernel m1, m2; /* the max pass before MODE_POW, else NULL */
+    cl_mem part, aux; /* partials; aux[0] = max |x| for MODE_POW */
     reduce_geom geom;
     int mode;
     size_t out_bytes;
@@ -29,17 +29,23 @@ static const char *const norm_variants[] = {"auto", "scalar", "vector", "vector1
 static const clip_param_desc norm_params[] = {
     {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, NULL, "order: a real >= 1, inf or -inf (min |x|)"},
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
-     "loads per work-item: auto, scalar (one element), vector (4 reals), vector16 (16 reals)"},
+     "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
+     "auto: vector on GPUs, vector16 on CPUs"},
 };
-static const char *const norm_inputs[] = {"V  vector (1xN, Nx1, or N-D with one non-singleton dim)"};
-static const char *const norm_outputs[] = {"N  1x1 real, single for single input, double for double"};
+static const char *const norm_inputs[] = {
+    "V  vector (1xN, Nx1, or N-D with one non-singleton dim)"};
+static const char *const norm_outputs[] = {
+    "N  1x1 real, single for single input, double for double"};
 
 /* Scalars per load for the variant; complex loads whole elements. */
 static unsigned norm_vec(int variant, const clip_device_info *dev, int complex) {
     switch (variant) {
-    case 1: return complex ? 2 : 1;
-    case 2: return 4;
-    case 3: return 16;
+    case 1:
+        return complex ? 2 : 1;
+    case 2:
+        return 4;
+    case 3:
+        return 16;
     default:
         /* CPUs (PoCL) vectorise a work-item's own vector types, not a loop over scalars: one
          * AVX-512 register per load. GPUs want 16-byte loads per work-item. */
@@ -49,11 +55,16 @@ static unsigned norm_vec(int variant, const clip_device_info *dev, int complex) 
 
 static const char *norm_mode_name(int mode) {
     switch (mode) {
-    case MODE_SUM: return "sum-abs";
-    case MODE_SUMSQ: return "sumsq-blue";
-    case MODE_MAX: return "max-abs";
-    case MODE_MIN: return "min-abs";
-    default: return "pow-2pass";
+    case MODE_SUM:
+        return "sum-abs";
+    case MODE_SUMSQ:
+        return "sumsq-blue";
+    case MODE_MAX:
+        return "max-abs";
+    case MODE_MIN:
+        return "min-abs";
+    default:
+        return "pow-2pass";
     }
 }
 
@@ -75,8 +86,8 @@ static clip_status norm_init(clip_process *p) {
     clip_data *x = clip_proc_input(p, 0), *y = NULL;
     double pv = clip_proc_real(p, "p");
     if (isnan(pv) || (pv < 1 && pv != -INFINITY))
-        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
-                              "p must be >= 1, Inf or -Inf, got %g", pv);
+        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER, "p must be >= 1, Inf or -Inf, got %g",
+                              pv);
     char dims[96];
     if (!reduce_is_vector(x))
         return clip_proc_fail(p, CLIP_ERR_SHAPE,
@@ -91,10 +102,14 @@ static clip_status norm_init(clip_process *p) {
     st->out_bytes = clip_type_size(rt);
 
     int pint = 0;
-    if (pv == 1) st->mode = MODE_SUM;
-    else if (pv == 2) st->mode = MODE_SUMSQ;
-    else if (pv == INFINITY) st->mode = MODE_MAX;
-    else if (pv == -INFINITY) st->mode = MODE_MIN;
+    if (pv == 1)
+        st->mode = MODE_SUM;
+    else if (pv == 2)
+        st->mode = MODE_SUMSQ;
+    else if (pv == INFINITY)
+        st->mode = MODE_MAX;
+    else if (pv == -INFINITY)
+        st->mode = MODE_MIN;
     else {
         st->mode = MODE_POW;
         if (pv <= NORM_MAX_INT_P && pv == floor(pv)) pint = (int)pv;
@@ -114,8 +129,8 @@ static clip_status norm_init(clip_process *p) {
     if (s != CLIP_OK) return s;
 
     char variant[64];
-    snprintf(variant, sizeof variant, "%s%s%s vec%u", norm_mode_name(st->mode),
-             pint ? "-int" : "", st->mode == MODE_POW && !pint ? "-pow" : "", vec);
+    snprintf(variant, sizeof variant, "%s%s%s vec%u", norm_mode_name(st->mode), pint ? "-int" : "",
+             st->mode == MODE_POW && !pint ? "-pow" : "", vec);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }

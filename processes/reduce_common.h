@@ -31,7 +31,8 @@ static inline size_t reduce_groups_per_cu(const clip_device_info *dev) {
 /* The stage work-group size: 256 where the device allows it, else its largest power of two. */
 static inline size_t reduce_local(const clip_device_info *dev) {
     size_t local = 256;
-    while (local > 1 && local > dev->max_work_group) local /= 2;
+    while (local > 1 && local > dev->max_work_group)
+        local /= 2;
     return local;
 }
 

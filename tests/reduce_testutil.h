@@ -15,10 +15,18 @@ static clip_data *rt_make(clip_app *app, clip_type t, size_t rows, size_t cols, 
     for (size_t i = 0; i < n; i++) {
         double r = re[i], m = im ? im[i] : 0;
         switch (t) {
-        case CLIP_F32: ((float *)h)[i] = (float)r; break;
-        case CLIP_F64: h[i] = r; break;
-        case CLIP_C32: ((float *)h)[2 * i] = (float)r, ((float *)h)[2 * i + 1] = (float)m; break;
-        case CLIP_C64: h[2 * i] = r, h[2 * i + 1] = m; break;
+        case CLIP_F32:
+            ((float *)h)[i] = (float)r;
+            break;
+        case CLIP_F64:
+            h[i] = r;
+            break;
+        case CLIP_C32:
+            ((float *)h)[2 * i] = (float)r, ((float *)h)[2 * i + 1] = (float)m;
+            break;
+        case CLIP_C64:
+            h[2 * i] = r, h[2 * i + 1] = m;
+            break;
         }
     }
     clip_data *d = NULL;
@@ -31,7 +39,8 @@ static clip_data *rt_make(clip_app *app, clip_type t, size_t rows, size_t cols, 
 }
 
 static void rt_fill_random(double *v, size_t n, unsigned long long *seed) {
-    for (size_t i = 0; i < n; i++) v[i] = tu_rand(seed);
+    for (size_t i = 0; i < n; i++)
+        v[i] = tu_rand(seed);
 }
 
 /* Runs the clip tool with `args`; returns its exit status, stdout and stderr left in

@@ -55,8 +55,9 @@ static clip_status run_dot(clip_process *p, clip_data *a, clip_data *b, const ch
     clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
     if (clip_data_type(y) != t || clip_data_dim(y, 0) != 1 || clip_data_dim(y, 1) != 1 ||
         clip_data_ndims(y) != 2) {
-        fprintf(stderr, "dot output is %s %zux%zu, want %s 1x1\n", clip_type_name(clip_data_type(y)),
-                clip_data_dim(y, 0), clip_data_dim(y, 1), clip_type_name(t));
+        fprintf(stderr, "dot output is %s %zux%zu, want %s 1x1\n",
+                clip_type_name(clip_data_type(y)), clip_data_dim(y, 0), clip_data_dim(y, 1),
+                clip_type_name(t));
         return CLIP_ERR_TYPE;
     }
     int dbl = clip_type_is_double(t);
@@ -110,11 +111,13 @@ static void test_values(clip_app *app, clip_process *p) {
     static const size_t lengths[] = {0, 1, 2, 3, 17, 31, 257, 1029, 1000003};
     size_t nmax = 1000003;
     double *v[4];
-    for (int k = 0; k < 4; k++) v[k] = malloc(nmax * sizeof *v[k]);
+    for (int k = 0; k < 4; k++)
+        v[k] = malloc(nmax * sizeof *v[k]);
     unsigned long long seed = 17;
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
         size_t n = lengths[li];
-        for (int k = 0; k < 4; k++) rt_fill_random(v[k], n, &seed);
+        for (int k = 0; k < 4; k++)
+            rt_fill_random(v[k], n, &seed);
         for (int ta = 0; ta < 4; ta++)
             for (int tb = 0; tb < 4; tb++) {
                 /* Every mixture at the awkward lengths; the long one for same-type pairs. */
@@ -123,7 +126,8 @@ static void test_values(clip_app *app, clip_process *p) {
                          v[2], v[3], "auto", "random");
             }
     }
-    for (int k = 0; k < 4; k++) free(v[k]);
+    for (int k = 0; k < 4; k++)
+        free(v[k]);
 }
 
 /* MATLAB conjugates the first argument: dot(a, b) = conj(dot(b, a)), and dot(a, a) is
@@ -148,7 +152,8 @@ static void test_conjugation(clip_app *app, clip_process *p) {
         CHECK(close_to(r2, r.re, r.scale, single) && close_to(i2, -r.im, r.scale, single));
         /* Without the conjugation the imaginary part would be sum(ar.*bi + ai.*br). */
         long double unconj = 0;
-        for (int i = 0; i < N; i++) unconj += (long double)are[i] * bim[i] + (long double)aim[i] * bre[i];
+        for (int i = 0; i < N; i++)
+            unconj += (long double)are[i] * bim[i] + (long double)aim[i] * bre[i];
         CHECK(fabsl((long double)i1 - unconj) > 1e-3L * r.scale);
         CHECK_OK(app, run_dot(p, a, a, "auto", &r3, &i3));
         ref_t rr = ref_dot(t, t, are, aim, are, aim, N);
@@ -170,7 +175,8 @@ static void test_special(clip_app *app, clip_process *p) {
         for (int w = 0; w < 3; w++) {
             rt_fill_random(are, N, &seed);
             rt_fill_random(aim, N, &seed);
-            for (int i = 0; i < N; i++) bre[i] = 0.5 + 0.25 * tu_rand(&seed), bim[i] = 0;
+            for (int i = 0; i < N; i++)
+                bre[i] = 0.5 + 0.25 * tu_rand(&seed), bim[i] = 0;
             are[where[w]] = NAN;
             case_dot(app, p, types[ti], types[ti], N, w, are, aim, bre, bim, "auto", "nan-a");
             are[where[w]] = INFINITY;
@@ -216,11 +222,14 @@ static void test_variants(clip_app *app, clip_process *p) {
     }
     for (int vi = 0; vi < 3; vi++)
         for (int ti = 0; ti < 4; ti++) {
-            case_dot(app, p, types[ti], types[ti], N, 1, v[0], v[1], v[2], v[3], variants[vi], "variant");
-            case_dot(app, p, types[ti], types[ti], 7, 2, v[0], v[1], v[2], v[3], variants[vi], "variant-short");
+            case_dot(app, p, types[ti], types[ti], N, 1, v[0], v[1], v[2], v[3], variants[vi],
+                     "variant");
+            case_dot(app, p, types[ti], types[ti], 7, 2, v[0], v[1], v[2], v[3], variants[vi],
+                     "variant-short");
         }
     case_dot(app, p, CLIP_F64, CLIP_C64, N, 0, v[0], v[1], v[2], v[3], "scalar", "variant-mixed");
-    for (int k = 0; k < 4; k++) free(v[k]);
+    for (int k = 0; k < 4; k++)
+        free(v[k]);
 }
 
 /* Empty inputs give 0 of the promoted type; N-D arrays with one non-singleton dim are vectors. */
@@ -240,7 +249,8 @@ static void test_shapes(clip_app *app, clip_process *p) {
     double va[5] = {1, -2, 3, 0.5, 4}, vb[5] = {2, 1, -1, 8, 0.25};
     size_t da[3] = {1, 1, 5}, db[4] = {1, 5, 1, 1};
     float ha[5], hb[5];
-    for (int i = 0; i < 5; i++) ha[i] = (float)va[i], hb[i] = (float)vb[i];
+    for (int i = 0; i < 5; i++)
+        ha[i] = (float)va[i], hb[i] = (float)vb[i];
     clip_data *a = NULL, *b = NULL;
     CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 3, da, ha, &a));
     CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 4, db, hb, &b));
@@ -255,7 +265,8 @@ static void test_shapes(clip_app *app, clip_process *p) {
 static void test_errors(clip_app *app, clip_process *p) {
     double v[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, re = 0, im = 0;
     clip_data *a3 = rt_make(app, CLIP_F32, 3, 1, v, NULL), *b4 = rt_make(app, CLIP_C64, 1, 4, v, v);
-    clip_data *m = rt_make(app, CLIP_F32, 3, 4, v, NULL), *m2 = rt_make(app, CLIP_F32, 2, 2, v, NULL);
+    clip_data *m = rt_make(app, CLIP_F32, 3, 4, v, NULL),
+              *m2 = rt_make(app, CLIP_F32, 2, 2, v, NULL);
     clip_data *e = NULL;
     size_t zero[2] = {0, 0};
     CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, zero, &e));
@@ -325,7 +336,8 @@ static void test_no_fp64(void) {
     static const clip_type pairs[4][2] = {
         {CLIP_F64, CLIP_F64}, {CLIP_C64, CLIP_C64}, {CLIP_F64, CLIP_F32}, {CLIP_C32, CLIP_C64}};
     for (int k = 0; k < 4; k++) {
-        clip_data *a = rt_make(app, pairs[k][0], 3, 1, v, v), *b = rt_make(app, pairs[k][1], 3, 1, v, v);
+        clip_data *a = rt_make(app, pairs[k][0], 3, 1, v, v),
+                  *b = rt_make(app, pairs[k][1], 3, 1, v, v);
         CHECK_STATUS(app, run_dot(p, a, b, "auto", &re, &im), CLIP_ERR_NO_FP64);
         CHECK_MSG(app, "fp64");
         clip_data_destroy(a);
@@ -347,8 +359,10 @@ static void test_chain(clip_app *app) {
     unsigned long long seed = 13;
     rt_fill_random(v, N, &seed);
     rt_fill_random(w, N, &seed);
-    for (size_t i = 0; i < N; i++) sv[i] = (double)(float)(2.0 * (double)(float)v[i]);
-    clip_data *x = rt_make(app, CLIP_F32, N, 1, v, NULL), *b = rt_make(app, CLIP_F32, 1, N, w, NULL);
+    for (size_t i = 0; i < N; i++)
+        sv[i] = (double)(float)(2.0 * (double)(float)v[i]);
+    clip_data *x = rt_make(app, CLIP_F32, N, 1, v, NULL),
+              *b = rt_make(app, CLIP_F32, 1, N, w, NULL);
     clip_data *y = NULL, *d = NULL;
     clip_process *sc = NULL, *dt = NULL;
     CHECK_OK(app, clip_process_create(app, "scale", &sc));
@@ -389,10 +403,13 @@ static void test_cli(clip_app *app) {
     enum { N = 31 };
     double v[4][N];
     unsigned long long seed = 3;
-    for (int k = 0; k < 4; k++) rt_fill_random(v[k], N, &seed);
+    for (int k = 0; k < 4; k++)
+        rt_fill_random(v[k], N, &seed);
     /* CFL needs no optional library; it holds complex single. */
-    clip_data *a = rt_make(app, CLIP_C32, 1, N, v[0], v[1]), *b = rt_make(app, CLIP_C32, N, 1, v[2], v[3]);
-    clip_data *c = rt_make(app, CLIP_C32, 4, 1, v[0], v[1]), *m = rt_make(app, CLIP_C32, 3, 4, v[0], v[1]);
+    clip_data *a = rt_make(app, CLIP_C32, 1, N, v[0], v[1]),
+              *b = rt_make(app, CLIP_C32, N, 1, v[2], v[3]);
+    clip_data *c = rt_make(app, CLIP_C32, 4, 1, v[0], v[1]),
+              *m = rt_make(app, CLIP_C32, 3, 4, v[0], v[1]);
     CHECK_OK(app, clip_save(app, "dot_a.cfl", a));
     CHECK_OK(app, clip_save(app, "dot_b.cfl", b));
     CHECK_OK(app, clip_save(app, "dot_c.cfl", c));

@@ -44,9 +44,12 @@ static void check_value(double got, long double ref, int single, const char *ctx
     double want = single ? (double)(float)ref : (double)ref;
     double tol = single ? 1e-5 : 1e-12;
     int ok;
-    if (isnan(want)) ok = isnan(got);
-    else if (isinf(want) || want == 0) ok = got == want;
-    else ok = fabs(got - want) <= tol * fabs(want);
+    if (isnan(want))
+        ok = isnan(got);
+    else if (isinf(want) || want == 0)
+        ok = got == want;
+    else
+        ok = fabs(got - want) <= tol * fabs(want);
     if (!ok) {
         tu_failures++;
         fprintf(stderr, "%s: got %.17g, want %.17g (rel %.3g)\n", ctx, got, want,
@@ -126,7 +129,8 @@ static void test_values(clip_app *app, clip_process *p) {
 }
 
 /* Magnitudes that overflow or underflow when squared or powered, alone and in every mixture, so
- * that each combination of Blue's small/medium/big accumulators (and the scaled pow path) is hit. */
+ * that each combination of Blue's small/medium/big accumulators (and the scaled pow path) is hit.
+ */
 static void test_range(clip_app *app, clip_process *p) {
     enum { N = 257 };
     double re[N], im[N];
@@ -230,7 +234,8 @@ static void test_shapes(clip_app *app, clip_process *p) {
         size_t dims[4] = {1, 1, 1, 1};
         dims[axis] = 5;
         float h[5];
-        for (int i = 0; i < 5; i++) h[i] = (float)v[i];
+        for (int i = 0; i < 5; i++)
+            h[i] = (float)v[i];
         clip_data *x = NULL;
         CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 4, dims, h, &x));
         double got = 0;
@@ -331,7 +336,8 @@ static void test_chain(clip_app *app) {
     double *v = malloc(N * sizeof *v), *sv = malloc(N * sizeof *sv);
     unsigned long long seed = 11;
     rt_fill_random(v, N, &seed);
-    for (size_t i = 0; i < N; i++) sv[i] = (double)(float)(-3.0 * (double)(float)v[i]);
+    for (size_t i = 0; i < N; i++)
+        sv[i] = (double)(float)(-3.0 * (double)(float)v[i]);
     clip_data *x = rt_make(app, CLIP_F32, N, 1, v, NULL), *y = NULL, *n = NULL;
     clip_process *sc = NULL, *nm = NULL;
     CHECK_OK(app, clip_process_create(app, "scale", &sc));
