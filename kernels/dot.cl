@@ -45,6 +45,9 @@ typedef CAT(RNAME, 8) acc_t;
 typedef CAT(RNAME, 16) cvec_t;
 #define CLOAD(i, ptr) vload16(i, ptr)
 #else
+#if A_COMPLEX || B_COMPLEX
+#error "dot.cl: a complex operand needs EPL <= 8 (its load is 2*EPL reals)"
+#endif
 typedef CAT(RNAME, 16) acc_t;
 #define RLOAD(i, ptr) vload16(i, ptr)
 #endif

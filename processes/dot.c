@@ -1,7 +1,7 @@
 /* dot: MATLAB's dot(a, b) = sum(conj(a) .* b) for two vectors of the same number of elements,
- * in any orientation (a row and a column, or N-D arrays with one non-singleton dimension).
- * MATLAB's column-wise dot of two matrices is not implemented: a non-vector input is
- * CLIP_ERR_SHAPE. Mixed types promote as MATLAB (single wins; complex if either) on the device;
+ * in any orientation (a row and a column, or N-D arrays with one non-singleton dimension, which
+ * MATLAB would accept only against an array of the same size). MATLAB's column-wise dot of two
+ * matrices is not implemented: a non-vector input is CLIP_ERR_SHAPE. Mixed types promote as MATLAB (single wins; complex if either) on the device;
  * the result is 1x1 of that type; two empty inputs give 0.
  *
  * A two-stage reduction (processes/reduce_common.h, kernels/dot.cl): stage 1 streams both
