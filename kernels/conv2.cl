@@ -141,7 +141,7 @@ __kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
     barrier(CLK_LOCAL_MEM_FENCE);
 
     elem_t acc[LR];
-    for (int r = 0; r < LR; r++) acc[r] = ZERO;
+    _Pragma("unroll") for (int r = 0; r < LR; r++) acc[r] = ZERO;
     __local const elem_t *t = tile + ly * LR * th + lx;
     UNROLL for (int k = 0; k < KR_; k++) {
         UNROLL for (int c = 0; c < LR + KC_ - 1; c++) {
@@ -155,8 +155,9 @@ __kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
     const int i = i0 + lx, jb = j0 + ly * LR;
     if (i >= mo) return;
     const elem_t s = normalize ? ksum[0] : ZERO;
-    for (int r = 0; r < LR && jb + r < no; r++)
-        C[(jb + r) * (long)mo + i] = normalize ? div_sum(acc[r], s) : acc[r];
+    /* Loops over acc[] unroll fully so that it stays in registers. */
+    _Pragma("unroll") for (int r = 0; r < LR; r++)
+        if (jb + r < no) C[(jb + r) * (long)mo + i] = normalize ? div_sum(acc[r], s) : acc[r];
 }
 
 /* No staging: each work-item reads its window of A through the caches with the pad mapping, VW
@@ -182,7 +183,7 @@ __kernel void conv2_global(CONV2_ARGS) {
     const int rb = i + oi - (KR_ - 1), cb = jb + oj - (KC_ - 1);
     const int inside = rb >= 0 && rb + VW + KR_ - 2 < ma;
     vec_t acc[GR];
-    for (int r = 0; r < GR; r++) acc[r] = VZERO;
+    _Pragma("unroll") for (int r = 0; r < GR; r++) acc[r] = VZERO;
     UNROLL for (int c = 0; c < GR + KC_ - 1; c++) {
         const int gc = pad_map(cb + c, na);
         if (gc < 0) continue; /* a zero column adds nothing */
@@ -206,7 +207,8 @@ __kernel void conv2_global(CONV2_ARGS) {
         }
     }
     const elem_t s = normalize ? ksum[0] : ZERO;
-    for (int r = 0; r < GR && jb + r < no; r++) {
+    _Pragma("unroll") for (int r = 0; r < GR; r++) {
+        if (jb + r >= no) break;
         const vec_t o = normalize ? VDIV(acc[r], s) : acc[r];
         __global elem_t *dst = C + (jb + r) * (long)mo + i;
         if (i + VW <= mo) {
