@@ -141,6 +141,25 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
 clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
 clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
 
+/* ---- the tuning cache (lib/tuning.c documents the file) ------------------------------------
+ * A plain-text file keyed by device name and driver version: $CLIP_TUNING_CACHE, else
+ * $XDG_CACHE_HOME/clip/tuning.txt, else ~/.cache/clip/tuning.txt. */
+
+/* Finds the value stored for (app's device, driver, process, key); copies it into value and
+ * returns 1, or returns 0 when there is none or the file is malformed (then the whole file is
+ * ignored and clip_tuning_warning() says why). Processes call it in init and must validate what
+ * they get. */
+int clip_tuning_lookup(const clip_app *app, const char *process, const char *key, char *value,
+                       size_t cap);
+/* Appends an entry (a later entry overrides an earlier one). Errors: CLIP_ERR_INVALID_ARG
+ * (NULL or a field with TAB/newline), CLIP_ERR_IO. */
+clip_status clip_tuning_store(clip_app *app, const char *process, const char *key,
+                              const char *value);
+/* The warning of the last lookup in this thread ("" if none). */
+const char *clip_tuning_warning(void);
+/* The cache file's path. Errors: CLIP_ERR_IO (no HOME). */
+clip_status clip_tuning_path(char *buf, size_t cap);
+
 /* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
 clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
                           const void *value);
