@@ -128,13 +128,19 @@ __kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
     CONV2_ARGS, __local elem_t *tile) {
     GROUP_COORDS(LWX, LWY * LR);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * LWX + lx;
-    const int th = LWX + KR_ - 1, tw = LWY * LR + KC_ - 1, nk = KR_ * KC_;
+    const int th = LWX + KR_ - 1, halo = LWY * LR + KC_ - 1, nk = KR_ * KC_;
+#ifdef KR
+    const int tw = halo;
+#else
+    /* The chunked loop below reads whole chunks of LR columns past the halo (never using them). */
+    const int tw = LWY * LR + (KC_ + LR - 1) / LR * LR;
+#endif
     __local elem_t *fl = tile + th * tw;
     const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
     for (int e = lid; e < th * tw; e += LWX * LWY) {
         const int rr = e % th, cc = e / th;
         const int gr = pad_map(r0 + rr, ma), gc = pad_map(c0 + cc, na);
-        tile[e] = (gr < 0 || gc < 0) ? ZERO : A[gc * (long)ma + gr];
+        tile[e] = (gr < 0 || gc < 0 || cc >= halo) ? ZERO : A[gc * (long)ma + gr];
     }
     /* rot90(K, 2) of a column-major KR x KC array is the array reversed. */
     for (int e = lid; e < nk; e += LWX * LWY) fl[e] = K[corr ? e : nk - 1 - e];
@@ -143,6 +149,7 @@ __kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
     elem_t acc[LR];
     _Pragma("unroll") for (int r = 0; r < LR; r++) acc[r] = ZERO;
     __local const elem_t *t = tile + ly * LR * th + lx;
+#ifdef KR
     UNROLL for (int k = 0; k < KR_; k++) {
         UNROLL for (int c = 0; c < LR + KC_ - 1; c++) {
             const elem_t v = t[c * th + k];
@@ -152,12 +159,45 @@ __kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
             }
         }
     }
+#else
+    /* Run-time sizes: filter columns in chunks of LR over a window of 2*LR tile values in
+     * registers, so LR tile and LR filter loads feed LR*LR multiply-adds. Columns past the
+     * filter are skipped, never multiplied by zero (that would turn an Inf into a NaN). */
+    for (int k = 0; k < kr; k++) {
+        __local const elem_t *row = t + k;
+        elem_t w[2 * LR];
+        _Pragma("unroll") for (int q = 0; q < LR; q++) w[q] = row[q * th];
+        for (int l0 = 0; l0 < kc; l0 += LR) {
+            _Pragma("unroll") for (int q = 0; q < LR; q++) w[LR + q] = row[(l0 + LR + q) * th];
+            _Pragma("unroll") for (int dl = 0; dl < LR; dl++) {
+                if (l0 + dl >= kc) break;
+                const elem_t f = fl[k + (l0 + dl) * kr];
+                _Pragma("unroll") for (int r = 0; r < LR; r++) MAC(acc[r], w[dl + r], f);
+            }
+            _Pragma("unroll") for (int q = 0; q < LR; q++) w[q] = w[LR + q];
+        }
+    }
+#endif
     const int i = i0 + lx, jb = j0 + ly * LR;
     if (i >= mo) return;
     const elem_t s = normalize ? ksum[0] : ZERO;
     /* Loops over acc[] unroll fully so that it stays in registers. */
     _Pragma("unroll") for (int r = 0; r < LR; r++)
         if (jb + r < no) C[(jb + r) * (long)mo + i] = normalize ? div_sum(acc[r], s) : acc[r];
+}
+
+/* VW rows of column gc of A from row r on (zeros where the column is padding), as one vector
+ * load when all of them lie inside A (`inside`), else element by element through the pad map. */
+inline vec_t load_rows(__global const elem_t *A, int gc, int r, int ma, int inside) {
+    if (gc < 0) return VZERO;
+    __global const elem_t *col = A + gc * (long)ma;
+    if (inside) return VLOAD(col + r);
+    elem_t t[VW];
+    for (int q = 0; q < VW; q++) {
+        const int gr = pad_map(r + q, ma);
+        t[q] = gr < 0 ? ZERO : col[gr];
+    }
+    return VLOAD(t);
 }
 
 /* No staging: each work-item reads its window of A through the caches with the pad mapping, VW
@@ -184,28 +224,39 @@ __kernel void conv2_global(CONV2_ARGS) {
     const int inside = rb >= 0 && rb + VW + KR_ - 2 < ma;
     vec_t acc[GR];
     _Pragma("unroll") for (int r = 0; r < GR; r++) acc[r] = VZERO;
-    UNROLL for (int c = 0; c < GR + KC_ - 1; c++) {
+#ifdef KR
+    UNROLL for (int c = 0; c < GR + KC - 1; c++) {
         const int gc = pad_map(cb + c, na);
         if (gc < 0) continue; /* a zero column adds nothing */
-        __global const elem_t *col = A + gc * (long)ma;
-        UNROLL for (int k = 0; k < KR_; k++) {
-            vec_t v;
-            if (inside) {
-                v = VLOAD(col + rb + k);
-            } else {
-                elem_t t[VW];
-                for (int q = 0; q < VW; q++) {
-                    const int gr = pad_map(rb + k + q, ma);
-                    t[q] = gr < 0 ? ZERO : col[gr];
-                }
-                v = VLOAD(t);
-            }
+        UNROLL for (int k = 0; k < KR; k++) {
+            const vec_t v = load_rows(A, gc, rb + k, ma, inside);
             _Pragma("unroll") for (int r = 0; r < GR; r++) {
                 const int l = c - r;
-                if (l >= 0 && l < KC_) VMAC(acc[r], v, FILT(k, l));
+                if (l >= 0 && l < KC) VMAC(acc[r], v, FILT(k, l));
             }
         }
     }
+#else
+    /* Run-time sizes: as the local kernel, filter columns in chunks of GR over a window of 2*GR
+     * vectors in registers. */
+    for (int k = 0; k < kr; k++) {
+        vec_t w[2 * GR];
+        _Pragma("unroll") for (int q = 0; q < GR; q++)
+            w[q] = load_rows(A, pad_map(cb + q, na), rb + k, ma, inside);
+        for (int l0 = 0; l0 < kc; l0 += GR) {
+            _Pragma("unroll") for (int q = 0; q < GR; q++) {
+                const int c = l0 + GR + q;
+                w[GR + q] = c < GR + kc - 1 ? load_rows(A, pad_map(cb + c, na), rb + k, ma, inside) : VZERO;
+            }
+            _Pragma("unroll") for (int dl = 0; dl < GR; dl++) {
+                if (l0 + dl >= kc) break;
+                const elem_t f = FILT(k, l0 + dl);
+                _Pragma("unroll") for (int r = 0; r < GR; r++) VMAC(acc[r], w[dl + r], f);
+            }
+            _Pragma("unroll") for (int q = 0; q < GR; q++) w[q] = w[GR + q];
+        }
+    }
+#endif
     const elem_t s = normalize ? ksum[0] : ZERO;
     _Pragma("unroll") for (int r = 0; r < GR; r++) {
         if (jb + r >= no) break;

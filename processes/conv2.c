@@ -227,7 +227,9 @@ static clip_status conv2_init(clip_process *p) {
     /* auto: local on GPUs and other devices with real local memory, where it fits; global on
      * CPUs (see pick_tiles) and for empty inputs (nothing to stage). */
     size_t esz = clip_type_size(t);
-    st->local_bytes = ((size_t)lt.wx + mk - 1) * ((size_t)(lt.wy * lt.r) + nk - 1) * esz + mk * nk * esz;
+    /* The run-time-size loop reads whole chunks of lt.r columns (kernels/conv2.cl). */
+    size_t tw = (size_t)(lt.wy * lt.r) + (small ? nk - 1 : (nk + (size_t)lt.r - 1) / (size_t)lt.r * (size_t)lt.r);
+    st->local_bytes = ((size_t)lt.wx + mk - 1) * tw * esz + mk * nk * esz;
     int local = !empty && (variant == VARIANT_LOCAL ||
                            (variant == VARIANT_AUTO && clip_proc_device(p)->type != CLIP_DEVICE_CPU));
     s = build_main(p, st, t, opts, local, variant == VARIANT_LOCAL, local ? &lt : &gt);

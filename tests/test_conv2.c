@@ -215,7 +215,7 @@ static void run_both_variants(clip_app *app, const conv_case *cc, unsigned long 
 /* Every shape, orientation and variant for each filter size, on f64 with zero padding (one
  * program per filter size). */
 static void test_sizes(clip_app *app) {
-    static const size_t ks[][2] = {{1, 1}, {2, 2}, {3, 3}, {4, 3}, {1, 7}, {7, 1}, {5, 5}, {8, 6}, {20, 40}};
+    static const size_t ks[][2] = {{1, 1}, {2, 2}, {3, 3}, {4, 3}, {1, 7}, {7, 1}, {5, 5}, {8, 6}, {19, 37}};
     static const size_t as[][2] = {{1, 1}, {17, 31}, {64, 64}};
     unsigned long long seed = 11;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
@@ -232,7 +232,7 @@ static void test_sizes(clip_app *app) {
  * padding then wraps or mirrors more than once). Unrolled builds of large filters cost seconds
  * on PoCL, so 8x6 runs with one pad mode only. */
 static void test_pads(clip_app *app) {
-    static const size_t ks[][2] = {{3, 3}, {4, 3}, {20, 40}, {8, 6}};
+    static const size_t ks[][2] = {{3, 3}, {4, 3}, {19, 37}, {8, 6}};
     unsigned long long seed = 101;
     for (int pad = REPLICATE; pad <= CIRCULAR; pad++)
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
@@ -298,6 +298,44 @@ static void test_normalize(clip_app *app) {
     clip_process_destroy(p);
     clip_data_destroy(a);
     clip_data_destroy(kk);
+}
+
+/* Inf and NaN in A spread as in MATLAB's sums; the kernels must never multiply a value of A by a
+ * filter position past the end of K (0 * Inf would add a NaN). */
+static void test_nonfinite(clip_app *app) {
+    static const size_t ks[][2] = {{3, 3}, {19, 37}};
+    for (size_t ki = 0; ki < 2; ki++)
+        for (int pad = ZERO; pad <= SYMMETRIC; pad += 2)
+            for (int v = 0; v < 2; v++) {
+                host_arr ha, hk;
+                clip_data *a = make_data(app, CLIP_F64, 23, 45, 1, 77 + ki, &ha);
+                clip_data *k = make_data(app, CLIP_F64, ks[ki][0], ks[ki][1], 1, 78 + ki, &hk);
+                double *h = NULL;
+                CHECK_OK(app, clip_data_host_write(a, (void **)&h));
+                h[4 + 23 * 6] = INFINITY, ha.v[4 + 23 * 6] = INFINITY;
+                h[20 + 23 * 40] = NAN, ha.v[20 + 23 * 40] = NAN;
+                clip_process *p = NULL;
+                CHECK_OK(app, clip_process_create(app, "conv2", &p));
+                CHECK_OK(app, clip_process_set_choice(p, "shape", "same"));
+                CHECK_OK(app, clip_process_set_choice(p, "pad", pad_name[pad]));
+                CHECK_OK(app, clip_process_set_choice(p, "variant", v ? "global" : "local"));
+                CHECK_OK(app, clip_process_set_input(p, 0, a));
+                CHECK_OK(app, clip_process_set_input(p, 1, k));
+                CHECK_OK(app, clip_process_init(p));
+                CHECK_OK(app, clip_process_launch(p));
+                clip_data *out = NULL;
+                CHECK_OK(app, clip_process_output(p, 0, &out));
+                host_arr ref = ref_conv2(&ha, &hk, SAME, pad, 0, 0);
+                char what[128];
+                snprintf(what, sizeof what, "Inf/NaN in A, K %zux%zu pad %s %s", ks[ki][0], ks[ki][1],
+                         pad_name[pad], v ? "global" : "local");
+                tu_checks++;
+                if (out) tu_failures += compare(app, out, CLIP_F64, &ref, what);
+                free(ref.v), free(ha.v), free(hk.v);
+                clip_process_destroy(p);
+                clip_data_destroy(a);
+                clip_data_destroy(k);
+            }
 }
 
 /* Empty A or K: sizes by MATLAB's formulas; an empty sum is 0 (NaN when normalized). */
@@ -499,6 +537,7 @@ int main(void) {
     test_pads(app);
     test_types(app);
     test_normalize(app);
+    test_nonfinite(app);
     test_empty(app);
     test_cli(app);
     test_chain(app);
