@@ -122,11 +122,12 @@ typedef CAT(REAL, VWR) vec_t;
 #define IS_ONE(s) ((s) == 1)
 #endif
 
-/* VW elements of column k of A from row `row` on; on an edge tile rows past M are clamped. */
+/* VW elements of column k of A from row `row` on; on an edge tile, a vector that crosses M is
+ * gathered with its rows clamped. */
 inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k, const int M,
                     const int edge) {
     __global const real_t *col = A + (size_t)k * (size_t)lda * CPX;
-    if (!edge) return VLOAD(col + (size_t)row * CPX);
+    if (!edge || row + VW <= M) return VLOAD(col + (size_t)row * CPX);
     real_t t[VWR];
     for (int e = 0; e < VW; e++) {
         const int r = min(row + e, M - 1);
