@@ -82,7 +82,7 @@ static const clip_param_desc conv2_params[] = {
     {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
      "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"},
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
-     "kernel: auto, local (tile in local memory) or global (for large filters)"},
+     "kernel: auto, local (tile staged in local memory) or global (no staging: CPUs, large K)"},
 };
 static const char *const conv2_inputs[] = {"A  image: rows x cols (x channels x ...), any type",
                                            "K  2-D filter, any type"};

@@ -424,6 +424,7 @@ static void test_errors(clip_app *app) {
         clip_data *k32 = make_data(app32, CLIP_F32, 2, 2, 1, 9, &h2);
         p = conv2_with(app32, a64, k32); /* single wins: the output is f32, but A must convert */
         CHECK_STATUS(app32, clip_process_init(p), CLIP_ERR_NO_FP64);
+        CHECK_MSG(app32, "fp64");
         clip_process_destroy(p);
         p = conv2_with(app32, a64, a64);
         CHECK_STATUS(app32, clip_process_init(p), CLIP_ERR_NO_FP64);
