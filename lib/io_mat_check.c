@@ -180,7 +180,7 @@ static clip_status check_array(walk *w, uint64_t len, int depth);
 static clip_status check_data(walk *w, uint64_t *avail, uint64_t numel, const char *what) {
     /* bytes per value of each data type (0: not numeric) */
     static const unsigned char bytes[14] = {0, 1, 1, 2, 2, 4, 4, 4, 0, 8, 0, 0, 8, 8};
-    tag t;
+    tag t = {0};
     clip_status s = get_tag(w, avail, what, &t);
     if (s != CLIP_OK) return s;
     unsigned es = t.type < sizeof bytes ? bytes[t.type] : 0;
@@ -198,7 +198,7 @@ static clip_status check_children(walk *w, uint64_t *avail, uint64_t count, int 
         return fail(w, "%llu cells or fields declared, room for %llu at most",
                     (unsigned long long)count, (unsigned long long)(*avail / 8));
     for (uint64_t i = 0; i < count; i++) {
-        tag t;
+        tag t = {0};
         clip_status s = get_tag(w, avail, "cell or field", &t);
         if (s != CLIP_OK) return s;
         if (t.small || t.type != MI_MATRIX)
@@ -213,7 +213,7 @@ static clip_status check_children(walk *w, uint64_t *avail, uint64_t count, int 
  * checked too. */
 static clip_status check_rest(walk *w, uint64_t avail, int depth) {
     while (avail) {
-        tag t;
+        tag t = {0};
         clip_status s = get_tag(w, &avail, "subelement", &t);
         if (s != CLIP_OK) return s;
         if (!t.small && t.type == MI_COMPRESSED)
@@ -255,7 +255,7 @@ static clip_status check_array(walk *w, uint64_t len, int depth) {
     if (depth > MAX_DEPTH) return fail(w, "arrays nested more than %d deep", MAX_DEPTH);
     uint64_t avail = len, start = w->off + w->skip;
     unsigned char b[8];
-    tag t;
+    tag t = {0};
     clip_status s = get_tag(w, &avail, "array flags", &t);
     if (s != CLIP_OK) return s;
     if (t.small || (t.type != MI_UINT32 && t.type != MI_INT32) || t.n != 8)
@@ -325,7 +325,7 @@ static clip_status check_compressed(walk *w, uint64_t start, uint64_t len) {
     w->z_left = len;
     w->skip = 0;
     uint64_t avail = UINT64_MAX;
-    tag t;
+    tag t = {0};
     clip_status s = fseeko(w->f, (off_t)start, SEEK_SET) != 0
                         ? fail(w, "cannot seek to the compressed data")
                         : get_tag(w, &avail, "compressed variable", &t);
