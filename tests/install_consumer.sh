@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the built clip into a temporary prefix and builds a user program against it twice:
+# through find_package(clip) and through pkg-config; both must run and list a device.
+# Usage: install_consumer.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+mkdir "$tmp/app"
+cp "$src/examples/list_devices.c" "$tmp/app/"
+cat > "$tmp/app/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+find_package(clip REQUIRED)
+add_executable(list_devices list_devices.c)
+target_link_libraries(list_devices PRIVATE clip::clip)
+CM
+cmake -S "$tmp/app" -B "$tmp/app/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/app/b" >/dev/null
+"$tmp/app/b/list_devices" | grep -q '^\*'
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+# shellcheck disable=SC2046
+cc -std=c11 "$tmp/app/list_devices.c" $(pkg-config --cflags --libs --static clip) -o "$tmp/ld2"
+"$tmp/ld2" | grep -q '^\*'
+"$tmp/prefix/bin/clip" list | grep -q '^scale'
+echo "install_consumer: find_package and pkg-config builds run"
