@@ -225,6 +225,20 @@ static clip_status check_claim(clip_app *app, const char *path, const matvar_t *
     return CLIP_OK;
 }
 
+/* Frees what Mat_VarReadNextInfo returned. matio 1.5's Mat_VarFree frees a v5 function handle's
+ * array of nested variables but not the variables in it (a leak the fuzzer found): free them
+ * first, through this function, as they may be function handles too. */
+static void free_info(matvar_t *v) {
+    if (v && v->class_type == MAT_C_FUNCTION && v->data && v->data_size == sizeof(matvar_t *)) {
+        matvar_t **nested = v->data;
+        for (size_t i = 0; i < v->nbytes / sizeof(matvar_t *); i++) {
+            free_info(nested[i]);
+            nested[i] = NULL;
+        }
+    }
+    Mat_VarFree(v);
+}
+
 /* Finds the variable to load (the named one, or the first numeric one) and returns its position
  * among the file's variables: names may repeat, and only the variable checked here is read. */
 static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const char *var,
@@ -233,7 +247,7 @@ static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const c
     *index = 0;
     while ((info = Mat_VarReadNextInfo(mat)) != NULL &&
            !(var ? info->name && strcmp(info->name, var) == 0 : is_numeric(info))) {
-        Mat_VarFree(info);
+        free_info(info);
         ++*index;
     }
     if (!info && var)
@@ -251,7 +265,7 @@ static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const c
         s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable without a name", path);
     if (s == CLIP_OK && !(*name = strdup(info->name)))
         s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat: %s: out of memory", path);
-    Mat_VarFree(info);
+    free_info(info);
     return s;
 }
 
@@ -261,7 +275,7 @@ static matvar_t *read_var(mat_t *mat, size_t index) {
     for (size_t i = 0; i < index; i++) {
         matvar_t *skip = Mat_VarReadNextInfo(mat);
         if (!skip) return NULL;
-        Mat_VarFree(skip);
+        free_info(skip);
     }
     return Mat_VarReadNext(mat);
 }

@@ -138,19 +138,17 @@ static int same_layout(const tiff_layout *a, const tiff_layout *b) {
 }
 
 /* The most a codec can expand its input, to reject sizes no file of this length can hold
- * before allocating for them; 0 when a codec has no useful bound. */
+ * before allocating for them. Codecs with no tight bound (JPEG, ZSTD, LZMA, ...) get LZW's
+ * 4096: a few bytes claiming more would otherwise make clip allocate gigabytes (found by
+ * fuzzing), and real images compress far less. */
 static uint64_t max_expansion(uint16_t compression) {
     switch (compression) {
     case COMPRESSION_NONE:
         return 1;
     case COMPRESSION_PACKBITS:
         return 64;
-    case COMPRESSION_LZW:
-    case COMPRESSION_DEFLATE:
-    case COMPRESSION_ADOBE_DEFLATE:
-        return 4096;
     default:
-        return 0;
+        return 4096;
     }
 }
 
@@ -274,6 +272,7 @@ static clip_status read_tiles(clip_app *app, const char *path, TIFF *tif, const 
 static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64_t file_size,
                               tiff_layout *first, size_t *pages, const tiff_msg *msg) {
     size_t n = 0;
+    uint64_t least = 0; /* the fewest bytes the pages so far can be stored in */
     do {
         tiff_layout L;
         clip_status s = read_layout(app, path, tif, n ? &L : first);
@@ -290,13 +289,19 @@ static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64
             clip_mul_size(page_bytes, cur->bps / 8u, &page_bytes))
             return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: image size overflows",
                                   path);
-        uint64_t ratio = max_expansion(cur->compression);
-        if (ratio && (uint64_t)page_bytes / ratio > file_size)
+        if (!TIFFIsCODECConfigured(cur->compression))
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_tiff: %s: page %zu: compression scheme %u is not "
+                                  "supported by this libtiff",
+                                  path, n + 1, (unsigned)cur->compression);
+        least += (uint64_t)page_bytes / max_expansion(cur->compression);
+        if (least > file_size)
             return clip_set_error(app, CLIP_ERR_FORMAT,
                                   "load_tiff: %s: page %zu claims %ux%u x %u samples, more than a "
-                                  "%llu-byte file can hold",
+                                  "%llu-byte file can hold%s",
                                   path, n + 1, (unsigned)cur->height, (unsigned)cur->width,
-                                  (unsigned)cur->spp, (unsigned long long)file_size);
+                                  (unsigned)cur->spp, (unsigned long long)file_size,
+                                  n ? " with the pages before it" : "");
         n++;
     } while (TIFFReadDirectory(tif));
     if (msg->text[0])

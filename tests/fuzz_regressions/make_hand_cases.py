@@ -85,3 +85,8 @@ with open('mat-hand-v4-name.mat', 'wb') as f:
 # v4: a name without its NUL (matio would read past it).
 with open('mat-hand-v4-nonul.mat', 'wb') as f:
     f.write(struct.pack('<iiiii', 0, 1, 1, 0, 2) + b'xy' + struct.pack('<d', 1))
+
+# Fuzzer finding, minimised by hand (libFuzzer cannot minimise a leak): a function handle
+# holding one nested array and nothing numeric at the top. matio's Mat_VarFree leaked the nested
+# array it had read.
+v5('mat-function-leak.mat', array(16, [1, 1], b'f', [array(6, [1, 1], b'', [one(5)])]))
