@@ -23,10 +23,11 @@ static chain_result run_chain(const char *png, const char *mat) {
     clip_app *app = NULL;
     clip_criteria c = {.ignore_env = 0};
     if ((r.status = clip_app_create(&app, &c)) != CLIP_OK) return r;
-    size_t dims[2] = {N, N}, kd[2] = {3, 3};
+    /* A column, so that norm (vectors only) can end the chain. */
+    size_t dims[2] = {N * N, 1}, kd[2] = {3, 1};
     float img[N * N], k[9];
     for (int i = 0; i < N * N; i++) img[i] = (float)(i % 17);
-    for (int i = 0; i < 9; i++) k[i] = 1.0f / 9.0f;
+    for (int i = 0; i < 3; i++) k[i] = 1.0f / 3.0f;
     clip_data *x = NULL, *kk = NULL, *y = NULL, *z = NULL, *n = NULL;
     clip_process *ps = NULL, *pc = NULL, *pn = NULL;
     clip_status s = clip_data_create_from(app, CLIP_F32, 2, dims, img, &x);

@@ -284,18 +284,20 @@ static void write_tiff_direct(const char *path, uint32_t rows, uint32_t cols, ui
                                     else
                                         memcpy(o, &f, 4);
                                 } else if (format == SAMPLEFORMAT_INT) {
-                                    int32_t i32 = (int32_t)v;
-                                    int16_t i16 = (int16_t)v;
-                                    int8_t i8 = (int8_t)v;
+                                    /* Convert only to the width in use: a value out of a
+                                     * narrower type's range is undefined behaviour. */
+                                    int32_t i32 = bps == 32 ? (int32_t)v : 0;
+                                    int16_t i16 = bps == 16 ? (int16_t)v : 0;
+                                    int8_t i8 = bps == 8 ? (int8_t)v : 0;
                                     memcpy(o,
                                            bps == 32   ? (void *)&i32
                                            : bps == 16 ? (void *)&i16
                                                        : (void *)&i8,
                                            bytes);
                                 } else {
-                                    uint32_t u32 = (uint32_t)v;
-                                    uint16_t u16 = (uint16_t)v;
-                                    uint8_t u8 = (uint8_t)v;
+                                    uint32_t u32 = bps == 32 ? (uint32_t)v : 0;
+                                    uint16_t u16 = bps == 16 ? (uint16_t)v : 0;
+                                    uint8_t u8 = bps == 8 ? (uint8_t)v : 0;
                                     memcpy(o,
                                            bps == 32   ? (void *)&u32
                                            : bps == 16 ? (void *)&u16
