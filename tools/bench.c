@@ -66,7 +66,7 @@ static double flops_of(const char *name, clip_data **in, int n_in, clip_process 
 
 int clip_bench_main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
+        fprintf(stderr, "clip: usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
                         "[--warmup W] [--device SPEC] [--csv FILE]\n");
         return 2;
     }

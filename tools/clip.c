@@ -10,7 +10,13 @@
 
 #define MAX_ARGS 16
 
+/* The full usage goes to stdout (clip help); an error gets one line on stderr. */
 static int usage(FILE *f) {
+    if (f == stderr) {
+        fprintf(stderr, "clip: usage: clip devices | list | help [NAME] | run NAME IN... [-o OUT] "
+                        "[--PARAM V]... | bench NAME SHAPE... (clip help for more)\n");
+        return 2;
+    }
     fprintf(f,
             "usage: clip devices\n"
             "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
@@ -20,7 +26,7 @@ static int usage(FILE *f) {
             "       clip list\n"
             "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
             "Formats by extension: .mat .tif/.tiff .png .cfl\n");
-    return f == stderr ? 2 : 0;
+    return 0;
 }
 
 static int fail(const char *what, clip_app *app) {
@@ -268,6 +274,6 @@ int main(int argc, char **argv) {
         return cmd_help(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return clip_bench_main(argc - 2, argv + 2);
-    fprintf(stderr, "clip: unknown command '%s'\n", cmd);
-    return usage(stderr);
+    fprintf(stderr, "clip: unknown command '%s' (clip help lists the commands)\n", cmd);
+    return 2;
 }

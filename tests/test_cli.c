@@ -1,0 +1,101 @@
+/* The `clip` tool's contract: `clip devices` marks the default, `clip run` works on files and
+ * prints `time NAME MS` with --time, and every error is exactly one line on stderr with a
+ * non-zero exit status, never a crash. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+static char out_text[8192], err_text[8192];
+
+/* Runs `clip ARGS`, capturing stdout and stderr; returns the exit status (-1 if it crashed). */
+static int run(const char *args) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >cli_out.txt 2>cli_err.txt", CLIP_TOOL, args);
+    int st = system(cmd);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    const char *files[2] = {"cli_out.txt", "cli_err.txt"};
+    char *bufs[2] = {out_text, err_text};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "r");
+        size_t n = f ? fread(bufs[i], 1, sizeof out_text - 1, f) : 0;
+        bufs[i][n] = '\0';
+        if (f) fclose(f);
+    }
+    return rc;
+}
+
+static int lines(const char *s) {
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* An error: non-zero, not a crash (exit codes 1 or 2), one line naming `needle`. */
+static void expect_error(const char *args, const char *needle) {
+    int rc = run(args);
+    if (rc != 1 && rc != 2) fprintf(stderr, "clip %s: exit %d\n", args, rc);
+    CHECK(rc == 1 || rc == 2);
+    if (lines(err_text) != 1 || !strstr(err_text, needle))
+        fprintf(stderr, "clip %s: stderr was \"%s\", want one line with \"%s\"\n", args, err_text, needle);
+    CHECK(lines(err_text) == 1);
+    CHECK(strstr(err_text, needle) != NULL);
+}
+
+int main(void) {
+    CHECK(run("devices") == 0);
+    CHECK(strchr(out_text, '*') != NULL);
+    CHECK(run("list") == 0 && strstr(out_text, "scale"));
+    CHECK(run("help scale") == 0 && strstr(out_text, "--a"));
+
+    /* A CFL file is always readable (no library needed): a 2x3 complex array. */
+    clip_app *app = tu_app();
+    size_t dims[2] = {2, 3};
+    float v[12] = {1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0};
+    clip_data *d = NULL;
+    CHECK_OK(app, clip_data_create_from(app, CLIP_C32, 2, dims, v, &d));
+    CHECK_OK(app, clip_save_cfl(app, "cli_in", d));
+
+    CHECK(run("run scale cli_in.cfl --a 2 --b 1 --time --repeat 3") == 0);
+    CHECK(strstr(out_text, "3+0i") && strstr(out_text, "13+0i"));
+    double ms = -1;
+    char name[32] = "";
+    CHECK(sscanf(err_text, "time %31s %lf", name, &ms) == 2 && !strcmp(name, "scale") && ms >= 0);
+    CHECK(run("run scale cli_in.cfl -o cli_out.cfl --a -1") == 0);
+    clip_data *r = NULL;
+    CHECK_OK(app, clip_load_cfl(app, "cli_out", &r));
+    const float *h = NULL;
+    CHECK_OK(app, clip_data_host(r, (const void **)&h));
+    CHECK(h && h[10] == -6.0f);
+
+    expect_error("", "usage");
+    expect_error("frobnicate", "unknown command");
+    expect_error("run", "usage");
+    expect_error("run no_such_process x.mat", "no process named 'no_such_process'");
+    expect_error("run scale", "takes 1 input");
+    expect_error("run scale a.cfl b.cfl", "takes 1 input");
+    expect_error("run scale missing_file.cfl", "missing_file");
+    expect_error("run scale cli_in.cfl --nope 3", "no option --nope");
+    expect_error("run scale cli_in.cfl --a", "needs a value");
+    expect_error("run scale cli_in.cfl --a xyz", "expects a number");
+    expect_error("run scale cli_in.cfl --repeat 0", "--repeat");
+    expect_error("run scale cli_in.cfl --device no-such-device-xyz", "no-such-device-xyz");
+    expect_error("run scale cli_in.cfl -o out.unknownext", "out.unknownext");
+    expect_error("run scale cli_in.cfl -o /nonexistent-dir/out.cfl", "nonexistent-dir");
+    FILE *f = fopen("cli_bad.hdr", "w");
+    fputs("# Dimensions\nnot numbers\n", f);
+    fclose(f);
+    f = fopen("cli_bad.cfl", "w");
+    fputs("xx", f);
+    fclose(f);
+    expect_error("run scale cli_bad.cfl", "cli_bad");
+    expect_error("help no_such_process", "no_such_process");
+    expect_error("bench scale", "usage");
+
+    clip_data_destroy(d);
+    clip_data_destroy(r);
+    clip_app_destroy(app);
+    return tu_finish("test_cli");
+}
