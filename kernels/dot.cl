@@ -6,6 +6,7 @@
  * Build options (set by init):
  *   A_COMPLEX, B_COMPLEX  whether each operand is complex; the result is if either is
  *   EPL    elements per load (1, 2, 4, 8, 16; at most 8 when an operand is complex)
+ *   UNROLL loads of each operand a work-item issues before using them
  *   LOCAL  work-group size of both stages, a power of two */
 
 /* No silent fusing: the imaginary part ar*bi - ai*br must round both products alike, so that
@@ -133,7 +134,17 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
     ulong start = g * chunk, end = min(start + chunk, nvec);
     __global const a_t *av = (__global const a_t *)a;
     __global const b_t *bv = (__global const b_t *)b;
-    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, av[v], bv[v]);
+    ulong v = start + lid;
+#if UNROLL > 1
+    /* All loads of a step are issued before any is used: bytes in flight hide latency. */
+    for (; v + (UNROLL - 1) * LOCAL < end; v += UNROLL * LOCAL) {
+        a_t xa[UNROLL];
+        b_t xb[UNROLL];
+        for (int u = 0; u < UNROLL; u++) xa[u] = av[v + u * LOCAL], xb[u] = bv[v + u * LOCAL];
+        for (int u = 0; u < UNROLL; u++) accum(acc, xa[u], xb[u]);
+    }
+#endif
+    for (; v < end; v += LOCAL) accum(acc, av[v], bv[v]);
     if (tail && g == ng - 1 && lid == 0) {
         real_t ta[2 * EPL], tb[2 * EPL];
         tail_copy(ta, a, nvec * EPL, tail, A_COMPLEX);

@@ -3,13 +3,16 @@
  * Build options (set by init):
  *   MODE   1 sum |x| (p = 1)            2 sum of squares, Blue's three accumulators (p = 2)
  *          3 max |x| (p = Inf, and the first pass of mode 5)    4 min |x| (p = -Inf)
- *          5 sum (|x|/m)^p with m = max |x| from the first pass, in aux[0]
- *   PINT   mode 5: the integer p (powers by multiplication), or 0 for exp2(p*log2(y))
+ *          5 sum (|x|/m)^p with m = max |x| from a first pass, in aux[0] (two passes)
+ *          6 one pass: a running max m and the sum (|x|/m)^p, rescaled when m grows
+ *   PINT   modes 5, 6: y^p by multiplication when p is an integer (PINT = p) or half of an odd
+ *          one (PINT = p - 1/2, PHALF = 1: times sqrt(y)); PINT = 0 is exp2(p*log2(y))
  *   VEC    scalars per vector load (1, 2, 4, 8, 16; even for complex)
  *   AW     accumulator lanes: VEC, or VEC/2 for complex moduli (all modes but 2)
+ *   UNROLL vector loads a work-item issues before using them
  *   LOCAL  work-group size of both stages, a power of two
- * Every mode propagates NaN, as MATLAB's norm does: sums naturally, max/min explicitly, and
- * mode 2 routes NaN into its middle accumulator. */
+ * Every mode propagates NaN, as MATLAB's norm does: sums naturally, max/min explicitly, mode 2
+ * routes NaN into its middle accumulator, and modes 5 and 6 let a NaN or Inf maximum decide. */
 
 #if CLIP_DOUBLE
 #define RNAME double
@@ -18,6 +21,9 @@
 #endif
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+#ifndef PHALF
+#define PHALF 0
+#endif
 
 /* Loads from global memory go through a vec_t pointer, so that GPUs issue one wide load (the
  * buffers start aligned, and every load is at a multiple of its size); the padded tail is
@@ -29,10 +35,16 @@ typedef real_t vec_t;
 typedef CAT(RNAME, VEC) vec_t;
 #define PLOAD(ptr) CAT(vload, VEC)(0, ptr)
 #endif
+/* Accumulators; LANES(v, arr) spills one into a private array. any() of a scalar comparison
+ * (1, not -1) would read false: ANY hides the difference. */
 #if AW == 1
 typedef real_t acc_t;
+#define LANES(v, arr) ((arr)[0] = (v))
+#define ANY(c) (c)
 #else
 typedef CAT(RNAME, AW) acc_t;
+#define LANES(v, arr) CAT(vstore, AW)(v, 0, arr)
+#define ANY(c) any(c)
 #endif
 
 #if MODE == 2 || !CLIP_COMPLEX
@@ -41,10 +53,16 @@ typedef CAT(RNAME, AW) acc_t;
 #define MAG(v) hypot((v).even, (v).odd)
 #endif
 
+/* NST accumulators per work-item; NROW values per partial (one row each in `part`). */
 #if MODE == 2
-#define NACC 3
+#define NST 3
+#define NROW 3
+#elif MODE == 6
+#define NST 4 /* m, s, r = 1/(m*c), c = prescale of m (see step6) */
+#define NROW 2 /* m, s */
 #else
-#define NACC 1
+#define NST 1
+#define NROW 1
 #endif
 
 /* Blue's scaled sum of squares, as LAPACK's nrm2 since 3.10 but with wider margins: values
@@ -71,86 +89,152 @@ typedef CAT(RNAME, AW) acc_t;
 #define NMAX(a, b) ((((a) > (b)) | isnan(a)) ? (a) : (b))
 #define NMIN(a, b) ((((a) < (b)) | isnan(a)) ? (a) : (b))
 
-#if MODE == 3
-#define INIT ((real_t)0)
-#define PAD ((real_t)0)
-inline real_t comb(real_t a, real_t b) { return NMAX(a, b); }
-#elif MODE == 4
+#if MODE == 4
 #define INIT ((real_t)INFINITY)
 #define PAD ((real_t)INFINITY)
-inline real_t comb(real_t a, real_t b) { return NMIN(a, b); }
 #else
 #define INIT ((real_t)0)
 #define PAD ((real_t)0)
-inline real_t comb(real_t a, real_t b) { return a + b; }
 #endif
 
-/* The lanes of an accumulator combined pairwise into one value. */
-#if AW == 1
-#define HRED(v) (v)
-#elif AW == 2
-#define HRED(v) comb((v).s0, (v).s1)
-#elif AW == 4
-#define HRED(v) comb(comb((v).s0, (v).s1), comb((v).s2, (v).s3))
-#elif AW == 8
-#define HRED(v) comb(comb(comb((v).s0, (v).s1), comb((v).s2, (v).s3)), \
-                     comb(comb((v).s4, (v).s5), comb((v).s6, (v).s7)))
-#elif AW == 16
-#define HRED(v) comb(comb(comb(comb((v).s0, (v).s1), comb((v).s2, (v).s3)),             \
-                          comb(comb((v).s4, (v).s5), comb((v).s6, (v).s7))),            \
-                     comb(comb(comb((v).s8, (v).s9), comb((v).sa, (v).sb)),             \
-                          comb(comb((v).sc, (v).sd), comb((v).se, (v).sf))))
-#endif
-
-#if MODE == 5 && PINT
-/* y^PINT by squaring; PINT is a constant, so the loop unrolls into multiplications. */
-inline acc_t ipow(acc_t y) {
-    acc_t r = (acc_t)1;
-    for (int e = PINT; e > 0; e >>= 1) {
-        if (e & 1) r *= y;
-        y *= y;
+#if MODE >= 5
+/* y^p for y in [0, 1]: the terms of the scaled sum and the rescaling factors. */
+#if PINT
+#define DEF_IPOW(name, T)                                                                      \
+    inline T name(T y) {                                                                       \
+        T r = (T)1;                                                                            \
+        for (int e = PINT; e > 0; e >>= 1) {                                                   \
+            if (e & 1) r *= y;                                                                 \
+            y *= y;                                                                            \
+        }                                                                                      \
+        return r;                                                                              \
     }
-    return r;
+/* PINT is a constant, so the loop unrolls into multiplications. */
+DEF_IPOW(ipow_v, acc_t)
+DEF_IPOW(ipow_s, real_t)
+#if PHALF
+#define POWV(y) (ipow_v(y) * sqrt(y))
+#define POWS(y) (ipow_s(y) * sqrt(y))
+#else
+#define POWV(y) ipow_v(y)
+#define POWS(y) ipow_s(y)
+#endif
+#else
+/* exp2(p*log2(y)): several times faster than pow() on PoCL. Its relative error grows with
+ * |p*log2(y)|, i.e. only for terms far below the largest (which is 1), so the sum keeps a
+ * relative error of a few ulps times log(n). y = 0 gives exp2(-inf) = 0. */
+#define POWV(y) exp2(p * log2(y))
+#define POWS(y) exp2(p * log2(y))
+#endif
+#endif
+
+/* Combines partial b into partial a, NROW values each. */
+inline void comb(real_t *a, const real_t *b, const real_t p) {
+#if MODE == 3
+    a[0] = NMAX(a[0], b[0]);
+#elif MODE == 4
+    a[0] = NMIN(a[0], b[0]);
+#elif MODE == 6
+    /* (m, s) pairs at a common scale: the larger m. Where that is NaN, Inf or 0 it decides the
+     * result alone (finish), and the sums need not be valid. */
+    real_t m = NMAX(a[0], b[0]);
+    if (m > 0 && m < INFINITY) a[1] = a[1] * POWS(a[0] / m) + b[1] * POWS(b[0] / m);
+    a[0] = m;
+#else
+    for (int k = 0; k < NROW; k++) a[k] += b[k];
+#endif
+    (void)p;
+}
+
+#if MODE == 6
+/* One batch of n moduli ax into the running (m, s, r, c), lane by lane. The batch maximum mx
+ * grows m rarely (about log(n) times per lane for any ordering of random data): then s is
+ * rescaled to the new m. Otherwise each term is (|x|*c)*r = |x|/m in [0, 1] up to rounding: c
+ * is 1, or PRESCALE for a subnormal m whose reciprocal would overflow. */
+inline void step6(acc_t *st, const acc_t *ax, const int n, const real_t p) {
+    acc_t mx = ax[0];
+    for (int u = 1; u < n; u++) mx = NMAX(ax[u], mx);
+    if (ANY(mx > st[0])) {
+        /* A lane grows only where mx > m: neither is NaN, and m was 0 or its s was rescaled
+         * the same way. mx = Inf leaves r = 0 and s invalid, which finish ignores. */
+        const acc_t m0 = st[0];
+        acc_t cn = mx < (acc_t)REAL_MIN ? (acc_t)PRESCALE : (acc_t)1;
+        acc_t rn = (acc_t)1 / (mx * cn);
+        acc_t f = POWV((m0 * cn) * rn);
+        st[1] = mx > m0 ? st[1] * f : st[1];
+        st[2] = mx > m0 ? rn : st[2];
+        st[3] = mx > m0 ? cn : st[3];
+        st[0] = mx > m0 ? mx : m0;
+    }
+    st[0] = NMAX(mx, st[0]); /* NaN sticks */
+    for (int u = 0; u < n; u++) st[1] += POWV((ax[u] * st[3]) * st[2]);
 }
 #endif
 
-/* Adds one vector load to the work-item's accumulators. In mode 5, scale = (s1, r) maps |x| to
- * (|x|*s1)*r = |x|/m, in [0, 1] up to rounding, so no power overflows. */
-inline void accum(acc_t *acc, vec_t v, real_t s1, real_t r, real_t p) {
-#if MODE == 2
-    acc_t ax = fabs(v), ys = ax * SSML, yb = ax * SBIG;
-    acc[0] += (ax < TSML) ? ys * ys : (acc_t)0;
-    acc[1] += ((ax < TSML) | (ax > TBIG)) ? (acc_t)0 : ax * ax; /* NaN lands here */
-    acc[2] += (ax > TBIG) ? yb * yb : (acc_t)0;
-#else
-    acc_t ax = MAG(v);
-#if MODE == 1
-    acc[0] += ax;
-#elif MODE == 3
-    acc[0] = NMAX(ax, acc[0]);
-#elif MODE == 4
-    acc[0] = NMIN(ax, acc[0]);
-#elif PINT
-    acc[0] += ipow((ax * s1) * r);
-#else
-    /* y^p as exp2(p*log2(y)): several times faster than pow() on PoCL. Its relative error grows
-     * with |p*log2(y)|, i.e. only for terms far below the largest (which is 1), so the sum keeps
-     * a relative error of a few ulps times log(n). y = 0 gives exp2(-inf) = 0. */
-    acc[0] += exp2(p * log2((ax * s1) * r));
+#if MODE == 5
+/* Mode 5's scale (s1, r) maps |x| to (|x|*s1)*r = |x|/m, in [0, 1] up to rounding. */
+#define POW5(ax) POWV((ax * s1) * r)
 #endif
+
+/* Adds n vector loads to the work-item's accumulators. */
+inline void step(acc_t *acc, const vec_t *v, const int n, const real_t s1, const real_t r,
+                 const real_t p) {
+#if MODE == 6
+    acc_t ax[UNROLL];
+    for (int u = 0; u < n; u++) ax[u] = MAG(v[u]);
+    step6(acc, ax, n, p);
+#else
+    for (int u = 0; u < n; u++) {
+#if MODE == 2
+        acc_t ax = fabs(v[u]), ys = ax * SSML, yb = ax * SBIG;
+        acc[0] += (ax < TSML) ? ys * ys : (acc_t)0;
+        acc[1] += ((ax < TSML) | (ax > TBIG)) ? (acc_t)0 : ax * ax; /* NaN lands here */
+        acc[2] += (ax > TBIG) ? yb * yb : (acc_t)0;
+#else
+        acc_t ax = MAG(v[u]);
+#if MODE == 1
+        acc[0] += ax;
+#elif MODE == 3
+        acc[0] = NMAX(ax, acc[0]);
+#elif MODE == 4
+        acc[0] = NMIN(ax, acc[0]);
+#else
+        acc[0] += POW5(ax);
+#endif
+#endif
+    }
 #endif
     (void)s1;
     (void)r;
     (void)p;
 }
 
-/* Tree over the work-group: sh holds NACC rows of LOCAL values; row k ends in sh[k*LOCAL]. */
-inline void tree(__local real_t *sh, const uint lid) {
+/* The accumulators' lanes, combined pairwise, into one partial. */
+inline void lanes(const acc_t *acc, real_t *out, const real_t p) {
+    real_t l[NROW][AW];
+    for (int k = 0; k < NROW; k++) LANES(acc[k], l[k]);
+    for (int w = AW / 2; w > 0; w /= 2)
+        for (int i = 0; i < w; i++) {
+            real_t a[NROW], b[NROW];
+            for (int k = 0; k < NROW; k++) a[k] = l[k][i], b[k] = l[k][i + w];
+            comb(a, b, p);
+            for (int k = 0; k < NROW; k++) l[k][i] = a[k];
+        }
+    for (int k = 0; k < NROW; k++) out[k] = l[k][0];
+}
+
+/* Tree over the work-group from each work-item's partial `mine`: sh holds NROW rows of LOCAL
+ * values; row k ends in sh[k*LOCAL]. */
+inline void tree(__local real_t *sh, const uint lid, real_t *mine, const real_t p) {
+    for (int k = 0; k < NROW; k++) sh[k * LOCAL + lid] = mine[k];
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid < s)
-            for (int k = 0; k < NACC; k++)
-                sh[k * LOCAL + lid] = comb(sh[k * LOCAL + lid], sh[k * LOCAL + lid + s]);
+        if (lid < s) {
+            real_t b[NROW];
+            for (int k = 0; k < NROW; k++) b[k] = sh[k * LOCAL + lid + s];
+            comb(mine, b, p);
+            for (int k = 0; k < NROW; k++) sh[k * LOCAL + lid] = mine[k];
+        }
     }
 }
 
@@ -158,10 +242,13 @@ inline void tree(__local real_t *sh, const uint lid) {
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 void norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const uint tail,
                  __global const real_t *aux, const real_t p, __global real_t *part) {
-    __local real_t sh[NACC * LOCAL];
+    __local real_t sh[NROW * LOCAL];
     const uint lid = get_local_id(0), g = get_group_id(0), ng = get_num_groups(0);
-    acc_t acc[NACC];
-    for (int k = 0; k < NACC; k++) acc[k] = (acc_t)INIT;
+    acc_t acc[NST];
+    for (int k = 0; k < NST; k++) acc[k] = (acc_t)INIT;
+#if MODE == 6
+    acc[3] = (acc_t)1;
+#endif
     real_t s1 = 1, r = 1;
     ulong start = g * chunk, end = min(start + chunk, nvec);
     int live = 1;
@@ -177,21 +264,38 @@ void norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, 
     (void)aux;
 #endif
     __global const vec_t *xv = (__global const vec_t *)x;
-    for (ulong v = start + lid; v < end; v += LOCAL) accum(acc, xv[v], s1, r, p);
+    ulong v = start + lid;
+#if UNROLL > 1
+    /* All loads of a step are issued before any is used: bytes in flight hide latency. */
+    for (; v + (UNROLL - 1) * LOCAL < end; v += UNROLL * LOCAL) {
+        vec_t xs[UNROLL];
+        for (int u = 0; u < UNROLL; u++) xs[u] = xv[v + u * LOCAL];
+        step(acc, xs, UNROLL, s1, r, p);
+    }
+#endif
+    for (; v < end; v += LOCAL) {
+        vec_t xs[1] = {xv[v]};
+        step(acc, xs, 1, s1, r, p);
+    }
     if (live && tail && g == ng - 1 && lid == 0) {
         real_t buf[VEC];
         for (uint k = 0; k < VEC; k++) buf[k] = k < tail ? x[nvec * VEC + k] : PAD;
-        accum(acc, PLOAD(buf), s1, r, p);
+        vec_t xs[1] = {PLOAD(buf)};
+        step(acc, xs, 1, s1, r, p);
     }
-    for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HRED(acc[k]);
-    tree(sh, lid);
+    real_t mine[NROW];
+    lanes(acc, mine, p);
+    tree(sh, lid, mine, p);
     if (lid == 0)
-        for (int k = 0; k < NACC; k++) part[k * ng + g] = sh[k * LOCAL];
+        for (int k = 0; k < NROW; k++) part[k * ng + g] = sh[k * LOCAL];
 }
 
 #if MODE == 2
 /* LAPACK's combination of the three accumulators (dnrm2.f90), with this file's constants. */
-inline real_t finish(real_t asml, real_t amed, real_t abig) {
+inline real_t finish(const real_t *a, const real_t m, const real_t p) {
+    real_t asml = a[0], amed = a[1], abig = a[2];
+    (void)m;
+    (void)p;
     if (abig > 0) {
         if (amed > 0 || isnan(amed)) abig += (amed * SBIG) * SBIG;
         return sqrt(abig) * (1 / SBIG);
@@ -207,35 +311,46 @@ inline real_t finish(real_t asml, real_t amed, real_t abig) {
     }
     return sqrt(amed);
 }
+#elif MODE >= 5
+/* norm = m * (sum (|x|/m)^p)^(1/p); m alone when it is NaN, Inf or 0. */
+inline real_t finish(const real_t *a, const real_t m, const real_t p) {
+    const real_t s = a[NROW - 1];
+    if (!(m > 0 && m < INFINITY)) return m;
+#if PINT && !PHALF
+    return m * rootn(s, PINT);
+#else
+    return m * pow(s, 1 / p);
+#endif
+}
+#else
+inline real_t finish(const real_t *a, const real_t m, const real_t p) {
+    (void)m;
+    (void)p;
+    return a[0];
+}
 #endif
 
 /* Stage 2: one work-group reduces the `ng` partials and writes the result to out[0]. */
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 void norm_stage2(__global const real_t *part, const uint ng, __global const real_t *aux,
                  const real_t p, __global real_t *out) {
-    __local real_t sh[NACC * LOCAL];
+    __local real_t sh[NROW * LOCAL];
     const uint lid = get_local_id(0);
-    for (int k = 0; k < NACC; k++) {
-        real_t a = INIT;
-        for (uint i = lid; i < ng; i += LOCAL) a = comb(a, part[k * ng + i]);
-        sh[k * LOCAL + lid] = a;
+    real_t mine[NROW];
+    for (int k = 0; k < NROW; k++) mine[k] = INIT;
+    for (uint i = lid; i < ng; i += LOCAL) {
+        real_t b[NROW];
+        for (int k = 0; k < NROW; k++) b[k] = part[k * ng + i];
+        comb(mine, b, p);
     }
-    tree(sh, lid);
+    tree(sh, lid, mine, p);
     if (lid != 0) return;
-#if MODE == 2
-    out[0] = finish(sh[0], sh[LOCAL], sh[2 * LOCAL]);
-    (void)aux;
-#elif MODE == 5
-    /* norm = m * (sum (|x|/m)^p)^(1/p); m alone when it is NaN, Inf or 0. */
-    const real_t m = aux[0], s = sh[0];
-#if PINT
-    out[0] = m > 0 && m < INFINITY ? m * rootn(s, PINT) : m;
+    real_t a[NROW];
+    for (int k = 0; k < NROW; k++) a[k] = sh[k * LOCAL];
+#if MODE == 5
+    out[0] = finish(a, aux[0], p);
 #else
-    out[0] = m > 0 && m < INFINITY ? m * pow(s, 1 / p) : m;
-#endif
-#else
-    out[0] = sh[0];
+    out[0] = finish(a, a[0], p);
     (void)aux;
 #endif
-    (void)p;
 }

@@ -87,6 +87,12 @@ function check_dot()
     compare(run_dot(clip, c, c, ['--variant ' vv{1}]), dot(c, c), c, c, ['variant ' vv{1}]);
     n = n + 2;
   end
+  % The GPU work-group layout (strided, unrolled) and other tunings give the same products.
+  for oo = {'--local 256 --unroll 2', '--local 64 --unroll 3 --groups 1', '--unroll 8'}
+    compare(run_dot(clip, a, b, oo{1}), dot(a, b.'), a, b, oo{1});
+    compare(run_dot(clip, c, a, oo{1}), dot(c, a), c, a, oo{1});
+    n = n + 2;
+  end
 
   % Errors: a message on stderr and a non-zero exit.
   expect_error(clip, [1 2 3], [1 2 3 4], '', 'dot: vectors differ in length: a has 3 elements, b has 4');
@@ -94,6 +100,7 @@ function check_dot()
   expect_error(clip, ones(3, 4), ones(3, 4), '', 'dot: a is 3x4, not a vector');
   expect_error(clip, 1:4, ones(2, 2), '', 'dot: b is 2x2, not a vector');
   expect_error(clip, 1:4, 1:4, '--variant huge', 'huge');
+  expect_error(clip, 1:4, 1:4, '--local 6', 'dot: local must be a power of two');
   printf('check_dot: %d products checked\n', n);
   printf('check_dot: ok\n');
 end

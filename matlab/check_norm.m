@@ -3,7 +3,9 @@ function check_norm()
 %
 % Real and complex, single and double, rows and columns of awkward lengths (1, 2, 3, 17, 31, 257,
 % 1000+), orders 1, 2, 3, 2.5, Inf, -Inf and a few more; values that overflow or underflow when
-% squared; subnormals; NaN and Inf; empty and N-D vectors; each kernel variant; the CLI's errors.
+% squared; subnormals; maxima growing over the whole exponent range (one pass, each work-group
+% layout, and two passes); NaN and Inf; empty and N-D vectors; each kernel variant; the CLI's
+% errors.
 % Results must be 1x1 of the input's precision (real) with a relative error of at most 1e-5
 % (single) or 1e-12 (double).
   clip = getenv('CLIP');
@@ -94,12 +96,38 @@ function check_norm()
     end
   end
 
+  % The one-pass rescaling against Octave: maxima that grow at every element over the whole
+  % exponent range, or in bursts, through the GPU layout (--local 256, strided and unrolled) and
+  % the CPU one, and the two-pass path for comparison; NaN after the maximum has grown.
+  ramps = {single(10 .^ linspace(-40, 37, 2001)), 10 .^ linspace(-310, 300, 2001), ...
+           single(complex(10 .^ linspace(-30, 30, 1001), -10 .^ linspace(30, -30, 1001))), ...
+           mod(1:3001, 97) .* 10 .^ linspace(-200, 200, 3001)};
+  opts = {'', '--local 256 --unroll 2', '--local 64 --unroll 3 --groups 1', ...
+          '--method twopass'};
+  for k = 1:numel(ramps)
+    for o = 1:numel(opts)
+      for p = [3 2.5 2.7]
+        compare(run_norm(clip, ramps{k}, p, opts{o}), norm(ramps{k}, p), ...
+                sprintf('ramp %d %s p=%g', k, opts{o}, p));
+        n = n + 1;
+      end
+    end
+  end
+  y = ramps{2}; y(1990) = NaN;
+  compare(run_norm(clip, y, 3, '--local 256'), norm(y, 3), 'ramp NaN');
+  y(1980) = -Inf;
+  compare(run_norm(clip, y, 2.5, ''), norm(y, 2.5), 'ramp NaN+Inf');
+  n = n + 2;
+
   % Errors: a message on stderr and a non-zero exit.
   expect_error(clip, [1 2 3], '--p 0.5', 'norm: p must be >= 1, Inf or -Inf, got 0.5');
   expect_error(clip, [1 2 3], '--p nan', 'p must be >= 1');
   expect_error(clip, ones(3, 4), '', 'norm: input is 3x4, not a vector');
   expect_error(clip, ones(1, 2, 3), '--p 1', 'input is 1x2x3, not a vector');
   expect_error(clip, [1 2 3], '--variant widest', 'widest');
+  expect_error(clip, [1 2 3], '--method threepass', 'threepass');
+  expect_error(clip, [1 2 3], '--local 24', 'norm: local must be a power of two');
+  expect_error(clip, [1 2 3], '--unroll 9', 'unroll');
   printf('check_norm: %d norms checked\n', n);
   printf('check_norm: ok\n');
 end

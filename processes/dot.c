@@ -24,6 +24,7 @@ static const clip_param_desc dot_params[] = {
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, dot_variants,
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
      "auto: vector on GPUs, vector16 on CPUs"},
+    REDUCE_TUNING_PARAMS,
 };
 static const char *const dot_inputs[] = {"A  vector (conjugated, as MATLAB)",
                                          "B  vector with as many elements as A"};
@@ -71,17 +72,19 @@ static clip_status dot_init(clip_process *p) {
 
     const clip_device_info *dev = clip_proc_device(p);
     unsigned epl = dot_epl(clip_proc_choice(p, "variant"), dev, cx);
-    reduce_geometry(dev, n, epl, &st->geom);
-    char extra[96], opts[160];
+    s = reduce_geometry(p, n, epl, &st->geom);
+    if (s != CLIP_OK) return s;
+    char extra[96], opts[192];
     snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d", epl, acx, bcx);
-    reduce_options(opts, sizeof opts, st->geom.local, extra);
+    reduce_options(opts, sizeof opts, &st->geom, extra);
     s = clip_proc_kernel(p, "dot", t, opts, "dot_stage1", &st->s1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "dot", t, opts, "dot_stage2", &st->s2);
     if (s == CLIP_OK)
         s = clip_proc_temp(p, st->geom.groups * st->out_bytes, &st->part); /* (re, im) each */
     if (s != CLIP_OK) return s;
-    char variant[32];
-    snprintf(variant, sizeof variant, "epl%u", epl);
+    char variant[64];
+    snprintf(variant, sizeof variant, "epl%u u%u g%zu l%zu", epl, st->geom.unroll,
+             st->geom.groups, st->geom.local);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }
@@ -122,7 +125,7 @@ const clip_process_desc clip_process_dot = {
     .n_outputs = 1,
     .output_docs = dot_outputs,
     .params = dot_params,
-    .n_params = 1,
+    .n_params = sizeof dot_params / sizeof dot_params[0],
     .state_size = sizeof(dot_state),
     .init = dot_init,
     .launch = dot_launch,

@@ -1,36 +1,46 @@
 /* norm: MATLAB's norm(v, p) of a vector (all elements of the input, which must have at most one
  * dimension other than 1), for p >= 1, Inf and -Inf; complex elements by their modulus.
  *
- * Each path is a two-stage reduction (processes/reduce_common.h, kernels/norm.cl):
- *   p = 1     sum |x|                       one pass
- *   p = 2     Blue's scaled sum of squares  one pass, no overflow or underflow (as MATLAB's)
- *   p = Inf   max |x|, p = -Inf min |x|     one pass
- *   other p   m = max |x|, then m * (sum (|x|/m)^p)^(1/p): two passes, scaled like p = 2;
- *             integer p up to 64 multiplies, others use exp2(p*log2(|x|/m)).
+ * Each path is a two-stage reduction (processes/reduce_common.h, kernels/norm.cl), one pass over
+ * the data:
+ *   p = 1     sum |x|
+ *   p = 2     Blue's scaled sum of squares, no overflow or underflow (as MATLAB's)
+ *   p = Inf   max |x|, p = -Inf min |x|
+ *   other p   m * (sum (|x|/m)^p)^(1/p) with m = max |x|: every work-item keeps a running max
+ *             and its scaled sum, rescaled when the max grows; partials combine by the same
+ *             rule. No power overflows or underflows to matter. Integer p up to 64 multiplies,
+ *             half-integers add a sqrt, others use exp2(p*log2(|x|/m)).
+ * method=twopass reads the data twice instead (max, then the sum scaled by it): the former
+ * path, kept to check the one-pass one against.
  * Results are of the input's precision; NaN anywhere gives NaN; an empty input gives 0. */
 #include <math.h>
 #include <string.h>
 
 #include "reduce_common.h"
 
-enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW = 5 };
+enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW2 = 5, MODE_POW1 = 6 };
 enum { NORM_MAX_INT_P = 64 };
 
 typedef struct norm_state {
     cl_kernel s1, s2; /* the pass that gives the result */
-    cl_kernel m1, m2; /* the max pass before MODE_POW, else NULL */
-    cl_mem part, aux; /* partials; aux[0] = max |x| for MODE_POW */
+    cl_kernel m1, m2; /* the max pass before MODE_POW2, else NULL */
+    cl_mem part, aux; /* partials; aux[0] = max |x| for MODE_POW2 */
     reduce_geom geom;
     int mode;
     size_t out_bytes;
 } norm_state;
 
 static const char *const norm_variants[] = {"auto", "scalar", "vector", "vector16", NULL};
+static const char *const norm_methods[] = {"auto", "onepass", "twopass", NULL};
 static const clip_param_desc norm_params[] = {
     {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, NULL, "order: a real >= 1, inf or -inf (min |x|)"},
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
      "auto: vector on GPUs, vector16 on CPUs"},
+    {"method", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_methods,
+     "orders other than 1, 2, +-Inf: onepass (auto; running max and rescaled sum) or twopass "
+     "(max, then the scaled sum)"},
+    REDUCE_TUNING_PARAMS,
 };
 static const char *const norm_inputs[] = {
     "V  vector (1xN, Nx1, or N-D with one non-singleton dim)"};
@@ -63,19 +73,22 @@ static const char *norm_mode_name(int mode) {
         return "max-abs";
     case MODE_MIN:
         return "min-abs";
-    default:
+    case MODE_POW2:
         return "pow-2pass";
+    default:
+        return "pow-1pass";
     }
 }
 
 /* Builds stage 1 and 2 of one mode. */
 static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int mode, int pint,
-                                cl_kernel *k1, cl_kernel *k2) {
+                                int phalf, cl_kernel *k1, cl_kernel *k2) {
     norm_state *st = clip_proc_state(p);
     unsigned lanes = (mode != MODE_SUMSQ && clip_type_is_complex(t)) ? vec / 2 : vec;
-    char extra[96], opts[160];
-    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DVEC=%u -DAW=%u", mode, pint, vec, lanes);
-    reduce_options(opts, sizeof opts, st->geom.local, extra);
+    char extra[96], opts[192];
+    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u", mode, pint,
+             phalf, vec, lanes);
+    reduce_options(opts, sizeof opts, &st->geom, extra);
     clip_status s = clip_proc_kernel(p, "norm", t, opts, "norm_stage1", k1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "norm", t, opts, "norm_stage2", k2);
     return s;
@@ -101,7 +114,7 @@ static clip_status norm_init(clip_process *p) {
     if (s != CLIP_OK) return s;
     st->out_bytes = clip_type_size(rt);
 
-    int pint = 0;
+    int pint = 0, phalf = 0;
     if (pv == 1)
         st->mode = MODE_SUM;
     else if (pv == 2)
@@ -111,26 +124,32 @@ static clip_status norm_init(clip_process *p) {
     else if (pv == -INFINITY)
         st->mode = MODE_MIN;
     else {
-        st->mode = MODE_POW;
-        if (pv <= NORM_MAX_INT_P && pv == floor(pv)) pint = (int)pv;
+        st->mode = clip_proc_choice(p, "method") == 2 ? MODE_POW2 : MODE_POW1;
+        if (pv <= NORM_MAX_INT_P && pv == floor(pv)) {
+            pint = (int)pv;
+        } else if (pv <= NORM_MAX_INT_P && 2 * pv == floor(2 * pv)) {
+            pint = (int)floor(pv); /* y^(k + 1/2) = y^k * sqrt(y), exact but for roundings */
+            phalf = 1;
+        }
     }
     const clip_device_info *dev = clip_proc_device(p);
     int cx = clip_type_is_complex(t);
     unsigned vec = norm_vec(clip_proc_choice(p, "variant"), dev, cx);
-    reduce_geometry(dev, clip_data_numel(x) * (cx ? 2 : 1), vec, &st->geom);
-
-    s = norm_kernels(p, t, vec, st->mode, pint, &st->s1, &st->s2);
-    if (s == CLIP_OK && st->mode == MODE_POW)
-        s = norm_kernels(p, t, vec, MODE_MAX, 0, &st->m1, &st->m2);
+    s = reduce_geometry(p, clip_data_numel(x) * (cx ? 2 : 1), vec, &st->geom);
+    if (s != CLIP_OK) return s;
+    s = norm_kernels(p, t, vec, st->mode, pint, phalf, &st->s1, &st->s2);
+    if (s == CLIP_OK && st->mode == MODE_POW2)
+        s = norm_kernels(p, t, vec, MODE_MAX, 0, 0, &st->m1, &st->m2);
     size_t rsz = clip_type_size(rt);
-    if (s == CLIP_OK)
-        s = clip_proc_temp(p, st->geom.groups * (st->mode == MODE_SUMSQ ? 3 : 1) * rsz, &st->part);
+    size_t rows = st->mode == MODE_SUMSQ ? 3 : st->mode == MODE_POW1 ? 2 : 1;
+    if (s == CLIP_OK) s = clip_proc_temp(p, st->geom.groups * rows * rsz, &st->part);
     if (s == CLIP_OK) s = clip_proc_temp(p, rsz, &st->aux);
     if (s != CLIP_OK) return s;
 
     char variant[64];
-    snprintf(variant, sizeof variant, "%s%s%s vec%u", norm_mode_name(st->mode), pint ? "-int" : "",
-             st->mode == MODE_POW && !pint ? "-pow" : "", vec);
+    const char *pw = st->mode < MODE_POW2 ? "" : phalf ? "-half" : pint ? "-int" : "-exp";
+    snprintf(variant, sizeof variant, "%s%s vec%u u%u g%zu l%zu", norm_mode_name(st->mode), pw,
+             vec, st->geom.unroll, st->geom.groups, st->geom.local);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }
@@ -174,7 +193,7 @@ static clip_status norm_launch(clip_process *p) {
     if (s != CLIP_OK) return s;
     double pv = clip_proc_real(p, "p");
     int dbl = clip_type_is_double(clip_data_type(x));
-    if (st->mode == MODE_POW) {
+    if (st->mode == MODE_POW2) {
         s = norm_pass(p, st->m1, st->m2, xm, st->aux, pv, dbl);
         if (s != CLIP_OK) return s;
     }
@@ -189,7 +208,7 @@ const clip_process_desc clip_process_norm = {
     .n_outputs = 1,
     .output_docs = norm_outputs,
     .params = norm_params,
-    .n_params = 2,
+    .n_params = sizeof norm_params / sizeof norm_params[0],
     .state_size = sizeof(norm_state),
     .init = norm_init,
     .launch = norm_launch,

@@ -3,9 +3,14 @@
  *
  * Stage 1 runs `groups` work-groups of `local` work-items; group g streams the contiguous
  * vector loads [g*chunk, min((g+1)*chunk, nvec)) with a stride of `local` (coalesced on GPUs,
- * one core's cache-friendly stream on CPUs) and leaves one partial. The scalars after the last
- * full vector load (`tail`, fewer than one load) go to the last group. Stage 2 is one work-group
- * that reduces the `groups` partials: a few hundred values, never the data again. */
+ * one core's cache-friendly stream on CPUs), `unroll` loads at a time per work-item, and leaves
+ * one partial. The scalars after the last full vector load (`tail`, fewer than one load) go to
+ * the last group. Stage 2 is one work-group that reduces the `groups` partials: a few hundred
+ * values, never the data again.
+ *
+ * Every work-item sums its own strided share (a few hundred loads per lane at 2^28 floats on a
+ * GPU), and shares, lanes and groups meet in trees: the summation is pairwise above blocks of
+ * that length, so single-precision rounding grows with the block, not with n. */
 #ifndef CLIP_REDUCE_COMMON_H
 #define CLIP_REDUCE_COMMON_H
 
@@ -15,6 +20,7 @@
 
 typedef struct reduce_geom {
     size_t local;   /* work-group size of both stages: a power of two */
+    unsigned unroll; /* loads in flight per work-item in stage 1 (UNROLL in the kernels) */
     size_t groups;  /* stage-1 work-groups, and so partials; >= 1 */
     cl_ulong nvec;  /* full vector loads of `vec` scalars */
     cl_ulong chunk; /* vector loads per work-group, a multiple of local */
@@ -28,31 +34,56 @@ static inline size_t reduce_groups_per_cu(const clip_device_info *dev) {
     return dev->type == CLIP_DEVICE_GPU ? 8 : 4;
 }
 
-/* The stage work-group size: 256 where the device allows it, else its largest power of two. */
+/* Loads per work-item issued before any is used. GPUs need many bytes in flight per
+ * multiprocessor to reach peak bandwidth; CPUs already stream one wide load per step. */
+static inline unsigned reduce_unroll(const clip_device_info *dev) {
+    return dev->type == CLIP_DEVICE_GPU ? 2 : 1;
+}
+
+/* The stage work-group size. GPUs: 256 where the device allows it (else its largest power of
+ * two), strided so that a warp's loads coalesce. CPUs: 1. PoCL runs a group's work-items one
+ * after another on one core, so a strided share would jump LOCAL loads between reads and defeat
+ * the prefetcher; a group of one reads its chunk front to back (3-4x faster on PoCL). */
 static inline size_t reduce_local(const clip_device_info *dev) {
+    if (dev->type == CLIP_DEVICE_CPU) return 1;
     size_t local = 256;
     while (local > 1 && local > dev->max_work_group)
         local /= 2;
     return local;
 }
 
-/* Fills *g for `nscalars` scalars (numel, or 2*numel for complex) read `vec` at a time. */
-static inline void reduce_geometry(const clip_device_info *dev, size_t nscalars, unsigned vec,
-                                   reduce_geom *g) {
-    g->local = reduce_local(dev);
+/* Fills *g for `nscalars` scalars (numel, or 2*numel for complex) read `vec` at a time, with
+ * the process's tuning parameters (REDUCE_TUNING_PARAMS; 0 picks the defaults above). Fails
+ * with CLIP_ERR_PARAM_RANGE for a work-group size that is no power of two or too large. */
+static inline clip_status reduce_geometry(clip_process *p, size_t nscalars, unsigned vec,
+                                          reduce_geom *g) {
+    const clip_device_info *dev = clip_proc_device(p);
+    long lo = clip_proc_int(p, "local"), gpcu = clip_proc_int(p, "groups");
+    long un = clip_proc_int(p, "unroll");
+    if (lo > 0 && ((lo & (lo - 1)) || (size_t)lo > dev->max_work_group))
+        return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
+                              "local must be a power of two no larger than the device's %zu, "
+                              "got %ld",
+                              dev->max_work_group, lo);
+    g->local = lo > 0 ? (size_t)lo : reduce_local(dev);
+    g->unroll = un > 0 ? (unsigned)un : reduce_unroll(dev);
     g->nvec = nscalars / vec;
     g->tail = (cl_uint)(nscalars % vec);
-    size_t cap = (size_t)(dev->compute_units ? dev->compute_units : 1) * reduce_groups_per_cu(dev);
+    size_t cus = dev->compute_units ? dev->compute_units : 1;
+    size_t cap = cus * (gpcu > 0 ? (size_t)gpcu : reduce_groups_per_cu(dev));
     size_t need = (size_t)((g->nvec + g->local - 1) / g->local);
     size_t groups = need < cap ? need : cap;
     if (groups == 0) groups = 1;
+    /* Whole unrolled steps per group: only the last group runs the remainder loop. */
+    cl_ulong step = (cl_ulong)g->local * g->unroll;
     cl_ulong chunk = (g->nvec + groups - 1) / groups;
-    chunk = (chunk + g->local - 1) / g->local * g->local;
-    if (chunk == 0) chunk = g->local;
+    chunk = (chunk + step - 1) / step * step;
+    if (chunk == 0) chunk = step;
     /* Rounding the chunk up may leave trailing groups without work: drop them. */
     groups = (size_t)((g->nvec + chunk - 1) / chunk);
     g->groups = groups ? groups : 1;
     g->chunk = chunk;
+    return CLIP_OK;
 }
 
 /* MATLAB's notion of a vector, extended to N-D as these processes accept it: at most one
@@ -80,10 +111,21 @@ static inline const char *reduce_dims_str(const clip_data *d, char *buf, size_t 
 }
 
 /* Build options: the work-group size (fixed at compile time so that the local arrays and the
- * tree unroll) and the process's own. */
-static inline void reduce_options(char *buf, size_t cap, size_t local, const char *extra) {
-    snprintf(buf, cap, "-DLOCAL=%zu %s", local, extra ? extra : "");
+ * tree unroll), the unroll, and the process's own. */
+static inline void reduce_options(char *buf, size_t cap, const reduce_geom *g, const char *extra) {
+    snprintf(buf, cap, "-DLOCAL=%zu -DUNROLL=%u %s", g->local, g->unroll, extra ? extra : "");
 }
+
+/* The tuning parameters both processes share (entries of their parameter tables). */
+/* clang-format off */
+#define REDUCE_TUNING_PARAMS                                                                   \
+    {"groups", CLIP_PARAM_INT, 0, 1, 0, 64, NULL,                                              \
+     "stage-1 work-groups per compute unit; 0: auto (8 on GPUs, 4 on CPUs)"},                  \
+    {"unroll", CLIP_PARAM_INT, 0, 1, 0, 8, NULL,                                               \
+     "vector loads in flight per work-item; 0: auto (2 on GPUs, 1 on CPUs)"},                  \
+    {"local", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL,                                             \
+     "work-group size, a power of two; 0: auto (256 on GPUs, 1 on CPUs)"}
+/* clang-format on */
 
 /* Sets stage-1 kernel arguments first..first+2 (nvec, chunk, tail) and gives its global size. */
 static inline clip_status reduce_geom_args(clip_process *p, cl_kernel k, cl_uint first,

@@ -1,6 +1,6 @@
 /* dot: values against long-double references for every pair of types (promotion on the device),
  * awkward lengths and orientations; conjugation of the first argument; NaN and Inf; empty and
- * N-D inputs; each kernel variant; every error through the C API and the CLI; fp64-less
+ * N-D inputs; each kernel variant and tuning; every error through the C API and the CLI; fp64-less
  * devices; and a scale -> dot chain that copies nothing to the host in between. */
 #define _POSIX_C_SOURCE 200809L
 #include "reduce_testutil.h"
@@ -232,6 +232,42 @@ static void test_variants(clip_app *app, clip_process *p) {
         free(v[k]);
 }
 
+/* Work-group sizes (the GPU layout, strided, and the CPU one), unrolls and group counts other
+ * than the device's defaults give the same answers, with and without NaN in the data. */
+static void test_tuning(clip_app *app, clip_process *p) {
+    enum { N = 100003 };
+    double *v[4];
+    unsigned long long seed = 43;
+    for (int k = 0; k < 4; k++) {
+        v[k] = malloc(N * sizeof *v[k]);
+        rt_fill_random(v[k], N, &seed);
+    }
+    static const long cfg[4][3] = {{1, 4, 64}, {256, 1, 0}, {64, 3, 3}, {128, 8, 1}};
+    static const clip_type pair[4][2] = {
+        {CLIP_F32, CLIP_F32}, {CLIP_C64, CLIP_C64}, {CLIP_F64, CLIP_C64}, {CLIP_C32, CLIP_F32}};
+    for (int c = 0; c < 4; c++) {
+        CHECK_OK(app, clip_process_set_int(p, "local", cfg[c][0]));
+        CHECK_OK(app, clip_process_set_int(p, "unroll", cfg[c][1]));
+        CHECK_OK(app, clip_process_set_int(p, "groups", cfg[c][2]));
+        for (int k = 0; k < 2; k++) {
+            clip_type ta = pair[(c + k) % 4][0], tb = pair[(c + k) % 4][1];
+            case_dot(app, p, ta, tb, N, c, v[0], v[1], v[2], v[3], "auto", "tuning");
+            case_dot(app, p, ta, tb, 5, c, v[0], v[1], v[2], v[3], "auto", "tuning-short");
+        }
+        v[0][N / 3] = NAN;
+        case_dot(app, p, CLIP_F32, CLIP_F32, N, c, v[0], v[1], v[2], v[3], "auto", "tuning-nan");
+        v[0][N / 3] = 0.5;
+        char want[32];
+        snprintf(want, sizeof want, " l%ld", cfg[c][0]);
+        CHECK(strstr(clip_process_variant(p), want) != NULL);
+    }
+    CHECK_OK(app, clip_process_set_int(p, "local", 0));
+    CHECK_OK(app, clip_process_set_int(p, "unroll", 0));
+    CHECK_OK(app, clip_process_set_int(p, "groups", 0));
+    for (int k = 0; k < 4; k++)
+        free(v[k]);
+}
+
 /* Empty inputs give 0 of the promoted type; N-D arrays with one non-singleton dim are vectors. */
 static void test_shapes(clip_app *app, clip_process *p) {
     static const size_t empties[3][2] = {{0, 0}, {1, 0}, {0, 1}};
@@ -294,6 +330,16 @@ static void test_errors(clip_app *app, clip_process *p) {
     CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
     CHECK_STATUS(app, clip_process_set_choice(p, "variant", "wide"), CLIP_ERR_BAD_CHOICE);
     CHECK_MSG(app, "'wide' is not one of");
+    CHECK_STATUS(app, clip_process_set_int(p, "unroll", -1), CLIP_ERR_PARAM_RANGE);
+    CHECK_STATUS(app, clip_process_set_int(p, "groups", 65), CLIP_ERR_PARAM_RANGE);
+    /* In the table's range but no power of two: init refuses it, before any upload. */
+    CHECK_OK(app, clip_process_set_int(p, "local", 48));
+    CHECK_STATUS(app, run_dot(p, a3, a3, "auto", &re, &im), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "dot: local must be a power of two");
+    CHECK_MSG(app, "got 48");
+    CHECK_OK(app, clip_app_transfer_stats(app, &after));
+    CHECK(after.to_device == before.to_device);
+    CHECK_OK(app, clip_process_set_int(p, "local", 0));
 
     /* A user-supplied output must be 1x1 of the promoted type. */
     clip_data *wrong = NULL, *right = NULL;
@@ -431,6 +477,13 @@ static void test_cli(clip_app *app) {
     CHECK(rt_run_tool("dot", "run dot dot_a.cfl") != 0);
     rt_read_file("dot_err.txt", err, sizeof err);
     CHECK(strstr(err, "dot takes 2 inputs") != NULL);
+    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_b.cfl --local 5") != 0);
+    rt_read_file("dot_err.txt", err, sizeof err);
+    CHECK(strstr(err, "local must be a power of two") != NULL);
+    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_b.cfl --local 8 --unroll 2 --groups 1") == 0);
+    rt_read_file("dot_out.txt", out, sizeof out);
+    re = strtod(out, &end), im = strtod(end, NULL);
+    CHECK(close_to(re, r.re, r.scale, 1) && close_to(im, r.im, r.scale, 1));
     clip_data_destroy(a);
     clip_data_destroy(b);
     clip_data_destroy(c);
@@ -445,6 +498,7 @@ int main(void) {
     test_conjugation(app, p);
     test_special(app, p);
     test_variants(app, p);
+    test_tuning(app, p);
     test_shapes(app, p);
     clip_process_destroy(p);
     p = NULL;

@@ -1,7 +1,8 @@
 /* norm: values against long-double references for every type, awkward lengths and every kind
- * of order; overflow, underflow and Blue's accumulator combinations; NaN and Inf; empty and N-D
- * inputs; each kernel variant; every error through the C API and the CLI; fp64-less devices;
- * and a scale -> norm chain that copies nothing to the host in between. */
+ * of order; overflow, underflow and Blue's accumulator combinations; the one-pass rescaling
+ * over the whole exponent range (against the two-pass path too); NaN and Inf; empty and N-D
+ * inputs; each kernel variant, method and tuning; every error through the C API and the CLI;
+ * fp64-less devices; and a scale -> norm chain that copies nothing to the host in between. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 
@@ -216,6 +217,114 @@ static void test_variants(clip_app *app, clip_process *p) {
     free(im);
 }
 
+/* Sets norm's method and tuning parameters (0: auto), which stay until set again. */
+static void set_tuning(clip_app *app, clip_process *p, const char *method, long local,
+                       long unroll, long groups) {
+    CHECK_OK(app, clip_process_set_choice(p, "method", method));
+    CHECK_OK(app, clip_process_set_int(p, "local", local));
+    CHECK_OK(app, clip_process_set_int(p, "unroll", unroll));
+    CHECK_OK(app, clip_process_set_int(p, "groups", groups));
+}
+
+/* The one-pass rescaling where it works hardest: a maximum that grows at every element
+ * (ascending), only at the first (descending) or in bursts, across the whole exponent range,
+ * with leading zeros, subnormal maxima, and NaN or Inf arriving after the maximum has grown.
+ * Each through the GPU layout (local 256, strided, unrolled) and the CPU one (local 1), in one
+ * and two passes; orders with integer, half-integer and exp2/log2 powers. */
+static void test_onepass(clip_app *app, clip_process *p) {
+    enum { N = 3001 };
+    double *re = malloc(N * sizeof *re), *im = malloc(N * sizeof *im);
+    static const double ps[4] = {3, 2.5, 2.7, 1.5};
+    static const struct {
+        const char *method;
+        long local, unroll, groups;
+    } cfg[4] = {{"onepass", 256, 2, 0}, {"onepass", 1, 3, 0}, {"onepass", 64, 8, 1},
+                {"twopass", 256, 1, 0}};
+    unsigned long long seed = 77;
+    for (int ti = 0; ti < 4; ti++) {
+        clip_type t = types[ti];
+        int dbl = clip_type_is_double(t);
+        /* log10 of the smallest and largest magnitudes: subnormal to near overflow. */
+        double lo = dbl ? -315 : -42, hi = dbl ? 300 : 37;
+        for (int shape = 0; shape < 5; shape++) {
+            for (int i = 0; i < N; i++) {
+                double f = (double)i / (N - 1), e;
+                switch (shape) {
+                case 0: /* ascending over the whole range */
+                    e = lo + f * (hi - lo);
+                    break;
+                case 1: /* descending */
+                    e = hi - f * (hi - lo);
+                    break;
+                case 2: /* saw-tooth: the maximum grows in bursts, then rests */
+                    e = lo + fmod(7 * f, 1.0) * (hi - lo) * (0.3 + 0.7 * f);
+                    break;
+                case 3: /* only subnormal (single) or tiny (double) magnitudes, ascending */
+                    e = lo + f * 3;
+                    break;
+                default: /* random exponents, with leading zeros */
+                    e = lo + (0.5 + 0.5 * tu_rand(&seed)) * (hi - lo);
+                    break;
+                }
+                re[i] = pow(10, e) * (i % 3 ? 1 : -1);
+                im[i] = re[i] * tu_rand(&seed);
+            }
+            if (shape == 4)
+                for (int i = 0; i < 40; i++)
+                    re[i] = im[i] = 0;
+            /* Every order through the GPU layout; two (integer and exp2/log2 powers) through
+             * the others, and complex data only through the GPU layout and two passes (kernel
+             * builds dominate this test's time). */
+            for (int c = 0; c < 4; c++) {
+                if (clip_type_is_complex(t) && (c == 1 || c == 2)) continue;
+                set_tuning(app, p, cfg[c].method, cfg[c].local, cfg[c].unroll, cfg[c].groups);
+                for (int pi = 0; pi < (c ? 2 : 4); pi++)
+                    case_norm(app, p, t, N, 1, re, im, ps[pi ? 3 - pi : 0], "auto",
+                              "onepass-range");
+            }
+            /* NaN, then Inf, after the maximum has grown (ascending data: near the end). */
+            if (shape == 0) {
+                set_tuning(app, p, "onepass", 256, 2, 0);
+                re[N - 40] = NAN;
+                case_norm(app, p, t, N, 1, re, im, 3, "auto", "onepass-nan");
+                re[N - 50] = INFINITY;
+                case_norm(app, p, t, N, 1, re, im, 2.5, "auto", "onepass-nan+inf");
+                re[N - 40] = 1;
+                case_norm(app, p, t, N, 1, re, im, 2.7, "auto", "onepass-inf");
+            }
+        }
+    }
+    set_tuning(app, p, "auto", 0, 0, 0);
+    free(re);
+    free(im);
+}
+
+/* Work-group sizes, unrolls and group counts other than the defaults (which depend on the
+ * device) give the same answers, for each kind of order, short and long. */
+static void test_tuning(clip_app *app, clip_process *p) {
+    enum { N = 100003 };
+    double *re = malloc(N * sizeof *re), *im = malloc(N * sizeof *im);
+    unsigned long long seed = 13;
+    rt_fill_random(re, N, &seed);
+    rt_fill_random(im, N, &seed);
+    static const long cfg[4][3] = {{1, 4, 64}, {256, 1, 0}, {64, 3, 3}, {128, 8, 1}};
+    static const double ps[4] = {1, 2, 3, INFINITY};
+    for (int c = 0; c < 4; c++) {
+        set_tuning(app, p, "auto", cfg[c][0], cfg[c][1], cfg[c][2]);
+        clip_type t = c % 2 ? CLIP_C64 : CLIP_F32;
+        for (int k = 0; k < 4; k++) {
+            case_norm(app, p, t, N, 1, re, im, ps[k], "auto", "tuning");
+            case_norm(app, p, t, 1, 5, re, im, ps[k], "auto", "tuning-short");
+        }
+        char want[32];
+        snprintf(want, sizeof want, " l%ld", cfg[c][0]);
+        CHECK(strstr(clip_process_variant(p), want) != NULL);
+    }
+    set_tuning(app, p, "auto", 0, 0, 0);
+    free(re);
+    free(im);
+}
+
 /* Empty inputs of every shape, and N-D arrays with one non-singleton dimension. */
 static void test_shapes(clip_app *app, clip_process *p) {
     static const size_t empties[3][2] = {{0, 0}, {1, 0}, {0, 1}};
@@ -278,6 +387,20 @@ static void test_errors(clip_app *app, clip_process *p) {
 
     CHECK_STATUS(app, clip_process_set_choice(p, "variant", "bogus"), CLIP_ERR_BAD_CHOICE);
     CHECK_MSG(app, "bogus");
+    CHECK_STATUS(app, clip_process_set_choice(p, "method", "threepass"), CLIP_ERR_BAD_CHOICE);
+    CHECK_MSG(app, "threepass");
+    CHECK_STATUS(app, clip_process_set_int(p, "unroll", 9), CLIP_ERR_PARAM_RANGE);
+    CHECK_STATUS(app, clip_process_set_int(p, "groups", -1), CLIP_ERR_PARAM_RANGE);
+    CHECK_STATUS(app, clip_process_set_int(p, "local", 2048), CLIP_ERR_PARAM_RANGE);
+    /* In range for the table but no power of two: init refuses it, before any upload. */
+    CHECK_OK(app, clip_process_set_int(p, "local", 96));
+    CHECK_OK(app, clip_app_transfer_stats(app, &before));
+    CHECK_STATUS(app, run_norm(p, x, 3, "auto", &got), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "norm: local must be a power of two");
+    CHECK_MSG(app, "got 96");
+    CHECK_OK(app, clip_app_transfer_stats(app, &after));
+    CHECK(after.to_device == before.to_device);
+    CHECK_OK(app, clip_process_set_int(p, "local", 0));
     CHECK_STATUS(app, clip_process_set_int(p, "q", 1), CLIP_ERR_UNKNOWN_PARAM);
 
     /* A user-supplied output must be 1x1 real of the input's precision. */
@@ -404,6 +527,13 @@ static void test_cli(clip_app *app) {
     CHECK(rt_run_tool("norm", "run norm norm_v.cfl --variant bogus") != 0);
     rt_read_file("norm_err.txt", err, sizeof err);
     CHECK(strstr(err, "bogus") != NULL);
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 3 --local 12") != 0);
+    rt_read_file("norm_err.txt", err, sizeof err);
+    CHECK(strstr(err, "local must be a power of two") != NULL);
+    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 2.5 --method twopass --local 16 "
+                              "--unroll 3 --groups 2") == 0);
+    rt_read_file("norm_out.txt", out, sizeof out);
+    check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, 2.5), 1, "cli twopass");
     clip_data_destroy(v);
     clip_data_destroy(m);
 }
@@ -416,6 +546,8 @@ int main(void) {
     test_range(app, p);
     test_special(app, p);
     test_variants(app, p);
+    test_onepass(app, p);
+    test_tuning(app, p);
     test_shapes(app, p);
     clip_process_destroy(p);
     p = NULL;
