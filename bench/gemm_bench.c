@@ -1,8 +1,12 @@
 /* gemm_bench: clip's matmul against CLBlast (where found at build time), side by side on one
- * device, square n x n x n, column-major C = A*B.
+ * device, column-major C = A*B with A M x K and B K x N.
  *
- *   gemm_bench [n...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
- *              [--variant V] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X]
+ *   gemm_bench [SIZE...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
+ *              [--variant V] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
+ *               --ksplit X --stages X] [--ptxinfo]
+ *
+ * SIZE is n (a square product) or MxNxK. --ptxinfo builds clip's chosen kernel once more with
+ * NVIDIA's -cl-nv-verbose and prints the compiler's register and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
@@ -14,22 +18,26 @@
 #include <string.h>
 #include <time.h>
 
+#include "../processes/gemm.h"
 #include "clip/clip.h"
 
 #ifdef CLIP_HAVE_CLBLAST
 #include <clblast_c.h>
 #endif
 
+#define N_TILES 9
+
 typedef struct opts {
-    size_t sizes[32];
+    size_t sizes[32][3]; /* m, n, k */
     int n_sizes;
+    int ptxinfo;
     clip_type type;
     int repeat;
     const char *device;
     int clblast;
     const char *variant;
-    const char *tile_names[6];
-    long tiles[6];
+    const char *tile_names[N_TILES];
+    long tiles[N_TILES];
 } opts;
 
 static double now_s(void) {
@@ -49,12 +57,17 @@ static double median(double *v, int n) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-    static const char *const tn[6] = {"mwg", "nwg", "kwg", "mdimc", "ndimc", "vw"};
+    static const char *const tn[N_TILES] = {"mwg", "nwg", "kwg",    "mdimc", "ndimc",
+                                            "vw",  "vwn", "ksplit", "stages"};
     memcpy(o->tile_names, tn, sizeof tn);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-clblast")) {
             o->clblast = 0;
+            continue;
+        }
+        if (!strcmp(a, "--ptxinfo")) {
+            o->ptxinfo = 1;
             continue;
         }
         if (!strncmp(a, "--", 2) && !v) return fprintf(stderr, "gemm_bench: %s needs a value\n", a), -1;
@@ -73,17 +86,21 @@ static int parse(int argc, char **argv, opts *o) {
             o->variant = v;
         } else if (!strncmp(a, "--", 2)) {
             int k = 0;
-            while (k < 6 && strcmp(a + 2, tn[k])) k++;
-            if (k == 6) return fprintf(stderr, "gemm_bench: unknown option %s\n", a), -1;
+            while (k < N_TILES && strcmp(a + 2, tn[k])) k++;
+            if (k == N_TILES) return fprintf(stderr, "gemm_bench: unknown option %s\n", a), -1;
             o->tiles[k] = atol(v);
         } else {
             if (o->n_sizes == 32) return fprintf(stderr, "gemm_bench: too many sizes\n"), -1;
-            o->sizes[o->n_sizes++] = strtoul(a, NULL, 10);
+            unsigned long long m = 0, n = 0, k = 0;
+            size_t *z = o->sizes[o->n_sizes++];
+            if (sscanf(a, "%llux%llux%llu", &m, &n, &k) == 3) z[0] = m, z[1] = n, z[2] = k;
+            else z[0] = z[1] = z[2] = strtoul(a, NULL, 10);
+            if (!z[0] || !z[1] || !z[2]) return fprintf(stderr, "gemm_bench: bad size %s\n", a), -1;
             continue;
         }
         i++;
     }
-    if (!o->n_sizes) o->sizes[o->n_sizes++] = 1024;
+    if (!o->n_sizes) o->sizes[o->n_sizes][0] = o->sizes[o->n_sizes][1] = o->sizes[o->n_sizes][2] = 1024, o->n_sizes++;
     return 0;
 }
 
@@ -117,17 +134,17 @@ static cl_device_id device_by_index(int index) {
 
 /* CLBlast's GEMM on the same data: fills t_dev/t_wall (ms, median) and the result in `out`.
  * Returns 0, or -1 with a message. */
-static int run_clblast(int dev_index, clip_type t, size_t n, const void *a, const void *b, void *out,
-                       int repeat, double *t_dev, double *t_wall) {
+static int run_clblast(int dev_index, clip_type t, size_t m, size_t n, size_t k, const void *a,
+                       const void *b, void *out, int repeat, double *t_dev, double *t_wall) {
     cl_device_id dev = device_by_index(dev_index);
     if (!dev) return fprintf(stderr, "clblast: device %d not found\n", dev_index), -1;
     cl_int e = CL_SUCCESS;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     if (e != CL_SUCCESS) return fprintf(stderr, "clblast: clCreateContext %d\n", e), -1;
     cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &e);
-    size_t bytes = n * n * clip_type_size(t);
-    cl_mem A = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)a, &e);
-    cl_mem B = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)b, &e);
+    size_t es = clip_type_size(t), bytes = m * n * es;
+    cl_mem A = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m * k * es, (void *)a, &e);
+    cl_mem B = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, k * n * es, (void *)b, &e);
     cl_mem C = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
     double *dv = calloc((size_t)repeat, sizeof *dv), *wv = calloc((size_t)repeat, sizeof *wv);
     int rc = 0;
@@ -137,23 +154,23 @@ static int run_clblast(int dev_index, clip_type t, size_t n, const void *a, cons
         CLBlastStatusCode s;
         switch (t) {
         case CLIP_F32:
-            s = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.f,
-                             A, 0, n, B, 0, n, 0.f, C, 0, n, &q, &ev);
+            s = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.f,
+                             A, 0, m, B, 0, k, 0.f, C, 0, m, &q, &ev);
             break;
         case CLIP_F64:
-            s = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, 1.0,
-                             A, 0, n, B, 0, n, 0.0, C, 0, n, &q, &ev);
+            s = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0,
+                             A, 0, m, B, 0, k, 0.0, C, 0, m, &q, &ev);
             break;
         case CLIP_C32: {
             cl_float2 one = {{1, 0}}, zero = {{0, 0}};
-            s = CLBlastCgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, one,
-                             A, 0, n, B, 0, n, zero, C, 0, n, &q, &ev);
+            s = CLBlastCgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, one,
+                             A, 0, m, B, 0, k, zero, C, 0, m, &q, &ev);
             break;
         }
         default: {
             cl_double2 one = {{1, 0}}, zero = {{0, 0}};
-            s = CLBlastZgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n, one,
-                             A, 0, n, B, 0, n, zero, C, 0, n, &q, &ev);
+            s = CLBlastZgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, one,
+                             A, 0, m, B, 0, k, zero, C, 0, m, &q, &ev);
             break;
         }
         }
@@ -198,24 +215,90 @@ static double rel_diff(const void *x, const void *y, size_t reals, int dbl) {
     return my > 0 ? md / my : md;
 }
 
-static int bench_size(clip_app *app, const opts *o, size_t n) {
+#ifndef CLIP_SOURCE_DIR
+#define CLIP_SOURCE_DIR "."
+#endif
+
+/* Reads a whole text file (NULL on failure; the caller frees). */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len) buf[len] = '\0';
+    else free(buf), buf = NULL;
+    fclose(f);
+    return buf;
+}
+
+/* Builds the set named by `variant` for an m-row product of depth k as clip would, plus
+ * -cl-nv-verbose, and prints the lines of the build log that report registers and spills. */
+static void print_ptxinfo(const clip_device_info *info, clip_type t, const char *variant, size_t m,
+                          size_t k) {
+    clip_gemm_params prm;
+    if (clip_gemm_parse(variant, &prm)) {
+        printf("ptxinfo: '%s' is not a GEMM set\n", variant);
+        return;
+    }
+    clip_gemm_fit(&prm, info, t, 0, m, m, k, m, 0, 0, 0);
+    char opts[512], defs[384];
+    clip_gemm_options(&prm, defs, sizeof defs);
+    snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s -cl-nv-verbose",
+             clip_type_is_double(t), clip_type_is_complex(t), defs);
+    char *src[2] = {slurp(CLIP_SOURCE_DIR "/kernels/common.cl"), slurp(CLIP_SOURCE_DIR "/kernels/matmul.cl")};
+#ifdef CLIP_HAVE_CLBLAST
+    cl_device_id dev = device_by_index(info->index);
+#else
+    cl_device_id dev = NULL;
+    cl_platform_id plat;
+    cl_uint np = 0;
+    if (clGetPlatformIDs(1, &plat, &np) == CL_SUCCESS && np) clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
+#endif
+    cl_int e = CL_SUCCESS;
+    cl_context ctx = dev && src[0] && src[1] ? clCreateContext(NULL, 1, &dev, NULL, NULL, &e) : NULL;
+    if (ctx) {
+        cl_program prog = clCreateProgramWithSource(ctx, 2, (const char **)src, NULL, &e);
+        e = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
+        size_t len = 0;
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+        char *log = malloc(len + 1);
+        if (log && clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS) {
+            log[len] = '\0';
+            for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
+                if (strstr(line, "gemm_tiled") || strstr(line, "registers") || strstr(line, "spill") ||
+                    strstr(line, "error"))
+                    printf("ptxinfo: %s\n", line);
+        }
+        free(log);
+        clReleaseProgram(prog);
+        clReleaseContext(ctx);
+    } else {
+        printf("ptxinfo: cannot read the kernel sources under %s or open the device\n", CLIP_SOURCE_DIR);
+    }
+    free(src[0]), free(src[1]);
+}
+
+static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     clip_type t = o->type;
+    const size_t m = mnk[0], n = mnk[1], k = mnk[2];
     int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
-    size_t reals = n * n * (cx ? 2 : 1), bytes = n * n * clip_type_size(t);
-    void *ha = malloc(bytes), *hb = malloc(bytes);
+    size_t es = clip_type_size(t), reals = m * n * (cx ? 2 : 1), bytes = m * n * es;
+    void *ha = malloc(m * k * es), *hb = malloc(k * n * es);
     unsigned long long seed = 88172645463325252ULL;
-    random_fill(ha, reals, dbl, &seed);
-    random_fill(hb, reals, dbl, &seed);
-    size_t dims[2] = {n, n};
+    random_fill(ha, m * k * (cx ? 2 : 1), dbl, &seed);
+    random_fill(hb, k * n * (cx ? 2 : 1), dbl, &seed);
+    size_t da[2] = {m, k}, db[2] = {k, n};
     clip_data *A = NULL, *B = NULL, *C = NULL;
     clip_process *p = NULL;
     int rc = -1;
     double *dv = calloc((size_t)o->repeat, sizeof *dv), *wv = calloc((size_t)o->repeat, sizeof *wv);
-    clip_status s = clip_data_create_from(app, t, 2, dims, ha, &A);
-    if (s == CLIP_OK) s = clip_data_create_from(app, t, 2, dims, hb, &B);
+    clip_status s = clip_data_create_from(app, t, 2, da, ha, &A);
+    if (s == CLIP_OK) s = clip_data_create_from(app, t, 2, db, hb, &B);
     if (s == CLIP_OK) s = clip_process_create(app, "matmul", &p);
     if (s == CLIP_OK && o->variant) s = clip_process_set_choice(p, "variant", o->variant);
-    for (int i = 0; i < 6 && s == CLIP_OK; i++)
+    for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
         if (o->tiles[i]) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, A);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, B);
@@ -242,26 +325,31 @@ static int bench_size(clip_app *app, const opts *o, size_t n) {
         goto done;
     }
     static const char *const kind[4] = {"sgemm", "dgemm", "cgemm", "zgemm"};
-    double flop = (cx ? 8.0 : 2.0) * (double)n * (double)n * (double)n;
+    char shape[64];
+    snprintf(shape, sizeof shape, "%zux%zux%zu", m, n, k);
+    double flop = (cx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
     double md = median(dv, o->repeat), mw = median(wv, o->repeat);
-    printf("clip    %s n=%zu median_ms=%.3f gflops=%.1f wall_ms=%.3f wall_gflops=%.1f build_s=%.2f "
+    printf("clip    %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f build_s=%.2f "
            "variant='%s'\n",
-           kind[t], n, md, flop / md * 1e-6, mw, flop / mw * 1e-6, build_s, clip_process_variant(p));
+           kind[t], shape, md, flop / md * 1e-6, mw, flop / mw * 1e-6, build_s, clip_process_variant(p));
+    if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), m, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST
     if (o->clblast) {
         void *out = malloc(bytes);
         double cd = 0, cw = 0;
-        if (run_clblast(clip_app_device(app)->index, t, n, ha, hb, out, o->repeat, &cd, &cw) == 0) {
-            printf("clblast %s n=%zu median_ms=%.3f gflops=%.1f wall_ms=%.3f wall_gflops=%.1f\n", kind[t],
-                   n, cd, flop / cd * 1e-6, cw, flop / cw * 1e-6);
-            printf("ratio   %s n=%zu clip/clblast device=%.2fx wall=%.2fx max_rel_diff=%.2g\n", kind[t], n,
-                   cd / md, cw / mw, rel_diff(hc, out, reals, dbl));
+        if (run_clblast(clip_app_device(app)->index, t, m, n, k, ha, hb, out, o->repeat, &cd, &cw) == 0) {
+            printf("clblast %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f\n", kind[t],
+                   shape, cd, flop / cd * 1e-6, cw, flop / cw * 1e-6);
+            printf("ratio   %s %-16s clip/clblast device=%.2fx wall=%.2fx max_rel_diff=%.2g\n", kind[t],
+                   shape, cd / md, cw / mw, rel_diff(hc, out, reals, dbl));
         } else {
             rc = -1;
         }
         free(out);
     }
+#else
+    (void)bytes, (void)reals;
 #endif
 done:
     clip_process_destroy(p);

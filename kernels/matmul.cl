@@ -4,20 +4,28 @@
  *   MWG x NWG      the tile of C one work-group computes
  *   MDIMC x NDIMC  the work-group size; each work-item owns an MWI x NWI register tile
  *                  (MWI = MWG/MDIMC, NWI = NWG/NDIMC)
- *   KWG            the K slice: staged in local memory per step (SA/SB), else the unroll depth
+ *   KWG            the K slice (gemm_tiled: staged in local memory per step; gemm: unroll depth)
  *   VW             vector width along M, the contiguous direction of A and C
- *   SA, SB         stage the A / B tile in local memory (GPUs), or read global memory directly
- *                  (CPUs, whose caches do the staging and where a copy only costs)
- *   PADA, PADB     local-memory padding in elements, against bank conflicts
- * A work-item's rows are VW-wide vectors strided by MDIMC*VW, and its columns are strided by
- * NDIMC, so neighbouring work-items touch neighbouring addresses (coalescing on GPUs, conflict-
- * free local reads).
+ * gemm_tiled only:
+ *   VWN            vector width of the local B reads along N
+ *   VWB            vector width of the global B loads along K (B's contiguous direction)
+ *   PADA, PADB     local padding in elements (multiples of VW and VWN)
+ *   DB             1: two local buffers, the next slice fetched into registers while the current
+ *                  one is multiplied (one barrier per slice); 0: one buffer, two barriers
+ *   ALIGNED        1: M, the leading dimensions of A and C and their offsets are multiples of
+ *                  VW, so A and C move as whole aligned vectors (NVIDIA splits an access it cannot
+ *                  prove aligned into scalar ones); 0: unaligned vloads and element-wise edges
+ * A work-item's rows are VW-wide vectors strided by MDIMC*VW and its columns VWN-wide strips
+ * strided by NDIMC*VWN, so neighbouring work-items touch neighbouring addresses (coalesced global
+ * stores, conflict-free local reads).
  *
  * Edges: a work-group whose tile sticks out of C clamps its row/column indices into the matrix.
  * A clamped row of A (column of B) only feeds a row (column) of C that is never stored, so M and
- * N need no zero fill; K is never clamped, since it mixes: the last slice runs its exact length.
- * Only tiles crossing M take the slower path (element-wise A loads, masked C rows); columns past
- * N cost nothing but the unstored results.
+ * N need no zero fill. K is never clamped, since it mixes: gemm_tiled zero-fills the part of the
+ * last slice past K in both A and B (0*0 adds nothing, not even a NaN), gemm runs the last slice
+ * at its exact length.
+ * Split K (gemm_tiled): work-group dimension 2 indexes a chunk of K; each chunk writes its partial
+ * product to its own slab of a workspace (C, offC + split*cstride) and gemm_reduce adds the slabs.
  * beta == 0 does not read C (BLAS semantics: NaN in an uninitialised C must not leak).
  * GEMM_SCALAR_ONLY leaves the GEMM out when only the scalar product below is needed. */
 #ifndef GEMM_SCALAR_ONLY
@@ -39,32 +47,46 @@
 #ifndef VW
 #define VW 1
 #endif
-#ifndef SA
-#define SA 1
+#ifndef VWN
+#define VWN 1
 #endif
-#ifndef SB
-#define SB 1
+#ifndef VWB
+#define VWB 1
 #endif
 #ifndef PADA
 #define PADA 0
 #endif
 #ifndef PADB
-#define PADB 1
+#define PADB 0
+#endif
+#ifndef DB
+#define DB 1
+#endif
+#ifndef ALIGNED
+#define ALIGNED 0
 #endif
 
 #define WGS (MDIMC * NDIMC)
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
 #define MVI (MWI / VW)
-#define LDAL (MWG + PADA) /* elements per k row of the local A tile */
-#define LDBL (NWG + PADB) /* elements per k row of the local B tile */
+#define NVI (NWI / VWN)
 
 #if CLIP_COMPLEX
 #define CPX 2 /* reals per element */
 #else
 #define CPX 1
 #endif
-/* Reals per vector, as a literal so that it can be pasted into type and vload names. */
+#if CLIP_DOUBLE
+#define REAL double
+#else
+#define REAL float
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define RCAT_(a, b) a##b
+#define RCAT(a, b) RCAT_(a, b) /* for use inside CAT's expansion, where CAT is not expanded */
+/* Literal reals per vector, so that they can be pasted into type and vload names. */
 #if VW * CPX == 1
 #define VWR 1
 #elif VW * CPX == 2
@@ -78,22 +100,72 @@
 #else
 #error "VW must be 1, 2, 4, 8 or 16 reals wide"
 #endif
-#if CLIP_DOUBLE
-#define REAL double
+#if VWN * CPX == 1
+#define VNR 1
+#elif VWN * CPX == 2
+#define VNR 2
+#elif VWN * CPX == 4
+#define VNR 4
+#elif VWN * CPX == 8
+#define VNR 8
+#elif VWN * CPX == 16
+#define VNR 16
 #else
-#define REAL float
+#error "VWN must be 1, 2, 4, 8 or 16 reals wide"
 #endif
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-
-#if VWR == 1
-typedef real_t vec_t;
-#define VLOAD(p) (*(p))
-#define VSTORE(v, p) (*(p) = (v))
+#if VWB * CPX == 1
+#define VBR 1
+#elif VWB * CPX == 2
+#define VBR 2
+#elif VWB * CPX == 4
+#define VBR 4
+#elif VWB * CPX == 8
+#define VBR 8
+#elif VWB * CPX == 16
+#define VBR 16
 #else
-typedef CAT(REAL, VWR) vec_t;
-#define VLOAD(p) CAT(vload, VWR)(0, (p))
-#define VSTORE(v, p) CAT(vstore, VWR)((v), 0, (p))
+#error "VWB must be 1, 2, 4, 8 or 16 reals wide"
+#endif
+
+/* RVEC(n): the vector of n reals; RLOAD/RSTORE(n, p): unaligned access to one. */
+#define RVEC_1 REAL
+#define RVEC_2 RCAT(REAL, 2)
+#define RVEC_4 RCAT(REAL, 4)
+#define RVEC_8 RCAT(REAL, 8)
+#define RVEC_16 RCAT(REAL, 16)
+#define RVEC(n) CAT(RVEC_, n)
+#define RLOAD_1(p) (*(p))
+#define RLOAD_2(p) vload2(0, (p))
+#define RLOAD_4(p) vload4(0, (p))
+#define RLOAD_8(p) vload8(0, (p))
+#define RLOAD_16(p) vload16(0, (p))
+#define RLOAD(n, p) CAT(RLOAD_, n)(p)
+#define RSTORE_1(v, p) (*(p) = (v))
+#define RSTORE_2(v, p) vstore2((v), 0, (p))
+#define RSTORE_4(v, p) vstore4((v), 0, (p))
+#define RSTORE_8(v, p) vstore8((v), 0, (p))
+#define RSTORE_16(v, p) vstore16((v), 0, (p))
+#define RSTORE(n, v, p) CAT(RSTORE_, n)((v), (p))
+
+typedef RVEC(VWR) vec_t;  /* VW elements along M */
+typedef RVEC(VNR) bvec_t; /* VWN elements along N (local B) */
+typedef RVEC(VBR) gvec_t; /* VWB elements along K (global B) */
+typedef union {
+    bvec_t v;
+    elem_t e[VWN];
+} bvec_u;
+typedef union {
+    gvec_t v;
+    elem_t e[VWB];
+} gvec_u;
+#define VLOAD(p) RLOAD(VWR, p)
+#define VSTORE(v, p) RSTORE(VWR, v, p)
+#if ALIGNED
+#define VLOAD_C(p) (*(__global const vec_t *)(p))
+#define VSTORE_C(v, p) (*(__global vec_t *)(p) = (v))
+#else
+#define VLOAD_C(p) VLOAD(p)
+#define VSTORE_C(v, p) VSTORE(v, p)
 #endif
 
 #if CLIP_COMPLEX
@@ -122,106 +194,15 @@ typedef CAT(REAL, VWR) vec_t;
 #define IS_ONE(s) ((s) == 1)
 #endif
 
-/* VW elements of column k of A from row `row` on; on an edge tile, a vector that crosses M is
- * gathered with its rows clamped. */
-inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k, const int M,
-                    const int edge) {
-    __global const real_t *col = A + (size_t)k * (size_t)lda * CPX;
-    if (!edge || row + VW <= M) return VLOAD(col + (size_t)row * CPX);
-    real_t t[VWR];
-    for (int e = 0; e < VW; e++) {
-        const int r = min(row + e, M - 1);
-        t[e * CPX] = col[(size_t)r * CPX];
-#if CLIP_COMPLEX
-        t[e * CPX + 1] = col[(size_t)r * CPX + 1];
-#endif
-    }
-    return VLOAD(t);
-}
-
-/* B(k, col), the column clamped into the matrix. */
-inline elem_t load_b(__global const real_t *B, const int ldb, const int k, const int col,
-                     const int N) {
-    __global const real_t *p = B + ((size_t)min(col, N - 1) * (size_t)ldb + (size_t)k) * CPX;
-#if CLIP_COMPLEX
-    return vload2(0, p);
-#else
-    return *p;
-#endif
-}
-
-/* Accumulates `len` steps of k (from k0) into the work-item's register tile. With len a
- * compile-time KWG after inlining, the loops unroll into straight FMA code. Only rows need an
- * edge case (edge_m: gather A vectors that cross M); B comes through column pointers clamped
- * once per tile (bcol), so a thin N (a matrix-vector product) still loads A as vectors. */
-inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, const int k0,
-                       const int m0, const int M, __global const real_t *A, const int lda,
-                       __global const real_t *bcol[NWI], __local const real_t *Alm,
-                       __local const elem_t *Blm) {
-    const int lid0 = get_local_id(0), lid1 = get_local_id(1);
-    for (int kk = 0; kk < len; kk++) {
-        vec_t a[MVI];
-#if CLIP_COMPLEX
-        vec_t ai[MVI];
-#endif
-#pragma unroll
-        for (int iv = 0; iv < MVI; iv++) {
-            const int r = (iv * MDIMC + lid0) * VW;
-#if SA
-            a[iv] = VLOAD(Alm + (kk * LDAL + r) * CPX);
-#else
-            a[iv] = load_a(A, lda, m0 + r, k0 + kk, M, edge_m);
-#endif
-#if CLIP_COMPLEX
-            ai[iv] = MULI(a[iv]);
-#endif
-        }
-#pragma unroll
-        for (int j = 0; j < NWI; j++) {
-#if SB
-            const elem_t b = Blm[kk * LDBL + j * NDIMC + lid1];
-#elif CLIP_COMPLEX
-            const elem_t b = vload2(k0 + kk, bcol[j]);
-#else
-            const elem_t b = bcol[j][k0 + kk];
-#endif
-#pragma unroll
-            for (int iv = 0; iv < MVI; iv++) MADD(acc[j][iv], a[iv], ai[iv], b);
-        }
-    }
-}
-
-/* Copies the A and B tiles of slice k0 into local memory (rows of k past K are skipped: the
- * compute of the last slice stops at K). */
-inline void gemm_stage(const int edge_m, const int k0, const int m0, const int n0, const int M,
-                       const int N, const int K, __global const real_t *A, const int lda,
-                       __global const real_t *B, const int ldb, __local real_t *Alm,
-                       __local elem_t *Blm) {
-    const int lid = get_local_id(1) * MDIMC + get_local_id(0);
-#if SA
-    for (int v = lid; v < MWG / VW * KWG; v += WGS) {
-        const int mv = v % (MWG / VW), kk = v / (MWG / VW);
-        if (k0 + kk < K)
-            VSTORE(load_a(A, lda, m0 + mv * VW, k0 + kk, M, edge_m),
-                   Alm + (kk * LDAL + mv * VW) * CPX);
-    }
-#endif
-#if SB
-    for (int v = lid; v < KWG * NWG; v += WGS) {
-        const int kk = v % KWG, nn = v / KWG;
-        if (k0 + kk < K) Blm[kk * LDBL + nn] = load_b(B, ldb, k0 + kk, n0 + nn, N);
-    }
-#endif
-}
-
-/* C(row.., col) = alpha*acc + beta*C for one vector; on an edge tile only rows < M are kept. */
+/* C(row.., col) = alpha*acc + beta*C for one vector; on an edge vector (crossing M, possible
+ * only when not ALIGNED) only rows < M are kept. */
 inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global real_t *p,
-                       const int row, const int M, const int edge) {
+                       const int row, const int M) {
     /* alpha = 1 leaves v alone: a complex scaling would turn an Inf into Inf + NaN*i. */
     if (!IS_ONE(alpha)) v = SCALE(v, alpha);
-    if (!edge) {
-        if (!IS_ZERO(beta)) v += SCALE(VLOAD(p), beta);
-        VSTORE(v, p);
+    if (ALIGNED || row + VW <= M) {
+        if (!IS_ZERO(beta)) v += SCALE(VLOAD_C(p), beta);
+        VSTORE_C(v, p);
         return;
     }
     real_t t[VWR], c[VWR];
@@ -247,22 +228,308 @@ inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global 
         }
 }
 
-/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. */
+/* VW elements of column k of A from row `row` on; a vector that crosses M is gathered with its
+ * rows clamped. */
+inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k, const int M,
+                    const int edge) {
+    __global const real_t *col = A + (size_t)k * (size_t)lda * CPX;
+    if (!edge || row + VW <= M) return VLOAD(col + (size_t)row * CPX);
+    real_t t[VWR];
+    for (int e = 0; e < VW; e++) {
+        const int r = min(row + e, M - 1);
+        t[e * CPX] = col[(size_t)r * CPX];
+#if CLIP_COMPLEX
+        t[e * CPX + 1] = col[(size_t)r * CPX + 1];
+#endif
+    }
+    return VLOAD(t);
+}
+
+/* ---- gemm_tiled: local-memory tiles for GPUs ------------------------------------------------
+ * Local A is k-major as in global memory (row r of slice k at k*LDAL + r); local B is
+ * transposed to k-major (column n of slice k at k*LDBL + n), so that a work-item reads its A
+ * rows and its B columns for one k as whole vectors. */
+#define LDAL (MWG + PADA)
+#define LDBL (NWG + PADB)
+#define ABUF (KWG * LDAL / VW)    /* vec_t per A buffer */
+#define BBUF (KWG * LDBL / VWN)   /* bvec_t per B buffer */
+#define A_VECS (MWG / VW * KWG)   /* global A vectors per slice */
+#define B_VECS (KWG / VWB * NWG)  /* global B vectors per slice */
+#define LA ((A_VECS + WGS - 1) / WGS)
+#define LB ((B_VECS + WGS - 1) / WGS)
+#if DB
+#define NBUF 2
+#else
+#define NBUF 1
+#endif
+
+/* The work-item's share of one slice's global loads: where they come from, where they go. */
+typedef struct {
+    __global const real_t *pa[LA]; /* A vector at (row, kbeg + ak) of the current slice */
+    __global const real_t *pb[LB]; /* B vector at (kbeg + bk, col) of the current slice */
+    int ak[LA], bk[LB];            /* k offset within the slice */
+    int arow[LA];                  /* the vector's first row (for the unaligned edge gather) */
+    int adst[LA], bdst[LB];        /* local offsets: vec_t index / element index */
+} tl_fetch_plan;
+
+inline vec_t tl_load_a(__global const real_t *p, const int row, const int M) {
+#if ALIGNED
+    return *(__global const vec_t *)p;
+#else
+    if (row + VW <= M) return VLOAD(p);
+    real_t t[VWR];
+    for (int e = 0; e < VW; e++) {
+        const int d = min(row + e, M - 1) - row;
+        t[e * CPX] = p[d * CPX];
+#if CLIP_COMPLEX
+        t[e * CPX + 1] = p[d * CPX + 1];
+#endif
+    }
+    return VLOAD(t);
+#endif
+}
+
+/* Loads one slice (klen valid k, KWG in all but the last) into registers, zeros past klen. */
+inline void tl_fetch(const tl_fetch_plan *pl, const int klen, vec_t ra[LA], gvec_t rb[LB], const int M) {
+#pragma unroll
+    for (int i = 0; i < LA; i++) {
+        if (A_VECS % WGS == 0 || pl->adst[i] >= 0)
+            ra[i] = klen >= KWG || pl->ak[i] < klen ? tl_load_a(pl->pa[i], pl->arow[i], M) : (vec_t)0;
+    }
+#pragma unroll
+    for (int i = 0; i < LB; i++) {
+        if (B_VECS % WGS != 0 && pl->bdst[i] < 0) continue;
+        if (klen >= pl->bk[i] + VWB) {
+#if VWB == 1
+            rb[i] = RLOAD(VBR, pl->pb[i]);
+#else
+            rb[i] = *(__global const gvec_t *)pl->pb[i];
+#endif
+        } else {
+            gvec_u u;
+#pragma unroll
+            for (int e = 0; e < VWB; e++) {
+#if CLIP_COMPLEX
+                u.e[e] = pl->bk[i] + e < klen ? vload2(e, pl->pb[i]) : (elem_t)0;
+#else
+                u.e[e] = pl->bk[i] + e < klen ? pl->pb[i][e] : (elem_t)0;
+#endif
+            }
+            rb[i] = u.v;
+        }
+    }
+}
+
+inline void tl_advance(tl_fetch_plan *pl, const size_t astep) {
+#pragma unroll
+    for (int i = 0; i < LA; i++) pl->pa[i] += astep;
+#pragma unroll
+    for (int i = 0; i < LB; i++) pl->pb[i] += KWG * CPX;
+}
+
+inline void tl_stage(const tl_fetch_plan *pl, const vec_t ra[LA], const gvec_t rb[LB],
+                     __local vec_t *Al, __local bvec_t *Bl) {
+#pragma unroll
+    for (int i = 0; i < LA; i++)
+        if (A_VECS % WGS == 0 || pl->adst[i] >= 0) Al[pl->adst[i]] = ra[i];
+    __local elem_t *Be = (__local elem_t *)Bl;
+#pragma unroll
+    for (int i = 0; i < LB; i++) {
+        if (B_VECS % WGS != 0 && pl->bdst[i] < 0) continue;
+        gvec_u u;
+        u.v = rb[i];
+#pragma unroll
+        for (int e = 0; e < VWB; e++) Be[pl->bdst[i] + e * LDBL] = u.e[e];
+    }
+}
+
+inline void tl_multiply(vec_t acc[NWI][MVI], __local const vec_t *Al, __local const bvec_t *Bl,
+                        const int lid0, const int lid1) {
+#pragma unroll
+    for (int kk = 0; kk < KWG; kk++) {
+        vec_t a[MVI];
+#if CLIP_COMPLEX
+        vec_t ai[MVI];
+#endif
+#pragma unroll
+        for (int iv = 0; iv < MVI; iv++) {
+            a[iv] = Al[kk * (LDAL / VW) + iv * MDIMC + lid0];
+#if CLIP_COMPLEX
+            ai[iv] = MULI(a[iv]);
+#endif
+        }
+#pragma unroll
+        for (int jv = 0; jv < NVI; jv++) {
+            bvec_u b;
+            b.v = Bl[kk * (LDBL / VWN) + jv * NDIMC + lid1];
+#pragma unroll
+            for (int jj = 0; jj < VWN; jj++)
+#pragma unroll
+                for (int iv = 0; iv < MVI; iv++) MADD(acc[jv * VWN + jj][iv], a[iv], ai[iv], b.e[jj]);
+        }
+    }
+}
+
+/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Each split of K
+ * is kchunk long (a multiple of KWG) and writes C + split*cstride. */
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict A, const ulong offA, const int lda,
+    __global const real_t *restrict B, const ulong offB, const int ldb,
+    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
+    const ulong cstride) {
+    __local vec_t Alm[NBUF * ABUF];
+    __local bvec_t Blm[NBUF * BBUF];
+    const int lid0 = get_local_id(0), lid1 = get_local_id(1), lid = lid1 * MDIMC + lid0;
+    const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
+    const int split = (int)get_group_id(2);
+    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
+    C += (offC + (size_t)split * cstride) * CPX;
+
+    tl_fetch_plan pl;
+#pragma unroll
+    for (int i = 0; i < LA; i++) {
+        const int v = lid + i * WGS, mv = v % (MWG / VW), kk = v / (MWG / VW);
+        int row = m0 + mv * VW;
+        pl.arow[i] = row;
+#if ALIGNED
+        row = min(row, M - VW);
+#else
+        row = min(row, M - 1); /* a vector that starts past M is gathered from row M-1 */
+        pl.arow[i] = row;
+#endif
+        pl.ak[i] = kk;
+        pl.adst[i] = v < A_VECS ? kk * (LDAL / VW) + mv : -1;
+        pl.pa[i] = A + (offA + (size_t)(kbeg + kk) * (size_t)lda + (size_t)row) * CPX;
+    }
+#pragma unroll
+    for (int i = 0; i < LB; i++) {
+        const int v = lid + i * WGS, kq = v % (KWG / VWB), nn = v / (KWG / VWB);
+        const int col = min(n0 + nn, N - 1);
+        pl.bk[i] = kq * VWB;
+        pl.bdst[i] = v < B_VECS ? kq * VWB * LDBL + nn : -1;
+        pl.pb[i] = B + (offB + (size_t)col * (size_t)ldb + (size_t)(kbeg + kq * VWB)) * CPX;
+    }
+    const size_t astep = (size_t)KWG * (size_t)lda * CPX;
+
+    vec_t acc[NWI][MVI];
+#pragma unroll
+    for (int j = 0; j < NWI; j++)
+#pragma unroll
+        for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
+
+    const int slices = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0;
+    vec_t ra[LA];
+    gvec_t rb[LB];
+#if DB
+    if (slices > 0) {
+        tl_fetch(&pl, kend - kbeg, ra, rb, M);
+        tl_advance(&pl, astep);
+        tl_stage(&pl, ra, rb, Alm, Blm);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 0; s < slices; s++) {
+        const int cur = s & 1, more = s + 1 < slices;
+        if (more) {
+            tl_fetch(&pl, kend - kbeg - (s + 1) * KWG, ra, rb, M);
+            tl_advance(&pl, astep);
+        }
+        tl_multiply(acc, Alm + cur * ABUF, Blm + cur * BBUF, lid0, lid1);
+        if (more) tl_stage(&pl, ra, rb, Alm + (cur ^ 1) * ABUF, Blm + (cur ^ 1) * BBUF);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+    for (int s = 0; s < slices; s++) {
+        tl_fetch(&pl, kend - kbeg - s * KWG, ra, rb, M);
+        tl_advance(&pl, astep);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous slice has been consumed */
+        tl_stage(&pl, ra, rb, Alm, Blm);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tl_multiply(acc, Alm, Blm, lid0, lid1);
+    }
+#endif
+
+#pragma unroll
+    for (int jv = 0; jv < NVI; jv++)
+#pragma unroll
+        for (int jj = 0; jj < VWN; jj++) {
+            const int col = n0 + (jv * NDIMC + lid1) * VWN + jj;
+            if (col >= N) continue;
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++) {
+                const int row = m0 + (iv * MDIMC + lid0) * VW;
+                if (row >= M) continue;
+                gemm_store(acc[jv * VWN + jj][iv], alpha, beta,
+                           C + ((size_t)col * (size_t)ldc + (size_t)row) * CPX, row, M);
+            }
+        }
+}
+
+/* C = alpha * (sum of the `splits` slabs of W, cstride elements apart) + beta*C. One element per
+ * work-item, consecutive rows on neighbouring work-items. */
+__kernel void gemm_reduce(const int M, const int N, const int splits, __global const real_t *W,
+                          const ulong cstride, const elem_t alpha, const elem_t beta,
+                          __global real_t *C, const ulong offC, const int ldc) {
+    const int i = get_global_id(0), j = get_global_id(1);
+    if (i >= M || j >= N) return;
+    __global const real_t *w = W + ((size_t)j * (size_t)M + (size_t)i) * CPX;
+    __global real_t *c = C + (offC + (size_t)j * (size_t)ldc + (size_t)i) * CPX;
+#if CLIP_COMPLEX
+    elem_t s = vload2(0, w);
+    for (int p = 1; p < splits; p++) s += vload2(0, w + (size_t)p * cstride * CPX);
+    if (!IS_ONE(alpha)) s = clip_cmul(alpha, s);
+    if (!IS_ZERO(beta)) s += clip_cmul(beta, vload2(0, c));
+    vstore2(s, 0, c);
+#else
+    elem_t s = w[0];
+    for (int p = 1; p < splits; p++) s += w[(size_t)p * cstride];
+    if (!IS_ONE(alpha)) s *= alpha;
+    if (!IS_ZERO(beta)) s += beta * c[0];
+    c[0] = s;
+#endif
+}
+
+/* ---- gemm: register tiles straight from global memory (CPU caches; tiny products) ----------- */
+
+/* Accumulates `len` steps of k (from k0) into the work-item's register tile. With len a
+ * compile-time KWG after inlining, the loops unroll into straight FMA code. Only rows need an
+ * edge case (edge_m: gather A vectors that cross M); B comes through column pointers clamped
+ * once per tile (bcol), so a thin N (a matrix-vector product) still loads A as vectors. */
+inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, const int k0,
+                       const int m0, const int M, __global const real_t *A, const int lda,
+                       __global const real_t *bcol[NWI]) {
+    const int lid0 = get_local_id(0);
+    for (int kk = 0; kk < len; kk++) {
+        vec_t a[MVI];
+#if CLIP_COMPLEX
+        vec_t ai[MVI];
+#endif
+#pragma unroll
+        for (int iv = 0; iv < MVI; iv++) {
+            const int r = (iv * MDIMC + lid0) * VW;
+            a[iv] = load_a(A, lda, m0 + r, k0 + kk, M, edge_m);
+#if CLIP_COMPLEX
+            ai[iv] = MULI(a[iv]);
+#endif
+        }
+#pragma unroll
+        for (int j = 0; j < NWI; j++) {
+#if CLIP_COMPLEX
+            const elem_t b = vload2(k0 + kk, bcol[j]);
+#else
+            const elem_t b = bcol[j][k0 + kk];
+#endif
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++) MADD(acc[j][iv], a[iv], ai[iv], b);
+        }
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
     __global const real_t *restrict A, const ulong offA, const int lda,
     __global const real_t *restrict B, const ulong offB, const int ldb,
     __global real_t *restrict C, const ulong offC, const int ldc) {
-#if SA
-    __local real_t Alm[KWG * LDAL * CPX];
-#else
-    __local real_t *Alm = 0;
-#endif
-#if SB
-    __local elem_t Blm[KWG * LDBL];
-#else
-    __local elem_t *Blm = 0;
-#endif
     A += offA * CPX;
     B += offB * CPX;
     C += offC * CPX;
@@ -283,23 +550,15 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
         for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
 
     for (int k0 = 0; k0 < K; k0 += KWG) {
-#if SA || SB
-        barrier(CLK_LOCAL_MEM_FENCE); /* the previous slice has been consumed */
-        if (edge_m)
-            gemm_stage(1, k0, m0, n0, M, N, K, A, lda, B, ldb, Alm, Blm);
-        else
-            gemm_stage(0, k0, m0, n0, M, N, K, A, lda, B, ldb, Alm, Blm);
-        barrier(CLK_LOCAL_MEM_FENCE);
-#endif
         if (k0 + KWG <= K) {
             if (edge_m)
-                gemm_slice(acc, KWG, 1, k0, m0, M, A, lda, bcol, Alm, Blm);
+                gemm_slice(acc, KWG, 1, k0, m0, M, A, lda, bcol);
             else
-                gemm_slice(acc, KWG, 0, k0, m0, M, A, lda, bcol, Alm, Blm);
+                gemm_slice(acc, KWG, 0, k0, m0, M, A, lda, bcol);
         } else if (edge_m) {
-            gemm_slice(acc, K - k0, 1, k0, m0, M, A, lda, bcol, Alm, Blm);
+            gemm_slice(acc, K - k0, 1, k0, m0, M, A, lda, bcol);
         } else {
-            gemm_slice(acc, K - k0, 0, k0, m0, M, A, lda, bcol, Alm, Blm);
+            gemm_slice(acc, K - k0, 0, k0, m0, M, A, lda, bcol);
         }
     }
 
@@ -311,11 +570,8 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
         for (int iv = 0; iv < MVI; iv++) {
             const int row = m0 + (iv * MDIMC + lid0) * VW;
             if (row >= M) continue;
-            __global real_t *p = C + ((size_t)col * (size_t)ldc + (size_t)row) * CPX;
-            if (edge_m)
-                gemm_store(acc[j][iv], alpha, beta, p, row, M, 1);
-            else
-                gemm_store(acc[j][iv], alpha, beta, p, row, M, 0);
+            gemm_store(acc[j][iv], alpha, beta, C + ((size_t)col * (size_t)ldc + (size_t)row) * CPX,
+                       row, M);
         }
     }
 }

@@ -65,12 +65,28 @@ function check_matmul()
     compare(run_mm(clip, A, B, ['--variant ' v{1}]), A * B, ['variant ' v{1}]);
     n = n + 1;
   end
+  % Tiled sets the GPU tuner picks from: K split into chunks summed at the end (real and
+  % complex, single and double), one local buffer, B vectors along K (K a multiple of 4).
+  sets = {'--mwg 32 --nwg 16 --kwg 8 --mdimc 4 --ndimc 4 --ksplit 3', ...
+          '--mwg 16 --nwg 32 --kwg 4 --mdimc 4 --ndimc 4 --vwn 4 --stages 1'};
+  for s = 1:numel(sets)
+    for cls = {@single, @double}
+      for cx = 0:1
+        A = make(cls{1}, 40, 64, cx);
+        B = make(cls{1}, 64, 33, cx);
+        compare(run_mm(clip, A, B, ['--variant tiled ' sets{s}]), A * B, ['tiled ' sets{s}]);
+        n = n + 1;
+      end
+    end
+  end
 
   % Errors: a message on stderr and a non-zero exit.
   expect_error(clip, ones(3, 4), ones(5, 2), '', 'matmul: inner dimensions differ: A is 3x4, B is 5x2');
   expect_error(clip, ones(2, 2, 2), ones(2, 2), '', 'A is 2x2x2, B is 2x2');
   expect_error(clip, ones(2, 2), ones(2, 2), '--variant fastest', 'fastest');
   expect_error(clip, ones(2, 2), ones(2, 2), '--variant direct --vw 3', 'vw 3');
+  expect_error(clip, ones(2, 2), ones(2, 2), '--variant direct --ksplit 2', 'tiled variant only');
+  expect_error(clip, ones(2, 2), ones(2, 2), '--variant tiled --stages 3', 'stages');
   printf('check_matmul: %d products checked\n', n);
   printf('check_matmul: ok\n');
 end

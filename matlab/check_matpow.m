@@ -39,6 +39,10 @@ function check_matpow()
     compare(run_pow(clip, A, 7, ['--variant ' v{1}]), A ^ 7, ['variant ' v{1}]);
     n = n + 1;
   end
+  % Split K: every product of the power sums its chunks through the workspace.
+  compare(run_pow(clip, A, 7, '--variant tiled --mwg 32 --nwg 32 --kwg 8 --mdimc 8 --ndimc 8 --ksplit 2'), ...
+          A ^ 7, 'tiled split K');
+  n = n + 1;
   compare(run_pow(clip, zeros(0, 0), 3, ''), zeros(0, 0) ^ 3, '0x0 ^ 3');
   compare(run_pow(clip, zeros(0, 0), 0, ''), zeros(0, 0), '0x0 ^ 0');
 

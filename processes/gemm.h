@@ -1,11 +1,13 @@
 /* The GEMM engine behind matmul and matpow: C = alpha*A*B + beta*C on device buffers,
- * column-major, through the one parameterised kernel of kernels/matmul.cl.
+ * column-major, through the parameterised kernels of kernels/matmul.cl.
  *
- * A parameter set (clip_gemm_params) fixes the kernel's compile-time tiling. Defaults come from
- * the device (clip_gemm_default); the processes' tile parameters override single fields (so a
- * tuner can try sets through the ordinary process API or the CLI), and clip_gemm_check says
- * whether a set fits the device. clip_gemm_build compiles it once; clip_gemm_enqueue launches one
- * product on any buffers, so a process can chain several without touching the host. */
+ * A parameter set (clip_gemm_params) fixes a kernel's compile-time tiling and its split of K.
+ * Defaults come from the device and the product's shape (clip_gemm_default), then from the tuning
+ * cache that `clip tune` fills (clip_gemm_params_from_process looks it up by device, driver and
+ * size class), and the processes' tile parameters override single fields (so a tuner can try sets
+ * through the ordinary process API or the CLI); clip_gemm_check says whether a set fits the
+ * device. clip_gemm_build compiles it once; clip_gemm_enqueue launches one product on any
+ * buffers, so a process can chain several without touching the host. */
 #ifndef CLIP_PROCESSES_GEMM_H
 #define CLIP_PROCESSES_GEMM_H
 
@@ -27,57 +29,98 @@ typedef struct clip_gemm_params {
     int mwg, nwg;              /* work-group tile of C: rows x columns */
     int kwg;                   /* K slice (local staging) or unroll depth */
     int mdimc, ndimc;          /* work-group size; work-item tile = mwg/mdimc x nwg/ndimc */
-    int vw;                    /* vector width along M */
-    int sa, sb;                /* stage A / B in local memory */
-    int pada, padb;            /* local padding in elements */
+    int vw;                    /* vector width along M (A and C) */
+    int vwn;                   /* tiled: vector width of the local B reads along N */
+    int ksplit;                /* tiled: chunks of K run as separate work-groups, then summed */
+    int stages;                /* tiled: local buffers, 2 = prefetch the next slice */
+    /* Derived from the operands (clip_gemm_fit), not tuned: */
+    int vwb;                   /* tiled: vector width of the global B loads along K */
+    int aligned;               /* tiled: A and C columns and M are multiples of vw */
+    int pada, padb;            /* tiled: local padding in elements */
+    int tuned;                 /* set when the tuning cache supplied the set */
 } clip_gemm_params;
 
-/* Device defaults for type t. AUTO resolves from the device type and the product's size
- * (m x k times k x n). */
+/* Device defaults for type t and an m x k times k x n product with packed operands (leading
+ * dimensions m, k, m; no offsets). AUTO resolves from the device type and the size. */
 void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,
                        size_t n, size_t k, clip_gemm_params *out);
+
+/* Derives the operand-dependent fields (vwb, aligned, pads) for an m-row product whose A, B, C
+ * have the given leading dimensions and offsets (elements). On a GPU with narrow_vw set, vw is
+ * first narrowed to the columns' alignment (GPUs split unaligned vector accesses into scalar
+ * ones; CPUs do not care). */
+void clip_gemm_fit(clip_gemm_params *prm, const clip_device_info *dev, clip_type t, int narrow_vw,
+                   size_t m, size_t lda, size_t ldb, size_t ldc, size_t offa, size_t offb,
+                   size_t offc);
 
 /* 0 if the set is valid on the device for type t; otherwise -1 and a reason in `why`. */
 int clip_gemm_check(const clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
                     char *why, size_t cap);
 
-/* "direct 32x12x64 wg 1x1 vw 16": for the process variant string and bench output. */
+/* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 ks 1 st 2" (direct and small stop after vw): the process
+ * variant string, the bench output and the tuning cache's value. */
 void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
+/* Reads clip_gemm_describe's text (the tuned fields only; the rest zero). 0 on success, -1 when
+ * the text is not such a description. */
+int clip_gemm_parse(const char *text, clip_gemm_params *prm);
+
+/* The tuning-cache key of a product: the type and each dimension rounded to the nearest power of
+ * two, e.g. "f32-m1024-n1024-k1024". Products of one key share the tuned set. */
+void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, size_t cap);
+
+/* Parameter sets worth timing for the product on the device (the default first), pruned by
+ * work-group size, local memory and registers. Returns how many were written (at most cap). */
+int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, size_t n, size_t k,
+                         clip_gemm_params *out, int cap);
+
+/* The kernel build's -D options for a set (for tools that build it themselves, e.g. to read the
+ * compiler's register report). */
+void clip_gemm_options(const clip_gemm_params *prm, char *buf, size_t cap);
 
 /* "3x4" (all dims) for error messages. */
 void clip_gemm_shape_str(const clip_data *d, char *buf, size_t cap);
 /* Non-zero when every dim past the second is 1 (a MATLAB matrix). */
 int clip_gemm_is_2d(const clip_data *d);
 
-/* The process parameters that steer the engine: variant plus tile overrides (0 = device
- * default). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 7
+/* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
+ * the tuning cache or the device). Spliced into a process's parameter table. */
+#define CLIP_GEMM_PARAM_COUNT 10
 #define CLIP_GEMM_PARAM_ROWS                                                                      \
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
-     "kernel: auto (by device and size), tiled (local memory), direct (CPU caches), small"},       \
+     "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
+     "caches), small"},                                                                            \
         {"mwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile rows per work-group (0 = default)"},     \
         {"nwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile columns per work-group (0 = default)"},  \
         {"kwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "K slice per step (0 = default)"},             \
         {"mdimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along M (0 = default)"},    \
         {"ndimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along N (0 = default)"},    \
-        {"vw", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "vector width along M (0 = default)"}
+        {"vw", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "vector width along M (0 = default)"},           \
+        {"vwn", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "tiled: vector width along N (0 = default)"},   \
+        {"ksplit", CLIP_PARAM_INT, 0, 1, 0, 256, NULL,                                             \
+         "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
+        {"stages", CLIP_PARAM_INT, 0, 1, 0, 2, NULL,                                               \
+         "tiled: local buffers, 2 prefetches the next K slice (0 = default)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
- * an m x k times k x n product; a set that does not fit fails with CLIP_ERR_PARAM_RANGE. */
+ * a packed m x k times k x n product; a set that does not fit fails with CLIP_ERR_PARAM_RANGE.
+ * A tuning-cache entry that does not fit is ignored. */
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
                                           size_t k, clip_gemm_params *out);
 
-/* A built GEMM: the kernel (owned by the process) and its parameters. */
+/* A built GEMM: the kernels (owned by the process), its parameters and the split-K workspace. */
 typedef struct clip_gemm {
-    cl_kernel kernel;
+    cl_kernel kernel, reduce;
+    cl_mem work;       /* ksplit partial products, when ksplit > 1 */
+    size_t work_elems; /* its size in elements */
     clip_gemm_params prm;
     clip_type type;
 } clip_gemm;
 
-/* Builds (or finds cached) the kernel for prm and type t. Errors: as clip_proc_kernel, and
- * CLIP_ERR_PARAM_RANGE when the device cannot run the work-group size. */
-clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm,
-                            clip_gemm *g);
+/* Builds (or finds cached) the kernels for prm and type t, with a split-K workspace for products
+ * of up to m x n. Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
+ * when the device cannot run the work-group size. */
+clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                            size_t n, clip_gemm *g);
 
 /* A scalar of the product's type, as re + i*im (im ignored for real types). */
 typedef struct clip_gemm_scalar {
@@ -92,8 +135,10 @@ typedef struct clip_gemm_operand {
 } clip_gemm_operand;
 
 /* Enqueues C = alpha*A*B + beta*C with A m x k, B k x n, C m x n. Nothing is enqueued when m or n
- * is 0; k = 0 with beta = 0 fills C with zeros. C must not overlap A or B. Errors:
- * CLIP_ERR_OVERFLOW (a size past the kernel's int indices), CLIP_ERR_OPENCL. */
+ * is 0; k = 0 with beta = 0 fills C with zeros. C must not overlap A or B. A product larger than
+ * the workspace built for runs unsplit. Errors: CLIP_ERR_OVERFLOW (a size past the kernel's int
+ * indices), CLIP_ERR_INVALID_ARG (operands misaligned for the built set: see clip_gemm_fit),
+ * CLIP_ERR_OPENCL. */
 clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c);

@@ -70,10 +70,10 @@ static clip_status matmul_init(clip_process *p) {
         clip_proc_set_variant(p, "zeros");
         return CLIP_OK;
     }
-    char desc[96];
+    char desc[128];
     clip_gemm_describe(&prm, desc, sizeof desc);
     clip_proc_set_variant(p, desc);
-    return clip_gemm_build(p, t, &prm, &st->gemm);
+    return clip_gemm_build(p, t, &prm, st->m, st->n, &st->gemm);
 }
 
 static clip_status launch_scalar(clip_process *p, matmul_state *st) {

@@ -174,11 +174,21 @@ static inline int gt_system(const char *cmd) {
 static inline int gt_file_has(const char *path, const char *needle) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
-    char buf[4096];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - 1 - n, f);
+        if (n < cap - 1) break;
+        char *more = realloc(buf, cap * 2);
+        if (!more) break;
+        buf = more, cap *= 2;
+    }
     fclose(f);
+    if (!buf) return 0;
     buf[n] = '\0';
-    return strstr(buf, needle) != NULL;
+    int found = strstr(buf, needle) != NULL;
+    free(buf);
+    return found;
 }
 
 #endif

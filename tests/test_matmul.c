@@ -4,13 +4,15 @@
 #include "gemm_testutil.h"
 #include "../processes/gemm.h"
 
-/* Tile overrides in gemm.h's order: mwg, nwg, kwg, mdimc, ndimc, vw (0 = default). */
+/* Tile overrides in gemm.h's order (0 = default). */
+#define N_TILES 9
 typedef struct tiles {
     const char *variant;
-    long t[6];
+    long t[N_TILES];
 } tiles;
 
-static const char *const tile_names[6] = {"mwg", "nwg", "kwg", "mdimc", "ndimc", "vw"};
+static const char *const tile_names[N_TILES] = {"mwg", "nwg",   "kwg", "mdimc", "ndimc",
+                                                "vw",  "vwn", "ksplit", "stages"};
 
 /* Runs matmul on a and b; returns the output (the caller destroys it) or NULL with *st set. */
 static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
@@ -20,7 +22,7 @@ static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles 
     clip_status s = clip_process_create(app, "matmul", &p);
     if (s == CLIP_OK && tl) {
         s = clip_process_set_choice(p, "variant", tl->variant);
-        for (int i = 0; i < 6 && s == CLIP_OK; i++)
+        for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
             if (tl->t[i]) s = clip_process_set_int(p, tile_names[i], tl->t[i]);
     }
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
@@ -83,10 +85,15 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
         {"tiled", {16, 8, 4, 4, 2, 2}},
         {"tiled", {32, 32, 8, 8, 8, 4}},
         {"tiled", {6, 9, 5, 2, 3, 1}},
+        /* K split in 3 chunks (the last one short), two stages; one stage, N vectors of 4. */
+        {"tiled", {32, 16, 8, 4, 4, 4, 2, 3, 2}},
+        {"tiled", {16, 32, 4, 4, 4, 2, 4, 2, 1}},
+        {"tiled", {64, 64, 16, 16, 16, 4, 4, 1, 2}},
         {"direct", {8, 3, 5, 1, 1, 4}},
         {"direct", {16, 6, 3, 2, 3, 2}},
         {"small", {4, 4, 2, 4, 4, 1}},
     };
+    /* Rows unaligned and aligned to the vectors, K unaligned and aligned (B vector loads). */
     static const size_t sizes[][3] = {{67, 45, 70}, {13, 3, 9}, {40, 64, 33}};
     static const clip_type types[] = {CLIP_F32, CLIP_C64};
     for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
@@ -237,9 +244,14 @@ static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
             CHECK_OK(app, clip_process_create(app, "matmul", &p));
             clip_gemm_params prm;
             clip_gemm_default(clip_app_device(app), t, (clip_gemm_variant)v, m, n, k, &prm);
+            if (v == CLIP_GEMM_TILED) { /* two K chunks summed into C by the reduction */
+                prm.kwg = 8;
+                prm.ksplit = 2;
+            }
+            clip_gemm_fit(&prm, clip_app_device(app), t, 1, m, lda, ldb, ldc, oa, ob, oc);
             clip_gemm g;
             cl_mem am = NULL, bm = NULL, cm = NULL;
-            CHECK_OK(app, clip_gemm_build(p, t, &prm, &g));
+            CHECK_OK(app, clip_gemm_build(p, t, &prm, m, n, &g));
             CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
             CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
             CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
@@ -324,7 +336,7 @@ static void test_errors(clip_app *app) {
     CHECK_OK(app, clip_process_set_int(p, "mwg", 64));
     CHECK_OK(app, clip_process_set_int(p, "nwg", 20));
     CHECK_OK(app, clip_process_set_int(p, "ndimc", 8));
-    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "nwg 20 must be a multiple of ndimc 8");
+    expect_init_error(app, p, CLIP_ERR_PARAM_RANGE, "nwg 20 must be a multiple of ndimc*vwn");
     CHECK_OK(app, clip_process_set_int(p, "nwg", 1024));
     CHECK_OK(app, clip_process_set_int(p, "mdimc", 64));
     CHECK_OK(app, clip_process_set_int(p, "ndimc", 128));
@@ -346,7 +358,7 @@ static void test_errors(clip_app *app) {
 
     /* The app and the failed process stay usable: fix the parameters and run. */
     CHECK_OK(app, clip_process_set_choice(p, "variant", "auto"));
-    for (int i = 0; i < 6; i++) CHECK_OK(app, clip_process_set_int(p, tile_names[i], 0));
+    for (int i = 0; i < N_TILES; i++) CHECK_OK(app, clip_process_set_int(p, tile_names[i], 0));
     CHECK_OK(app, clip_process_init(p));
     CHECK_OK(app, clip_process_launch(p));
     clip_data *out = NULL;
@@ -378,37 +390,58 @@ static void test_errors(clip_app *app) {
     }
 }
 
-/* The command line: a product saved and compared, and each error's exit status and message. */
+/* The command line: a product saved and compared, and each error's exit status and message.
+ * MAT files carry every type (a mixed real/complex product); where MAT support is not built in,
+ * BART's .cfl (complex single only) stands in. */
 static void test_cli(clip_app *app, unsigned long long *seed) {
-    gt_mat A = gt_random(CLIP_F64, 7, 5, 1.0, seed), B = gt_random(CLIP_C32, 5, 6, 1.0, seed);
+    const int mat = clip_io_has("mat");
+    const char *ext = mat ? "mat" : "cfl";
+    const clip_type ta = mat ? CLIP_F64 : CLIP_C32, tz = mat ? CLIP_F32 : CLIP_C32;
+    char cmd[512], a_path[32], b_path[32], c_path[32], x_path[32], y_path[32];
+    snprintf(a_path, sizeof a_path, "mm_a.%s", ext);
+    snprintf(b_path, sizeof b_path, "mm_b.%s", ext);
+    snprintf(c_path, sizeof c_path, "mm_c.%s", ext);
+    snprintf(x_path, sizeof x_path, "mm_x.%s", ext);
+    snprintf(y_path, sizeof y_path, "mm_y.%s", ext);
+    gt_mat A = gt_random(ta, 7, 5, 1.0, seed), B = gt_random(CLIP_C32, 5, 6, 1.0, seed);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
-    CHECK_OK(app, clip_save(app, "mm_a.mat", a));
-    CHECK_OK(app, clip_save(app, "mm_b.mat", b));
-    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat -o mm_c.mat --variant tiled") == 0);
+    CHECK_OK(app, clip_save(app, a_path, a));
+    CHECK_OK(app, clip_save(app, b_path, b));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s -o %s --variant tiled", a_path, b_path, c_path);
+    CHECK(gt_system(cmd) == 0);
     clip_data *c = NULL;
-    CHECK_OK(app, clip_load(app, "mm_c.mat", &c));
+    CHECK_OK(app, clip_load(app, c_path, &c));
     gt_mat Ap = gt_as(&A, CLIP_C32), bound;
     gt_mat R = gt_product(&Ap, &B, CLIP_C32, &bound);
     gt_check(c, CLIP_C32, &R, &bound, 5, "cli c32");
     clip_data_destroy(c);
 
     size_t d34[2] = {3, 4}, d52[2] = {5, 2};
-    clip_data *x = filled(app, CLIP_F32, 2, d34), *y = filled(app, CLIP_F32, 2, d52);
-    CHECK_OK(app, clip_save(app, "mm_x.mat", x));
-    CHECK_OK(app, clip_save(app, "mm_y.mat", y));
-    CHECK(gt_system(CLIP_TOOL " run matmul mm_x.mat mm_y.mat -o mm_z.mat 2>mm_err.txt") != 0);
+    clip_data *x = filled(app, tz, 2, d34), *y = filled(app, tz, 2, d52);
+    CHECK_OK(app, clip_save(app, x_path, x));
+    CHECK_OK(app, clip_save(app, y_path, y));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s -o mm_z.%s 2>mm_err.txt", x_path, y_path, ext);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "matmul: inner dimensions differ: A is 3x4, B is 5x2"));
-    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat --variant bogus 2>mm_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --variant bogus 2>mm_err.txt", a_path, b_path);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "bogus"));
-    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat mm_b.mat --vw 3 --variant direct 2>mm_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --vw 3 --variant direct 2>mm_err.txt", a_path, b_path);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "vw 3"));
-    CHECK(gt_system(CLIP_TOOL " run matmul mm_a.mat 2>mm_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s 2>mm_err.txt", a_path);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "takes 2 inputs"));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --ksplit 2 --variant direct 2>mm_err.txt", a_path, b_path);
+    CHECK(gt_system(cmd) != 0);
+    CHECK(gt_file_has("mm_err.txt", "apply to the tiled variant only"));
     clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(x), clip_data_destroy(y);
     gt_free(&A), gt_free(&B), gt_free(&Ap), gt_free(&R), gt_free(&bound);
 }
 
 int main(void) {
+    /* No tuning cache: the defaults are under test (test_tune covers the cache). */
+    setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
     clip_app *app = tu_app();
     unsigned long long seed = 0x9e3779b97f4a7c15ULL;
     test_types_and_shapes(app, &seed);

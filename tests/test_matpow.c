@@ -269,26 +269,47 @@ static void test_errors(clip_app *app) {
         clip_app_destroy(nf);
     }
 
-    /* CLI. */
-    CHECK_OK(app, clip_save(app, "mp_rect.mat", rect));
-    CHECK_OK(app, clip_save(app, "mp_sq.mat", sq));
-    CHECK(gt_system(CLIP_TOOL " run matpow mp_rect.mat --power 2 -o mp_out.mat 2>mp_err.txt") != 0);
+    /* CLI: MAT files where built in, else BART's .cfl (complex single only). */
+    const int mat = clip_io_has("mat");
+    const char *ext = mat ? "mat" : "cfl";
+    char cmd[512];
+    clip_data *rect_f = rect, *sq_f = sq, *rect_c = NULL, *sq_c = NULL;
+    if (!mat) {
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_C32, 2, d34, &rect_c));
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_C32, 2, d22, &sq_c));
+        rect_f = rect_c, sq_f = sq_c;
+    }
+    snprintf(cmd, sizeof cmd, "mp_rect.%s", ext);
+    CHECK_OK(app, clip_save(app, cmd, rect_f));
+    snprintf(cmd, sizeof cmd, "mp_sq.%s", ext);
+    CHECK_OK(app, clip_save(app, cmd, sq_f));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matpow mp_rect.%s --power 2 -o mp_out.%s 2>mp_err.txt", ext, ext);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mp_err.txt", "matpow: A must be square, it is 3x4"));
-    CHECK(gt_system(CLIP_TOOL " run matpow mp_sq.mat --power -1 -o mp_out.mat 2>mp_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matpow mp_sq.%s --power -1 -o mp_out.%s 2>mp_err.txt", ext, ext);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mp_err.txt", "power must be a natural number"));
-    CHECK(gt_system(CLIP_TOOL " run matpow mp_sq.mat --power 1.5 2>mp_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matpow mp_sq.%s --power 1.5 2>mp_err.txt", ext);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mp_err.txt", "1.5"));
-    CHECK(gt_system(CLIP_TOOL " run matpow mp_sq.mat --power inf 2>mp_err.txt") != 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matpow mp_sq.%s --power inf 2>mp_err.txt", ext);
+    CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mp_err.txt", "inf"));
-    CHECK(gt_system(CLIP_TOOL " run matpow mp_sq.mat --power 3 -o mp_out.mat") == 0);
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matpow mp_sq.%s --power 3 -o mp_out.%s", ext, ext);
+    CHECK(gt_system(cmd) == 0);
     clip_data *res = NULL;
-    CHECK_OK(app, clip_load(app, "mp_out.mat", &res));
-    CHECK(res && clip_data_type(res) == CLIP_F64 && clip_data_dim(res, 0) == 2 && clip_data_dim(res, 1) == 2);
+    snprintf(cmd, sizeof cmd, "mp_out.%s", ext);
+    CHECK_OK(app, clip_load(app, cmd, &res));
+    CHECK(res && clip_data_type(res) == (mat ? CLIP_F64 : CLIP_C32) && clip_data_dim(res, 0) == 2 &&
+          clip_data_dim(res, 1) == 2);
     clip_data_destroy(res);
+    clip_data_destroy(rect_c), clip_data_destroy(sq_c);
     clip_data_destroy(rect), clip_data_destroy(sq), clip_data_destroy(cube), clip_data_destroy(out);
 }
 
 int main(void) {
+    /* No tuning cache: the defaults are under test (test_tune covers the cache). */
+    setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
     clip_app *app = tu_app();
     unsigned long long seed = 0x2545f4914f6cdd1dULL;
     test_values(app, &seed);

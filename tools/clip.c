@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "tune.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
 
@@ -14,7 +15,7 @@
 static int usage(FILE *f) {
     if (f == stderr) {
         fprintf(stderr, "clip: usage: clip devices | list | help [NAME] | run NAME IN... [-o OUT] "
-                        "[--PARAM V]... | bench NAME SHAPE... (clip help for more)\n");
+                        "[--PARAM V]... | bench NAME SHAPE... | tune (clip help for more)\n");
         return 2;
     }
     fprintf(f,
@@ -22,6 +23,8 @@ static int usage(FILE *f) {
             "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
             "[--repeat R]\n"
             "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R]\n"
+            "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul] [--types T,...] "
+            "[--shapes MxNxK,...]\n"
             "       clip help [NAME]\n"
             "       clip list\n"
             "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
@@ -274,6 +277,7 @@ int main(int argc, char **argv) {
         return cmd_help(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return clip_bench_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "tune")) return clip_tune_main(argc - 2, argv + 2);
     fprintf(stderr, "clip: unknown command '%s' (clip help lists the commands)\n", cmd);
     return 2;
 }

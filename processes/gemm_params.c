@@ -1,0 +1,365 @@
+/* GEMM parameter sets: device defaults by shape, operand fitting, validity, the text form the
+ * tuning cache stores, and the candidates `clip tune` times (see gemm.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+
+/* Below this many multiply-adds a product is launch-bound: the one-output-per-item kernel is as
+ * fast as any and wastes no work on a tile that is mostly outside the matrix. */
+#define CLIP_GEMM_SMALL_WORK (16.0 * 16.0 * 16.0)
+
+/* A K chunk shorter than this spends more on its partial product's store and sum than it saves. */
+#define CLIP_GEMM_MIN_CHUNK 256
+
+static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
+    if (p->variant != CLIP_GEMM_TILED) return 0;
+    size_t e = clip_type_size(t);
+    size_t one = (size_t)p->kwg * ((size_t)(p->mwg + p->pada) + (size_t)(p->nwg + p->padb)) * e;
+    return one * (size_t)(p->stages > 1 ? 2 : 1);
+}
+
+static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg, int kwg,
+                      int mdimc, int ndimc, int vw) {
+    memset(o, 0, sizeof *o);
+    o->variant = v;
+    o->mwg = mwg;
+    o->nwg = nwg;
+    o->kwg = kwg;
+    o->mdimc = mdimc;
+    o->ndimc = ndimc;
+    o->vw = vw;
+    o->vwn = o->vwb = o->ksplit = o->stages = 1;
+}
+
+/* Widest vector of at most 16 bytes (one global transaction per work-item on GPUs) that fits n
+ * elements. */
+static int vec16(clip_type t, int n) {
+    int v = (int)(16 / clip_type_size(t));
+    if (v < 1) v = 1;
+    while (v > n) v /= 2;
+    return v;
+}
+
+/* Tiled set with a whi x wni work-item tile on a wm x wn work-group, vectors as wide as fit, two
+ * stages where local memory allows. */
+static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *dev, int wm, int wn,
+                      int whi, int wni, int kwg) {
+    set_tiles(o, CLIP_GEMM_TILED, wm * whi, wn * wni, kwg, wm, wn, vec16(t, whi));
+    o->vwn = vec16(t, wni);
+    o->stages = 2;
+    o->padb = o->vwn;
+    if (local_bytes(o, t) > dev->local_mem) o->stages = 1;
+}
+
+/* The GPU ladder, largest work-group tile first: {work-group, work-item tile, K slice}. */
+typedef struct rung {
+    int wm, wn, whi, wni, kwg;
+} rung;
+static const rung ladder4[] = {{16, 16, 8, 8, 16}, {16, 16, 8, 4, 16}, {16, 16, 4, 4, 16}, {8, 8, 4, 4, 16}};
+static const rung ladder8[] = {{16, 16, 8, 4, 8}, {16, 16, 4, 4, 16}, {8, 8, 4, 4, 16}};
+static const rung ladder16[] = {{16, 16, 4, 4, 8}, {8, 8, 4, 4, 8}};
+
+/* Splits of K that bring a grid of `groups` work-groups up to two per compute unit, keeping
+ * chunks of at least CLIP_GEMM_MIN_CHUNK. */
+static int split_for(const clip_device_info *dev, size_t groups, size_t k) {
+    size_t want = 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
+    if (groups >= want / 2) return 1;
+    size_t ks = (want + groups - 1) / groups, most = k / CLIP_GEMM_MIN_CHUNK;
+    if (ks > most) ks = most;
+    if (ks > 64) ks = 64;
+    return ks < 1 ? 1 : (int)ks;
+}
+
+static size_t groups_of(const clip_gemm_params *o, size_t m, size_t n) {
+    return ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) * ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
+}
+
+void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,
+                       size_t n, size_t k, clip_gemm_params *out) {
+    const int cpu = dev->type == CLIP_DEVICE_CPU;
+    const size_t esize = clip_type_size(t);
+    if (v == CLIP_GEMM_AUTO) {
+        if ((double)m * (double)n * (double)k <= CLIP_GEMM_SMALL_WORK)
+            v = CLIP_GEMM_SMALL;
+        else
+            v = cpu ? CLIP_GEMM_DIRECT : CLIP_GEMM_TILED;
+    }
+    if (v == CLIP_GEMM_SMALL) {
+        int d = dev->max_work_group >= 64 ? 8 : dev->max_work_group >= 16 ? 4 : 1;
+        set_tiles(out, v, d, d, 8, d, d, 1);
+    } else if (v == CLIP_GEMM_DIRECT) {
+        /* One work-item per work-group owning a register tile of a few 64-byte vectors by a
+         * dozen columns: the A vectors stream from cache, B values broadcast. */
+        const int vw = (int)(64 / esize);
+        set_tiles(out, v, 2 * vw, clip_type_is_complex(t) ? 6 : 12, 16, 1, 1, vw);
+    } else if (cpu || dev->max_work_group < 256 || dev->local_mem < 16384) {
+        /* Tiled off the GPU path: as large a square work-group as the device runs. */
+        int d = dev->max_work_group >= 256 ? 16 : dev->max_work_group >= 64 ? 8 : dev->max_work_group >= 16 ? 4 : 1;
+        int wi = esize == 4 && dev->local_mem >= 32768 ? 8 : 4;
+        tiled_set(out, t, dev, d, d, wi, wi, esize == 16 ? 8 : 16);
+        while (out->kwg > 1 && local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
+    } else {
+        /* GPUs: the largest tile that still gives every compute unit a work-group; below that the
+         * smallest, with K split to fill the device. */
+        const rung *r = esize == 4 ? ladder4 : esize == 8 ? ladder8 : ladder16;
+        int count = esize == 4 ? 4 : esize == 8 ? 3 : 2;
+        for (int i = 0; i < count; i++) {
+            tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+            if (groups_of(out, m, n) >= dev->compute_units) break;
+        }
+        out->ksplit = split_for(dev, groups_of(out, m, n), k);
+    }
+    clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
+}
+
+void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t, int narrow_vw,
+                   size_t m, size_t lda, size_t ldb, size_t ldc, size_t offa, size_t offb,
+                   size_t offc) {
+    if (narrow_vw && dev->type != CLIP_DEVICE_CPU) {
+        size_t vw = (size_t)p->vw;
+        if (p->variant == CLIP_GEMM_TILED)
+            while (vw > 1 && (m % vw || lda % vw || ldc % vw || offa % vw || offc % vw)) vw /= 2;
+        else
+            while (vw > 1 && m % vw) vw /= 2;
+        p->vw = (int)vw;
+    }
+    p->vwb = 1;
+    p->aligned = 0;
+    p->pada = p->padb = 0;
+    if (p->variant != CLIP_GEMM_TILED || p->vw < 1 || p->vwn < 1 || p->kwg < 1) return;
+    size_t vw = (size_t)p->vw;
+    p->aligned = !(m % vw || lda % vw || ldc % vw || offa % vw || offc % vw);
+    int vwb = vec16(t, 16);
+    while (vwb > 1 && (ldb % (size_t)vwb || offb % (size_t)vwb || p->kwg % vwb)) vwb /= 2;
+    p->vwb = vwb;
+    /* A row pitch off a multiple of the bank count spreads the transposing B stores. */
+    p->padb = p->vwn;
+    if (local_bytes(p, t) > dev->local_mem) p->padb = 0;
+}
+
+static int pow2_ok(int v, int cpx) { return v >= 1 && !(v & (v - 1)) && v * cpx <= 16; }
+
+int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t, char *why,
+                    size_t cap) {
+    const int cpx = clip_type_is_complex(t) ? 2 : 1, tiled = p->variant == CLIP_GEMM_TILED;
+    if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->vw < 1 ||
+        p->vwn < 1 || p->vwb < 1 || p->ksplit < 1 || p->stages < 1 || p->pada < 0 || p->padb < 0) {
+        snprintf(why, cap, "every tile size must be positive");
+        return -1;
+    }
+    if (!pow2_ok(p->vw, cpx)) {
+        snprintf(why, cap, "vw %d: must be 1, 2, 4, 8 or 16 reals wide (%s counts %d per element)",
+                 p->vw, clip_type_name(t), cpx);
+        return -1;
+    }
+    if (!tiled && (p->vwn != 1 || p->ksplit != 1 || p->stages != 1)) {
+        snprintf(why, cap, "vwn, ksplit and stages apply to the tiled variant only");
+        return -1;
+    }
+    if (tiled && (!pow2_ok(p->vwn, cpx) || !pow2_ok(p->vwb, cpx))) {
+        snprintf(why, cap, "vwn %d: must be 1, 2, 4, 8 or 16 reals wide (%s counts %d per element)",
+                 p->vwn, clip_type_name(t), cpx);
+        return -1;
+    }
+    if (p->stages > 2 || p->ksplit > 256) {
+        snprintf(why, cap, "stages must be 1 or 2 and ksplit at most 256");
+        return -1;
+    }
+    if (p->mwg % (p->mdimc * p->vw)) {
+        snprintf(why, cap, "mwg %d must be a multiple of mdimc*vw = %d", p->mwg, p->mdimc * p->vw);
+        return -1;
+    }
+    if (!tiled && p->nwg % p->ndimc) {
+        snprintf(why, cap, "nwg %d must be a multiple of ndimc %d", p->nwg, p->ndimc);
+        return -1;
+    }
+    if (tiled && (p->nwg % (p->ndimc * p->vwn) || p->kwg % p->vwb || p->pada % p->vw ||
+                  p->padb % p->vwn)) {
+        snprintf(why, cap, "nwg %d must be a multiple of ndimc*vwn = %d", p->nwg, p->ndimc * p->vwn);
+        return -1;
+    }
+    size_t wgs = (size_t)p->mdimc * (size_t)p->ndimc;
+    if (wgs > dev->max_work_group) {
+        snprintf(why, cap, "work-group %dx%d exceeds the device's %zu work-items", p->mdimc,
+                 p->ndimc, dev->max_work_group);
+        return -1;
+    }
+    /* A register tile past this only spills and takes minutes to compile. */
+    int regs = p->mwg / p->mdimc * (p->nwg / p->ndimc) * cpx;
+    if (regs > 1024) {
+        snprintf(why, cap, "register tile %dx%d is too large", p->mwg / p->mdimc, p->nwg / p->ndimc);
+        return -1;
+    }
+    if (p->kwg > 1024) {
+        snprintf(why, cap, "kwg %d is too large", p->kwg);
+        return -1;
+    }
+    size_t local = local_bytes(p, t);
+    if (local > dev->local_mem) {
+        snprintf(why, cap, "the tiles need %zu bytes of local memory, the device has %llu", local,
+                 (unsigned long long)dev->local_mem);
+        return -1;
+    }
+    return 0;
+}
+
+void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
+    int n = snprintf(buf, cap, "%s %dx%dx%d wg %dx%d vw %d", clip_gemm_variant_names[p->variant],
+                     p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vw);
+    if (n < 0 || (size_t)n >= cap) return;
+    if (p->variant == CLIP_GEMM_TILED)
+        n += snprintf(buf + n, cap - (size_t)n, " vwn %d ks %d st %d", p->vwn, p->ksplit, p->stages);
+    if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
+}
+
+int clip_gemm_parse(const char *text, clip_gemm_params *p) {
+    char name[16];
+    int used = 0;
+    memset(p, 0, sizeof *p);
+    if (sscanf(text, "%15s %dx%dx%d wg %dx%d vw %d%n", name, &p->mwg, &p->nwg, &p->kwg, &p->mdimc,
+               &p->ndimc, &p->vw, &used) != 7)
+        return -1;
+    int v = 1;
+    while (clip_gemm_variant_names[v] && strcmp(clip_gemm_variant_names[v], name)) v++;
+    if (!clip_gemm_variant_names[v]) return -1;
+    p->variant = (clip_gemm_variant)v;
+    p->vwn = p->vwb = p->ksplit = p->stages = 1;
+    const char *rest = text + used;
+    if (p->variant == CLIP_GEMM_TILED) {
+        used = 0;
+        if (sscanf(rest, " vwn %d ks %d st %d%n", &p->vwn, &p->ksplit, &p->stages, &used) != 3)
+            return -1;
+        rest += used;
+    }
+    while (*rest == ' ') rest++;
+    if (!strncmp(rest, "tuned", 5)) rest += 5;
+    return *rest ? -1 : 0;
+}
+
+/* x rounded to the nearest power of two in log scale (0 stays 0). */
+static size_t pow2_near(size_t x) {
+    if (x == 0) return 0;
+    return (size_t)1 << (int)lround(log2((double)x));
+}
+
+void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s-m%zu-n%zu-k%zu", clip_type_name(t), pow2_near(m), pow2_near(n),
+             pow2_near(k));
+}
+
+/* Prior worth of a candidate, from what makes SIMT GEMM fast on GPUs: register tiles of about
+ * 64 accumulators (enough multiply-adds per local load without spilling), 256-item work-groups,
+ * K slices of 16 with two stages, and a grid that fills whole waves of the device without
+ * computing much outside C. Only the order of the tuner's trials depends on it. */
+static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip_type t, size_t m,
+                    size_t n) {
+    int wi = c->mwg / c->mdimc, wj = c->nwg / c->ndimc, wgs = c->mdimc * c->ndimc;
+    int acc = wi * wj * (clip_type_is_complex(t) ? 2 : 1) * (clip_type_is_double(t) ? 2 : 1);
+    double f = acc >= 128 ? 0.8 : acc >= 64 ? 1.0 : acc >= 32 ? 0.85 : 0.6;
+    f *= wgs >= 256 ? 1.0 : wgs >= 128 ? 0.95 : 0.85;
+    f *= c->kwg == 16 ? 1.0 : c->kwg == 8 ? 0.96 : 0.93;
+    if (c->stages < 2) f *= 0.92;
+    f *= 1.0 - 0.05 * fabs(log2((double)wi / wj));
+    /* Work-groups resident per compute unit, bounded by work-items, registers and local memory. */
+    double cus = dev->compute_units ? dev->compute_units : 1;
+    double per = fmin(2048.0 / wgs, floor(65536.0 / (wgs * (acc + 40.0))));
+    size_t lb = local_bytes(c, t);
+    if (lb) per = fmin(per, floor(4.0 * (double)dev->local_mem / (double)lb));
+    double slots = cus * fmax(per, 1.0), total = (double)groups_of(c, m, n) * c->ksplit;
+    f *= total / (ceil(total / slots) * slots);
+    f /= 1.0 + 0.03 * (c->ksplit - 1);
+    return f * (double)m * (double)n / ((double)groups_of(c, m, n) * c->mwg * c->nwg);
+}
+
+typedef struct scored {
+    clip_gemm_params p;
+    double score;
+} scored;
+
+static int by_score(const void *a, const void *b) {
+    double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
+    return (x < y) - (x > y);
+}
+
+static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
+    return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
+           a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
+           a->ksplit == b->ksplit && a->stages == b->stages;
+}
+
+/* Adds c (fitted to the packed product) when it is valid and new. */
+static int add_candidate(scored *all, int n, int cap, clip_gemm_params c, const clip_device_info *dev,
+                         clip_type t, size_t m, size_t nn, size_t k) {
+    char why[160];
+    clip_gemm_fit(&c, dev, t, 1, m, m, k, m, 0, 0, 0);
+    if (n >= cap || clip_gemm_check(&c, dev, t, why, sizeof why)) return n;
+    for (int i = 0; i < n; i++)
+        if (same_set(&all[i].p, &c)) return n;
+    all[n].p = c;
+    all[n].score = prior(&c, dev, t, m, nn);
+    return n + 1;
+}
+
+int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, size_t n, size_t k,
+                         clip_gemm_params *out, int cap) {
+    enum { MAXC = 512 };
+    scored *all = malloc(MAXC * sizeof *all);
+    if (!all || cap < 1) {
+        free(all);
+        return 0;
+    }
+    int count = 0, cpx = clip_type_is_complex(t) ? 2 : 1, dbl = clip_type_is_double(t) ? 2 : 1;
+    clip_gemm_params d;
+    clip_gemm_default(dev, t, CLIP_GEMM_AUTO, m, n, k, &d);
+    count = add_candidate(all, count, MAXC, d, dev, t, m, n, k);
+    if (dev->type == CLIP_DEVICE_CPU) {
+        /* Direct sets: a few vector widths (64 bytes down) by a few column counts. */
+        static const int cols[] = {12, 8, 6, 4, 16};
+        for (int vb = 64; vb >= 16; vb /= 2)
+            for (int mul = 2; mul >= 1; mul--)
+                for (int c = 0; c < 5; c++) {
+                    clip_gemm_params q;
+                    int vw = vb / (int)clip_type_size(t);
+                    if (vw < 1) continue;
+                    set_tiles(&q, CLIP_GEMM_DIRECT, mul * vw, cols[c], 16, 1, 1, vw);
+                    count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                }
+    } else {
+        static const int wgs[][2] = {{16, 16}, {8, 16}, {16, 8}, {8, 8}, {32, 8}, {8, 32}};
+        static const int tiles[] = {2, 4, 8, 16};
+        static const int kwgs[] = {16, 8, 32};
+        for (int kw = 0; kw < 3; kw++)
+            for (int w = 0; w < 6; w++)
+                for (int a = 0; a < 4; a++)
+                    for (int b = 0; b < 4; b++) {
+                        int acc = tiles[a] * tiles[b] * cpx * dbl; /* 32-bit registers */
+                        int mwg = wgs[w][0] * tiles[a], nwg = wgs[w][1] * tiles[b];
+                        if (acc < 16 || acc > 128 || mwg > 256 || nwg > 256) continue;
+                        clip_gemm_params q;
+                        tiled_set(&q, t, dev, wgs[w][0], wgs[w][1], tiles[a], tiles[b], kwgs[kw]);
+                        q.ksplit = split_for(dev, groups_of(&q, m, n), k);
+                        count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                    }
+    }
+    if (count > 1) qsort(all + 1, (size_t)count - 1, sizeof *all, by_score);
+    int w = count < cap ? count : cap;
+    for (int i = 0; i < w; i++) out[i] = all[i].p;
+    free(all);
+    return w;
+}
+
+void clip_gemm_shape_str(const clip_data *d, char *buf, size_t cap) {
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < clip_data_ndims(d) && off < cap; i++)
+        off += (size_t)snprintf(buf + off, cap - off, "%s%zu", i ? "x" : "", clip_data_dim(d, i));
+}
+
+int clip_gemm_is_2d(const clip_data *d) {
+    for (int i = 2; i < clip_data_ndims(d); i++)
+        if (clip_data_dim(d, i) != 1) return 0;
+    return 1;
+}

@@ -1,0 +1,115 @@
+/* `clip tune` and the GEMM tuning cache: a tiny tune stores a set per size class, matmul and
+ * matpow then use it (the variant names it) with correct results, explicit tile parameters
+ * override it, and a corrupt cache, a malformed value or a set that does not fit the device is
+ * ignored (with a warning for the corrupt file) while results stay correct. */
+#include "../processes/gemm.h"
+#include "gemm_testutil.h"
+
+#define CACHE "tune_test/cache.txt"
+
+/* A*B through matmul with optional integer overrides; checks the values and copies the variant. */
+static void run_matmul(clip_app *app, size_t m, size_t k, size_t n, const char *param, long value,
+                       char *variant, size_t cap, unsigned long long *seed) {
+    gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed), bound;
+    gt_mat R = gt_product(&A, &B, CLIP_F32, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = NULL;
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "matmul", &p));
+    if (param) CHECK_OK(app, clip_process_set_int(p, param, value));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, b));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    CHECK_OK(app, clip_process_output(p, 0, &c));
+    snprintf(variant, cap, "%s", clip_process_variant(p));
+    gt_check(c, CLIP_F32, &R, &bound, (double)k, variant);
+    clip_process_destroy(p);
+    clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+}
+
+/* Writes one cache line for this app's device. */
+static void put_line(clip_app *app, const char *key, const char *value) {
+    FILE *f = fopen(CACHE, "a");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "clip-tuning-1\t%s\t%s\tmatmul\t%s\t%s\n", clip_app_device(app)->name,
+            clip_app_device(app)->driver, key, value);
+    fclose(f);
+}
+
+int main(void) {
+    setenv("CLIP_TUNING_CACHE", CACHE, 1);
+    remove(CACHE);
+    clip_app *app = tu_app();
+    unsigned long long seed = 0x51ed2701a3c4f9e5ULL;
+    char key[96], sq_key[96], value[256], variant[256];
+    clip_gemm_tuning_key(CLIP_F32, 48, 40, 36, key, sizeof key);
+    clip_gemm_tuning_key(CLIP_F32, 40, 40, 40, sq_key, sizeof sq_key);
+
+    /* The tool's errors. */
+    CHECK(gt_system(CLIP_TOOL " tune --process conv2 2>tune_err.txt") == 2);
+    CHECK(gt_file_has("tune_err.txt", "only matmul and matpow"));
+    CHECK(gt_system(CLIP_TOOL " tune --budget 2 --shapes 4x4 2>tune_err.txt") == 2);
+    CHECK(gt_file_has("tune_err.txt", "usage: clip tune"));
+
+    /* A tiny tune: two size classes, twenty seconds at most. */
+    CHECK(gt_system(CLIP_TOOL " tune --budget 20 --types f32 --shapes 48x40x36,40x40x40 "
+                              ">tune_out.txt 2>&1") == 0);
+    CHECK(gt_file_has("tune_out.txt", "stored 2 of 2"));
+    CHECK(gt_file_has("tune_out.txt", key));
+    CHECK(clip_tuning_lookup(app, "matmul", key, value, sizeof value) == 1);
+    clip_gemm_params prm;
+    CHECK(clip_gemm_parse(value, &prm) == 0);
+
+    /* matmul on a product of that class (not the same shape) uses the stored set. */
+    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    CHECK(strstr(variant, value) == variant && strstr(variant, " tuned") != NULL);
+    if (!strstr(variant, value)) fprintf(stderr, "variant '%s', cache '%s'\n", variant, value);
+    /* An explicit parameter overrides the cached one. */
+    run_matmul(app, 50, 33, 41, "vw", 1, variant, sizeof variant, &seed);
+    CHECK(strstr(variant, " vw 1") != NULL);
+
+    /* matpow shares the cache: a 40x40 power runs its class's set. */
+    CHECK(clip_tuning_lookup(app, "matmul", sq_key, value, sizeof value) == 1);
+    gt_mat A = gt_random(CLIP_F32, 40, 40, 1.0 / 40, &seed);
+    clip_data *a = gt_data(app, &A);
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "matpow", &p));
+    CHECK_OK(app, clip_process_set_real(p, "power", 3));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK(strstr(clip_process_variant(p), value) != NULL);
+    clip_process_destroy(p);
+    clip_data_destroy(a);
+    gt_free(&A);
+
+    /* A value that is not a set, and a set that cannot run here: ignored, defaults used. */
+    put_line(app, key, "fastest please");
+    CHECK(clip_tuning_lookup(app, "matmul", key, value, sizeof value) == 1);
+    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    CHECK(strstr(variant, "tuned") == NULL);
+    put_line(app, key, "tiled 4096x4096x16 wg 4096x4096 vw 4 vwn 4 ks 1 st 2");
+    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    CHECK(strstr(variant, "tuned") == NULL && strstr(variant, "4096") == NULL);
+    CHECK(clip_tuning_warning()[0] == '\0');
+
+    /* A corrupt file: every entry is ignored, with a warning naming the line. */
+    FILE *f = fopen(CACHE, "a");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "clip-tuning-1\tonly three\tfields\n");
+        fclose(f);
+    }
+    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    CHECK(strstr(variant, "tuned") == NULL);
+    CHECK(strstr(clip_tuning_warning(), "malformed") != NULL);
+    /* clip tune moves such a file aside before it stores. */
+    CHECK(gt_system(CLIP_TOOL " tune --budget 3 --types f32 --shapes 40x40x40 >tune_out.txt 2>&1") == 0);
+    CHECK(gt_file_has("tune_out.txt", "moved to"));
+    CHECK(clip_tuning_lookup(app, "matmul", sq_key, value, sizeof value) == 1);
+    remove(CACHE);
+    remove(CACHE ".corrupt");
+    clip_app_destroy(app);
+    return tu_finish("test_tune");
+}

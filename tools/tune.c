@@ -1,0 +1,389 @@
+/* `clip tune`: searches GEMM parameter sets for the device and stores the fastest per size class
+ * in the tuning cache, where matmul and matpow find them.
+ *
+ *   clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] [--types f32,c32,...]
+ *             [--shapes MxNxK,...]
+ *
+ * Per product (a representative of its size class, see clip_gemm_tuning_key) the engine's
+ * candidates (clip_gemm_candidates: pruned by work-group size, local memory and registers; the
+ * default first) are built and run through the ordinary matmul process with every tile parameter
+ * explicit. Each result is checked against a double-precision reference on sampled entries before
+ * it is timed; a wrong or failing set is reported and skipped. The fastest tiled sets are then
+ * retried with other splits of K (a launch-time choice, no rebuild). The budget is shared among
+ * the products (large ones get a double share) and no candidate starts that would overrun it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../processes/gemm.h"
+#include "clip/clip.h"
+#include "tune.h"
+
+#define MAX_TASKS 32
+#define MAX_CAND 256
+#define SAMPLES 48
+
+typedef struct task {
+    clip_type t;
+    size_t m, n, k;
+} task;
+
+typedef struct task_data {
+    clip_data *a, *b;
+    size_t si[SAMPLES], sj[SAMPLES];
+    double re[SAMPLES], im[SAMPLES], bound[SAMPLES];
+    int ns;
+} task_data;
+
+typedef struct result {
+    double ms;
+    char desc[128];
+} result;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double flops(const task *k) {
+    return (clip_type_is_complex(k->t) ? 8.0 : 2.0) * (double)k->m * (double)k->n * (double)k->k;
+}
+
+static int parse_type(const char *s, size_t len, clip_type *t) {
+    static const char *const names[4] = {"f32", "f64", "c32", "c64"};
+    for (int i = 0; i < 4; i++)
+        if (len == 3 && !strncmp(s, names[i], 3)) return *t = (clip_type)i, 0;
+    return -1;
+}
+
+/* Element i of a host buffer of type t as (re, im). */
+static void get(const void *h, clip_type t, size_t i, double *re, double *im) {
+    int cx = clip_type_is_complex(t);
+    size_t j = i * (cx ? 2 : 1);
+    if (clip_type_is_double(t)) {
+        *re = ((const double *)h)[j];
+        *im = cx ? ((const double *)h)[j + 1] : 0;
+    } else {
+        *re = ((const float *)h)[j];
+        *im = cx ? ((const float *)h)[j + 1] : 0;
+    }
+}
+
+/* Random A and B on the device, and C at SAMPLES spread entries in double with error bounds. */
+static int make_data(clip_app *app, const task *k, task_data *d) {
+    size_t da[2] = {k->m, k->k}, db[2] = {k->k, k->n};
+    memset(d, 0, sizeof *d);
+    if (clip_data_create(app, k->t, 2, da, &d->a) != CLIP_OK ||
+        clip_data_create(app, k->t, 2, db, &d->b) != CLIP_OK)
+        return -1;
+    unsigned long long s = 0x9e3779b97f4a7c15ULL;
+    void *h[2];
+    clip_data *x[2] = {d->a, d->b};
+    for (int q = 0; q < 2; q++) {
+        if (clip_data_host_write(x[q], &h[q]) != CLIP_OK) return -1;
+        size_t reals = clip_data_numel(x[q]) * (clip_type_is_complex(k->t) ? 2 : 1);
+        for (size_t i = 0; i < reals; i++) {
+            s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+            double v = (double)((s * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
+            if (clip_type_is_double(k->t)) ((double *)h[q])[i] = v;
+            else ((float *)h[q])[i] = (float)v;
+        }
+    }
+    d->ns = SAMPLES;
+    for (int e = 0; e < SAMPLES; e++) {
+        /* The corners (edge tiles) and a spread of interior entries. */
+        d->si[e] = e % 4 == 0 ? k->m - 1 : (size_t)(e * 2654435761ULL % k->m);
+        d->sj[e] = e % 8 == 0 ? k->n - 1 : (size_t)(e * 40503ULL % k->n);
+        double sr = 0, si = 0, sb = 0;
+        for (size_t q = 0; q < k->k; q++) {
+            double ar, ai, br, bi;
+            get(h[0], k->t, d->si[e] + q * k->m, &ar, &ai);
+            get(h[1], k->t, q + d->sj[e] * k->k, &br, &bi);
+            sr += ar * br - ai * bi;
+            si += ar * bi + ai * br;
+            sb += (fabs(ar) + fabs(ai)) * (fabs(br) + fabs(bi));
+        }
+        d->re[e] = sr, d->im[e] = si, d->bound[e] = sb;
+    }
+    return 0;
+}
+
+/* 0 when C matches the sampled reference within the rounding bound of a K-term sum. */
+static int verify(clip_data *c, const task *k, const task_data *d, char *why, size_t cap) {
+    const void *h = NULL;
+    if (clip_data_host(c, &h) != CLIP_OK) {
+        snprintf(why, cap, "cannot read the result");
+        return -1;
+    }
+    double eps = clip_type_is_double(k->t) ? 0x1p-53 : 0x1p-24;
+    for (int e = 0; e < d->ns; e++) {
+        double re, im, tol = ((double)k->k + 4) * 2 * eps * d->bound[e] + 1e-300;
+        get(h, k->t, d->si[e] + d->sj[e] * k->m, &re, &im);
+        if (!(fabs(re - d->re[e]) <= tol) || !(fabs(im - d->im[e]) <= tol)) {
+            snprintf(why, cap, "wrong result: C(%zu,%zu) = %g%+gi, want %g%+gi", d->si[e] + 1,
+                     d->sj[e] + 1, re, im, d->re[e], d->im[e]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Builds, checks and times one set. 0 with the median device time, or -1 with the reason. */
+static int try_set(clip_app *app, const task *k, const task_data *d, const clip_gemm_params *c,
+                   double deadline, result *r, char *why, size_t cap) {
+    static const char *const names[9] = {"mwg", "nwg",   "kwg",    "mdimc", "ndimc",
+                                         "vw",  "vwn", "ksplit", "stages"};
+    const int vals[9] = {c->mwg, c->nwg, c->kwg, c->mdimc, c->ndimc, c->vw, c->vwn, c->ksplit, c->stages};
+    clip_process *p = NULL;
+    clip_data *out = NULL;
+    int rc = -1;
+    clip_status s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", clip_gemm_variant_names[c->variant]);
+    for (int i = 0; i < 9 && s == CLIP_OK; i++) s = clip_process_set_int(p, names[i], vals[i]);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 0, d->a);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 1, d->b);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
+    if (s != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        goto done;
+    }
+    if (verify(out, k, d, why, cap)) goto done;
+    double t[21], first = 0;
+    if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &first) != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        goto done;
+    }
+    /* About 30 ms of repeats, 3 to 21, none past the deadline. */
+    int reps = first > 0 ? (int)(30.0 / first) : 21;
+    reps = reps < 3 ? 3 : reps > 21 ? 21 : reps;
+    int n = 0;
+    t[n++] = first;
+    while (n < reps && now_s() + first * 1e-3 < deadline) {
+        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &t[n]) != CLIP_OK) {
+            snprintf(why, cap, "%s", clip_app_last_error(app));
+            goto done;
+        }
+        n++;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    r->ms = t[n / 2];
+    snprintf(r->desc, sizeof r->desc, "%s", clip_process_variant(p));
+    rc = 0;
+done:
+    clip_process_destroy(p);
+    return rc;
+}
+
+/* Tunes one product within [start, deadline); the best goes to the cache. Returns 0 if stored. */
+static int tune_task(clip_app *app, const task *k, double deadline, result *def, result *best) {
+    const clip_device_info *dev = clip_app_device(app);
+    task_data d;
+    char key[96], why[512];
+    clip_gemm_tuning_key(k->t, k->m, k->n, k->k, key, sizeof key);
+    printf("%s: %zux%zu * %zux%zu (%s)\n", key, k->m, k->k, k->k, k->n, clip_type_name(k->t));
+    fflush(stdout);
+    def->ms = best->ms = INFINITY;
+    def->desc[0] = best->desc[0] = '\0';
+    clip_gemm_params *cand = malloc(MAX_CAND * sizeof *cand);
+    int rc = -1;
+    if (!cand || make_data(app, k, &d)) {
+        printf("  cannot make the data: %s\n", clip_app_last_error(app));
+        goto done;
+    }
+    int n = clip_gemm_candidates(dev, k->t, k->m, k->n, k->k, cand, MAX_CAND);
+    double cost = 0; /* the slowest build + check + timing so far */
+    int tried = 0;
+    clip_gemm_params top[3];
+    double top_ms[3] = {INFINITY, INFINITY, INFINITY};
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        if (i > 0 && t0 + 1.2 * cost > deadline) break;
+        result r;
+        char desc[128];
+        clip_gemm_describe(&cand[i], desc, sizeof desc);
+        if (try_set(app, k, &d, &cand[i], deadline, &r, why, sizeof why)) {
+            printf("  [%3d/%d] %-44s skipped: %.300s\n", i + 1, n, desc, why);
+        } else {
+            printf("  [%3d/%d] %-44s %9.4f ms %9.1f GFLOP/s\n", i + 1, n, r.desc, r.ms,
+                   flops(k) / r.ms * 1e-6);
+            if (i == 0) *def = r;
+            if (r.ms < best->ms) *best = r;
+            /* Keep the three fastest tiled sets for the split sweep. */
+            for (int s = 0; s < 3 && cand[i].variant == CLIP_GEMM_TILED; s++)
+                if (r.ms < top_ms[s]) {
+                    for (int u = 2; u > s; u--) top_ms[u] = top_ms[u - 1], top[u] = top[u - 1];
+                    top_ms[s] = r.ms, top[s] = cand[i];
+                    break;
+                }
+        }
+        fflush(stdout);
+        tried++;
+        double spent = now_s() - t0;
+        if (spent > cost) cost = spent;
+    }
+    /* Other splits of K for the fastest sets: launch-time only, so quick to try. */
+    static const int splits[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    for (int s = 0; s < 3 && top_ms[s] < INFINITY; s++)
+        for (int q = 0; q < 10; q++) {
+            clip_gemm_params c = top[s];
+            if (splits[q] == c.ksplit || (size_t)splits[q] * 2 * (size_t)c.kwg > k->k) continue;
+            if (now_s() + 0.5 > deadline) break;
+            c.ksplit = splits[q];
+            result r;
+            if (try_set(app, k, &d, &c, deadline, &r, why, sizeof why)) continue;
+            printf("  [split] %-44s %9.4f ms %9.1f GFLOP/s\n", r.desc, r.ms, flops(k) / r.ms * 1e-6);
+            if (r.ms < best->ms) *best = r;
+        }
+    if (best->ms < INFINITY) {
+        char *tag = strstr(best->desc, " tuned");
+        if (tag) *tag = '\0';
+        if (clip_tuning_store(app, "matmul", key, best->desc) == CLIP_OK) rc = 0;
+        else printf("  cannot store: %s\n", clip_app_last_error(app));
+    }
+    printf("  best of %d: %s\n", tried, best->ms < INFINITY ? best->desc : "none");
+done:
+    clip_data_destroy(d.a);
+    clip_data_destroy(d.b);
+    free(cand);
+    return rc;
+}
+
+/* The representative products of the device: squares and the ResNet-50 im2col shapes on GPUs,
+ * small squares on CPUs; f64 where the device has it. */
+static int default_tasks(const clip_device_info *dev, const clip_type *types, int ntypes, task *out) {
+    static const size_t resnet[][3] = {{64, 12544, 147}, {64, 3136, 64},  {64, 3136, 576},
+                                       {256, 3136, 64},  {128, 784, 1152}, {512, 784, 128},
+                                       {256, 196, 2304}, {1024, 196, 256}, {512, 49, 4608},
+                                       {2048, 49, 512}};
+    int n = 0, gpu = dev->type != CLIP_DEVICE_CPU;
+    for (int i = 0; i < ntypes; i++) {
+        clip_type t = types[i];
+        if (clip_type_is_double(t) && !dev->fp64) continue;
+        const size_t big = gpu ? 4096 : 512, mid = gpu ? 1024 : 256;
+        if (t == CLIP_F32 || t == CLIP_C32) out[n++] = (task){t, big, big, big};
+        out[n++] = (task){t, mid, mid, mid};
+        if (t == CLIP_F32 && gpu)
+            for (int r = 0; r < 10 && n < MAX_TASKS; r++)
+                out[n++] = (task){t, resnet[r][0], resnet[r][1], resnet[r][2]};
+    }
+    return n;
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
+                    "[--types f32,c32,f64,c64] [--shapes MxNxK,...]\n");
+    return 2;
+}
+
+/* A cache that does not parse would hide every entry stored after it: move it aside. */
+static void check_cache(clip_app *app) {
+    char v[256], path[1024];
+    clip_tuning_lookup(app, "matmul", "-", v, sizeof v);
+    if (!clip_tuning_warning()[0] || clip_tuning_path(path, sizeof path) != CLIP_OK) return;
+    char aside[1100];
+    snprintf(aside, sizeof aside, "%s.corrupt", path);
+    printf("warning: %s; moved to %s\n", clip_tuning_warning(), aside);
+    rename(path, aside);
+}
+
+int clip_tune_main(int argc, char **argv) {
+    const char *device = NULL, *types_s = "f32,c32,f64", *shapes_s = NULL;
+    double budget = 300;
+    for (int i = 0; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return usage();
+        if (!strcmp(a, "--device")) device = v;
+        else if (!strcmp(a, "--budget")) budget = atof(v);
+        else if (!strcmp(a, "--types")) types_s = v;
+        else if (!strcmp(a, "--shapes")) shapes_s = v;
+        else if (!strcmp(a, "--process")) {
+            if (strcmp(v, "matmul") && strcmp(v, "matpow")) {
+                fprintf(stderr, "clip: tune: --process %s: only matmul and matpow (which share the "
+                                "GEMM engine) are tuned\n", v);
+                return 2;
+            }
+        } else return usage();
+    }
+    if (!(budget > 0)) return usage();
+    const double start = now_s();
+    budget = budget * 0.97 - 0.5; /* room for the last candidate's overrun and the table */
+    clip_type types[4];
+    int ntypes = 0;
+    for (const char *s = types_s; *s && ntypes < 4;) {
+        size_t len = strcspn(s, ",");
+        if (parse_type(s, len, &types[ntypes++])) return usage();
+        s += len + (s[len] == ',');
+    }
+    clip_criteria crit = {0};
+    if (device) {
+        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return usage();
+        crit.ignore_env = 1;
+    }
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &crit) != CLIP_OK) {
+        fprintf(stderr, "clip: tune: %s\n", clip_app_last_error(NULL));
+        return 1;
+    }
+    const clip_device_info *dev = clip_app_device(app);
+    task tasks[MAX_TASKS];
+    int nt = 0;
+    if (shapes_s) {
+        for (const char *s = shapes_s; *s && nt < MAX_TASKS;) {
+            unsigned long long m, n, k;
+            int used = 0;
+            if (sscanf(s, "%llux%llux%llu%n", &m, &n, &k, &used) != 3 || !m || !n || !k) {
+                clip_app_destroy(app);
+                return usage();
+            }
+            for (int t = 0; t < ntypes && nt < MAX_TASKS; t++)
+                if (!clip_type_is_double(types[t]) || dev->fp64)
+                    tasks[nt++] = (task){types[t], (size_t)m, (size_t)n, (size_t)k};
+            s += used + (s[used] == ',');
+        }
+    } else {
+        nt = default_tasks(dev, types, ntypes, tasks);
+    }
+    char path[1024] = "";
+    clip_tuning_path(path, sizeof path);
+    printf("clip tune: %s (%s), %d products, budget %.0f s, cache %s\n", dev->name, dev->driver, nt,
+           budget, path);
+    check_cache(app);
+    result def[MAX_TASKS], best[MAX_TASKS];
+    double weight = 0;
+    for (int i = 0; i < nt; i++) weight += flops(&tasks[i]) >= 1e10 ? 2 : 1;
+    int stored = 0;
+    for (int i = 0; i < nt; i++) {
+        double w = flops(&tasks[i]) >= 1e10 ? 2 : 1, left = start + budget - now_s();
+        double deadline = now_s() + left * w / weight;
+        weight -= w;
+        if (left <= 0) {
+            def[i].ms = best[i].ms = INFINITY;
+            def[i].desc[0] = best[i].desc[0] = '\0';
+            continue;
+        }
+        stored += tune_task(app, &tasks[i], deadline, &def[i], &best[i]) == 0;
+    }
+    printf("\n%-26s %-16s %12s %12s %8s  %s\n", "size class", "M x N x K", "default GF/s",
+           "tuned GF/s", "speedup", "stored set");
+    for (int i = 0; i < nt; i++) {
+        char key[96], shape[64];
+        clip_gemm_tuning_key(tasks[i].t, tasks[i].m, tasks[i].n, tasks[i].k, key, sizeof key);
+        snprintf(shape, sizeof shape, "%zux%zux%zu", tasks[i].m, tasks[i].n, tasks[i].k);
+        double f = flops(&tasks[i]) * 1e-6;
+        printf("%-26s %-16s %12.1f %12.1f %7.2fx  %s\n", key, shape, f / def[i].ms, f / best[i].ms,
+               def[i].ms / best[i].ms, best[i].ms < INFINITY ? best[i].desc : "(not tuned)");
+    }
+    printf("stored %d of %d in %.1f s\n", stored, nt, now_s() - start);
+    clip_app_destroy(app);
+    return stored > 0 ? 0 : 1;
+}
