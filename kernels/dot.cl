@@ -7,6 +7,7 @@
  *   A_COMPLEX, B_COMPLEX  whether each operand is complex; the result is if either is
  *   EPL    elements per load (1, 2, 4, 8, 16; at most 8 when an operand is complex)
  *   UNROLL loads of each operand a work-item issues before using them
+ *   COMP   1: each work-item's running sums are compensated (see ADDC)
  *   LOCAL  work-group size of both stages, a power of two */
 
 /* No silent fusing: the imaginary part ar*bi - ai*br must round both products alike, so that
@@ -74,6 +75,23 @@ typedef acc_t b_t;
 #else
 #define NACC 1
 #endif
+#ifndef COMP
+#define COMP 0
+#endif
+
+/* With COMP, s += x by Knuth's TwoSum: c gathers each addition's rounding error exactly, so
+ * that s + c is the sum to about twice the working precision however long the work-item's
+ * share (a CPU work-item streams millions of elements). Products still round once each (to
+ * eps * sum |a||b| in all). Inf or NaN in s leaves c NaN: FOLD ignores c then. */
+#if COMP
+#define ADDC(s, c, x)                                                                          \
+    do {                                                                                       \
+        acc_t x_ = (x), t_ = (s) + x_, z_ = t_ - (s);                                          \
+        (c) += ((s) - (t_ - z_)) + (x_ - z_);                                                  \
+        (s) = t_;                                                                              \
+    } while (0)
+#define FOLD(s, c) (isinf(s) ? (s) : (s) + (c))
+#endif
 
 /* The lanes of an accumulator summed pairwise. */
 #if EPL == 1
@@ -90,9 +108,22 @@ typedef acc_t b_t;
      ((((v).s8 + (v).s9) + ((v).sa + (v).sb)) + (((v).sc + (v).sd) + ((v).se + (v).sf))))
 #endif
 
-/* acc += conj(a) .* b for one load of each. */
+/* acc += conj(a) .* b for one load of each; acc[NACC + k] compensates acc[k] with COMP. */
 inline void accum(acc_t *acc, a_t a, b_t b) {
-#if A_COMPLEX && B_COMPLEX
+#if COMP && A_COMPLEX && B_COMPLEX
+    acc_t ar = a.even, ai = a.odd, br = b.even, bi = b.odd;
+    ADDC(acc[0], acc[2], ar * br);
+    ADDC(acc[0], acc[2], ai * bi);
+    ADDC(acc[1], acc[3], ar * bi - ai * br);
+#elif COMP && A_COMPLEX
+    ADDC(acc[0], acc[2], a.even * b);
+    ADDC(acc[1], acc[3], -a.odd * b);
+#elif COMP && B_COMPLEX
+    ADDC(acc[0], acc[2], a * b.even);
+    ADDC(acc[1], acc[3], a * b.odd);
+#elif COMP
+    ADDC(acc[0], acc[1], a * b);
+#elif A_COMPLEX && B_COMPLEX
     acc_t ar = a.even, ai = a.odd, br = b.even, bi = b.odd;
     acc[0] = fma(ar, br, fma(ai, bi, acc[0]));
     acc[1] += ar * bi - ai * br;
@@ -129,8 +160,8 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
                 const ulong chunk, const uint tail, __global real_t *part) {
     __local real_t sh[NACC * LOCAL];
     const uint lid = get_local_id(0), g = get_group_id(0), ng = get_num_groups(0);
-    acc_t acc[NACC];
-    for (int k = 0; k < NACC; k++) acc[k] = (acc_t)0;
+    acc_t acc[2 * NACC]; /* sums, then their compensations */
+    for (int k = 0; k < 2 * NACC; k++) acc[k] = (acc_t)0;
     ulong start = g * chunk, end = min(start + chunk, nvec);
     __global const a_t *av = (__global const a_t *)a;
     __global const b_t *bv = (__global const b_t *)b;
@@ -151,6 +182,9 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
         tail_copy(tb, b, nvec * EPL, tail, B_COMPLEX);
         accum(acc, ALOAD(0, ta), BLOAD(0, tb));
     }
+#if COMP
+    for (int k = 0; k < NACC; k++) acc[k] = FOLD(acc[k], acc[NACC + k]);
+#endif
     for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HSUM(acc[k]);
     tree(sh, lid);
     if (lid == 0)

@@ -10,6 +10,7 @@
  *   VEC    scalars per vector load (1, 2, 4, 8, 16; even for complex)
  *   AW     accumulator lanes: VEC, or VEC/2 for complex moduli (all modes but 2)
  *   UNROLL vector loads a work-item issues before using them
+ *   COMP   1: each work-item's running sum is compensated (see ADDC)
  *   LOCAL  work-group size of both stages, a power of two
  * Every mode propagates NaN, as MATLAB's norm does: sums naturally, max/min explicitly, mode 2
  * routes NaN into its middle accumulator, and modes 5 and 6 let a NaN or Inf maximum decide. */
@@ -23,6 +24,9 @@
 #define CAT(a, b) CAT_(a, b)
 #ifndef PHALF
 #define PHALF 0
+#endif
+#ifndef COMP
+#define COMP 0
 #endif
 
 /* Loads from global memory go through a vec_t pointer, so that GPUs issue one wide load (the
@@ -53,16 +57,45 @@ typedef CAT(RNAME, AW) acc_t;
 #define MAG(v) hypot((v).even, (v).odd)
 #endif
 
-/* NST accumulators per work-item; NROW values per partial (one row each in `part`). */
+/* NST accumulators per work-item; NROW values per partial (one row each in `part`). Row SI is
+ * a sum, which accumulator CI compensates when COMP is set. */
 #if MODE == 2
-#define NST 3
 #define NROW 3
+#define NBASE 3
+#define SI 1 /* the medium accumulator; the others see only extreme magnitudes */
 #elif MODE == 6
-#define NST 4 /* m, s, r = 1/(m*c), c = prescale of m (see step6) */
 #define NROW 2 /* m, s */
+#define NBASE 4 /* m, s, r = 1/(m*c), c = prescale of m (see step6) */
+#define SI 1
 #else
-#define NST 1
 #define NROW 1
+#define NBASE 1
+#define SI 0
+#endif
+#if COMP && (MODE != 3 && MODE != 4)
+#define NST (NBASE + 1)
+#define CI NBASE
+#else
+#undef COMP
+#define COMP 0
+#define NST NBASE
+#endif
+
+/* s += x, or with COMP Knuth's TwoSum: c gathers each addition's rounding error exactly, so
+ * that s + c is the sum to about twice the working precision however long the work-item's
+ * share (a CPU work-item streams millions of elements). Branch-free: a handful of adds per
+ * element, free where memory bounds the speed. Inf or NaN in s leaves c NaN: FOLD ignores c
+ * then (s alone is Inf or NaN as it should be). */
+#if COMP
+#define ADDC(s, c, x)                                                                          \
+    do {                                                                                       \
+        acc_t x_ = (x), t_ = (s) + x_, z_ = t_ - (s);                                          \
+        (c) += ((s) - (t_ - z_)) + (x_ - z_);                                                  \
+        (s) = t_;                                                                              \
+    } while (0)
+#define FOLD(s, c) (isinf(s) ? (s) : (s) + (c))
+#else
+#define ADDC(s, c, x) ((s) += (x))
 #endif
 
 /* Blue's scaled sum of squares, as LAPACK's nrm2 since 3.10 but with wider margins: values
@@ -162,12 +195,15 @@ inline void step6(acc_t *st, const acc_t *ax, const int n, const real_t p) {
         acc_t rn = (acc_t)1 / (mx * cn);
         acc_t f = POWV((m0 * cn) * rn);
         st[1] = mx > m0 ? st[1] * f : st[1];
+#if COMP
+        st[CI] = mx > m0 ? st[CI] * f : st[CI];
+#endif
         st[2] = mx > m0 ? rn : st[2];
         st[3] = mx > m0 ? cn : st[3];
         st[0] = mx > m0 ? mx : m0;
     }
     st[0] = NMAX(mx, st[0]); /* NaN sticks */
-    for (int u = 0; u < n; u++) st[1] += POWV((ax[u] * st[3]) * st[2]);
+    for (int u = 0; u < n; u++) ADDC(st[1], st[CI], POWV((ax[u] * st[3]) * st[2]));
 }
 #endif
 
@@ -188,18 +224,18 @@ inline void step(acc_t *acc, const vec_t *v, const int n, const real_t s1, const
 #if MODE == 2
         acc_t ax = fabs(v[u]), ys = ax * SSML, yb = ax * SBIG;
         acc[0] += (ax < TSML) ? ys * ys : (acc_t)0;
-        acc[1] += ((ax < TSML) | (ax > TBIG)) ? (acc_t)0 : ax * ax; /* NaN lands here */
+        ADDC(acc[1], acc[CI], ((ax < TSML) | (ax > TBIG)) ? (acc_t)0 : ax * ax); /* and NaN */
         acc[2] += (ax > TBIG) ? yb * yb : (acc_t)0;
 #else
         acc_t ax = MAG(v[u]);
 #if MODE == 1
-        acc[0] += ax;
+        ADDC(acc[0], acc[CI], ax);
 #elif MODE == 3
         acc[0] = NMAX(ax, acc[0]);
 #elif MODE == 4
         acc[0] = NMIN(ax, acc[0]);
 #else
-        acc[0] += POW5(ax);
+        ADDC(acc[0], acc[CI], POW5(ax));
 #endif
 #endif
     }
@@ -213,6 +249,9 @@ inline void step(acc_t *acc, const vec_t *v, const int n, const real_t s1, const
 inline void lanes(const acc_t *acc, real_t *out, const real_t p) {
     real_t l[NROW][AW];
     for (int k = 0; k < NROW; k++) LANES(acc[k], l[k]);
+#if COMP
+    LANES(FOLD(acc[SI], acc[CI]), l[SI]);
+#endif
     for (int w = AW / 2; w > 0; w /= 2)
         for (int i = 0; i < w; i++) {
             real_t a[NROW], b[NROW];

@@ -88,7 +88,7 @@ function check_dot()
     n = n + 2;
   end
   % The GPU work-group layout (strided, unrolled) and other tunings give the same products.
-  for oo = {'--local 256 --unroll 2', '--local 64 --unroll 3 --groups 1', '--unroll 8'}
+  for oo = {'--local 256 --unroll 2', '--local 64 --unroll 3 --groups 1', '--unroll 8 --sum plain'}
     compare(run_dot(clip, a, b, oo{1}), dot(a, b.'), a, b, oo{1});
     compare(run_dot(clip, c, a, oo{1}), dot(c, a), c, a, oo{1});
     n = n + 2;

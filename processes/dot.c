@@ -75,7 +75,9 @@ static clip_status dot_init(clip_process *p) {
     s = reduce_geometry(p, n, epl, &st->geom);
     if (s != CLIP_OK) return s;
     char extra[96], opts[192];
-    snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d", epl, acx, bcx);
+    int comp = reduce_compensated(p, dbl);
+    snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d -DCOMP=%d", epl, acx,
+             bcx, comp);
     reduce_options(opts, sizeof opts, &st->geom, extra);
     s = clip_proc_kernel(p, "dot", t, opts, "dot_stage1", &st->s1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "dot", t, opts, "dot_stage2", &st->s2);
@@ -83,8 +85,8 @@ static clip_status dot_init(clip_process *p) {
         s = clip_proc_temp(p, st->geom.groups * st->out_bytes, &st->part); /* (re, im) each */
     if (s != CLIP_OK) return s;
     char variant[64];
-    snprintf(variant, sizeof variant, "epl%u u%u g%zu l%zu", epl, st->geom.unroll,
-             st->geom.groups, st->geom.local);
+    snprintf(variant, sizeof variant, "epl%u%s u%u g%zu l%zu", epl, comp ? " comp" : "",
+             st->geom.unroll, st->geom.groups, st->geom.local);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }

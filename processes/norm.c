@@ -86,8 +86,9 @@ static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int 
     norm_state *st = clip_proc_state(p);
     unsigned lanes = (mode != MODE_SUMSQ && clip_type_is_complex(t)) ? vec / 2 : vec;
     char extra[96], opts[192];
-    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u", mode, pint,
-             phalf, vec, lanes);
+    int comp = reduce_compensated(p, clip_type_is_double(t));
+    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u -DCOMP=%d",
+             mode, pint, phalf, vec, lanes, comp);
     reduce_options(opts, sizeof opts, &st->geom, extra);
     clip_status s = clip_proc_kernel(p, "norm", t, opts, "norm_stage1", k1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "norm", t, opts, "norm_stage2", k2);
@@ -148,8 +149,10 @@ static clip_status norm_init(clip_process *p) {
 
     char variant[64];
     const char *pw = st->mode < MODE_POW2 ? "" : phalf ? "-half" : pint ? "-int" : "-exp";
-    snprintf(variant, sizeof variant, "%s%s vec%u u%u g%zu l%zu", norm_mode_name(st->mode), pw,
-             vec, st->geom.unroll, st->geom.groups, st->geom.local);
+    int comp = st->mode != MODE_MAX && st->mode != MODE_MIN &&
+               reduce_compensated(p, clip_type_is_double(t));
+    snprintf(variant, sizeof variant, "%s%s%s vec%u u%u g%zu l%zu", norm_mode_name(st->mode), pw,
+             comp ? "-comp" : "", vec, st->geom.unroll, st->geom.groups, st->geom.local);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
 }

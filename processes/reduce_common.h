@@ -116,9 +116,21 @@ static inline void reduce_options(char *buf, size_t cap, const reduce_geom *g, c
     snprintf(buf, cap, "-DLOCAL=%zu -DUNROLL=%u %s", g->local, g->unroll, extra ? extra : "");
 }
 
+static const char *const reduce_sum_choices[] = {"auto", "plain", "compensated", NULL};
+
+/* Whether single-precision sums are compensated (COMP in the kernels): the "sum" parameter,
+ * auto = on. Each work-item sums a long share on CPUs (1e7 elements over 8 work-items of 16
+ * lanes: 78000 terms per lane), where plain float sums would lose ~sqrt(78000) ulps; on GPUs
+ * the extra adds cost nothing against memory. Double sums stay plain. */
+static inline int reduce_compensated(const clip_process *p, int dbl) {
+    return !dbl && clip_proc_choice(p, "sum") != 1;
+}
+
 /* The tuning parameters both processes share (entries of their parameter tables). */
 /* clang-format off */
 #define REDUCE_TUNING_PARAMS                                                                   \
+    {"sum", CLIP_PARAM_CHOICE, 0, 0, 0, 0, reduce_sum_choices,                                 \
+     "single-precision sums: compensated (auto) or plain; double sums are plain"},             \
     {"groups", CLIP_PARAM_INT, 0, 1, 0, 64, NULL,                                              \
      "stage-1 work-groups per compute unit; 0: auto (8 on GPUs, 4 on CPUs)"},                  \
     {"unroll", CLIP_PARAM_INT, 0, 1, 0, 8, NULL,                                               \

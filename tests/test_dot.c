@@ -1,6 +1,6 @@
 /* dot: values against long-double references for every pair of types (promotion on the device),
  * awkward lengths and orientations; conjugation of the first argument; NaN and Inf; empty and
- * N-D inputs; each kernel variant and tuning; every error through the C API and the CLI; fp64-less
+ * N-D inputs; each kernel variant and tuning; compensated sums' accuracy; every error through the C API and the CLI; fp64-less
  * devices; and a scale -> dot chain that copies nothing to the host in between. */
 #define _POSIX_C_SOURCE 200809L
 #include "reduce_testutil.h"
@@ -268,6 +268,41 @@ static void test_tuning(clip_app *app, clip_process *p) {
         free(v[k]);
 }
 
+/* Compensated single-precision sums stay within a few ulps of sum(|a||b|) where each
+ * work-item sums a million products alone (one group of one work-item per compute unit), where
+ * plain float sums drift by ~1e-5; sum=plain still meets the ordinary tolerance by default. */
+static void test_compensated(clip_app *app, clip_process *p) {
+    enum { N = 2000003 };
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    unsigned long long seed = 19;
+    for (size_t i = 0; i < N; i++)
+        a[i] = 0.5 + 0.5 * tu_rand(&seed), b[i] = 0.5 + 0.5 * tu_rand(&seed);
+    ref_t r = ref_dot(CLIP_F32, CLIP_F32, a, NULL, b, NULL, N);
+    double re = 0, im = 0;
+    clip_data *da = rt_make(app, CLIP_F32, N, 1, a, NULL), *db = rt_make(app, CLIP_F32, 1, N, b, NULL);
+    CHECK_OK(app, clip_process_set_int(p, "local", 1));
+    CHECK_OK(app, clip_process_set_int(p, "groups", 1));
+    CHECK_OK(app, clip_process_set_choice(p, "sum", "compensated"));
+    CHECK_OK(app, run_dot(p, da, db, "vector", &re, &im));
+    tu_checks++;
+    if (!(fabs(re - (double)(float)r.re) <= 3e-7 * (double)r.scale)) {
+        tu_failures++;
+        fprintf(stderr, "compensated dot: got %.9g, want %.9Lg\n", re, r.re);
+    }
+    CHECK(strstr(clip_process_variant(p), "comp") != NULL);
+    CHECK_OK(app, clip_process_set_int(p, "local", 0));
+    CHECK_OK(app, clip_process_set_int(p, "groups", 0));
+    CHECK_OK(app, clip_process_set_choice(p, "sum", "plain"));
+    CHECK_OK(app, run_dot(p, da, db, "auto", &re, &im));
+    CHECK(close_to(re, r.re, r.scale, 1));
+    CHECK(strstr(clip_process_variant(p), "comp") == NULL);
+    CHECK_OK(app, clip_process_set_choice(p, "sum", "auto"));
+    clip_data_destroy(da);
+    clip_data_destroy(db);
+    free(a);
+    free(b);
+}
+
 /* Empty inputs give 0 of the promoted type; N-D arrays with one non-singleton dim are vectors. */
 static void test_shapes(clip_app *app, clip_process *p) {
     static const size_t empties[3][2] = {{0, 0}, {1, 0}, {0, 1}};
@@ -499,6 +534,7 @@ int main(void) {
     test_special(app, p);
     test_variants(app, p);
     test_tuning(app, p);
+    test_compensated(app, p);
     test_shapes(app, p);
     clip_process_destroy(p);
     p = NULL;

@@ -1,7 +1,7 @@
 /* norm: values against long-double references for every type, awkward lengths and every kind
  * of order; overflow, underflow and Blue's accumulator combinations; the one-pass rescaling
  * over the whole exponent range (against the two-pass path too); NaN and Inf; empty and N-D
- * inputs; each kernel variant, method and tuning; every error through the C API and the CLI;
+ * inputs; each kernel variant, method and tuning; compensated sums' accuracy; every error through the C API and the CLI;
  * fp64-less devices; and a scale -> norm chain that copies nothing to the host in between. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -325,6 +325,41 @@ static void test_tuning(clip_app *app, clip_process *p) {
     free(im);
 }
 
+/* Compensated single-precision sums stay within a few ulps where each work-item sums a
+ * million terms alone (one group of one work-item per compute unit), where plain float sums
+ * drift by ~1e-5; sum=plain still meets the ordinary tolerance in the default layout. */
+static void test_compensated(clip_app *app, clip_process *p) {
+    enum { N = 2000003 };
+    double *v = malloc(N * sizeof *v);
+    unsigned long long seed = 17;
+    for (size_t i = 0; i < N; i++)
+        v[i] = 0.5 + 0.5 * tu_rand(&seed);
+    clip_data *x = rt_make(app, CLIP_F32, N, 1, v, NULL);
+    static const double ps[4] = {1, 2, 3, 2.5};
+    for (int k = 0; k < 4; k++) {
+        double got = 0;
+        set_tuning(app, p, "auto", 1, 1, 1);
+        CHECK_OK(app, clip_process_set_choice(p, "sum", "compensated"));
+        CHECK_OK(app, run_norm(p, x, ps[k], "vector", &got));
+        double want = (double)(float)ref_norm(CLIP_F32, v, NULL, N, ps[k]);
+        tu_checks++;
+        if (!(fabs(got - want) <= 3e-7 * want)) {
+            tu_failures++;
+            fprintf(stderr, "compensated p=%g: got %.9g, want %.9g (rel %.3g)\n", ps[k], got,
+                    want, fabs(got - want) / want);
+        }
+        CHECK(strstr(clip_process_variant(p), "-comp") != NULL);
+        set_tuning(app, p, "auto", 0, 0, 0);
+        CHECK_OK(app, clip_process_set_choice(p, "sum", "plain"));
+        CHECK_OK(app, run_norm(p, x, ps[k], "auto", &got));
+        check_value(got, ref_norm(CLIP_F32, v, NULL, N, ps[k]), 1, "plain");
+        CHECK(strstr(clip_process_variant(p), "-comp") == NULL);
+    }
+    CHECK_OK(app, clip_process_set_choice(p, "sum", "auto"));
+    clip_data_destroy(x);
+    free(v);
+}
+
 /* Empty inputs of every shape, and N-D arrays with one non-singleton dimension. */
 static void test_shapes(clip_app *app, clip_process *p) {
     static const size_t empties[3][2] = {{0, 0}, {1, 0}, {0, 1}};
@@ -389,6 +424,7 @@ static void test_errors(clip_app *app, clip_process *p) {
     CHECK_MSG(app, "bogus");
     CHECK_STATUS(app, clip_process_set_choice(p, "method", "threepass"), CLIP_ERR_BAD_CHOICE);
     CHECK_MSG(app, "threepass");
+    CHECK_STATUS(app, clip_process_set_choice(p, "sum", "exact"), CLIP_ERR_BAD_CHOICE);
     CHECK_STATUS(app, clip_process_set_int(p, "unroll", 9), CLIP_ERR_PARAM_RANGE);
     CHECK_STATUS(app, clip_process_set_int(p, "groups", -1), CLIP_ERR_PARAM_RANGE);
     CHECK_STATUS(app, clip_process_set_int(p, "local", 2048), CLIP_ERR_PARAM_RANGE);
@@ -548,6 +584,7 @@ int main(void) {
     test_variants(app, p);
     test_onepass(app, p);
     test_tuning(app, p);
+    test_compensated(app, p);
     test_shapes(app, p);
     clip_process_destroy(p);
     p = NULL;
