@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The reductions' GPU batch (after scripts/gpu-build.sh): unit tests of norm and dot, then
+# bench/reduce_bench over the cases of a sweep, within a time budget; logs go to $OUT.
+# Usage: bash bench/reduce_gpu.sh SWEEP BUDGET_SECONDS   (SWEEP: defaults | grid | final)
+# BUILD (default build-gpu) and LOG2N (default 28: f32 2^28, f64 2^27) may be set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ -e .gpu/opencl-env.sh ] && . .gpu/opencl-env.sh
+b=${BUILD:-build-gpu}
+out=${OUT:-/tmp}
+sweep=${1:-defaults}
+budget=${2:-200}
+start=$SECONDS
+if [ "$sweep" != final ]; then
+  for t in test_norm test_dot; do
+    (cd $b/tests && timeout 60 ./$t) >"$out/$t.log" 2>&1
+    echo "$t: rc=$? $(tail -1 "$out/$t.log") ($((SECONDS - start)) s)"
+  done
+fi
+cases() {
+  local f32ps="1 2 3 2.5 2.7 inf"
+  echo "# defaults, f32 (n = 2^28) and f64 (n = 2^27)"
+  for t in f32 f64; do
+    for p in $f32ps; do echo "$t norm p=$p"; done
+    echo "$t dot"
+  done
+  echo "# plain sums, two passes"
+  for p in 1 2 3 2.5; do echo "f32 norm p=$p sum=plain"; done
+  echo "f32 dot sum=plain"
+  echo "f32 norm p=3 method=twopass"
+  echo "f64 norm p=3 method=twopass"
+  if [ "$sweep" = grid ]; then
+    echo "# grid: groups per CU x unroll x load width"
+    for c in "f32 norm p=3" "f32 dot" "f32 norm p=2" "f32 norm p=2.5" "f64 norm p=2.5" "f64 dot" \
+             "f32 norm p=1" "f32 norm p=inf" "f64 norm p=3" "f64 norm p=2"; do
+      for v in vector vector16; do
+        for g in 4 8 16 32; do
+          for u in 1 2 4; do echo "$c variant=$v groups=$g unroll=$u"; done
+        done
+      done
+    done
+    echo "# work-group size"
+    for c in "f32 norm p=3" "f32 dot" "f64 norm p=2.5"; do
+      for l in 128 512 1024; do echo "$c local=$l"; done
+    done
+  fi
+}
+cases >"$out/cases.txt"
+left=$((budget - (SECONDS - start)))
+bash bench/reduce_bench.sh $b --log2n ${LOG2N:-28} --repeat 10 --deadline $((left - 10)) \
+  <"$out/cases.txt" >"$out/bench.txt" 2>&1
+echo "bench rc=$? ($((SECONDS - start)) s)"
+cut -c1-160 "$out/bench.txt" | head -45
