@@ -25,7 +25,7 @@
 #include <clblast_c.h>
 #endif
 
-#define N_TILES 9
+#define N_TILES 10
 
 typedef struct opts {
     size_t sizes[32][3]; /* m, n, k */
@@ -58,7 +58,7 @@ static double median(double *v, int n) {
 
 static int parse(int argc, char **argv, opts *o) {
     static const char *const tn[N_TILES] = {"mwg", "nwg", "kwg",    "mdimc", "ndimc",
-                                            "vw",  "vwn", "ksplit", "stages"};
+                                            "vw",  "vwn", "ksplit", "stages", "wm"};
     memcpy(o->tile_names, tn, sizeof tn);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -12,6 +12,8 @@
  *   PADA, PADB     local padding in elements (multiples of VW and VWN)
  *   DB             1: two local buffers, the next slice fetched into registers while the current
  *                  one is multiplied (one barrier per slice); 0: one buffer, two barriers
+ *   WM             work-items along M in each group of 32 consecutive ones (a warp on NVIDIA);
+ *                  WM = MDIMC keeps the plain layout
  *   ALIGNED        1: M, the leading dimensions of A and C and their offsets are multiples of
  *                  VW, so A and C move as whole aligned vectors (NVIDIA splits an access it cannot
  *                  prove aligned into scalar ones); 0: unaligned vloads and element-wise edges
@@ -64,6 +66,9 @@
 #endif
 #ifndef ALIGNED
 #define ALIGNED 0
+#endif
+#ifndef WM
+#define WM MDIMC
 #endif
 
 #define WGS (MDIMC * NDIMC)
@@ -380,7 +385,16 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
     const ulong cstride) {
     __local vec_t Alm[NBUF * ABUF];
     __local bvec_t Blm[NBUF * BBUF];
-    const int lid0 = get_local_id(0), lid1 = get_local_id(1), lid = lid1 * MDIMC + lid0;
+    const int lid = (int)get_local_id(1) * MDIMC + (int)get_local_id(0);
+#if WM < MDIMC
+    /* Each group of 32 work-items (a warp) covers WM rows x 32/WM columns of the work-item
+     * grid, rather than MDIMC x 32/MDIMC: fewer distinct A vectors per local read. */
+    const int lane = lid % 32, warp = lid / 32;
+    const int lid0 = (warp % (MDIMC / WM)) * WM + lane % WM;
+    const int lid1 = (warp / (MDIMC / WM)) * (32 / WM) + lane / WM;
+#else
+    const int lid0 = (int)get_local_id(0), lid1 = (int)get_local_id(1);
+#endif
     const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
     const int split = (int)get_group_id(2);
     const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);

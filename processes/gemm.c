@@ -42,20 +42,22 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below
      * is taken as asked. */
     clip_gemm_fit(out, dev, t, 1, m, m, k, m, 0, 0, 0);
-    static const char *const names[] = {"mwg", "nwg", "kwg", "mdimc", "ndimc",
-                                        "vw",  "vwn", "ksplit", "stages"};
-    int *fields[] = {&out->mwg, &out->nwg, &out->kwg, &out->mdimc, &out->ndimc,
-                     &out->vw,  &out->vwn, &out->ksplit, &out->stages};
-    int overridden = 0, explicit_vwn = 0, explicit_stages = 0;
-    for (int i = 0; i < 9; i++) {
+    static const char *const names[] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc", "vw",
+                                        "vwn", "wm",  "ksplit", "stages"};
+    int *fields[] = {&out->mwg, &out->nwg, &out->kwg,    &out->mdimc,  &out->ndimc, &out->vw,
+                     &out->vwn, &out->wm,  &out->ksplit, &out->stages};
+    int overridden = 0, explicit_vwn = 0, explicit_stages = 0, explicit_wm = 0;
+    for (int i = 0; i < 10; i++) {
         long x = clip_proc_int(p, names[i]);
         if (x > 0) {
             *fields[i] = (int)x;
             overridden = 1;
             explicit_vwn |= i == 6;
-            explicit_stages |= i == 8;
+            explicit_wm |= i == 7;
+            explicit_stages |= i == 9;
         }
     }
+    if (overridden && !explicit_wm) out->wm = out->mdimc; /* the plain layout fits any shape */
     if (overridden && out->variant == CLIP_GEMM_TILED) {
         /* Fields left to default follow the explicit ones: the N vector narrows to the tile and
          * a tile too big for two local buffers gets one. */
@@ -84,9 +86,9 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     snprintf(buf, cap,
              "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVW=%d -DVWN=%d -DVWB=%d -DPADA=%d "
-             "-DPADB=%d -DDB=%d -DALIGNED=%d",
+             "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
-             q->stages > 1, q->aligned);
+             q->stages > 1, q->aligned, q->wm);
 }
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

@@ -31,6 +31,7 @@ typedef struct clip_gemm_params {
     int mdimc, ndimc;          /* work-group size; work-item tile = mwg/mdimc x nwg/ndimc */
     int vw;                    /* vector width along M (A and C) */
     int vwn;                   /* tiled: vector width of the local B reads along N */
+    int wm;                    /* tiled: work-items along M per 32 (a warp); mdimc = plain */
     int ksplit;                /* tiled: chunks of K run as separate work-groups, then summed */
     int stages;                /* tiled: local buffers, 2 = prefetch the next slice */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
@@ -57,7 +58,7 @@ void clip_gemm_fit(clip_gemm_params *prm, const clip_device_info *dev, clip_type
 int clip_gemm_check(const clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
                     char *why, size_t cap);
 
-/* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 ks 1 st 2" (direct and small stop after vw): the process
+/* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 wm 8 ks 1 st 2" (direct and small stop after vw): the process
  * variant string, the bench output and the tuning cache's value. */
 void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
 /* Reads clip_gemm_describe's text (the tuned fields only; the rest zero). 0 on success, -1 when
@@ -84,7 +85,7 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 10
+#define CLIP_GEMM_PARAM_COUNT 11
 #define CLIP_GEMM_PARAM_ROWS                                                                      \
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
@@ -96,6 +97,8 @@ int clip_gemm_is_2d(const clip_data *d);
         {"ndimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along N (0 = default)"},    \
         {"vw", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "vector width along M (0 = default)"},           \
         {"vwn", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "tiled: vector width along N (0 = default)"},   \
+        {"wm", CLIP_PARAM_INT, 0, 1, 0, 32, NULL,                                                  \
+         "tiled: work-items along M in each warp of 32 (0 = default)"},                           \
         {"ksplit", CLIP_PARAM_INT, 0, 1, 0, 256, NULL,                                             \
          "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
         {"stages", CLIP_PARAM_INT, 0, 1, 0, 2, NULL,                                               \

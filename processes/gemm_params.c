@@ -12,7 +12,7 @@
 #define CLIP_GEMM_SMALL_WORK (16.0 * 16.0 * 16.0)
 
 /* A K chunk shorter than this spends more on its partial product's store and sum than it saves. */
-#define CLIP_GEMM_MIN_CHUNK 256
+#define CLIP_GEMM_MIN_CHUNK 64
 
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
@@ -31,6 +31,7 @@ static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg
     o->mdimc = mdimc;
     o->ndimc = ndimc;
     o->vw = vw;
+    o->wm = mdimc;
     o->vwn = o->vwb = o->ksplit = o->stages = 1;
 }
 
@@ -54,19 +55,22 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
     if (local_bytes(o, t) > dev->local_mem) o->stages = 1;
 }
 
-/* The GPU ladder, largest work-group tile first: {work-group, work-item tile, K slice}. */
+/* The GPU ladder, largest work-group tile first: {work-group, work-item tile, K slice}. Measured on
+ * an H100 (bench/GEMM.md): 8x8 work-item tiles on 16x8 work-groups for large real products, 4x8
+ * complex ones, and small tiles with long K slices for the thin products of CNN layers. */
 typedef struct rung {
     int wm, wn, whi, wni, kwg;
 } rung;
-static const rung ladder4[] = {{16, 16, 8, 8, 16}, {16, 16, 8, 4, 16}, {16, 16, 4, 4, 16}, {8, 8, 4, 4, 16}};
-static const rung ladder8[] = {{16, 16, 8, 4, 8}, {16, 16, 4, 4, 16}, {8, 8, 4, 4, 16}};
+static const rung ladder4[] = {{16, 8, 8, 8, 8}, {16, 16, 4, 4, 16}, {8, 8, 8, 4, 32}, {8, 8, 4, 4, 16}};
+static const rung ladder8[] = {{16, 8, 4, 8, 8}, {16, 8, 4, 4, 16}, {8, 8, 4, 4, 16}};
 static const rung ladder16[] = {{16, 16, 4, 4, 8}, {8, 8, 4, 4, 8}};
 
-/* Splits of K that bring a grid of `groups` work-groups up to two per compute unit, keeping
- * chunks of at least CLIP_GEMM_MIN_CHUNK. */
+/* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short
+ * products are latency-bound: more work-groups in flight hide it), keeping chunks of at least
+ * CLIP_GEMM_MIN_CHUNK. */
 static int split_for(const clip_device_info *dev, size_t groups, size_t k) {
-    size_t want = 2 * (size_t)(dev->compute_units ? dev->compute_units : 1);
-    if (groups >= want / 2) return 1;
+    size_t cus = dev->compute_units ? dev->compute_units : 1, want = 4 * cus;
+    if (groups >= cus) return 1;
     size_t ks = (want + groups - 1) / groups, most = k / CLIP_GEMM_MIN_CHUNK;
     if (ks > most) ks = most;
     if (ks > 64) ks = 64;
@@ -102,15 +106,27 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
         tiled_set(out, t, dev, d, d, wi, wi, esize == 16 ? 8 : 16);
         while (out->kwg > 1 && local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
     } else {
-        /* GPUs: the largest tile that still gives every compute unit a work-group; below that the
-         * smallest, with K split to fill the device. */
+        /* GPUs: the largest tile that gives every compute unit a work-group without computing
+         * much outside C; failing that the next-to-smallest with K split to fill the device, or,
+         * where K is too short to split, the smallest. */
         const rung *r = esize == 4 ? ladder4 : esize == 8 ? ladder8 : ladder16;
-        int count = esize == 4 ? 4 : esize == 8 ? 3 : 2;
-        for (int i = 0; i < count; i++) {
+        int count = esize == 4 ? 4 : esize == 8 ? 3 : 2, i = 0;
+        for (; i < count; i++) {
             tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
-            if (groups_of(out, m, n) >= dev->compute_units) break;
+            size_t g = groups_of(out, m, n);
+            if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
+                break;
         }
-        out->ksplit = split_for(dev, groups_of(out, m, n), k);
+        if (i == count) {
+            i = count > 1 ? count - 2 : 0;
+            tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+            out->ksplit = split_for(dev, groups_of(out, m, n), k);
+            if (out->ksplit == 1) {
+                i = count - 1;
+                tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+                out->ksplit = split_for(dev, groups_of(out, m, n), k);
+            }
+        }
     }
     clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
 }
@@ -146,7 +162,8 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                     size_t cap) {
     const int cpx = clip_type_is_complex(t) ? 2 : 1, tiled = p->variant == CLIP_GEMM_TILED;
     if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->vw < 1 ||
-        p->vwn < 1 || p->vwb < 1 || p->ksplit < 1 || p->stages < 1 || p->pada < 0 || p->padb < 0) {
+        p->vwn < 1 || p->vwb < 1 || p->wm < 1 || p->ksplit < 1 || p->stages < 1 || p->pada < 0 ||
+        p->padb < 0) {
         snprintf(why, cap, "every tile size must be positive");
         return -1;
     }
@@ -155,8 +172,15 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                  p->vw, clip_type_name(t), cpx);
         return -1;
     }
-    if (!tiled && (p->vwn != 1 || p->ksplit != 1 || p->stages != 1)) {
-        snprintf(why, cap, "vwn, ksplit and stages apply to the tiled variant only");
+    if (!tiled && (p->vwn != 1 || p->ksplit != 1 || p->stages != 1 || p->wm != p->mdimc)) {
+        snprintf(why, cap, "vwn, wm, ksplit and stages apply to the tiled variant only");
+        return -1;
+    }
+    if (tiled && p->wm != p->mdimc &&
+        (p->wm > p->mdimc || p->mdimc % p->wm || 32 % p->wm || p->ndimc % (32 / p->wm) ||
+         (p->mdimc * p->ndimc) % 32)) {
+        snprintf(why, cap, "wm %d: must divide mdimc %d and 32, with ndimc a multiple of %d", p->wm,
+                 p->mdimc, 32 / p->wm);
         return -1;
     }
     if (tiled && (!pow2_ok(p->vwn, cpx) || !pow2_ok(p->vwb, cpx))) {
@@ -211,7 +235,8 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
                      p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vw);
     if (n < 0 || (size_t)n >= cap) return;
     if (p->variant == CLIP_GEMM_TILED)
-        n += snprintf(buf + n, cap - (size_t)n, " vwn %d ks %d st %d", p->vwn, p->ksplit, p->stages);
+        n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm, p->ksplit,
+                      p->stages);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
 }
 
@@ -227,10 +252,12 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
     if (!clip_gemm_variant_names[v]) return -1;
     p->variant = (clip_gemm_variant)v;
     p->vwn = p->vwb = p->ksplit = p->stages = 1;
+    p->wm = p->mdimc;
     const char *rest = text + used;
     if (p->variant == CLIP_GEMM_TILED) {
         used = 0;
-        if (sscanf(rest, " vwn %d ks %d st %d%n", &p->vwn, &p->ksplit, &p->stages, &used) != 3)
+        if (sscanf(rest, " vwn %d wm %d ks %d st %d%n", &p->vwn, &p->wm, &p->ksplit, &p->stages,
+                   &used) != 4)
             return -1;
         rest += used;
     }
@@ -258,7 +285,8 @@ static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip
                     size_t n) {
     int wi = c->mwg / c->mdimc, wj = c->nwg / c->ndimc, wgs = c->mdimc * c->ndimc;
     int acc = wi * wj * (clip_type_is_complex(t) ? 2 : 1) * (clip_type_is_double(t) ? 2 : 1);
-    double f = acc >= 128 ? 0.8 : acc >= 64 ? 1.0 : acc >= 32 ? 0.85 : 0.6;
+    double f = acc >= 128 ? 0.95 : acc >= 64 ? 1.0 : acc >= 32 ? 0.85 : 0.6;
+    if (c->wm < c->mdimc && c->wm < 8) f *= 0.98;
     f *= wgs >= 256 ? 1.0 : wgs >= 128 ? 0.95 : 0.85;
     f *= c->kwg == 16 ? 1.0 : c->kwg == 8 ? 0.96 : 0.93;
     if (c->stages < 2) f *= 0.92;
@@ -277,17 +305,19 @@ static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip
 typedef struct scored {
     clip_gemm_params p;
     double score;
+    int order; /* ties keep the order of generation */
 } scored;
 
 static int by_score(const void *a, const void *b) {
-    double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
-    return (x < y) - (x > y);
+    const scored *x = a, *y = b;
+    if (x->score != y->score) return (x->score < y->score) - (x->score > y->score);
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
     return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
            a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
-           a->ksplit == b->ksplit && a->stages == b->stages;
+           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages;
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */
@@ -300,12 +330,13 @@ static int add_candidate(scored *all, int n, int cap, clip_gemm_params c, const 
         if (same_set(&all[i].p, &c)) return n;
     all[n].p = c;
     all[n].score = prior(&c, dev, t, m, nn);
+    all[n].order = n;
     return n + 1;
 }
 
 int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, size_t n, size_t k,
                          clip_gemm_params *out, int cap) {
-    enum { MAXC = 512 };
+    enum { MAXC = 1024 };
     scored *all = malloc(MAXC * sizeof *all);
     if (!all || cap < 1) {
         free(all);
@@ -341,7 +372,11 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
                         clip_gemm_params q;
                         tiled_set(&q, t, dev, wgs[w][0], wgs[w][1], tiles[a], tiles[b], kwgs[kw]);
                         q.ksplit = split_for(dev, groups_of(&q, m, n), k);
-                        count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                        /* The plain warp layout, then 8 and 4 work-items along M per warp. */
+                        for (int wm = q.mdimc; wm >= 4; wm = wm > 8 ? 8 : wm / 2) {
+                            q.wm = wm;
+                            count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                        }
                     }
     }
     if (count > 1) qsort(all + 1, (size_t)count - 1, sizeof *all, by_score);

@@ -5,14 +5,14 @@
 #include "../processes/gemm.h"
 
 /* Tile overrides in gemm.h's order (0 = default). */
-#define N_TILES 9
+#define N_TILES 10
 typedef struct tiles {
     const char *variant;
     long t[N_TILES];
 } tiles;
 
 static const char *const tile_names[N_TILES] = {"mwg", "nwg",   "kwg", "mdimc", "ndimc",
-                                                "vw",  "vwn", "ksplit", "stages"};
+                                                "vw",  "vwn", "ksplit", "stages", "wm"};
 
 /* Runs matmul on a and b; returns the output (the caller destroys it) or NULL with *st set. */
 static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
@@ -89,6 +89,9 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
         {"tiled", {32, 16, 8, 4, 4, 4, 2, 3, 2}},
         {"tiled", {16, 32, 4, 4, 4, 2, 4, 2, 1}},
         {"tiled", {64, 64, 16, 16, 16, 4, 4, 1, 2}},
+        /* Warps of 8x4 work-items (wm 8) on a 16x8 work-group, plain and split. */
+        {"tiled", {64, 32, 8, 16, 8, 2, 2, 1, 2, 8}},
+        {"tiled", {32, 32, 8, 8, 8, 4, 2, 2, 2, 4}},
         {"direct", {8, 3, 5, 1, 1, 4}},
         {"direct", {16, 6, 3, 2, 3, 2}},
         {"small", {4, 4, 2, 4, 4, 1}},
@@ -435,6 +438,9 @@ static void test_cli(clip_app *app, unsigned long long *seed) {
     snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --ksplit 2 --variant direct 2>mm_err.txt", a_path, b_path);
     CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "apply to the tiled variant only"));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --variant tiled --mdimc 8 --wm 3 2>mm_err.txt", a_path, b_path);
+    CHECK(gt_system(cmd) != 0);
+    CHECK(gt_file_has("mm_err.txt", "wm 3: must divide mdimc 8 and 32"));
     clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(x), clip_data_destroy(y);
     gt_free(&A), gt_free(&B), gt_free(&Ap), gt_free(&R), gt_free(&bound);
 }
