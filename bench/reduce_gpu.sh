@@ -18,10 +18,9 @@ if [ "$sweep" != final ]; then
   done
 fi
 cases() {
-  local f32ps="1 2 3 2.5 2.7 inf"
   echo "# defaults, f32 (n = 2^28) and f64 (n = 2^27)"
   for t in f32 f64; do
-    for p in $f32ps; do echo "$t norm p=$p"; done
+    for p in 1 2 3 2.5 2.7 inf; do echo "$t norm p=$p"; done
     echo "$t dot"
   done
   echo "# plain sums, two passes"
@@ -43,11 +42,33 @@ cases() {
     for c in "f32 norm p=3" "f32 dot" "f64 norm p=2.5"; do
       for l in 128 512 1024; do echo "$c local=$l"; done
     done
+  else
+    echo "# around the defaults (groups 4, unroll 4, vector)"
+    for c in "f32 norm p=2" "f32 norm p=3" "f32 norm p=2.5" "f32 norm p=2.7" "f32 dot" \
+             "f64 norm p=2" "f64 norm p=3" "f64 norm p=2.5" "f64 norm p=2.7" "f64 dot"; do
+      for gu in "2 4" "8 4" "4 2" "4 8"; do
+        set -- $gu
+        echo "$c groups=$1 unroll=$2"
+      done
+    done
   fi
 }
 cases >"$out/cases.txt"
 left=$((budget - (SECONDS - start)))
+[ "$sweep" = final ] && left=$((left - 60))
 bash bench/reduce_bench.sh $b --log2n ${LOG2N:-28} --repeat 10 --deadline $((left - 10)) \
   <"$out/cases.txt" >"$out/bench.txt" 2>&1
 echo "bench rc=$? ($((SECONDS - start)) s)"
-cut -c1-160 "$out/bench.txt" | head -45
+cut -c1-160 "$out/bench.txt" | head -36
+if [ "$sweep" = final ]; then
+  # The lead's own commands: `clip bench` (host data, a fresh app each).
+  n=$((1 << ${LOG2N:-28})); n2=$((n / 2))
+  for c in "norm ${n}x1 --p 1" "norm ${n}x1 --p 2" "norm ${n}x1 --p 3" "norm ${n}x1 --p 2.5" \
+           "norm ${n}x1 --p inf" "dot ${n}x1 ${n}x1" \
+           "norm ${n2}x1 --type f64 --p 2" "norm ${n2}x1 --type f64 --p 3" \
+           "norm ${n2}x1 --type f64 --p 2.5" "dot ${n2}x1 ${n2}x1 --type f64"; do
+    [ $((SECONDS - start)) -gt $((budget - 8)) ] && { echo "skipped: clip bench $c"; continue; }
+    echo "\$ ./$b/clip bench $c --repeat 10"
+    timeout 20 ./$b/clip bench $c --repeat 10
+  done 2>&1 | tee "$out/clip_bench.txt"
+fi

@@ -27,17 +27,23 @@ typedef struct reduce_geom {
     cl_uint tail;   /* scalars after the last full load (< vec) */
 } reduce_geom;
 
-/* Work-groups per compute unit in stage 1. On GPUs enough to fill every multiprocessor (8 of
- * 256 items is 2048 threads, an H100 SM's maximum) so that loads in flight hide latency; on CPUs
- * a few per core balance the cores. Either way stage 2 reads at most ~1000 partials. */
+/* Work-groups per compute unit in stage 1. On GPUs 4 of 256 items (1024 threads of an H100
+ * SM's 2048), all resident at once even for the heavier kernels (Blue's sum of squares, the
+ * one-pass p-norm, doubles), each with UNROLL loads in flight; more groups measured no faster
+ * and fell into a second partial wave where registers ran short (H100 sweep in
+ * bench/REDUCTIONS.md). On CPUs a few per core balance the cores. Either way stage 2 reads at
+ * most ~1000 partials. */
 static inline size_t reduce_groups_per_cu(const clip_device_info *dev) {
-    return dev->type == CLIP_DEVICE_GPU ? 8 : 4;
+    (void)dev;
+    return 4;
 }
 
 /* Loads per work-item issued before any is used. GPUs need many bytes in flight per
- * multiprocessor to reach peak bandwidth; CPUs already stream one wide load per step. */
+ * multiprocessor to reach peak bandwidth: 4 lifted the compute-heavier kernels (p = 3, 2.5,
+ * doubles) from 2.2-2.5 to 2.75-3.0 TB/s on the H100. CPUs already stream one wide load per
+ * step. */
 static inline unsigned reduce_unroll(const clip_device_info *dev) {
-    return dev->type == CLIP_DEVICE_GPU ? 2 : 1;
+    return dev->type == CLIP_DEVICE_GPU ? 4 : 1;
 }
 
 /* The stage work-group size. GPUs: 256 where the device allows it (else its largest power of
@@ -132,9 +138,9 @@ static inline int reduce_compensated(const clip_process *p, int dbl) {
     {"sum", CLIP_PARAM_CHOICE, 0, 0, 0, 0, reduce_sum_choices,                                 \
      "single-precision sums: compensated (auto) or plain; double sums are plain"},             \
     {"groups", CLIP_PARAM_INT, 0, 1, 0, 64, NULL,                                              \
-     "stage-1 work-groups per compute unit; 0: auto (8 on GPUs, 4 on CPUs)"},                  \
+     "stage-1 work-groups per compute unit; 0: auto (4)"},                                     \
     {"unroll", CLIP_PARAM_INT, 0, 1, 0, 8, NULL,                                               \
-     "vector loads in flight per work-item; 0: auto (2 on GPUs, 1 on CPUs)"},                  \
+     "vector loads in flight per work-item; 0: auto (4 on GPUs, 1 on CPUs)"},                  \
     {"local", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL,                                             \
      "work-group size, a power of two; 0: auto (256 on GPUs, 1 on CPUs)"}
 /* clang-format on */
