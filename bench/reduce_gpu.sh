@@ -2,7 +2,7 @@
 # The reductions' GPU batch (after scripts/gpu-build.sh): unit tests of norm and dot, then
 # bench/reduce_bench over the cases of a sweep, within a time budget; logs go to $OUT.
 # Usage: bash bench/reduce_gpu.sh SWEEP BUDGET_SECONDS   (SWEEP: defaults | grid | final)
-# BUILD (default build-gpu) and LOG2N (default 28: f32 2^28, f64 2^27) may be set.
+# BUILD (default build-gpu), LOG2N (default 28: f32 2^28, f64 2^27) and SKIP_TESTS may be set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -e .gpu/opencl-env.sh ] && . .gpu/opencl-env.sh
@@ -11,7 +11,7 @@ out=${OUT:-/tmp}
 sweep=${1:-defaults}
 budget=${2:-200}
 start=$SECONDS
-if [ "$sweep" != final ]; then
+if [ -z "${SKIP_TESTS:-}" ]; then
   for t in test_norm test_dot; do
     (cd $b/tests && timeout 60 ./$t) >"$out/$t.log" 2>&1
     echo "$t: rc=$? $(tail -1 "$out/$t.log") ($((SECONDS - start)) s)"
