@@ -1,21 +1,32 @@
 /* conv2: MATLAB conv2(A, K, shape), filter2/imfilter correlation and imfilter's padding, on every
  * 2-D slice of A (column-major: dims[0] = rows, the fastest dimension).
  *
- * Both kernels compute, for output (i, j) of a slice,
+ * The direct kernels compute, for output (i, j) of a slice,
  *     C(i, j) = sum_{k, l} Aext(i + oi - (KR-1) + k, j + oj - (KC-1) + l) * F(k, l)
  * where F is K in correlation orientation (K itself when correlating, rot90(K, 2) when
  * convolving), (oi, oj) the offset of the shape inside the full result (full: 0, same:
  * floor(size(K)/2), valid: size(K)-1) and Aext A extended by the padding rule, so one loop serves
- * every shape, pad mode and orientation.
+ * every shape, pad mode and orientation. The separable path (processes/conv2_sep.c) runs two of
+ * them with a column and a row filter; the FFT path (processes/conv2_fft.c) uses the gather,
+ * spectrum product and crop kernels at the end of this file.
  *
- * Compile-time options (chosen by processes/conv2.c; one program holds both kernels):
+ * Compile-time options (chosen by processes/conv2*.c; each program holds one kernel, so a build
+ * compiles only what it launches):
+ *   KERNEL         1 conv2_local, 2 conv2_global, 3 conv2_block, 4 conv2_cols, 5 conv2_kinfo,
+ *                  6 the FFT helpers
  *   PAD            0 zero, 1 replicate, 2 symmetric, 3 circular (imfilter's boundary options)
- *   LWX, LWY, LR   conv2_local: work-group of LWX work-items down the rows (coalesced) by LWY
- *                  across, each computing LR outputs along its row
- *   GWX, GWY, GR   conv2_global: the same for the global kernel, whose work-items each take
- *   VW             VW consecutive rows as one vector (VW > 1 only for real types)
- *   KR, KC         filter size when small (loops unroll and the branches on l fold away);
- *                  without them the sizes are the run-time arguments kr, kc
+ *   WX, WY         work-group: WX work-items down the rows (coalesced) by WY across
+ *   RI, RJ         outputs per work-item: RI rows by RJ columns (meaning per kernel below)
+ *   VW             conv2_global: rows per work-item as one vector (VW > 1 only for real types)
+ *   KR, KC         filter size when compiled in (loops unroll, branches on l fold away, the
+ *                  filter sits in registers); without them the sizes are the arguments kr, kc
+ *
+ * Zero padding and non-finite filters. MATLAB's conv2 sums only where K overlaps A, so an Inf in
+ * K never meets the zero padding; multiplying a staged zero by it would give NaN. conv2_kinfo
+ * flags a non-finite K; where the flag is set (kinfo[1] != 0) and `skipz` says that zero padding
+ * can be read, the work-groups (or work-items) whose window reaches into the padding compute
+ * their outputs by conv_skip, which loops over the overlap only. Inner tiles, and every tile of
+ * a finite K, take the fast path: the check is one uniform branch per group.
  */
 
 #if CLIP_COMPLEX
@@ -75,6 +86,158 @@ inline elem_t div_sum(elem_t v, elem_t s) {
 #endif
 }
 
+/* The group's (row block, column block, slice) for blocks of ROWS x COLS outputs: groups are
+ * enumerated along dimension 0 only, because some devices cap the number of groups in
+ * dimensions 1 and 2 (65535). */
+#define GROUP_COORDS(ROWS, COLS)                    \
+    int g_ = (int)get_group_id(0);                  \
+    const int gx = g_ % ngx;                        \
+    g_ /= ngx;                                      \
+    const int gy = g_ % ngy;                        \
+    const long slice = g_ / ngy;                    \
+    const int i0 = gx * (ROWS), j0 = gy * (COLS);   \
+    A += slice * (long)ma * na;                     \
+    C += slice * (long)mo * no
+
+/* kinfo: sum(K(:)) then the non-finite flag (conv2_kinfo), or NULL when neither normalize nor
+ * skipz needs it. gate: when not NULL, the launch does nothing unless gate[0] is non-zero (the
+ * FFT path's exact fallback for non-finite data, decided on the device). Kernels with barriers
+ * take these uniform decisions without returning before a barrier (PoCL's work-group compiler
+ * corrupts memory on such early returns). */
+#define CONV2_ARGS                                                                              \
+    __global const elem_t *restrict A, __global const elem_t *restrict K,                      \
+        __global elem_t *restrict C, __global const elem_t *restrict kinfo,                    \
+        __global const int *restrict gate, const int ma, const int na, const int mo,           \
+        const int no, const int oi, const int oj, const int kr, const int kc, const int corr,  \
+        const int normalize, const int skipz, const int ngx, const int ngy
+
+#define GATE_OFF (gate && gate[0] == 0)
+
+/* F(k, l) read from K in global memory: rot90(K, 2) of a column-major array is the array
+ * reversed. */
+#define FGLOBAL(k, l) K[corr ? (k) + (l) * KR_ : KR_ * KC_ - 1 - ((k) + (l) * KR_)]
+
+/* Whether the filter is non-finite and zero padding can be read: then windows that reach into
+ * the padding go through conv_skip. */
+#define SKIP_ACTIVE (PAD == 0 && skipz && kinfo && kinfo_flag(kinfo))
+
+inline int kinfo_flag(__global const elem_t *kinfo) {
+#if CLIP_COMPLEX
+    return kinfo[1].x != 0;
+#else
+    return kinfo[1] != 0;
+#endif
+}
+
+/* One output by MATLAB's definition: the sum over the taps where K overlaps A, never touching
+ * the zero padding (PAD == 0 only; other pads have no zeros to skip). */
+inline elem_t conv_skip(__global const elem_t *A, __global const elem_t *K, int i, int j, int ma,
+                        int na, int oi, int oj, int kr, int kc, int corr) {
+    const int r = i + oi - (KR_ - 1), c = j + oj - (KC_ - 1);
+    const int k0 = max(0, -r), k1 = min(KR_, ma - r), l0 = max(0, -c), l1 = min(KC_, na - c);
+    elem_t acc = ZERO;
+    for (int l = l0; l < l1; l++)
+        for (int k = k0; k < k1; k++) MAC(acc, A[(c + l) * (long)ma + r + k], FGLOBAL(k, l));
+    return acc;
+}
+
+inline void store_out(__global elem_t *C, int i, int j, int mo, elem_t v, int normalize,
+                      __global const elem_t *kinfo) {
+    C[j * (long)mo + i] = normalize ? div_sum(v, kinfo[0]) : v;
+}
+
+/* Outputs rows i0 + lx + r*rs (r < nr) by columns jb + q (q < nq) through conv_skip. */
+#define SKIP_OUTPUTS(IB, RS, NR, JB, NQ)                                                      \
+    for (int r_ = 0; r_ < (NR); r_++)                                                         \
+        for (int q_ = 0; q_ < (NQ); q_++) {                                                   \
+            const int i_ = (IB) + r_ * (RS), j_ = (JB) + q_;                                  \
+            if (i_ < mo && j_ < no)                                                           \
+                store_out(C, i_, j_, mo, conv_skip(A, K, i_, j_, ma, na, oi, oj, kr, kc, corr), \
+                          normalize, kinfo);                                                  \
+        }
+
+/* Stages the (th x tw) image window from (r0, c0) of the padded A into `tile` (column-major,
+ * leading dimension th), zeros past column `cols`. Consecutive work-items read consecutive rows. */
+inline void stage_tile(__local elem_t *tile, __global const elem_t *A, int r0, int c0, int th,
+                       int tw, int cols, int ma, int na, int lid, int nthreads) {
+    for (int e = lid; e < th * tw; e += nthreads) {
+        const int rr = e % th, cc = e / th;
+        const int gr = pad_map(r0 + rr, ma), gc = pad_map(c0 + cc, na);
+        tile[e] = (gr < 0 || gc < 0 || cc >= cols) ? ZERO : A[gc * (long)ma + gr];
+    }
+}
+
+#if KERNEL == 1
+/* conv2_local: the group's image tile plus halo and the filter are staged in local memory once,
+ * then each work-item slides along its row computing RJ outputs: every tile value it loads feeds
+ * up to RJ accumulators held in registers. */
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
+    CONV2_ARGS, __local elem_t *tile) {
+    GROUP_COORDS(WX, WY * RJ);
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
+    const int th = WX + KR_ - 1, halo = WY * RJ + KC_ - 1, nk = KR_ * KC_;
+#ifdef KR
+    const int tw = halo;
+#else
+    /* The chunked loop below reads whole chunks of RJ columns past the halo (never using them). */
+    const int tw = WY * RJ + (KC_ + RJ - 1) / RJ * RJ;
+#endif
+    const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
+    const int off = GATE_OFF;
+    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na);
+    __local elem_t *fl = tile + th * tw;
+    if (!off && !slow) {
+        stage_tile(tile, A, r0, c0, th, tw, halo, ma, na, lid, WX * WY);
+        for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (off) return;
+    if (slow) {
+        SKIP_OUTPUTS(i0 + lx, 1, 1, j0 + ly * RJ, RJ);
+        return;
+    }
+
+    elem_t acc[RJ];
+    _Pragma("unroll") for (int r = 0; r < RJ; r++) acc[r] = ZERO;
+    __local const elem_t *t = tile + ly * RJ * th + lx;
+#ifdef KR
+    UNROLL for (int k = 0; k < KR_; k++) {
+        UNROLL for (int c = 0; c < RJ + KC_ - 1; c++) {
+            const elem_t v = t[c * th + k];
+            _Pragma("unroll") for (int r = 0; r < RJ; r++) {
+                const int l = c - r;
+                if (l >= 0 && l < KC_) MAC(acc[r], v, fl[k + l * KR_]);
+            }
+        }
+    }
+#else
+    /* Run-time sizes: filter columns in chunks of RJ over a window of 2*RJ tile values in
+     * registers, so RJ tile and RJ filter loads feed RJ*RJ multiply-adds. Columns past the
+     * filter are skipped, never multiplied by zero (that would turn an Inf into a NaN). */
+    for (int k = 0; k < kr; k++) {
+        __local const elem_t *row = t + k;
+        elem_t w[2 * RJ];
+        _Pragma("unroll") for (int q = 0; q < RJ; q++) w[q] = row[q * th];
+        for (int l0 = 0; l0 < kc; l0 += RJ) {
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) w[RJ + q] = row[(l0 + RJ + q) * th];
+            _Pragma("unroll") for (int dl = 0; dl < RJ; dl++) {
+                if (l0 + dl >= kc) break;
+                const elem_t f = fl[k + (l0 + dl) * kr];
+                _Pragma("unroll") for (int r = 0; r < RJ; r++) MAC(acc[r], w[dl + r], f);
+            }
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) w[q] = w[RJ + q];
+        }
+    }
+#endif
+    const int i = i0 + lx, jb = j0 + ly * RJ;
+    if (i >= mo) return;
+    /* Loops over acc[] unroll fully so that it stays in registers. */
+    _Pragma("unroll") for (int r = 0; r < RJ; r++)
+        if (jb + r < no) store_out(C, i, jb + r, mo, acc[r], normalize, kinfo);
+}
+#endif
+
+#if KERNEL == 2
 /* vec_t: VW consecutive rows of one column. */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -101,91 +264,6 @@ typedef CAT(float, VW) vec_t;
 #define VDIV(v, s) ((v) / (s))
 #endif
 
-/* The group's (row block, column block, slice) for blocks of ROWS x COLS outputs: groups are
- * enumerated along dimension 0 only, because some devices cap the number of groups in
- * dimensions 1 and 2 (65535). */
-#define GROUP_COORDS(ROWS, COLS)                    \
-    int g_ = (int)get_group_id(0);                  \
-    const int gx = g_ % ngx;                        \
-    g_ /= ngx;                                      \
-    const int gy = g_ % ngy;                        \
-    const long slice = g_ / ngy;                    \
-    const int i0 = gx * (ROWS), j0 = gy * (COLS);   \
-    A += slice * (long)ma * na;                     \
-    C += slice * (long)mo * no
-
-#define CONV2_ARGS                                                                              \
-    __global const elem_t *restrict A, __global const elem_t *restrict K,                      \
-        __global elem_t *restrict C, __global const elem_t *restrict ksum, const int ma,        \
-        const int na, const int mo, const int no, const int oi, const int oj, const int kr,     \
-        const int kc, const int corr, const int normalize, const int ngx, const int ngy
-
-/* The image tile the group needs (its outputs plus the filter's halo) and the filter are staged
- * in local memory once, then each work-item slides along its row: every tile value it loads
- * feeds up to LR accumulators held in registers. Tile loads run down the columns, so
- * consecutive work-items read consecutive addresses. */
-__kernel __attribute__((reqd_work_group_size(LWX, LWY, 1))) void conv2_local(
-    CONV2_ARGS, __local elem_t *tile) {
-    GROUP_COORDS(LWX, LWY * LR);
-    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * LWX + lx;
-    const int th = LWX + KR_ - 1, halo = LWY * LR + KC_ - 1, nk = KR_ * KC_;
-#ifdef KR
-    const int tw = halo;
-#else
-    /* The chunked loop below reads whole chunks of LR columns past the halo (never using them). */
-    const int tw = LWY * LR + (KC_ + LR - 1) / LR * LR;
-#endif
-    __local elem_t *fl = tile + th * tw;
-    const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
-    for (int e = lid; e < th * tw; e += LWX * LWY) {
-        const int rr = e % th, cc = e / th;
-        const int gr = pad_map(r0 + rr, ma), gc = pad_map(c0 + cc, na);
-        tile[e] = (gr < 0 || gc < 0 || cc >= halo) ? ZERO : A[gc * (long)ma + gr];
-    }
-    /* rot90(K, 2) of a column-major KR x KC array is the array reversed. */
-    for (int e = lid; e < nk; e += LWX * LWY) fl[e] = K[corr ? e : nk - 1 - e];
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    elem_t acc[LR];
-    _Pragma("unroll") for (int r = 0; r < LR; r++) acc[r] = ZERO;
-    __local const elem_t *t = tile + ly * LR * th + lx;
-#ifdef KR
-    UNROLL for (int k = 0; k < KR_; k++) {
-        UNROLL for (int c = 0; c < LR + KC_ - 1; c++) {
-            const elem_t v = t[c * th + k];
-            _Pragma("unroll") for (int r = 0; r < LR; r++) {
-                const int l = c - r;
-                if (l >= 0 && l < KC_) MAC(acc[r], v, fl[k + l * KR_]);
-            }
-        }
-    }
-#else
-    /* Run-time sizes: filter columns in chunks of LR over a window of 2*LR tile values in
-     * registers, so LR tile and LR filter loads feed LR*LR multiply-adds. Columns past the
-     * filter are skipped, never multiplied by zero (that would turn an Inf into a NaN). */
-    for (int k = 0; k < kr; k++) {
-        __local const elem_t *row = t + k;
-        elem_t w[2 * LR];
-        _Pragma("unroll") for (int q = 0; q < LR; q++) w[q] = row[q * th];
-        for (int l0 = 0; l0 < kc; l0 += LR) {
-            _Pragma("unroll") for (int q = 0; q < LR; q++) w[LR + q] = row[(l0 + LR + q) * th];
-            _Pragma("unroll") for (int dl = 0; dl < LR; dl++) {
-                if (l0 + dl >= kc) break;
-                const elem_t f = fl[k + (l0 + dl) * kr];
-                _Pragma("unroll") for (int r = 0; r < LR; r++) MAC(acc[r], w[dl + r], f);
-            }
-            _Pragma("unroll") for (int q = 0; q < LR; q++) w[q] = w[LR + q];
-        }
-    }
-#endif
-    const int i = i0 + lx, jb = j0 + ly * LR;
-    if (i >= mo) return;
-    const elem_t s = normalize ? ksum[0] : ZERO;
-    /* Loops over acc[] unroll fully so that it stays in registers. */
-    _Pragma("unroll") for (int r = 0; r < LR; r++)
-        if (jb + r < no) C[(jb + r) * (long)mo + i] = normalize ? div_sum(acc[r], s) : acc[r];
-}
-
 /* VW rows of column gc of A from row r on (zeros where the column is padding), as one vector
  * load when all of them lie inside A (`inside`), else element by element through the pad map. */
 inline vec_t load_rows(__global const elem_t *A, int gc, int r, int ma, int inside) {
@@ -200,65 +278,69 @@ inline vec_t load_rows(__global const elem_t *A, int gc, int r, int ma, int insi
     return VLOAD(t);
 }
 
-/* No staging: each work-item reads its window of A through the caches with the pad mapping, VW
- * rows at a time as one vector where those rows lie inside A, and the filter from global memory
- * (uniform across the group). Used for filters whose tile does not fit local memory, and on
- * CPUs, where local memory is ordinary memory and explicit vectors give the SIMD that PoCL does
- * not get from work-item loops wrapped around inner loops. */
+/* conv2_global: no staging. Each work-item reads its window of A through the caches with the pad
+ * mapping, VW rows at a time as one vector where those rows lie inside A, and the filter from
+ * global memory (uniform across the group), computing VW rows by RJ columns. Used for filters
+ * whose tile does not fit local memory, and on CPUs, where local memory is ordinary memory and
+ * explicit vectors give the SIMD that PoCL does not get from work-item loops wrapped around
+ * inner loops. */
 __kernel void conv2_global(CONV2_ARGS) {
-    GROUP_COORDS(GWX * VW, GWY * GR);
+    if (GATE_OFF) return;
+    GROUP_COORDS(WX * VW, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-    const int i = i0 + lx * VW, jb = j0 + ly * GR;
+    const int i = i0 + lx * VW, jb = j0 + ly * RJ;
     if (i >= mo || jb >= no) return;
-    const int nk = KR_ * KC_;
+    const int rb = i + oi - (KR_ - 1), cb = jb + oj - (KC_ - 1);
+    if (SKIP_ACTIVE && (rb < 0 || rb + VW + KR_ - 1 > ma || cb < 0 || cb + RJ + KC_ - 1 > na)) {
+        SKIP_OUTPUTS(i, 1, VW, jb, RJ);
+        return;
+    }
 #ifdef KR
     /* The filter in correlation orientation, indexed by constants once the loops unroll. */
     elem_t f[KR * KC];
-    UNROLL for (int e = 0; e < nk; e++) f[e] = K[corr ? e : nk - 1 - e];
+    UNROLL for (int e = 0; e < KR * KC; e++) f[e] = K[corr ? e : KR * KC - 1 - e];
 #define FILT(k, l) f[(k) + (l) * KR]
 #else
-    const int fb = corr ? 0 : nk - 1, fs = corr ? 1 : -1;
-#define FILT(k, l) K[fb + fs * ((k) + (l) * kr)]
+#define FILT(k, l) FGLOBAL(k, l)
 #endif
-    const int rb = i + oi - (KR_ - 1), cb = jb + oj - (KC_ - 1);
     const int inside = rb >= 0 && rb + VW + KR_ - 2 < ma;
-    vec_t acc[GR];
-    _Pragma("unroll") for (int r = 0; r < GR; r++) acc[r] = VZERO;
+    vec_t acc[RJ];
+    _Pragma("unroll") for (int r = 0; r < RJ; r++) acc[r] = VZERO;
 #ifdef KR
-    UNROLL for (int c = 0; c < GR + KC - 1; c++) {
+    UNROLL for (int c = 0; c < RJ + KC - 1; c++) {
         const int gc = pad_map(cb + c, na);
         if (gc < 0) continue; /* a zero column adds nothing */
         UNROLL for (int k = 0; k < KR; k++) {
             const vec_t v = load_rows(A, gc, rb + k, ma, inside);
-            _Pragma("unroll") for (int r = 0; r < GR; r++) {
+            _Pragma("unroll") for (int r = 0; r < RJ; r++) {
                 const int l = c - r;
                 if (l >= 0 && l < KC) VMAC(acc[r], v, FILT(k, l));
             }
         }
     }
 #else
-    /* Run-time sizes: as the local kernel, filter columns in chunks of GR over a window of 2*GR
+    /* Run-time sizes: as the local kernel, filter columns in chunks of RJ over a window of 2*RJ
      * vectors in registers. */
     for (int k = 0; k < kr; k++) {
-        vec_t w[2 * GR];
-        _Pragma("unroll") for (int q = 0; q < GR; q++)
+        vec_t w[2 * RJ];
+        _Pragma("unroll") for (int q = 0; q < RJ; q++)
             w[q] = load_rows(A, pad_map(cb + q, na), rb + k, ma, inside);
-        for (int l0 = 0; l0 < kc; l0 += GR) {
-            _Pragma("unroll") for (int q = 0; q < GR; q++) {
-                const int c = l0 + GR + q;
-                w[GR + q] = c < GR + kc - 1 ? load_rows(A, pad_map(cb + c, na), rb + k, ma, inside) : VZERO;
+        for (int l0 = 0; l0 < kc; l0 += RJ) {
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) {
+                const int c = l0 + RJ + q;
+                w[RJ + q] = c < RJ + kc - 1 ? load_rows(A, pad_map(cb + c, na), rb + k, ma, inside) : VZERO;
             }
-            _Pragma("unroll") for (int dl = 0; dl < GR; dl++) {
+            _Pragma("unroll") for (int dl = 0; dl < RJ; dl++) {
                 if (l0 + dl >= kc) break;
                 const elem_t f = FILT(k, l0 + dl);
-                _Pragma("unroll") for (int r = 0; r < GR; r++) VMAC(acc[r], w[dl + r], f);
+                _Pragma("unroll") for (int r = 0; r < RJ; r++) VMAC(acc[r], w[dl + r], f);
             }
-            _Pragma("unroll") for (int q = 0; q < GR; q++) w[q] = w[GR + q];
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) w[q] = w[RJ + q];
         }
     }
 #endif
-    const elem_t s = normalize ? ksum[0] : ZERO;
-    _Pragma("unroll") for (int r = 0; r < GR; r++) {
+    const elem_t s = normalize ? kinfo[0] : ZERO;
+    _Pragma("unroll") for (int r = 0; r < RJ; r++) {
         if (jb + r >= no) break;
         const vec_t o = normalize ? VDIV(acc[r], s) : acc[r];
         __global elem_t *dst = C + (jb + r) * (long)mo + i;
@@ -271,21 +353,216 @@ __kernel void conv2_global(CONV2_ARGS) {
         }
     }
 }
+#endif
 
-/* sum(K(:)) for `normalize`, by one work-group: its input is the filter, which every group of the
- * convolution reads in full anyway, so this is never the expensive part. */
+#if KERNEL == 3
+/* conv2_block (GPUs; filter size compiled in): register blocking for large filters. A group
+ * computes (WX*RI) x (WY*RJ) outputs from a staged tile; work-item (lx, ly) computes rows
+ * lx + r*WX (r < RI) by the RJ consecutive columns from ly*RJ. For each filter row k it holds that
+ * row of the filter in registers (KC broadcast loads from local memory), and for each of its RI
+ * rows slides along the RJ + KC - 1 tile values of image row (its row + k): each value feeds up
+ * to RJ accumulators. Per filter row: RI*RJ*KC multiply-adds for RI*(RJ+KC-1) + KC local loads,
+ * e.g. 992 for 123 with RI = 2, RJ = 16, K 31x31. Work-items of a warp read consecutive rows
+ * (no bank conflicts) and write consecutive rows (coalesced). */
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
+    CONV2_ARGS, __local elem_t *tile) {
+    GROUP_COORDS(WX * RI, WY * RJ);
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
+    const int th = WX * RI + KR - 1, tw = WY * RJ + KC - 1;
+    const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj - (KC - 1);
+    const int off = GATE_OFF;
+    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na);
+    __local elem_t *ft = tile + th * tw; /* the filter row-major: row k is contiguous */
+    if (!off && !slow) {
+        stage_tile(tile, A, r0, c0, th, tw, tw, ma, na, lid, WX * WY);
+        for (int e = lid; e < KR * KC; e += WX * WY) {
+            const int k = e / KC, l = e % KC;
+            ft[e] = FGLOBAL(k, l);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (off) return;
+    if (slow) {
+        SKIP_OUTPUTS(i0 + lx, WX, RI, j0 + ly * RJ, RJ);
+        return;
+    }
+
+    elem_t acc[RI][RJ];
+    _Pragma("unroll") for (int r = 0; r < RI; r++)
+        _Pragma("unroll") for (int q = 0; q < RJ; q++) acc[r][q] = ZERO;
+    __local const elem_t *t = tile + lx + ly * RJ * th;
+    /* The filter-row loop stays rolled: its body is already RI*RJ*KC multiply-adds. */
+    _Pragma("unroll 1") for (int k = 0; k < KR; k++) {
+        elem_t f[KC];
+        _Pragma("unroll") for (int l = 0; l < KC; l++) f[l] = ft[k * KC + l];
+        _Pragma("unroll") for (int r = 0; r < RI; r++) {
+            __local const elem_t *row = t + r * WX + k;
+            _Pragma("unroll") for (int m = 0; m < RJ + KC - 1; m++) {
+                const elem_t v = row[m * th];
+                _Pragma("unroll") for (int q = 0; q < RJ; q++) {
+                    const int l = m - q;
+                    if (l >= 0 && l < KC) MAC(acc[r][q], v, f[l]);
+                }
+            }
+        }
+    }
+    const int jb = j0 + ly * RJ;
+    _Pragma("unroll") for (int r = 0; r < RI; r++) {
+        const int i = i0 + lx + r * WX;
+        _Pragma("unroll") for (int q = 0; q < RJ; q++)
+            if (i < mo && jb + q < no) store_out(C, i, jb + q, mo, acc[r][q], normalize, kinfo);
+    }
+}
+#endif
+
+#if KERNEL == 4
+/* conv2_cols (GPUs; KR compiled in, KC = 1): the column pass of the separable path, a filter
+ * along dims[0]. Work-item lx of column ly computes the RI consecutive rows from lx*RI, sliding
+ * over RI + KR - 1 staged values: RI*KR multiply-adds for RI + KR - 1 local loads. RI is odd, so
+ * the stride-RI reads of a warp hit 32 different banks. The results go back through local memory
+ * so that the stores coalesce. */
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
+    CONV2_ARGS, __local elem_t *tile) {
+    GROUP_COORDS(WX * RI, WY);
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
+    const int th = WX * RI + KR - 1;
+    const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj;
+    const int off = GATE_OFF;
+    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma);
+    const int fast = !off && !slow;
+    if (fast) stage_tile(tile, A, r0, c0, th, WY, WY, ma, na, lid, WX * WY);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    elem_t acc[RI];
+    __local elem_t *t = tile + ly * th + lx * RI;
+    if (fast) {
+        elem_t f[KR];
+        _Pragma("unroll") for (int k = 0; k < KR; k++) f[k] = FGLOBAL(k, 0);
+        _Pragma("unroll") for (int r = 0; r < RI; r++) acc[r] = ZERO;
+        _Pragma("unroll") for (int m = 0; m < RI + KR - 1; m++) {
+            const elem_t v = t[m];
+            _Pragma("unroll") for (int r = 0; r < RI; r++) {
+                const int k = m - r;
+                if (k >= 0 && k < KR) MAC(acc[r], v, f[k]);
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (fast) _Pragma("unroll") for (int r = 0; r < RI; r++) t[r] = acc[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (off) return;
+    if (slow) {
+        SKIP_OUTPUTS(i0 + lx * RI, 1, RI, j0 + ly, 1);
+        return;
+    }
+    const int j = j0 + ly;
+    if (j >= no) return;
+    for (int r = lx; r < WX * RI; r += WX)
+        if (i0 + r < mo) store_out(C, i0 + r, j, mo, tile[ly * th + r], normalize, kinfo);
+}
+#endif
+
+#if KERNEL == 5
+/* conv2_kinfo: out[0] = sum(K(:)) for `normalize`, out[1] = 1 where K holds an Inf or NaN, by one
+ * work-group: its input is the filter, which every group of the convolution reads in full
+ * anyway, so this is never the expensive part. */
 #define KSUM_WG 64
-__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_ksum(
+__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
     __global const elem_t *restrict K, __global elem_t *restrict out, const int n) {
     __local elem_t part[KSUM_WG];
+    __local int bad[KSUM_WG];
     const int lid = (int)get_local_id(0);
     elem_t s = ZERO;
-    for (int e = lid; e < n; e += KSUM_WG) s += K[e];
+    int nf = 0;
+    for (int e = lid; e < n; e += KSUM_WG) {
+        const elem_t v = K[e];
+        s += v;
+#if CLIP_COMPLEX
+        nf |= !isfinite(v.x) || !isfinite(v.y);
+#else
+        nf |= !isfinite(v);
+#endif
+    }
     part[lid] = s;
+    bad[lid] = nf;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = KSUM_WG / 2; h > 0; h /= 2) {
-        if (lid < h) part[lid] += part[lid + h];
+        if (lid < h) part[lid] += part[lid + h], bad[lid] |= bad[lid + h];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) out[0] = part[0];
+    if (lid == 0) {
+        out[0] = part[0];
+#if CLIP_COMPLEX
+        out[1] = (elem_t)(bad[0] ? 1 : 0, 0);
+#else
+        out[1] = bad[0] ? 1 : 0;
+#endif
+    }
 }
+#endif
+
+#if KERNEL == 6
+/* The FFT path. With P >= mo + KR - 1 and Q >= no + KC - 1 rows and columns, E is the window of
+ * the padded A that the outputs read (E(x, y) = Aext(x + oi - (KR-1), y + oj - (KC-1))), zero
+ * past it, and G the filter in convolution orientation (K itself for conv2, rot90(K, 2) when
+ * correlating) at the top-left, zero elsewhere. Then C(i, j) = (E circularly convolved with G)
+ * (i + KR - 1, j + KC - 1): every index that sum reads lies in [0, P) x [0, Q), so nothing wraps.
+ * Real types use real-to-Hermitian transforms (planes of P x Q reals, spectra of (P/2+1) x Q);
+ * complex types complex ones (P x Q). Sizes are run-time arguments here. */
+
+/* E for every slice, then G as one more plane after them (one batched transform takes both). */
+__kernel void conv2_fft_gather(__global const elem_t *restrict A, __global const elem_t *restrict K,
+                               __global elem_t *restrict E, const int ma, const int na,
+                               const int mo, const int no, const int oi, const int oj,
+                               const int kr, const int kc, const int corr, const int P,
+                               const int Q, const int slices) {
+    const int x = (int)get_global_id(0), y = (int)get_global_id(1), s = (int)get_global_id(2);
+    if (x >= P || y >= Q) return;
+    elem_t v = ZERO;
+    if (s < slices) {
+        /* Past the window nothing is read, but a value there would still round into every
+         * output, and an Inf or NaN spread: zeros. */
+        const int gr = pad_map(x + oi - (kr - 1), ma), gc = pad_map(y + oj - (kc - 1), na);
+        if (x < mo + kr - 1 && y < no + kc - 1 && gr >= 0 && gc >= 0)
+            v = A[((long)s * na + gc) * ma + gr];
+    } else if (x < kr && y < kc) {
+        const int e = x + y * kr;
+        v = K[corr ? kr * kc - 1 - e : e];
+    }
+    E[((long)s * Q + y) * P + x] = v;
+}
+
+/* X_s *= X_G for every slice s, on spectra of n complex values per plane. */
+__kernel void conv2_fft_mul(__global complex_t *restrict X, const long n, const int slices) {
+    const long e = (long)get_global_id(0);
+    if (e >= n) return;
+    const complex_t g = X[(long)slices * n + e];
+    for (int s = 0; s < slices; s++) X[(long)s * n + e] = clip_cmul(X[(long)s * n + e], g);
+}
+
+/* C(i, j, s) from the inverse transform R: the shift by (KR-1, KC-1) and `normalize`. */
+__kernel void conv2_fft_crop(__global const elem_t *restrict R, __global elem_t *restrict C,
+                             __global const elem_t *restrict kinfo, const int mo, const int no,
+                             const int kr, const int kc, const int P, const int Q,
+                             const int normalize) {
+    const int i = (int)get_global_id(0), j = (int)get_global_id(1), s = (int)get_global_id(2);
+    if (i >= mo || j >= no) return;
+    const elem_t v = R[((long)s * Q + j + kc - 1) * P + i + kr - 1];
+    C[((long)s * no + j) * mo + i] = normalize ? div_sum(v, kinfo[0]) : v;
+}
+
+/* gate[0] = 1 when the gathered planes (the windows of A and the filter) hold an Inf or NaN: a
+ * transform spreads one over the whole result, so the direct kernel that follows recomputes such
+ * a result exactly (MATLAB's local NaN/Inf). The gate is zeroed before; every work-item that sees
+ * a non-finite value writes the same 1. */
+__kernel void conv2_fft_finite(__global const elem_t *restrict X, const long n,
+                               __global int *restrict gate) {
+    const long e = (long)get_global_id(0);
+    if (e >= n) return;
+    const elem_t v = X[e];
+#if CLIP_COMPLEX
+    if (!isfinite(v.x) || !isfinite(v.y)) gate[0] = 1;
+#else
+    if (!isfinite(v)) gate[0] = 1;
+#endif
+}
+#endif

@@ -137,6 +137,12 @@ static void keep_event(clip_process *p, cl_event ev) {
     p->events[p->n_events++] = ev;
 }
 
+cl_context clip_proc_cl_context(clip_process *p) { return p->app->context; }
+cl_command_queue clip_proc_cl_queue(clip_process *p) { return p->app->queue; }
+void clip_proc_keep_event(clip_process *p, cl_event ev) {
+    if (ev) keep_event(p, ev);
+}
+
 clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
                               const size_t *local) {
     for (cl_uint i = 0; i < work_dim; i++)

@@ -16,64 +16,88 @@
  *   empty     sizes follow the formulas above (so conv2(zeros(0,3), ones(2)) is 1x4 zeros, as
  *             MATLAB; Octave returns 0x0 for any empty input). With an empty K the sum is empty:
  *             zeros, or NaN when normalizing (0/0). Padding an empty A pads with zeros.
+ *   Inf, NaN  as MATLAB's sums: only taps where K overlaps A are summed, so an Inf in K next to
+ *             the zero padding gives +-Inf, not NaN (kernels/conv2.cl, conv_skip). The separable
+ *             path is taken only for a finite K; the FFT path checks A and K on the device and
+ *             recomputes by the direct kernel when either holds a non-finite value.
  *   K must be 2-D (trailing singleton dims are fine): CLIP_ERR_SHAPE otherwise. Every dimension
  *   must stay below 2^30 (32-bit index arithmetic in the kernels): CLIP_ERR_SHAPE otherwise.
  *
  *   imfilter centres K at floor((size(K)+1)/2); for convolution and correlation alike that
  *   selects the same window as conv2's 'same' offset, so one offset serves both.
  *
- * Variants (kernels/conv2.cl): both have each work-item compute several outputs along a row,
- * with work-items adjacent along dims[0] so loads and stores coalesce, and read the padding
- * through an index map chosen at compile time (no padded copy of A).
- *   local   the group's image tile plus halo and the filter are staged in local memory
- *           (32 x 8 work-items, 8 outputs each).
- *   global  A is read through the caches, the filter from global memory; on CPUs each
- *           work-item takes a native SIMD vector of rows (explicit vector loads) by 8 columns.
- * auto: on CPUs global (local memory there is ordinary memory: measured on 2048^2 by 7x7 'same'
- * under PoCL, global 3.6 ms f32 / 6.1 ms f64 against ~200 ms for local). Elsewhere local when
- * tile plus halo plus filter fit CL_DEVICE_LOCAL_MEM_SIZE beside the built kernel's own
- * CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE admits the work-group; else global.
- * Empty A or K always runs global (there is nothing to stage). Forcing a variant the device
- * cannot run is CLIP_ERR_UNSUPPORTED. The filter size is a compile-time constant (loops unroll,
- * and the filter sits in registers) when it is at most SMALL_K_MAX per side and SMALL_K_NUMEL
- * in all; larger filters use one program per type and pad mode with run-time sizes (PoCL takes
- * seconds to build the unrolled code of larger filters).
+ * Paths and variants (kernels/conv2.cl documents each kernel; processes/conv2_direct.c their
+ * default tiles).
+ *   direct     local (tile staged in local memory, 8 outputs per work-item along a row),
+ *              global (no staging; explicit SIMD rows on CPUs), block (GPUs: register blocks of
+ *              2x16 outputs from a staged tile, filter size compiled in).
+ *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
+ *              values), a column pass into a temporary then a row pass, each a direct kernel
+ *              with a 1-D filter; padding handled at each pass's loads.
+ *   fft        through clFFT (when clip was built with it): both operands gathered (padding
+ *              applied) into planes of 2,3,5,7-smooth sizes, one batched forward transform, a
+ *              product, one inverse, a crop.
+ *
+ * How auto chooses (every step visible: `clip run conv2 ... --time` prints `variant conv2 NAME`,
+ * and clip_process_variant() returns NAME, e.g. "block 32x4 2x16 k31x31").
+ *   1. Empty A or K: global (nothing to stage or transform).
+ *   2. The tuning cache (clip_tuning_lookup, process "conv2"), key "TYPE-kMKxNK" then
+ *      "TYPE-kN" with N = max(MK, NK) (e.g. "f32-k31x31", "f32-k31"); the value names a variant
+ *      with optional tile sizes (local:wx,wy,rj; global:wx,wy,rj,vw; block:wx,wy,ri,rj), or "fft",
+ *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
+ *      the device is ignored.
+ *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
+ *      (CPU: global; GPU: local with the filter compiled in up to 81 taps, block above while its
+ *      tile fits local memory, else global with run-time sizes), the separable path (only when
+ *      K is rank one; the SVD runs only when the model says the path would win), and fft.
+ *   Cost model (ms; rates of the device class scaled by compute units x clock against the
+ *   machine they were measured on; bench/CONV2.md has the measurements):
+ *      a kernel pass   max(multiply-adds / rate, bytes moved / bandwidth) + launch overhead,
+ *                      rate by kernel: compiled-in local/global, block, run-time; complex
+ *                      multiply-adds count 4, double ones 2 (GPU) or 2 (CPU)
+ *      separable       two passes (the column pass writes and the row pass reads mo x na)
+ *      fft             (2 S + 1) transforms of P x Q points at fft_ns per point and log2(PQ),
+ *                      plus the gather, product and crop passes over memory
+ *   Forced variants: variant local/global/block forces that direct kernel (with separable on,
+ *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
+ *   unless K is rank one), off never takes them. A forced variant the device cannot run is
+ *   CLIP_ERR_UNSUPPORTED.
+ *
+ * K's values are read on the host in init only for the separable decision (auto, when the
+ * model favours it, or on). A K written after init (by a process launched later, or through
+ * clip_data_host_write) needs another init, as for any change of an input.
  */
-#include <stdint.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "clip/process_author.h"
+#include "conv2.h"
 
-#define SMALL_K_MAX 32
-#define SMALL_K_NUMEL 81
 #define DIM_LIMIT ((size_t)1 << 30)
 
-enum { SHAPE_FULL, SHAPE_SAME, SHAPE_VALID };
-enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL };
-
-/* Work-group shape and outputs per work-item of one kernel: groups of wx x wy work-items, each
- * computing r outputs along a row, vw rows at a time (global kernel only). */
-typedef struct conv2_tile {
-    int wx, wy, r, vw;
-} conv2_tile;
+enum { CONV2_SHAPE_FULL, CONV2_SHAPE_SAME, CONV2_SHAPE_VALID };
+enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL, VARIANT_BLOCK, VARIANT_FFT };
+enum { SEP_AUTO, SEP_ON, SEP_OFF };
 
 typedef struct conv2_state {
-    cl_kernel kernel, ksum;
-    cl_mem ksum_mem;
-    int local;                      /* the chosen variant is conv2_local */
-    size_t global[2], wg[2];
-    size_t local_bytes;
-    cl_int ma, na, mo, no, oi, oj, kr, kc, ngx, ngy;
-    cl_int corr, normalize, nk;
+    conv2_pass pass[2];
+    int npass;
+    cl_kernel kinfo_k;
+    cl_mem kinfo, tmp, gate;
+    cl_int nk;
+    clip_data *u, *v; /* the separable path's column and row factors */
+    conv2_fft *fft;
 } conv2_state;
 
 static const char *const shape_names[] = {"full", "same", "valid", NULL};
 static const char *const pad_names[] = {"zero", "replicate", "symmetric", "circular", NULL};
-static const char *const variant_names[] = {"auto", "local", "global", NULL};
+static const char *const variant_names[] = {"auto", "local", "global", "block", "fft", NULL};
+static const char *const sep_names[] = {"auto", "on", "off", NULL};
 
 static const clip_param_desc conv2_params[] = {
-    {"shape", CLIP_PARAM_CHOICE, SHAPE_FULL, 0, 0, 0, shape_names,
+    {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,
      "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},
     {"correlate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
      "correlation as filter2/imfilter (K not rotated) instead of convolution"},
@@ -82,36 +106,14 @@ static const clip_param_desc conv2_params[] = {
     {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
      "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"},
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
-     "kernel: auto, local (tile staged in local memory) or global (no staging: CPUs, large K)"},
+     "auto (cost model, tuning cache), local, global, block (GPU register blocks) or fft"},
+    {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
+     "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
 };
 static const char *const conv2_inputs[] = {"A  image: rows x cols (x channels x ...), any type",
                                            "K  2-D filter, any type"};
 static const char *const conv2_outputs[] = {
     "C  conv2(A, K, shape) per 2-D slice of A; type promoted from A and K"};
-
-/* The local kernel's tile, on every device: 32 rows so a warp reads and writes 128 contiguous
- * bytes, 8 outputs each so a staged value feeds 8 accumulators from registers. The global
- * kernel's: the same on GPUs; on CPUs one work-item per group (PoCL's work-item loops add nothing
- * to explicit vectors) taking one native SIMD vector of rows (measured on 2048^2 by 7x7 'same',
- * PoCL on 2 AVX-512 cores: f32 3.6 ms, f64 6.1 ms; the local kernel there takes ~200 ms). */
-static void pick_tiles(clip_process *p, clip_type t, conv2_tile *lt, conv2_tile *gt) {
-    const clip_device_info *dev = clip_proc_device(p);
-    *lt = (conv2_tile){32, 8, 8, 1};
-    *gt = *lt;
-    if (dev->type == CLIP_DEVICE_CPU) {
-        *gt = (conv2_tile){1, 1, 8, 1};
-        cl_uint w = 0;
-        cl_device_info q = clip_type_is_double(t) ? CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
-                                                  : CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT;
-        if (!clip_type_is_complex(t) &&
-            clGetDeviceInfo(clip_proc_cl_device(p), q, sizeof w, &w, NULL) == CL_SUCCESS)
-            gt->vw = w >= 16 ? 16 : w >= 8 ? 8 : w >= 4 ? 4 : w >= 2 ? 2 : 1;
-    }
-    for (conv2_tile *x = lt; x; x = x == lt ? gt : NULL) {
-        while ((size_t)(x->wx * x->wy) > dev->max_work_group && x->wy > 1) x->wy /= 2;
-        while ((size_t)(x->wx * x->wy) > dev->max_work_group && x->wx > 1) x->wx /= 2;
-    }
-}
 
 static void dims_str(clip_data *d, char *buf, size_t cap) {
     size_t off = 0;
@@ -123,11 +125,11 @@ static void dims_str(clip_data *d, char *buf, size_t cap) {
 /* Output rows for input rows m and filter rows k, and the offset of the shape in the full
  * result. */
 static size_t out_size(int shape, size_t m, size_t k, size_t *off) {
-    if (shape == SHAPE_SAME) {
+    if (shape == CONV2_SHAPE_SAME) {
         *off = k / 2;
         return m;
     }
-    if (shape == SHAPE_VALID) {
+    if (shape == CONV2_SHAPE_VALID) {
         *off = k ? k - 1 : 0;
         return m + 1 > k ? m + 1 - k : 0;
     }
@@ -151,40 +153,238 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
     return CLIP_OK;
 }
 
-/* Builds the kernel of the variant and checks that the device takes its work-group (and, for
- * local, its local memory). When local does not fit: with `forced`, CLIP_ERR_UNSUPPORTED and a
- * message; else CLIP_ERR_UNSUPPORTED without one, and init falls back to global. */
-static clip_status build_main(clip_process *p, conv2_state *st, clip_type t, const char *opts,
-                              int local, int forced, const conv2_tile *tile) {
-    const clip_device_info *dev = clip_proc_device(p);
-    size_t need = local ? st->local_bytes : 0;
-    if (need > dev->local_mem) {
-        if (!forced) return CLIP_ERR_UNSUPPORTED;
-        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
-                              "variant local: tile and filter need %zu bytes of local memory, the "
-                              "device has %llu (use variant global or auto)",
-                              need, (unsigned long long)dev->local_mem);
+/* ---- the cost model -------------------------------------------------------------------- */
+
+/* Rates of a device class: multiply-adds per ms by kernel (local/global with the filter
+ * compiled in, block, run-time sizes), bytes per ms, FFT ms per point and log2 of the plane
+ * size, launch overhead in ms. Measured (bench/CONV2.md): GPU on an H100 (132 CUs, 1980 MHz),
+ * CPU under PoCL on 2 AVX-512 cores (per core). */
+typedef struct rates {
+    double small, block, runtime, bw, fft, launch;
+} rates;
+
+static rates device_rates(clip_process *p, clip_type t) {
+    const clip_device_info *d = clip_proc_device(p);
+    rates r;
+    double scale;
+    if (d->type == CLIP_DEVICE_CPU) {
+        r = (rates){57e6, 20e6, 10e6, 5e6, 2e-6, 0.02};
+        scale = d->compute_units;
+    } else {
+        r = (rates){9.6e9, 15e9, 1.5e9, 2.5e9, 4e-10, 0.004};
+        scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
-    const char *name = local ? "conv2_local" : "conv2_global";
-    clip_status s = clip_proc_kernel(p, "conv2", t, opts, name, &st->kernel);
+    if (!(scale > 0)) scale = 1;
+    double per = clip_type_is_double(t) ? 2 : 1;
+    if (clip_type_is_complex(t)) per *= 4;
+    r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per;
+    r.fft *= (double)clip_type_size(t) / 4 / scale;
+    return r;
+}
+
+static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
+    const double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
+    const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+    const double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
+                        : c->fixed                                      ? r->small
+                                                                        : r->runtime;
+    return fmax(macs / rate, bytes / r->bw) + r->launch;
+}
+
+static double fft_ms(const rates *r, const conv2_geom *g) {
+    size_t P = 0, Q = 0;
+    conv2_fft_sizes(g, &P, &Q);
+    const double pq = (double)P * Q, s = (double)g->slices;
+    const double bytes = ((s + 1) * pq * 3 + (double)(g->ma * g->na + g->mo * g->no) * s) *
+                         clip_type_size(g->t);
+    return (2 * s + 1) * pq * log2(pq) * r->fft + bytes / r->bw + 6 * r->launch;
+}
+
+/* ---- choosing the path ----------------------------------------------------------------- */
+
+/* The separable geometry: pass 1 filters the columns of A (mk x 1) into T (mo x na), pass 2 the
+ * rows of T (1 x nk) into C. */
+static void sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
+    *g1 = *g, *g2 = *g;
+    g1->no = g->na, g1->oj = 0, g1->nk = 1;
+    g2->ma = g->mo, g2->oi = 0, g2->mk = 1;
+}
+
+/* The direct kernel auto takes on this device. */
+static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
+    if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) return conv2_default_cfg(p, g, CONV2_GLOBAL);
+    conv2_cfg c = conv2_default_cfg(p, g, CONV2_LOCAL);
+    if (c.fixed) return c;
+    return conv2_default_cfg(p, g, CONV2_BLOCK);
+}
+
+/* The kernels of the separable passes: forced kind for both, or by device. */
+static void sep_cfgs(clip_process *p, const conv2_geom *g1, const conv2_geom *g2, int kind,
+                     conv2_cfg *c1, conv2_cfg *c2) {
+    if (kind) {
+        *c1 = conv2_default_cfg(p, g1, kind);
+        *c2 = conv2_default_cfg(p, g2, kind);
+    } else if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) {
+        *c1 = conv2_default_cfg(p, g1, CONV2_GLOBAL);
+        *c2 = conv2_default_cfg(p, g2, CONV2_GLOBAL);
+    } else {
+        *c1 = conv2_default_cfg(p, g1, CONV2_COLS);
+        *c2 = conv2_default_cfg(p, g2, CONV2_BLOCK);
+    }
+}
+
+/* Reads K on the host and runs the rank-one test; on success creates the factor data u (mk x 1)
+ * and v (1 x nk) of type t. Returns 1 for rank one, 0 otherwise (message filled), -1 on error
+ * (status in *s). */
+static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_t cap,
+                    clip_status *s) {
+    conv2_state *st = clip_proc_state(p);
+    const size_t mk = clip_data_dim(k, 0), nk = clip_data_dim(k, 1), n = mk * nk;
+    const void *h = NULL;
+    *s = clip_data_host(k, &h);
+    if (*s != CLIP_OK) return -1;
+    const clip_type kt = clip_data_type(k);
+    const int kcx = clip_type_is_complex(kt), kdb = clip_type_is_double(kt);
+    double *buf = malloc((2 * n + 4 * (mk + nk)) * sizeof *buf);
+    if (!buf) {
+        *s = clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
+        return -1;
+    }
+    double *re = buf, *im = buf + n, *cr = im + n, *ci = cr + mk, *rr = ci + mk, *ri = rr + nk;
+    int finite = 1;
+    for (size_t e = 0; e < n; e++) {
+        const size_t i = kcx ? 2 * e : e;
+        re[e] = kdb ? ((const double *)h)[i] : ((const float *)h)[i];
+        im[e] = kcx ? (kdb ? ((const double *)h)[i + 1] : ((const float *)h)[i + 1]) : 0;
+        finite &= isfinite(re[e]) && isfinite(im[e]);
+    }
+    double s1, s2, tol;
+    const double eps = clip_type_is_double(t) ? DBL_EPSILON : FLT_EPSILON;
+    int r1 = finite && conv2_rank_one(re, kcx ? im : NULL, mk, nk, eps, cr, ci, rr, ri, &s1, &s2, &tol);
+    if (!r1) {
+        if (!finite)
+            snprintf(why, cap, "K holds Inf or NaN");
+        else
+            snprintf(why, cap, "second singular value %.3g exceeds max(size(K))*eps*s1 = %.3g", s2, tol);
+        free(buf);
+        return 0;
+    }
+    /* The factors as data of type t (interleaved when complex), uploaded at the first launch. */
+    const int cx = clip_type_is_complex(t), db = clip_type_is_double(t);
+    size_t du[2] = {mk, 1}, dv[2] = {1, nk};
+    *s = clip_data_create(clip_proc_app(p), t, 2, du, &st->u);
+    if (*s == CLIP_OK) *s = clip_data_create(clip_proc_app(p), t, 2, dv, &st->v);
+    for (int f = 0; f < 2 && *s == CLIP_OK; f++) {
+        void *dst = NULL;
+        *s = clip_data_host_write(f ? st->v : st->u, &dst);
+        const size_t len = f ? nk : mk;
+        const double *xr = f ? rr : cr, *xi = f ? ri : ci;
+        for (size_t e = 0; e < len && *s == CLIP_OK; e++) {
+            const double val[2] = {xr[e], xi[e]};
+            for (int c = 0; c <= cx; c++) {
+                if (db) ((double *)dst)[e * (size_t)(cx + 1) + (size_t)c] = val[c];
+                else ((float *)dst)[e * (size_t)(cx + 1) + (size_t)c] = (float)val[c];
+            }
+        }
+    }
+    free(buf);
+    if (*s != CLIP_OK) {
+        *s = clip_proc_fail(p, *s, "cannot store the separable factors: %s",
+                            clip_app_last_error(clip_proc_app(p)));
+        return -1;
+    }
+    return 1;
+}
+
+/* sum(K) for normalize and the non-finite flag for skipz, by conv2_kinfo at each launch. */
+static clip_status init_kinfo(clip_process *p, const conv2_geom *g, int need) {
+    conv2_state *st = clip_proc_state(p);
+    if (!need || st->kinfo) return CLIP_OK;
+    clip_status s = clip_proc_kernel(p, "conv2", g->t, "-DKERNEL=5 -DPAD=0", "conv2_kinfo", &st->kinfo_k);
+    if (s == CLIP_OK) s = clip_proc_temp(p, 2 * clip_type_size(g->t), &st->kinfo);
+    return s;
+}
+
+/* Sets up the two passes of the separable path with kernel `kind` (0: by device). */
+static clip_status init_separable(clip_process *p, const conv2_geom *g, int kind, int normalize) {
+    conv2_state *st = clip_proc_state(p);
+    conv2_geom g1, g2;
+    conv2_cfg c1, c2;
+    sep_geoms(g, &g1, &g2);
+    sep_cfgs(p, &g1, &g2, kind, &c1, &c2);
+    const int forced = kind != 0;
+    clip_status s = conv2_direct_build(p, &g1, &c1, forced, 0, 0, &st->pass[0]);
+    if (s == CLIP_ERR_UNSUPPORTED && !forced) {
+        c1 = conv2_default_cfg(p, &g1, CONV2_GLOBAL);
+        s = conv2_direct_build(p, &g1, &c1, 1, 0, 0, &st->pass[0]);
+    }
+    if (s == CLIP_OK) s = conv2_direct_build(p, &g2, &c2, forced, normalize, 0, &st->pass[1]);
+    if (s == CLIP_ERR_UNSUPPORTED && !forced) {
+        c2 = conv2_default_cfg(p, &g2, CONV2_GLOBAL);
+        s = conv2_direct_build(p, &g2, &c2, 1, normalize, 0, &st->pass[1]);
+    }
+    if (s == CLIP_OK) s = clip_proc_temp(p, g->mo * g->na * g->slices * clip_type_size(g->t), &st->tmp);
     if (s != CLIP_OK) return s;
-    size_t kwg = 0;
-    cl_ulong kmem = 0;
-    cl_device_id d = clip_proc_cl_device(p);
-    if (clGetKernelWorkGroupInfo(st->kernel, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) !=
-            CL_SUCCESS ||
-        clGetKernelWorkGroupInfo(st->kernel, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof kmem, &kmem, NULL) !=
-            CL_SUCCESS)
-        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo(%s) failed", name);
-    /* No __local argument is set yet, so kmem is the kernel's own use. */
-    size_t wg = (size_t)(tile->wx * tile->wy);
-    if (wg <= kwg && need + kmem <= dev->local_mem) return CLIP_OK;
-    if (local && !forced) return CLIP_ERR_UNSUPPORTED;
-    return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
-                          "variant %s: needs a %dx%d work-group and %zu bytes of local memory; the "
-                          "kernel allows %zu work-items and the device has %llu bytes",
-                          local ? "local" : "global", tile->wx, tile->wy, need + (size_t)kmem, kwg,
-                          (unsigned long long)dev->local_mem);
+    st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_U, st->pass[0].dst = CONV2_BUF_T;
+    st->pass[1].src = CONV2_BUF_T, st->pass[1].filt = CONV2_BUF_V, st->pass[1].dst = CONV2_BUF_C;
+    st->npass = 2;
+    char d1[64], d2[64], name[160];
+    conv2_cfg_str(&c1, &g1, d1, sizeof d1);
+    conv2_cfg_str(&c2, &g2, d2, sizeof d2);
+    snprintf(name, sizeof name, "separable %s + %s", d1, d2);
+    clip_proc_set_variant(p, name);
+    return CLIP_OK;
+}
+
+/* Builds the direct pass of cfg (falling back to global when auto's choice does not fit). */
+static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c, int forced,
+                               int normalize, int skipz, int gated) {
+    conv2_state *st = clip_proc_state(p);
+    clip_status s = init_kinfo(p, g, skipz);
+    if (s == CLIP_OK) s = conv2_direct_build(p, g, &c, forced, normalize, skipz, &st->pass[0]);
+    if (s == CLIP_ERR_UNSUPPORTED && !forced) {
+        c = conv2_default_cfg(p, g, CONV2_GLOBAL);
+        s = conv2_direct_build(p, g, &c, 1, normalize, skipz, &st->pass[0]);
+    }
+    if (s != CLIP_OK) return s;
+    st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
+    st->pass[0].gated = gated;
+    st->npass = 1;
+    if (!gated) {
+        char name[64];
+        conv2_cfg_str(&c, g, name, sizeof name);
+        clip_proc_set_variant(p, name);
+    }
+    return CLIP_OK;
+}
+
+static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg direct, int normalize,
+                            int skipz) {
+    conv2_state *st = clip_proc_state(p);
+    if (!conv2_fft_available())
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant fft: clip was built without clFFT (install libclfft-dev)");
+    clip_status s = conv2_fft_init(p, g, normalize, &st->fft);
+    /* The exact fallback for non-finite data: the direct kernel, gated on the device. */
+    if (s == CLIP_OK) s = init_direct(p, g, direct, 0, normalize, skipz, 1);
+    if (s == CLIP_OK) s = clip_proc_temp(p, sizeof(cl_int), &st->gate);
+    if (s != CLIP_OK) return s;
+    size_t P = 0, Q = 0;
+    char name[64];
+    conv2_fft_sizes(g, &P, &Q);
+    snprintf(name, sizeof name, "fft %zux%zu", P, Q);
+    clip_proc_set_variant(p, name);
+    return CLIP_OK;
+}
+
+/* The tuning cache's entry for this type and filter size, if any. */
+static int tuned(clip_process *p, const conv2_geom *g, char *value, size_t cap) {
+    char key[64];
+    const char *tn = clip_type_name(g->t);
+    snprintf(key, sizeof key, "%s-k%zux%zu", tn, g->mk, g->nk);
+    if (clip_tuning_lookup(clip_proc_app(p), "conv2", key, value, cap)) return 1;
+    snprintf(key, sizeof key, "%s-k%zu", tn, g->mk > g->nk ? g->mk : g->nk);
+    return clip_tuning_lookup(clip_proc_app(p), "conv2", key, value, cap);
 }
 
 static clip_status conv2_init(clip_process *p) {
@@ -193,74 +393,101 @@ static clip_status conv2_init(clip_process *p) {
     clip_status s = check_inputs(p, a, k);
     if (s != CLIP_OK) return s;
 
-    const int shape = clip_proc_choice(p, "shape"), pad = clip_proc_choice(p, "pad");
-    const int variant = clip_proc_choice(p, "variant");
-    size_t ma = clip_data_dim(a, 0), na = clip_data_dim(a, 1);
-    size_t mk = clip_data_dim(k, 0), nk = clip_data_dim(k, 1), oi = 0, oj = 0;
-    size_t mo = out_size(shape, ma, mk, &oi), no = out_size(shape, na, nk, &oj);
+    const int shape = clip_proc_choice(p, "shape"), variant = clip_proc_choice(p, "variant");
+    const int sepmode = clip_proc_choice(p, "separable");
+    const int normalize = clip_proc_bool(p, "normalize");
+    conv2_geom g = {0};
+    g.ma = clip_data_dim(a, 0), g.na = clip_data_dim(a, 1);
+    g.mk = clip_data_dim(k, 0), g.nk = clip_data_dim(k, 1);
+    g.mo = out_size(shape, g.ma, g.mk, &g.oi), g.no = out_size(shape, g.na, g.nk, &g.oj);
+    g.pad = clip_proc_choice(p, "pad"), g.corr = clip_proc_bool(p, "correlate");
 
     int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
-    size_t dims[CLIP_MAX_DIMS], slices = 1;
+    size_t dims[CLIP_MAX_DIMS];
+    g.slices = 1;
     for (int i = 0; i < nd; i++) dims[i] = clip_data_dim(a, i);
-    for (int i = 2; i < nd; i++) slices *= dims[i];
-    dims[0] = mo;
-    dims[1] = no;
-    clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(k));
-    s = clip_proc_input_as(p, 0, t);
-    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
-    if (s == CLIP_OK) s = clip_proc_output(p, 0, t, nd, dims, &c);
+    for (int i = 2; i < nd; i++) g.slices *= dims[i];
+    dims[0] = g.mo, dims[1] = g.no;
+    g.t = clip_type_promote(clip_data_type(a), clip_data_type(k));
+    s = clip_proc_input_as(p, 0, g.t);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, g.t);
+    if (s == CLIP_OK) s = clip_proc_output(p, 0, g.t, nd, dims, &c);
     if (s != CLIP_OK) return s;
     if (clip_data_numel(c) == 0) {
         clip_proc_set_variant(p, "empty");
         return CLIP_OK;
     }
+    if (variant == VARIANT_FFT && sepmode == SEP_ON)
+        return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
+                              "separable on runs direct 1-D passes: it excludes variant fft");
 
-    conv2_tile lt, gt;
-    pick_tiles(p, t, &lt, &gt);
-    const int empty = clip_data_numel(a) == 0 || mk == 0 || nk == 0;
-    const int small = !empty && mk <= SMALL_K_MAX && nk <= SMALL_K_MAX && mk * nk <= SMALL_K_NUMEL;
-    char opts[200];
-    int n = snprintf(opts, sizeof opts, "-DPAD=%d -DLWX=%d -DLWY=%d -DLR=%d -DGWX=%d -DGWY=%d -DGR=%d -DVW=%d",
-                     pad, lt.wx, lt.wy, lt.r, gt.wx, gt.wy, gt.r, gt.vw);
-    if (small) snprintf(opts + (size_t)n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", mk, nk);
-
-    /* auto: local on GPUs and other devices with real local memory, where it fits; global on
-     * CPUs (see pick_tiles) and for empty inputs (nothing to stage). */
-    size_t esz = clip_type_size(t);
-    /* The run-time-size loop reads whole chunks of lt.r columns (kernels/conv2.cl). */
-    size_t tw = (size_t)(lt.wy * lt.r) + (small ? nk - 1 : (nk + (size_t)lt.r - 1) / (size_t)lt.r * (size_t)lt.r);
-    st->local_bytes = ((size_t)lt.wx + mk - 1) * tw * esz + mk * nk * esz;
-    int local = !empty && (variant == VARIANT_LOCAL ||
-                           (variant == VARIANT_AUTO && clip_proc_device(p)->type != CLIP_DEVICE_CPU));
-    s = build_main(p, st, t, opts, local, variant == VARIANT_LOCAL, local ? &lt : &gt);
-    if (s == CLIP_ERR_UNSUPPORTED && local && variant == VARIANT_AUTO) {
-        local = 0;
-        s = build_main(p, st, t, opts, 0, 0, &gt);
-    }
+    /* Zero padding is read by full and same: an Inf in K must then skip it (kernels/conv2.cl).
+     * The separable path never sees a non-finite K. */
+    const int empty = clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0;
+    const int skipz = g.pad == 0 && shape != CONV2_SHAPE_VALID && !empty;
+    st->nk = (cl_int)(g.mk * g.nk);
+    s = init_kinfo(p, &g, normalize);
     if (s != CLIP_OK) return s;
-    st->local = local;
-
-    st->normalize = clip_proc_bool(p, "normalize");
-    if (st->normalize) {
-        s = clip_proc_kernel(p, "conv2", t, opts, "conv2_ksum", &st->ksum);
-        if (s == CLIP_OK) s = clip_proc_temp(p, esz, &st->ksum_mem);
-        if (s != CLIP_OK) return s;
+    if (empty) {
+        conv2_cfg ce = conv2_default_cfg(p, &g, CONV2_GLOBAL);
+        ce.fixed = 0;
+        return init_direct(p, &g, ce, 1, normalize, 0, 0);
     }
-    const conv2_tile *ct = local ? &lt : &gt;
-    size_t rows = (size_t)(ct->wx * ct->vw), cols = (size_t)(ct->wy * ct->r);
-    size_t ngx = (mo + rows - 1) / rows, ngy = (no + cols - 1) / cols;
-    if (ngx * ngy > (size_t)0x7fffffff / slices)
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch", slices);
-    st->ma = (cl_int)ma, st->na = (cl_int)na, st->mo = (cl_int)mo, st->no = (cl_int)no;
-    st->oi = (cl_int)oi, st->oj = (cl_int)oj, st->kr = (cl_int)mk, st->kc = (cl_int)nk;
-    st->nk = (cl_int)(mk * nk);
-    st->ngx = (cl_int)ngx, st->ngy = (cl_int)ngy;
-    st->corr = clip_proc_bool(p, "correlate");
-    st->wg[0] = (size_t)ct->wx, st->wg[1] = (size_t)ct->wy;
-    st->global[0] = ngx * ngy * slices * (size_t)ct->wx;
-    st->global[1] = (size_t)ct->wy;
-    clip_proc_set_variant(p, local ? "local" : "global");
-    return CLIP_OK;
+
+    char why[160];
+    int r1 = 0;
+    if (sepmode == SEP_ON) {
+        r1 = factor_k(p, k, g.t, why, sizeof why, &s);
+        if (r1 < 0) return s;
+        if (!r1) return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "separable on: K is not rank one (%s)", why);
+        static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
+        return init_separable(p, &g, kinds[variant], normalize);
+    }
+    if (variant == VARIANT_LOCAL || variant == VARIANT_GLOBAL || variant == VARIANT_BLOCK) {
+        static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
+        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, normalize, skipz, 0);
+    }
+    conv2_cfg direct = auto_direct(p, &g);
+    if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
+
+    /* auto: the tuning cache, then the cost model. */
+    char value[128];
+    if (tuned(p, &g, value, sizeof value)) {
+        conv2_cfg tc;
+        int other = 0;
+        if (!conv2_parse_tuning(p, &g, value, &tc, &other)) {
+            if (other == 1 && conv2_fft_available()) return init_fft(p, &g, direct, normalize, skipz);
+            if (other == 2 && sepmode == SEP_AUTO) {
+                r1 = factor_k(p, k, g.t, why, sizeof why, &s);
+                if (r1 < 0) return s;
+                if (r1) return init_separable(p, &g, 0, normalize);
+            }
+            if (other == 0 && init_direct(p, &g, tc, 0, normalize, skipz, 0) == CLIP_OK) return CLIP_OK;
+        }
+    }
+    const rates rt = device_rates(p, g.t);
+    const double t_direct = pass_ms(&rt, &direct, &g);
+    double best = t_direct;
+    if (sepmode == SEP_AUTO && g.mk > 1 && g.nk > 1) {
+        conv2_geom g1, g2;
+        conv2_cfg c1, c2;
+        sep_geoms(&g, &g1, &g2);
+        sep_cfgs(p, &g1, &g2, 0, &c1, &c2);
+        const double t_sep = pass_ms(&rt, &c1, &g1) + pass_ms(&rt, &c2, &g2);
+        if (t_sep < best) {
+            r1 = factor_k(p, k, g.t, why, sizeof why, &s);
+            if (r1 < 0) return s;
+            if (r1) return init_separable(p, &g, 0, normalize);
+        }
+    }
+    if (conv2_fft_available() && fft_ms(&rt, &g) < best) {
+        s = init_fft(p, &g, direct, normalize, skipz);
+        if (s == CLIP_OK) return s;
+        /* A plan the device cannot take (memory): the direct path serves. */
+        conv2_fft_release(st->fft);
+        st->fft = NULL;
+    }
+    return init_direct(p, &g, direct, 0, normalize, skipz, 0);
 }
 
 static clip_status conv2_launch(clip_process *p) {
@@ -268,31 +495,41 @@ static clip_status conv2_launch(clip_process *p) {
     clip_data *c = NULL;
     clip_process_output(p, 0, &c);
     if (clip_data_numel(c) == 0) return CLIP_OK;
-    cl_mem am = NULL, km = NULL, cm = NULL;
-    clip_status s = clip_proc_input_buffer(p, 0, &am);
-    if (s == CLIP_OK) s = clip_proc_input_buffer(p, 1, &km);
-    if (s == CLIP_OK) s = clip_proc_write_buffer(p, c, 0, &cm);
+    cl_mem bufs[CONV2_NBUF] = {0};
+    clip_status s = clip_proc_input_buffer(p, 0, &bufs[CONV2_BUF_A]);
+    const int need_k = !st->u || st->kinfo;
+    if (s == CLIP_OK && need_k) s = clip_proc_input_buffer(p, 1, &bufs[CONV2_BUF_K]);
+    if (s == CLIP_OK) s = clip_proc_write_buffer(p, c, 0, &bufs[CONV2_BUF_C]);
+    if (s == CLIP_OK && st->u) s = clip_proc_read_buffer(p, st->u, &bufs[CONV2_BUF_U]);
+    if (s == CLIP_OK && st->v) s = clip_proc_read_buffer(p, st->v, &bufs[CONV2_BUF_V]);
     if (s != CLIP_OK) return s;
-    cl_mem sm = st->normalize ? st->ksum_mem : NULL;
-    if (st->normalize) {
+    bufs[CONV2_BUF_T] = st->tmp;
+    if (st->kinfo) {
         size_t g = 64;
-        s = clip_proc_arg(p, st->ksum, 0, sizeof km, &km);
-        if (s == CLIP_OK) s = clip_proc_arg(p, st->ksum, 1, sizeof sm, &sm);
-        if (s == CLIP_OK) s = clip_proc_arg(p, st->ksum, 2, sizeof st->nk, &st->nk);
-        if (s == CLIP_OK) s = clip_proc_enqueue(p, st->ksum, 1, &g, &g);
+        s = clip_proc_arg(p, st->kinfo_k, 0, sizeof(cl_mem), &bufs[CONV2_BUF_K]);
+        if (s == CLIP_OK) s = clip_proc_arg(p, st->kinfo_k, 1, sizeof(cl_mem), &st->kinfo);
+        if (s == CLIP_OK) s = clip_proc_arg(p, st->kinfo_k, 2, sizeof st->nk, &st->nk);
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, st->kinfo_k, 1, &g, &g);
         if (s != CLIP_OK) return s;
     }
-    cl_kernel kk = st->kernel;
-    const cl_mem bufs[4] = {am, km, cm, sm};
-    const cl_int ints[] = {st->ma, st->na, st->mo, st->no, st->oi, st->oj, st->kr,
-                           st->kc, st->corr, st->normalize, st->ngx, st->ngy};
-    cl_uint idx = 0;
-    for (int i = 0; i < 4 && s == CLIP_OK; i++) s = clip_proc_arg(p, kk, idx++, sizeof(cl_mem), &bufs[i]);
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0] && s == CLIP_OK; i++)
-        s = clip_proc_arg(p, kk, idx++, sizeof(cl_int), &ints[i]);
-    if (s == CLIP_OK && st->local) s = clip_proc_arg(p, kk, idx++, st->local_bytes, NULL);
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, kk, 2, st->global, st->wg);
+    if (st->fft) {
+        const cl_int zero = 0;
+        s = clip_proc_fill(p, st->gate, &zero, sizeof zero, 0, sizeof zero);
+        if (s == CLIP_OK) s = conv2_fft_launch(p, st->fft, bufs, st->kinfo, st->gate);
+        if (s != CLIP_OK) return s;
+    }
+    for (int i = 0; i < st->npass && s == CLIP_OK; i++)
+        s = conv2_direct_launch(p, &st->pass[i], bufs, st->kinfo, st->gate);
     return s;
+}
+
+static void conv2_release(clip_process *p) {
+    conv2_state *st = clip_proc_state(p);
+    clip_data_destroy(st->u);
+    clip_data_destroy(st->v);
+    st->u = st->v = NULL;
+    conv2_fft_release(st->fft);
+    st->fft = NULL;
 }
 
 const clip_process_desc clip_process_conv2 = {
@@ -303,8 +540,9 @@ const clip_process_desc clip_process_conv2 = {
     .n_outputs = 1,
     .output_docs = conv2_outputs,
     .params = conv2_params,
-    .n_params = 5,
+    .n_params = 6,
     .state_size = sizeof(conv2_state),
     .init = conv2_init,
     .launch = conv2_launch,
+    .release = conv2_release,
 };

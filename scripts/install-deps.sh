@@ -3,7 +3,7 @@
 # test tools (Octave, clang with its sanitizer runtime, valgrind).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd
-      libtiff-dev libpng-dev libmatio-dev)
+      libtiff-dev libpng-dev libmatio-dev libclfft-dev)
 if [ "${1:-}" = test ]; then
   pkgs+=(octave clang libclang-rt-14-dev valgrind)
 fi

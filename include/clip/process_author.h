@@ -160,6 +160,14 @@ const char *clip_tuning_warning(void);
 /* The cache file's path. Errors: CLIP_ERR_IO (no HOME). */
 clip_status clip_tuning_path(char *buf, size_t cap);
 
+/* For a process that drives an OpenCL library (conv2's FFT path through clFFT) on the app's
+ * context and in-order queue; both are borrowed (owned by the app). */
+cl_context clip_proc_cl_context(clip_process *p);
+cl_command_queue clip_proc_cl_queue(clip_process *p);
+/* Takes ownership of `ev`, the event of work the process enqueued itself on that queue during
+ * launch, so that clip_process_time_ms includes it. */
+void clip_proc_keep_event(clip_process *p, cl_event ev);
+
 /* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
 clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
                           const void *value);

@@ -1,0 +1,87 @@
+/* conv2 internals shared by processes/conv2.c (descriptor, path choice, launch),
+ * conv2_direct.c (direct kernels), conv2_sep.c (rank-one test) and conv2_fft.c (clFFT path). */
+#ifndef CLIP_PROCESSES_CONV2_H
+#define CLIP_PROCESSES_CONV2_H
+
+#include <stddef.h>
+
+#include "clip/process_author.h"
+
+/* Kernel kinds: the values of -DKERNEL in kernels/conv2.cl. */
+enum { CONV2_LOCAL = 1, CONV2_GLOBAL, CONV2_BLOCK, CONV2_COLS, CONV2_KINFO, CONV2_FFTK };
+
+/* Buffers a pass reads or writes. */
+enum { CONV2_BUF_A, CONV2_BUF_K, CONV2_BUF_C, CONV2_BUF_T, CONV2_BUF_U, CONV2_BUF_V, CONV2_NBUF };
+
+/* One direct convolution: input ma x na (per slice), output mo x no at offset (oi, oj) of the
+ * full result, filter mk x nk (corr: in correlation orientation as stored). */
+typedef struct conv2_geom {
+    size_t ma, na, mo, no, oi, oj, mk, nk, slices;
+    int pad, corr;
+    clip_type t;
+} conv2_geom;
+
+/* A direct kernel's configuration: kind, work-group wx x wy, outputs per work-item (local: rj
+ * along the row; global: vw rows by rj; block: ri rows by rj; cols: ri rows), and whether the
+ * filter size is compiled in. */
+typedef struct conv2_cfg {
+    int kind, wx, wy, ri, rj, vw, fixed;
+} conv2_cfg;
+
+/* A built launch of a direct kernel. ints: ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
+ * skipz, ngx, ngy. */
+typedef struct conv2_pass {
+    cl_kernel kernel;
+    int src, filt, dst, gated;
+    size_t global[2], wg[2], local_bytes;
+    cl_int ints[13];
+} conv2_pass;
+
+typedef struct conv2_fft conv2_fft;
+
+/* ---- conv2_direct.c ---- */
+
+/* The default configuration of `kind` for this device and geometry (before the local-memory
+ * fit; conv2_direct_build shrinks block tiles that do not fit). */
+conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind);
+/* Parses a tuning value "NAME" or "NAME:a,b,c[,d]" (local:wx,wy,rj; global:wx,wy,rj,vw;
+ * block:wx,wy,ri,rj) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
+ * Returns 0 when the value is well formed and its sizes are sane for the device, -1 otherwise. */
+int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
+                       int *other);
+/* Builds the kernel of *cfg for geometry g into *ps (cfg is updated where the work-group or a
+ * block tile had to shrink to fit the device). When it cannot run on this device (local memory,
+ * work-group size): CLIP_ERR_UNSUPPORTED, with a message only when `forced`. */
+clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
+                               int normalize, int skipz, conv2_pass *ps);
+/* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. */
+clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
+                                cl_mem kinfo, cl_mem gate);
+/* "block 32x4 2x16 k31x31" style description of a configuration. */
+void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t cap);
+
+/* ---- conv2_sep.c ---- */
+
+/* Rank-one test of the mk x nk filter k (column-major, complex doubles) by its singular values
+ * (one-sided Jacobi): rank one when s2 <= max(mk, nk) * eps * s1. On success fills col (mk) and
+ * row (nk) with K ~= col * row.' and returns 1; else 0. s1, s2 and the tolerance are reported
+ * for messages. */
+int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk, double eps,
+                   double *col_re, double *col_im, double *row_re, double *row_im, double *s1,
+                   double *s2, double *tol);
+
+/* ---- conv2_fft.c ---- */
+
+/* 1 when clip was built with clFFT. */
+int conv2_fft_available(void);
+/* Transform sizes (smallest 2,3,5,7-smooth P >= mo + mk - 1, Q >= no + nk - 1). */
+void conv2_fft_sizes(const conv2_geom *g, size_t *P, size_t *Q);
+/* Plans, temporaries and kernels of the FFT path for g; `fallback` is the direct pass run (gated)
+ * when the data hold non-finite values. Errors: CLIP_ERR_UNSUPPORTED without clFFT,
+ * CLIP_ERR_OPENCL / CLIP_ERR_OUT_OF_MEMORY. */
+clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, conv2_fft **out);
+clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, cl_mem kinfo,
+                             cl_mem gate);
+void conv2_fft_release(conv2_fft *f);
+
+#endif

@@ -1,0 +1,227 @@
+/* conv2's direct kernels (kernels/conv2.cl): default configurations per device, tuning values,
+ * building and launching one pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2.h"
+
+/* Filters up to this size are compiled into the local and global kernels (unrolled, the global
+ * kernel keeps the filter in registers). The block kernel always compiles its size in; the cols
+ * kernel too. PoCL takes seconds to build the unrolled code of larger filters, and on GPUs the
+ * block kernel takes over above it. */
+#define SMALL_K_NUMEL 81
+
+static const char *const kind_names[] = {"?", "local", "global", "block", "cols"};
+
+static int is_cpu(clip_process *p) { return clip_proc_device(p)->type == CLIP_DEVICE_CPU; }
+
+/* Native SIMD width of the device for real type t (1 for complex). */
+static int simd_rows(clip_process *p, clip_type t) {
+    cl_uint w = 0;
+    cl_device_info q = clip_type_is_double(t) ? CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
+                                              : CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT;
+    if (clip_type_is_complex(t) ||
+        clGetDeviceInfo(clip_proc_cl_device(p), q, sizeof w, &w, NULL) != CL_SUCCESS)
+        return 1;
+    return w >= 16 ? 16 : w >= 8 ? 8 : w >= 4 ? 4 : w >= 2 ? 2 : 1;
+}
+
+/* Defaults:
+ *   local   32 x 8 work-items, 8 outputs each along the row: 32 rows so a warp reads and writes
+ *           128 contiguous bytes, 8 outputs so a staged value feeds 8 accumulators.
+ *   global  the same on GPUs; on CPUs one work-item per group (PoCL's work-item loops add
+ *           nothing to explicit vectors) taking one native SIMD vector of rows by 8 columns
+ *           (2048^2 by 7x7 'same', PoCL on 2 AVX-512 cores: f32 3.6 ms, f64 6.1 ms; the local
+ *           kernel there takes ~200 ms).
+ *   block   GPUs: 32 x 4 work-items of 2 rows by 16 columns (64 x 64 outputs per group; a 31x31
+ *           f32 tile is 94 x 94 values, 35 KB) for 4-byte types, 1 x 16 for 8-byte ones and 1 x 8
+ *           for c64, so the accumulators stay at 32 registers. CPUs (only when forced): 16 x 2
+ *           work-items of 1 x 4, small unrolled code.
+ *   cols    32 x 8 work-items of 15 consecutive rows (odd: conflict-free strided reads).
+ * measured figures and the tuned values are in bench/CONV2.md. */
+conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
+    const int cpu = is_cpu(p);
+    const size_t esz = clip_type_size(g->t);
+    const int small = g->mk * g->nk <= SMALL_K_NUMEL;
+    conv2_cfg c = {kind, 32, 8, 1, 8, 1, small};
+    if (kind == CONV2_GLOBAL && cpu) c = (conv2_cfg){kind, 1, 1, 1, 8, simd_rows(p, g->t), small};
+    if (kind == CONV2_BLOCK) {
+        c = (conv2_cfg){kind, 32, 4, esz == 4 ? 2 : 1, esz <= 8 ? 16 : 8, 1, 1};
+        if (cpu) c = (conv2_cfg){kind, 16, 2, 1, 4, 1, 1};
+    }
+    if (kind == CONV2_COLS) c = (conv2_cfg){kind, 32, 8, 15, 1, 1, 1};
+    return c;
+}
+
+static int parse_ints(const char *s, int *v, int n) {
+    for (int i = 0; i < n; i++) {
+        char *end = NULL;
+        long x = strtol(s, &end, 10);
+        if (end == s || x < 1 || x > 1024) return -1;
+        v[i] = (int)x;
+        s = end;
+        if (i + 1 < n) {
+            if (*s != ',') return -1;
+            s++;
+        }
+    }
+    return *s ? -1 : 0;
+}
+
+int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
+                       int *other) {
+    *other = 0;
+    if (!strcmp(value, "fft")) return *other = 1, 0;
+    if (!strcmp(value, "separable")) return *other = 2, 0;
+    const char *colon = strchr(value, ':');
+    size_t n = colon ? (size_t)(colon - value) : strlen(value);
+    int kind = 0;
+    for (int k = CONV2_LOCAL; k <= CONV2_BLOCK; k++)
+        if (strlen(kind_names[k]) == n && !strncmp(value, kind_names[k], n)) kind = k;
+    if (!kind) return -1;
+    *cfg = conv2_default_cfg(p, g, kind);
+    if (!colon) return 0;
+    int v[4];
+    if (kind == CONV2_LOCAL) {
+        if (parse_ints(colon + 1, v, 3)) return -1;
+        cfg->wx = v[0], cfg->wy = v[1], cfg->rj = v[2];
+    } else if (kind == CONV2_GLOBAL) {
+        if (parse_ints(colon + 1, v, 4)) return -1;
+        cfg->wx = v[0], cfg->wy = v[1], cfg->rj = v[2], cfg->vw = v[3];
+        if ((v[3] & (v[3] - 1)) || v[3] > 16 || (v[3] > 1 && clip_type_is_complex(g->t))) return -1;
+    } else {
+        if (parse_ints(colon + 1, v, 4)) return -1;
+        cfg->wx = v[0], cfg->wy = v[1], cfg->ri = v[2], cfg->rj = v[3];
+    }
+    /* Unrolled register blocks beyond 64 accumulators would spill. */
+    if ((size_t)cfg->wx * (size_t)cfg->wy > clip_proc_device(p)->max_work_group ||
+        cfg->ri * cfg->rj > 64)
+        return -1;
+    return 0;
+}
+
+void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t cap) {
+    char k[32];
+    if (c->fixed) snprintf(k, sizeof k, "k%zux%zu", g->mk, g->nk);
+    else snprintf(k, sizeof k, "k-runtime");
+    if (c->kind == CONV2_GLOBAL)
+        snprintf(buf, cap, "global %dx%d %dx%d %s", c->wx, c->wy, c->vw, c->rj, k);
+    else if (c->kind == CONV2_LOCAL)
+        snprintf(buf, cap, "local %dx%d 1x%d %s", c->wx, c->wy, c->rj, k);
+    else if (c->kind == CONV2_COLS)
+        snprintf(buf, cap, "cols %dx%d %dx1 %s", c->wx, c->wy, c->ri, k);
+    else
+        snprintf(buf, cap, "block %dx%d %dx%d %s", c->wx, c->wy, c->ri, c->rj, k);
+}
+
+/* Local memory of a configuration in bytes (0 for global). */
+static size_t local_need(const conv2_cfg *c, const conv2_geom *g) {
+    const size_t esz = clip_type_size(g->t), mk = g->mk, nk = g->nk;
+    const size_t wx = (size_t)c->wx, wy = (size_t)c->wy, ri = (size_t)c->ri, rj = (size_t)c->rj;
+    switch (c->kind) {
+    case CONV2_LOCAL: {
+        /* The run-time-size loop reads whole chunks of rj columns. */
+        size_t tw = wy * rj + (c->fixed ? nk - 1 : (nk + rj - 1) / rj * rj);
+        return ((wx + mk - 1) * tw + mk * nk) * esz;
+    }
+    case CONV2_BLOCK: return ((wx * ri + mk - 1) * (wy * rj + nk - 1) + mk * nk) * esz;
+    case CONV2_COLS: return (wx * ri + mk - 1) * wy * esz;
+    default: return 0;
+    }
+}
+
+/* Shrinks a block configuration until its tile fits `avail` bytes: columns per group first, then
+ * the register block, keeping 32 work-items down the rows as long as possible. */
+static int fit_block(conv2_cfg *c, const conv2_geom *g, size_t avail) {
+    while (local_need(c, g) > avail) {
+        if (c->wy > 1) c->wy /= 2;
+        else if (c->rj > 4) c->rj /= 2;
+        else if (c->ri > 1) c->ri--;
+        else if (c->wx > 8) c->wx /= 2;
+        else return -1;
+    }
+    return 0;
+}
+
+clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
+                               int normalize, int skipz, conv2_pass *ps) {
+    const clip_device_info *dev = clip_proc_device(p);
+    conv2_cfg c = *cfg;
+    const char *name = c.kind == CONV2_LOCAL    ? "conv2_local"
+                       : c.kind == CONV2_GLOBAL ? "conv2_global"
+                       : c.kind == CONV2_BLOCK  ? "conv2_block"
+                                                : "conv2_cols";
+    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wy > 1) c.wy /= 2;
+    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wx > 1) c.wx /= 2;
+    if (c.kind == CONV2_BLOCK && fit_block(&c, g, (size_t)dev->local_mem)) {
+        if (!forced) return CLIP_ERR_UNSUPPORTED;
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant block: a %zux%zu filter's tile does not fit %llu bytes of "
+                              "local memory (use variant global, fft or auto)",
+                              g->mk, g->nk, (unsigned long long)dev->local_mem);
+    }
+    size_t need = local_need(&c, g);
+    if (need > dev->local_mem) {
+        if (!forced) return CLIP_ERR_UNSUPPORTED;
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant %s: tile and filter need %zu bytes of local memory, the "
+                              "device has %llu (use variant global or auto)",
+                              kind_names[c.kind], need, (unsigned long long)dev->local_mem);
+    }
+    char opts[256];
+    int n = snprintf(opts, sizeof opts, "-DKERNEL=%d -DPAD=%d -DWX=%d -DWY=%d -DRI=%d -DRJ=%d -DVW=%d",
+                     c.kind, g->pad, c.wx, c.wy, c.ri, c.rj, c.vw);
+    if (c.fixed) snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
+    clip_status s = clip_proc_kernel(p, "conv2", g->t, opts, name, &ps->kernel);
+    if (s != CLIP_OK) return s;
+    size_t kwg = 0;
+    cl_ulong kmem = 0;
+    cl_device_id d = clip_proc_cl_device(p);
+    if (clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) !=
+            CL_SUCCESS ||
+        clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof kmem, &kmem, NULL) !=
+            CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo(%s) failed", name);
+    /* No __local argument is set yet, so kmem is the kernel's own use. */
+    const size_t wg = (size_t)(c.wx * c.wy);
+    if (wg > kwg || need + kmem > dev->local_mem) {
+        if (!forced) return CLIP_ERR_UNSUPPORTED;
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant %s: needs a %dx%d work-group and %zu bytes of local memory; "
+                              "the kernel allows %zu work-items and the device has %llu bytes",
+                              kind_names[c.kind], c.wx, c.wy, need + (size_t)kmem, kwg,
+                              (unsigned long long)dev->local_mem);
+    }
+
+    size_t rows = (size_t)c.wx, cols = (size_t)(c.wy * c.rj);
+    if (c.kind == CONV2_GLOBAL) rows *= (size_t)c.vw;
+    if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS) rows *= (size_t)c.ri;
+    if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
+    const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
+    if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
+        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch", g->slices);
+    const size_t v[13] = {g->ma, g->na, g->mo, g->no, g->oi, g->oj, g->mk, g->nk, (size_t)g->corr,
+                          (size_t)normalize, (size_t)skipz, ngx, ngy};
+    for (int i = 0; i < 13; i++) ps->ints[i] = (cl_int)v[i];
+    ps->local_bytes = need;
+    ps->wg[0] = (size_t)c.wx, ps->wg[1] = (size_t)c.wy;
+    ps->global[0] = ngx * ngy * g->slices * (size_t)c.wx;
+    ps->global[1] = (size_t)c.wy;
+    *cfg = c;
+    return CLIP_OK;
+}
+
+clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
+                                cl_mem kinfo, cl_mem gate) {
+    cl_kernel k = ps->kernel;
+    const cl_mem gm = ps->gated ? gate : NULL;
+    const cl_mem mems[5] = {bufs[ps->src], bufs[ps->filt], bufs[ps->dst], kinfo, gm};
+    clip_status s = CLIP_OK;
+    cl_uint idx = 0;
+    for (int i = 0; i < 5 && s == CLIP_OK; i++) s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &mems[i]);
+    for (int i = 0; i < 13 && s == CLIP_OK; i++) s = clip_proc_arg(p, k, idx++, sizeof(cl_int), &ps->ints[i]);
+    if (s == CLIP_OK && ps->local_bytes) s = clip_proc_arg(p, k, idx++, ps->local_bytes, NULL);
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 2, ps->global, ps->wg);
+    return s;
+}

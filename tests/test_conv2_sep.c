@@ -1,0 +1,274 @@
+/* conv2's separable path (two 1-D passes for a rank-one K) against the plain double-precision
+ * reference (conv2_testutil.h) of the full 2-D filter: every type, shape, pad mode, orientation
+ * and pass kernel; the rank-one test's tolerance (single accepts what double rejects); auto's
+ * choice; errors through the API and the CLI; the transfers of a chain. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2_testutil.h"
+
+/* K = col * row.' + eps2 * x * y.' (rank one when eps2 = 0) of type t, complex factors for complex
+ * types; h holds the stored (rounded) values. */
+static clip_data *make_k(clip_app *app, clip_type t, size_t mk, size_t nk, double eps2,
+                         unsigned long long seed, host_arr *h) {
+    int cx = clip_type_is_complex(t);
+    double complex *f = malloc((2 * mk + 2 * nk) * sizeof *f);
+    for (size_t i = 0; i < 2 * (mk + nk); i++) {
+        double re = tu_rand(&seed), im = cx ? tu_rand(&seed) : 0.0;
+        f[i] = mkc(re, im);
+    }
+    const double complex *col = f, *row = f + mk, *x = row + nk, *y = x + mk;
+    h->dims[0] = mk, h->dims[1] = nk, h->dims[2] = 1;
+    h->v = malloc((mk * nk > 0 ? mk * nk : 1) * sizeof(double complex));
+    for (size_t j = 0; j < nk; j++)
+        for (size_t i = 0; i < mk; i++) h->v[i + j * mk] = col[i] * row[j] + eps2 * x[i] * y[j];
+    free(f);
+    return c2_upload(app, t, h);
+}
+
+static void run_sep(clip_app *app, const conv_case *cc, const char *variant, const char *sep,
+                    unsigned long long seed) {
+    host_arr ha, hk;
+    clip_data *a = make_data(app, cc->ta, cc->a[0], cc->a[1], cc->a[2], seed, &ha);
+    clip_data *k = make_k(app, cc->tk, cc->k[0], cc->k[1], 0, seed * 3 + 1, &hk);
+    clip_process_destroy(c2_run(app, a, &ha, k, &hk, cc, variant, sep, 0));
+    free(ha.v), free(hk.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
+/* Shapes, pads, orientations, normalize and filter shapes (wider and taller than A too), f64. */
+static void test_geometry(clip_app *app) {
+    static const size_t ks[][2] = {{3, 3}, {5, 2}, {1, 6}, {7, 1}, {6, 9}, {19, 37}};
+    unsigned long long seed = 5;
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (int pad = ZERO; pad <= CIRCULAR; pad++)
+            for (int shape = FULL; shape <= VALID; shape++)
+                for (int corr = 0; corr < 2; corr++) {
+                    conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]}, shape, pad, corr,
+                                    shape == SAME && corr};
+                    run_sep(app, &cc, "auto", "on", seed++);
+                }
+}
+
+/* Every type pair (3-D A: each slice), and each kind of pass kernel forced. */
+static void test_types(clip_app *app) {
+    unsigned long long seed = 77;
+    for (int ta = 0; ta < 4; ta++)
+        for (int tk = 0; tk < 4; tk++) {
+            conv_case cc = {all_types[ta], all_types[tk], {20, 13, 2}, {5, 4}, SAME, SYMMETRIC, tk % 2, ta == tk};
+            run_sep(app, &cc, "auto", "on", seed++);
+        }
+    static const char *const kinds[] = {"local", "global", "block"};
+    for (int v = 0; v < 3; v++)
+        for (int t = 0; t < 4; t++) {
+            conv_case cc = {all_types[t], all_types[t], {33, 17, 1}, {4, 6}, FULL, REPLICATE, 1, 0};
+            run_sep(app, &cc, kinds[v], "on", seed++);
+        }
+}
+
+/* All-zero K is rank zero: zeros (and the separable path takes it). */
+static void test_zero_k(clip_app *app) {
+    host_arr ha, hk = {{4, 5, 1}, calloc(20, sizeof(double complex))};
+    clip_data *a = make_data(app, CLIP_F32, 9, 8, 1, 3, &ha);
+    clip_data *k = c2_upload(app, CLIP_F32, &hk);
+    conv_case cc = {CLIP_F32, CLIP_F32, {9, 8, 1}, {4, 5}, FULL, ZERO, 0, 0};
+    clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "auto", "on", 0));
+    free(ha.v), free(hk.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
+/* The rank-one tolerance follows the output's precision (MATLAB's rank with max(size) * eps * s1):
+ * a second singular value of ~1e-9 * s1 is rank one for single, not for double. */
+static void test_tolerance(clip_app *app) {
+    host_arr ha32, ha64, hk;
+    clip_data *a32 = make_data(app, CLIP_F32, 30, 25, 1, 11, &ha32);
+    clip_data *a64 = make_data(app, CLIP_F64, 30, 25, 1, 11, &ha64);
+    clip_data *k = make_k(app, CLIP_F64, 7, 6, 1e-9, 12, &hk);
+    conv_case cc = {CLIP_F32, CLIP_F64, {30, 25, 1}, {7, 6}, SAME, ZERO, 0, 0};
+    clip_process_destroy(c2_run(app, a32, &ha32, k, &hk, &cc, "auto", "on", 0));
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    CHECK_OK(app, clip_process_set_choice(p, "separable", "on"));
+    CHECK_OK(app, clip_process_set_input(p, 0, a64));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "conv2: separable on: K is not rank one (second singular value");
+    /* auto falls back to the direct path and stays exact */
+    CHECK_OK(app, clip_process_set_choice(p, "separable", "auto"));
+    clip_process_destroy(p);
+    cc.ta = CLIP_F64;
+    p = c2_run(app, a64, &ha64, k, &hk, &cc, "auto", "auto", 0);
+    CHECK(!variant_is(clip_process_variant(p), "separable"));
+    clip_process_destroy(p);
+    free(ha32.v), free(ha64.v), free(hk.v);
+    clip_data_destroy(a32);
+    clip_data_destroy(a64);
+    clip_data_destroy(k);
+}
+
+/* auto takes the two passes where the cost model favours them (a 31x31 filter: 62 against 961
+ * multiply-adds per output), never for a K that is not rank one, never with separable off. */
+static void test_auto(clip_app *app) {
+    host_arr ha, hk, hr;
+    clip_data *a = make_data(app, CLIP_F32, 200, 150, 1, 21, &ha);
+    clip_data *k = make_k(app, CLIP_F32, 31, 31, 0, 22, &hk);
+    clip_data *r = make_data(app, CLIP_F32, 31, 31, 1, 23, &hr);
+    conv_case cc = {CLIP_F32, CLIP_F32, {200, 150, 1}, {31, 31}, SAME, SYMMETRIC, 0, 0};
+    clip_process *p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "auto", 0);
+    CHECK(variant_is(clip_process_variant(p), "separable"));
+    clip_process_destroy(p);
+    p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 0);
+    CHECK(!variant_is(clip_process_variant(p), "separable"));
+    clip_process_destroy(p);
+    p = c2_run(app, a, &ha, r, &hr, &cc, "auto", "auto", 0);
+    CHECK(!variant_is(clip_process_variant(p), "separable"));
+    clip_process_destroy(p);
+    free(ha.v), free(hk.v), free(hr.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+    clip_data_destroy(r);
+}
+
+static void test_errors(clip_app *app) {
+    host_arr ha, hk;
+    clip_data *a = make_data(app, CLIP_F64, 10, 9, 1, 31, &ha);
+    clip_data *k = make_data(app, CLIP_F64, 3, 4, 1, 32, &hk);
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    CHECK_OK(app, clip_process_set_choice(p, "separable", "on"));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "conv2: separable on: K is not rank one");
+    CHECK_MSG(app, "exceeds max(size(K))*eps*s1");
+    CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
+    double *h = NULL;
+    CHECK_OK(app, clip_data_host_write(k, (void **)&h));
+    for (int i = 0; i < 12; i++) h[i] = 1.0;
+    h[5] = INFINITY;
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "K is not rank one (K holds Inf or NaN)");
+    CHECK_OK(app, clip_process_set_choice(p, "variant", "fft"));
+    h[5] = 1.0;
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "excludes variant fft");
+    /* Usable again: K of ones is rank one. */
+    CHECK_OK(app, clip_process_set_choice(p, "variant", "auto"));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    CHECK(variant_is(clip_process_variant(p), "separable"));
+    for (int i = 0; i < 12; i++) hk.v[i] = 1.0;
+    clip_data *out = NULL;
+    CHECK_OK(app, clip_process_output(p, 0, &out));
+    host_arr ref = ref_conv2(&ha, &hk, FULL, ZERO, 0, 0);
+    tu_checks++;
+    tu_failures += compare(app, out, CLIP_F64, &ref, "ones after failed inits");
+    free(ref.v), free(ha.v), free(hk.v);
+    clip_process_destroy(p);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
+static int run_cli(const char *args) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s run conv2 %s 2>conv2s_err.txt >conv2s_out.txt", CLIP_TOOL, args);
+    return system(cmd);
+}
+
+static int file_has(const char *path, const char *needle) {
+    char buf[4096] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, needle) != NULL;
+}
+
+/* The CLI on CFL files (complex single): --separable on reports the passes, or the reason. */
+static void test_cli(clip_app *app) {
+    host_arr ha, hk, hr;
+    clip_data *a = make_data(app, CLIP_C32, 21, 12, 1, 41, &ha);
+    clip_data *k = make_k(app, CLIP_C32, 5, 3, 0, 42, &hk);
+    clip_data *r = make_data(app, CLIP_C32, 5, 3, 1, 43, &hr);
+    CHECK_OK(app, clip_save(app, "conv2s_a.cfl", a));
+    CHECK_OK(app, clip_save(app, "conv2s_k.cfl", k));
+    CHECK_OK(app, clip_save(app, "conv2s_r.cfl", r));
+    CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl -o conv2s_c.cfl --shape same --pad replicate --separable on --time") == 0);
+    CHECK(file_has("conv2s_err.txt", "variant conv2 separable "));
+    clip_data *c = NULL;
+    CHECK_OK(app, clip_load(app, "conv2s_c.cfl", &c));
+    host_arr ref = ref_conv2(&ha, &hk, SAME, REPLICATE, 0, 0);
+    tu_checks++;
+    if (c) tu_failures += compare(app, c, CLIP_C32, &ref, "CLI separable");
+    free(ref.v);
+    clip_data_destroy(c);
+    CHECK(run_cli("conv2s_a.cfl conv2s_r.cfl --separable on") != 0);
+    CHECK(file_has("conv2s_err.txt", "K is not rank one"));
+    CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl --separable maybe") != 0);
+    CHECK(file_has("conv2s_err.txt", "separable 'maybe' is not one of auto|on|off"));
+    free(ha.v), free(hk.v), free(hr.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+    clip_data_destroy(r);
+}
+
+/* separable conv2 -> conv2 on the device: K is read on the host in init, so the launches upload A
+ * and the two factors (K itself is not needed without normalize), and nothing comes back to the
+ * host until the final read. */
+static void test_chain(clip_app *app) {
+    host_arr ha, hk;
+    clip_data *a = make_data(app, CLIP_F32, 40, 33, 1, 51, &ha);
+    clip_data *k = make_k(app, CLIP_F32, 5, 3, 0, 52, &hk);
+    clip_process *c1 = NULL, *c2 = NULL;
+    clip_data *y1 = NULL, *y2 = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &c1));
+    CHECK_OK(app, clip_process_set_choice(c1, "separable", "on"));
+    CHECK_OK(app, clip_process_set_choice(c1, "shape", "same"));
+    CHECK_OK(app, clip_process_set_input(c1, 0, a));
+    CHECK_OK(app, clip_process_set_input(c1, 1, k));
+    CHECK_OK(app, clip_process_init(c1));
+    CHECK_OK(app, clip_process_output(c1, 0, &y1));
+    CHECK_OK(app, clip_process_create(app, "conv2", &c2));
+    CHECK_OK(app, clip_process_set_choice(c2, "separable", "on"));
+    CHECK_OK(app, clip_process_set_choice(c2, "pad", "circular"));
+    CHECK_OK(app, clip_process_set_input(c2, 0, y1));
+    CHECK_OK(app, clip_process_set_input(c2, 1, k));
+    CHECK_OK(app, clip_process_init(c2));
+    CHECK_OK(app, clip_process_output(c2, 0, &y2));
+    clip_transfer_stats t0, t1;
+    CHECK_OK(app, clip_app_transfer_stats(app, &t0));
+    CHECK_OK(app, clip_process_launch(c1));
+    CHECK_OK(app, clip_process_launch(c2));
+    CHECK_OK(app, clip_app_finish(app));
+    CHECK_OK(app, clip_app_transfer_stats(app, &t1));
+    CHECK(t1.to_host == t0.to_host);
+    CHECK(t1.to_device - t0.to_device == 5); /* A, then u and v of each process */
+    host_arr r1 = ref_conv2(&ha, &hk, SAME, ZERO, 0, 0);
+    host_arr r2 = ref_conv2(&r1, &hk, FULL, CIRCULAR, 0, 0);
+    tu_checks++;
+    tu_failures += compare(app, y2, CLIP_F32, &r2, "separable chain");
+    free(r1.v), free(r2.v), free(ha.v), free(hk.v);
+    clip_process_destroy(c1);
+    clip_process_destroy(c2);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
+int main(void) {
+    clip_app *app = tu_app();
+    test_errors(app);
+    test_geometry(app);
+    test_types(app);
+    test_zero_k(app);
+    test_tolerance(app);
+    test_auto(app);
+    test_cli(app);
+    test_chain(app);
+    clip_app_destroy(app);
+    return tu_finish("test_conv2_sep");
+}
