@@ -34,7 +34,7 @@ for mode in "$@"; do
         [ -z "$t" ] && continue
         echo "== $t $n $opts"
         timeout 30 $b/bench/gemm_bench $n --type $t --no-clblast --repeat 10 --variant tiled $opts ${AB_PTX:+--ptxinfo} \
-          | grep -E "^clip|Used"
+          | grep -E "^clip|Used|spill"
       done < "${AB_LIST:-bench/gemm_ab.txt}" 2>&1 | tee -a "$out/ab.log" ;;
     tune)
       TIMEFORMAT="clip tune wall %R s"; { time timeout 320 $b/clip tune; } 2>&1 | tee -a "$out/tune.log" ;;

@@ -55,15 +55,23 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
     if (local_bytes(o, t) > dev->local_mem) o->stages = 1;
 }
 
-/* The GPU ladder, largest work-group tile first: {work-group, work-item tile, K slice}. Measured on
- * an H100 (bench/GEMM.md): 8x8 work-item tiles on 16x8 work-groups for large real products, 4x8
- * complex ones, and small tiles with long K slices for the thin products of CNN layers. */
+/* The GPU ladder, largest work-group tile first. Measured on an H100 (bench/GEMM.md): 8x16
+ * work-item tiles (8 rows of A by 16 columns of B per k: the fewest local bytes per multiply-add
+ * that fit the registers) for large real products, 8x8 complex ones, and small tiles with long K
+ * slices for the thin products of CNN layers. */
 typedef struct rung {
-    int wm, wn, whi, wni, kwg;
+    int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
 } rung;
-static const rung ladder4[] = {{16, 8, 8, 8, 8}, {16, 16, 4, 4, 16}, {8, 8, 8, 4, 32}, {8, 8, 4, 4, 16}};
-static const rung ladder8[] = {{16, 8, 4, 8, 8}, {16, 8, 4, 4, 16}, {8, 8, 4, 4, 16}};
-static const rung ladder16[] = {{16, 16, 4, 4, 8}, {8, 8, 4, 4, 8}};
+static const rung ladder4[] = {{16, 16, 8, 16, 8, 8}, {16, 8, 8, 8, 8, 16}, {16, 16, 4, 4, 16, 16},
+                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 16, 8}};
+static const rung ladder8[] = {{16, 16, 8, 8, 8, 16}, {16, 8, 4, 8, 8, 16}, {16, 8, 4, 4, 16, 16},
+                               {8, 8, 4, 4, 16, 8}};
+static const rung ladder16[] = {{16, 16, 4, 4, 8, 16}, {8, 8, 4, 4, 8, 8}};
+
+static void rung_set(clip_gemm_params *o, clip_type t, const clip_device_info *dev, const rung *r) {
+    tiled_set(o, t, dev, r->mdimc, r->ndimc, r->whi, r->wni, r->kwg);
+    o->wm = r->wm;
+}
 
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short
  * products are latency-bound: more work-groups in flight hide it), keeping chunks of at least
@@ -110,20 +118,20 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
          * much outside C; failing that the next-to-smallest with K split to fill the device, or,
          * where K is too short to split, the smallest. */
         const rung *r = esize == 4 ? ladder4 : esize == 8 ? ladder8 : ladder16;
-        int count = esize == 4 ? 4 : esize == 8 ? 3 : 2, i = 0;
+        int count = esize == 4 ? 5 : esize == 8 ? 4 : 2, i = 0;
         for (; i < count; i++) {
-            tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+            rung_set(out, t, dev, &r[i]);
             size_t g = groups_of(out, m, n);
             if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
                 break;
         }
         if (i == count) {
             i = count > 1 ? count - 2 : 0;
-            tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+            rung_set(out, t, dev, &r[i]);
             out->ksplit = split_for(dev, groups_of(out, m, n), k);
             if (out->ksplit == 1) {
                 i = count - 1;
-                tiled_set(out, t, dev, r[i].wm, r[i].wn, r[i].whi, r[i].wni, r[i].kwg);
+                rung_set(out, t, dev, &r[i]);
                 out->ksplit = split_for(dev, groups_of(out, m, n), k);
             }
         }
@@ -285,12 +293,15 @@ static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip
                     size_t n) {
     int wi = c->mwg / c->mdimc, wj = c->nwg / c->ndimc, wgs = c->mdimc * c->ndimc;
     int acc = wi * wj * (clip_type_is_complex(t) ? 2 : 1) * (clip_type_is_double(t) ? 2 : 1);
-    double f = acc >= 128 ? 0.95 : acc >= 64 ? 1.0 : acc >= 32 ? 0.85 : 0.6;
-    if (c->wm < c->mdimc && c->wm < 8) f *= 0.98;
-    f *= wgs >= 256 ? 1.0 : wgs >= 128 ? 0.95 : 0.85;
-    f *= c->kwg == 16 ? 1.0 : c->kwg == 8 ? 0.96 : 0.93;
+    double f = acc >= 128 ? 1.05 : acc >= 64 ? 1.0 : acc >= 32 ? 0.85 : 0.6;
+    f *= wgs >= 256 ? 1.0 : wgs >= 128 ? 0.97 : 0.85;
+    /* Big tiles like short slices (fewer registers for the prefetch), small ones long slices
+     * (fewer barriers per multiply-add). */
+    if (acc >= 64) f *= c->kwg == 8 ? 1.0 : c->kwg == 16 ? 0.97 : 0.9;
+    else f *= c->kwg == 32 ? 1.0 : c->kwg == 16 ? 0.98 : 0.9;
     if (c->stages < 2) f *= 0.92;
-    f *= 1.0 - 0.05 * fabs(log2((double)wi / wj));
+    /* More B columns than A rows per work-item measured faster (A vectors are wider). */
+    f *= wi > wj ? 0.93 : 1.0 - 0.02 * log2((double)wj / wi);
     /* Work-groups resident per compute unit, bounded by work-items, registers and local memory. */
     double cus = dev->compute_units ? dev->compute_units : 1;
     double per = fmin(2048.0 / wgs, floor(65536.0 / (wgs * (acc + 40.0))));
@@ -372,8 +383,8 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
                         clip_gemm_params q;
                         tiled_set(&q, t, dev, wgs[w][0], wgs[w][1], tiles[a], tiles[b], kwgs[kw]);
                         q.ksplit = split_for(dev, groups_of(&q, m, n), k);
-                        /* The plain warp layout, then 8 and 4 work-items along M per warp. */
-                        for (int wm = q.mdimc; wm >= 4; wm = wm > 8 ? 8 : wm / 2) {
+                        /* The plain warp layout, then 8 work-items along M per warp. */
+                        for (int wm = q.mdimc; wm >= 8; wm = wm > 8 ? 8 : wm / 2) {
                             q.wm = wm;
                             count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
                         }
