@@ -4,7 +4,9 @@
  *   MODE   1 sum |x| (p = 1)            2 sum of squares, Blue's three accumulators (p = 2)
  *          3 max |x| (p = Inf, and the first pass of mode 5)    4 min |x| (p = -Inf)
  *          5 sum (|x|/m)^p with m = max |x| from a first pass, in aux[0] (two passes)
- *          6 one pass: a running max m and the sum (|x|/m)^p, rescaled when m grows
+ *          6 one pass: a running scale M (max |x|, or its power of two) and the sum
+ *            (|x|/M)^p, rescaled when M grows
+ *   SCALE2 mode 6: M is a power of two (p <= 64), see scale_of
  *   PINT   modes 5, 6: y^p by multiplication when p is an integer (PINT = p) or half of an odd
  *          one (PINT = p - 1/2, PHALF = 1: times sqrt(y)); PINT = 0 is exp2(p*log2(y))
  *   VEC    scalars per vector load (1, 2, 4, 8, 16; even for complex)
@@ -27,6 +29,9 @@
 #endif
 #ifndef COMP
 #define COMP 0
+#endif
+#ifndef SCALE2
+#define SCALE2 0
 #endif
 
 /* Loads from global memory go through a vec_t pointer, so that GPUs issue one wide load (the
@@ -180,29 +185,64 @@ inline void comb(real_t *a, const real_t *b, const real_t p) {
 }
 
 #if MODE == 6
-/* One batch of n moduli ax into the running (m, s, r, c), lane by lane. The batch maximum mx
- * grows m rarely (about log(n) times per lane for any ordering of random data): then s is
- * rescaled to the new m. Otherwise each term is (|x|*c)*r = |x|/m in [0, 1] up to rounding: c
- * is 1, or PRESCALE for a subnormal m whose reciprocal would overflow. */
+#if CLIP_DOUBLE
+#define TRUE_MIN 0x1p-1074
+#define UNAME ulong
+#define EXPBITS 0x7FF0000000000000UL
+#else
+#define TRUE_MIN 0x1p-149f
+#define UNAME uint
+#define EXPBITS 0x7F800000U
+#endif
+#if AW == 1
+#define AS_U(v) CAT(as_, UNAME)(v)
+#define AS_R(v) CAT(as_, RNAME)(v)
+#else
+#define AS_U(v) CAT(CAT(as_, UNAME), AW)(v)
+#define AS_R(v) CAT(CAT(as_, RNAME), AW)(v)
+#endif
+
+/* The scale M that a running maximum mx > 0 calls for. SCALE2: the power of two M <= mx (its
+ * exponent bits; subnormals pre-scaled), so that every |x|/M is exact, every rescaling factor
+ * (M0/M1)^p and every ratio of partials' scales is a power of two (exact powers for integer p),
+ * and M grows only when the maximum doubles. Terms are below 2^p, so SCALE2 needs p <= 64
+ * (sums stay below 2^100). Otherwise M = mx: terms <= 1 for any p. */
+#if SCALE2
+inline acc_t scale_of(const acc_t mx) {
+    const acc_t big = mx < (acc_t)REAL_MIN ? mx * (acc_t)PRESCALE : mx;
+    const acc_t e = AS_R(AS_U(big) & EXPBITS);
+    return mx < (acc_t)REAL_MIN ? e * (acc_t)(1 / PRESCALE) : e;
+}
+#define GROWS(mx, m) ((mx) >= 2 * (m))
+#else
+#define scale_of(mx) (mx)
+#define GROWS(mx, m) ((mx) > (m))
+#endif
+
+/* One batch of n moduli ax into the running (M, s, r, c), lane by lane: s = sum (|x|/M)^p with
+ * each term computed as (|x|*c)*r, c being 1, or PRESCALE for a subnormal M whose reciprocal
+ * would overflow, and r = 1/(M*c). The batch maximum mx grows M rarely (about log(n) times per
+ * lane for any ordering of random data); s is then rescaled to the new M. M starts at the
+ * smallest subnormal, so zeros never count as growth. */
 inline void step6(acc_t *st, const acc_t *ax, const int n, const real_t p) {
     acc_t mx = ax[0];
     for (int u = 1; u < n; u++) mx = NMAX(ax[u], mx);
-    if (ANY(mx > st[0])) {
-        /* A lane grows only where mx > m: neither is NaN, and m was 0 or its s was rescaled
-         * the same way. mx = Inf leaves r = 0 and s invalid, which finish ignores. */
-        const acc_t m0 = st[0];
-        acc_t cn = mx < (acc_t)REAL_MIN ? (acc_t)PRESCALE : (acc_t)1;
-        acc_t rn = (acc_t)1 / (mx * cn);
-        acc_t f = POWV((m0 * cn) * rn);
-        st[1] = mx > m0 ? st[1] * f : st[1];
+    if (ANY(GROWS(mx, st[0]))) {
+        /* Neither mx nor M is NaN where a lane grows. mx = Inf gives M = Inf, r = 0 and s
+         * invalid, which finish ignores. */
+        const acc_t m0 = st[0], m1 = scale_of(mx);
+        const acc_t cn = m1 < (acc_t)REAL_MIN ? (acc_t)PRESCALE : (acc_t)1;
+        const acc_t rn = (acc_t)1 / (m1 * cn);
+        const acc_t f = POWV((m0 * cn) * rn);
+        st[1] = GROWS(mx, m0) ? st[1] * f : st[1];
 #if COMP
-        st[CI] = mx > m0 ? st[CI] * f : st[CI];
+        st[CI] = GROWS(mx, m0) ? st[CI] * f : st[CI];
 #endif
-        st[2] = mx > m0 ? rn : st[2];
-        st[3] = mx > m0 ? cn : st[3];
-        st[0] = mx > m0 ? mx : m0;
+        st[2] = GROWS(mx, m0) ? rn : st[2];
+        st[3] = GROWS(mx, m0) ? cn : st[3];
+        st[0] = GROWS(mx, m0) ? m1 : m0;
     }
-    st[0] = NMAX(mx, st[0]); /* NaN sticks */
+    st[0] = isnan(mx) ? mx : st[0]; /* NaN sticks: NaN never grows */
     for (int u = 0; u < n; u++) ADDC(st[1], st[CI], POWV((ax[u] * st[3]) * st[2]));
 }
 #endif
@@ -294,7 +334,9 @@ void norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, 
     acc_t acc[NST];
     for (int k = 0; k < NST; k++) acc[k] = (acc_t)INIT;
 #if MODE == 6
-    acc[3] = (acc_t)1;
+    acc[0] = (acc_t)TRUE_MIN;
+    acc[2] = (acc_t)(1 / (TRUE_MIN * PRESCALE));
+    acc[3] = (acc_t)PRESCALE;
 #endif
     real_t s1 = 1, r = 1;
     ulong start = g * chunk, end = min(start + chunk, nvec);

@@ -85,10 +85,13 @@ static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int 
                                 int phalf, cl_kernel *k1, cl_kernel *k2) {
     norm_state *st = clip_proc_state(p);
     unsigned lanes = (mode != MODE_SUMSQ && clip_type_is_complex(t)) ? vec / 2 : vec;
-    char extra[96], opts[192];
+    char extra[128], opts[224];
     int comp = reduce_compensated(p, clip_type_is_double(t));
-    snprintf(extra, sizeof extra, "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u -DCOMP=%d",
-             mode, pint, phalf, vec, lanes, comp);
+    /* Power-of-two scales where the terms (below 2^p) leave the sums finite (see norm.cl). */
+    int scale2 = mode == MODE_POW1 && clip_proc_real(p, "p") <= NORM_MAX_INT_P;
+    snprintf(extra, sizeof extra,
+             "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u -DCOMP=%d -DSCALE2=%d", mode, pint,
+             phalf, vec, lanes, comp, scale2);
     reduce_options(opts, sizeof opts, &st->geom, extra);
     clip_status s = clip_proc_kernel(p, "norm", t, opts, "norm_stage1", k1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "norm", t, opts, "norm_stage2", k2);

@@ -282,6 +282,12 @@ static void test_onepass(clip_app *app, clip_process *p) {
                     case_norm(app, p, t, N, 1, re, im, ps[pi ? 3 - pi : 0], "auto",
                               "onepass-range");
             }
+            /* p > 64 scales by the maximum itself, not a power of two (the long double
+             * reference holds 1e37^100.5, not 1e300^100.5). */
+            if (!dbl) {
+                set_tuning(app, p, "onepass", 256, 2, 0);
+                case_norm(app, p, t, N, 1, re, im, 100.5, "auto", "onepass-range");
+            }
             /* NaN, then Inf, after the maximum has grown (ascending data: near the end). */
             if (shape == 0) {
                 set_tuning(app, p, "onepass", 256, 2, 0);
@@ -292,6 +298,18 @@ static void test_onepass(clip_app *app, clip_process *p) {
                 re[N - 40] = 1;
                 case_norm(app, p, t, N, 1, re, im, 2.7, "auto", "onepass-inf");
             }
+        }
+    }
+    /* Magnitudes at the top of the range: the next power of two overflows, and the result
+     * overflows or just does not. */
+    for (int ti = 0; ti < 2; ti++) {
+        double big = ti ? 1.7e308 : 3.3e38;
+        double v3[3] = {big, -big / 3, big / 7}, v2[2] = {big / 9, big};
+        static const double qs[4] = {3, 2.5, 2.7, 65};
+        for (int k = 0; k < (ti ? 3 : 4); k++) { /* 1.7e308^65 overflows the reference */
+            set_tuning(app, p, "onepass", 0, 0, 0);
+            case_norm(app, p, types[ti], 3, 1, v3, NULL, qs[k], "auto", "onepass-top");
+            case_norm(app, p, types[ti], 2, 1, v2, NULL, qs[k], "scalar", "onepass-top");
         }
     }
     set_tuning(app, p, "auto", 0, 0, 0);
