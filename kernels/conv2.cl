@@ -118,7 +118,8 @@ inline elem_t div_sum(elem_t v, elem_t s) {
 #define FGLOBAL(k, l) K[corr ? (k) + (l) * KR_ : KR_ * KC_ - 1 - ((k) + (l) * KR_)]
 
 /* Whether the filter is non-finite and zero padding can be read: then windows that reach into
- * the padding go through conv_skip. */
+ * the padding go through conv_skip. The kernels with a staged tile load the flag before staging
+ * and test it after the barrier, so its latency hides behind the tile's loads. */
 #define SKIP_ACTIVE (PAD == 0 && skipz && kinfo && kinfo_flag(kinfo))
 
 inline int kinfo_flag(__global const elem_t *kinfo) {
@@ -183,16 +184,15 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
     const int tw = WY * RJ + (KC_ + RJ - 1) / RJ * RJ;
 #endif
     const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
-    const int off = GATE_OFF;
-    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na);
+    const int off = GATE_OFF, kbad = SKIP_ACTIVE;
     __local elem_t *fl = tile + th * tw;
-    if (!off && !slow) {
+    if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, halo, ma, na, lid, WX * WY);
         for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (slow) {
+    if (kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na)) {
         SKIP_OUTPUTS(i0 + lx, 1, 1, j0 + ly * RJ, RJ);
         return;
     }
@@ -370,10 +370,9 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1, tw = WY * RJ + KC - 1;
     const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj - (KC - 1);
-    const int off = GATE_OFF;
-    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na);
+    const int off = GATE_OFF, kbad = SKIP_ACTIVE;
     __local elem_t *ft = tile + th * tw; /* the filter row-major: row k is contiguous */
-    if (!off && !slow) {
+    if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, tw, ma, na, lid, WX * WY);
         for (int e = lid; e < KR * KC; e += WX * WY) {
             const int k = e / KC, l = e % KC;
@@ -382,7 +381,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (slow) {
+    if (kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na)) {
         SKIP_OUTPUTS(i0 + lx, WX, RI, j0 + ly * RJ, RJ);
         return;
     }
@@ -428,7 +427,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
     const int th = WX * RI + KR - 1;
     const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj;
     const int off = GATE_OFF;
-    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma);
+    const int slow = !off && SKIP_ACTIVE && (r0 < 0 || r0 + th > ma); /* never: finite factors */
     const int fast = !off && !slow;
     if (fast) stage_tile(tile, A, r0, c0, th, WY, WY, ma, na, lid, WX * WY);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -509,12 +508,15 @@ __kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
  * Real types use real-to-Hermitian transforms (planes of P x Q reals, spectra of (P/2+1) x Q);
  * complex types complex ones (P x Q). Sizes are run-time arguments here. */
 
-/* E for every slice, then G as one more plane after them (one batched transform takes both). */
+/* E for every slice, then G as one more plane after them (one batched transform takes both).
+ * gate[0] = 1 when a gathered value (A's window or K) is Inf or NaN: a transform spreads one over
+ * the whole result, so the direct kernel that follows recomputes such a result exactly (MATLAB's
+ * local NaN/Inf). The gate is zeroed before; every work-item that sees one writes the same 1. */
 __kernel void conv2_fft_gather(__global const elem_t *restrict A, __global const elem_t *restrict K,
                                __global elem_t *restrict E, const int ma, const int na,
                                const int mo, const int no, const int oi, const int oj,
                                const int kr, const int kc, const int corr, const int P,
-                               const int Q, const int slices) {
+                               const int Q, const int slices, __global int *restrict gate) {
     const int x = (int)get_global_id(0), y = (int)get_global_id(1), s = (int)get_global_id(2);
     if (x >= P || y >= Q) return;
     elem_t v = ZERO;
@@ -528,6 +530,11 @@ __kernel void conv2_fft_gather(__global const elem_t *restrict A, __global const
         const int e = x + y * kr;
         v = K[corr ? kr * kc - 1 - e : e];
     }
+#if CLIP_COMPLEX
+    if (!isfinite(v.x) || !isfinite(v.y)) gate[0] = 1;
+#else
+    if (!isfinite(v)) gate[0] = 1;
+#endif
     E[((long)s * Q + y) * P + x] = v;
 }
 
@@ -550,19 +557,4 @@ __kernel void conv2_fft_crop(__global const elem_t *restrict R, __global elem_t 
     C[((long)s * no + j) * mo + i] = normalize ? div_sum(v, kinfo[0]) : v;
 }
 
-/* gate[0] = 1 when the gathered planes (the windows of A and the filter) hold an Inf or NaN: a
- * transform spreads one over the whole result, so the direct kernel that follows recomputes such
- * a result exactly (MATLAB's local NaN/Inf). The gate is zeroed before; every work-item that sees
- * a non-finite value writes the same 1. */
-__kernel void conv2_fft_finite(__global const elem_t *restrict X, const long n,
-                               __global int *restrict gate) {
-    const long e = (long)get_global_id(0);
-    if (e >= n) return;
-    const elem_t v = X[e];
-#if CLIP_COMPLEX
-    if (!isfinite(v.x) || !isfinite(v.y)) gate[0] = 1;
-#else
-    if (!isfinite(v)) gate[0] = 1;
-#endif
-}
 #endif

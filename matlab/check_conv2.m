@@ -3,11 +3,14 @@ function check_conv2()
 % imfilter's pad modes written here by explicit padding with index arithmetic (the image package
 % is not assumed).
 %
-% Shapes full/same/valid with odd, even and non-square kernels, kernels larger than A, row and
-% column vectors, single and double, real and complex, mixed classes, 3-D A (each slice), every
-% pad mode with and without correlation, normalize (including a zero-sum kernel), PNG and TIFF
-% input, and the CLI's errors. Relative error at most 1e-5 (single) or 1e-12 (double); class and
-% size must match.
+% Every direct kernel variant in turn (local, global, block): shapes full/same/valid with odd,
+% even and non-square kernels, kernels larger than A, row and column vectors, single and double,
+% real and complex, mixed classes, 3-D A (each slice), every pad mode with and without
+% correlation, normalize (including a zero-sum kernel). Then the FFT path (when clip has clFFT;
+% error relative to norm(A)*norm(K)), the separable path (rank-one kernels, --separable on),
+% Inf in K next to the zero padding (Inf as Octave, not NaN) for every path, PNG and TIFF input,
+% and the CLI's errors. Relative error at most 1e-5 (single) or 1e-12 (double); class and size
+% must match.
   clip = getenv('CLIP');
   if isempty(clip)
     error('check_conv2: set CLIP to the clip command-line tool');
@@ -15,92 +18,13 @@ function check_conv2()
   rand('twister', 2718);
   randn('state', 2718);
   n = 0;
-
-  % Zero padding: Octave's conv2 itself.
-  cases = {
-    {@double, 0, [17 31], @double, 0, [3 3]}
-    {@single, 0, [257 3], @single, 0, [4 3]}
-    {@double, 1, [31 17], @double, 1, [2 5]}
-    {@single, 1, [1 1031], @single, 1, [1 7]}
-    {@double, 0, [1031 1], @double, 0, [7 1]}
-    {@single, 0, [64 64], @double, 1, [8 6]}
-    {@double, 0, [3 2], @double, 0, [5 4]}
-    {@double, 1, [1 1], @single, 0, [2 2]}
-  };
-  shapes = {'full', 'same', 'valid'};
-  for c = 1:numel(cases)
-    cs = cases{c};
-    A = make(cs{1}, cs{3}, cs{2});
-    K = make(cs{4}, cs{6}, cs{5});
-    for s = 1:3
-      got = run_conv2(clip, A, K, ['--shape ' shapes{s}]);
-      compare(got, conv2(A, K, shapes{s}), sprintf('case %d %s', c, shapes{s}));
-      n = n + 1;
-    end
+  variants = {'local', 'global', 'block'};
+  for v = 1:numel(variants)
+    n = n + check_direct(clip, ['--variant ' variants{v}]);
   end
-
-  % 3-D A: every slice with the same K.
-  A = make(@double, [9 11 3], 0);
-  K = make(@double, [4 3], 0);
-  ref = zeros(9, 11, 3);
-  for p = 1:3
-    ref(:, :, p) = conv2(A(:, :, p), K, 'same');
-  end
-  compare(run_conv2(clip, A, K, '--shape same'), ref, '3-D same');
-  n = n + 1;
-
-  % Correlation with zero padding: filter2.
-  A = make(@double, [23 19], 1);
-  K = make(@double, [4 5], 0);
-  for s = 1:3
-    compare(run_conv2(clip, A, K, ['--correlate --shape ' shapes{s}]), filter2(K, A, shapes{s}), ...
-            sprintf('filter2 %s', shapes{s}));
-    n = n + 1;
-  end
-
-  % imfilter's pad modes, both orientations; a kernel larger than A pads past a whole period.
-  pads = {'replicate', 'symmetric', 'circular'};
-  A = make(@double, [17 31], 0);
-  kernels = {make(@double, [4 3], 0), make(@double, [20 40], 0)};
-  for pi = 1:3
-    for ki = 1:2
-      K = kernels{ki};
-      for corr = 0:1
-        for s = 1:3
-          opts = sprintf('--shape %s --pad %s', shapes{s}, pads{pi});
-          if corr
-            opts = [opts ' --correlate'];
-          end
-          compare(run_conv2(clip, A, K, opts), ref_filter(A, K, shapes{s}, pads{pi}, corr), opts);
-          n = n + 1;
-        end
-      end
-    end
-  end
-  A = make(@single, [40 33], 1);
-  K = make(@single, [3 5], 1);
-  compare(run_conv2(clip, A, K, '--shape same --pad symmetric --correlate'), ...
-          single(ref_filter(double(A), double(K), 'same', 'symmetric', 1)), 'single complex symmetric');
-  n = n + 1;
-
-  % normalize: divided by sum(K(:)); a zero sum gives Inf and NaN as in MATLAB.
-  A = make(@double, [30 20], 0);
-  K = make(@double, [5 5], 0) + 1;
-  compare(run_conv2(clip, A, K, '--shape same --normalize'), conv2(A, K, 'same') / sum(K(:)), ...
-          'normalize');
-  K = [1 2 1; 0 0 0; -1 -2 -1];
-  A = ones(6, 5);
-  compare(run_conv2(clip, A, K, '--normalize'), conv2(A, K) / sum(K(:)), 'normalize by zero');
-  n = n + 2;
-
-  % Forcing each kernel variant gives the same result.
-  A = make(@double, [45 38], 1);
-  K = make(@double, [5 4], 0);
-  for v = {'local', 'global'}
-    compare(run_conv2(clip, A, K, ['--shape same --pad replicate --variant ' v{1}]), ...
-            ref_filter(A, K, 'same', 'replicate', 0), ['variant ' v{1}]);
-    n = n + 1;
-  end
+  n = n + check_fft(clip);
+  n = n + check_separable(clip);
+  n = n + check_nonfinite(clip);
 
   % Image files: clip loads PNG and TIFF samples as single values 0..255.
   img = uint8(floor(rand(37, 53, 3) * 256));
@@ -142,6 +66,212 @@ function check_conv2()
   printf('check_conv2: ok\n');
 end
 
+% The comparisons of the direct path with the kernel variant option vopt; returns their number.
+function n = check_direct(clip, vopt)
+  n = 0;
+  % Zero padding: Octave's conv2 itself.
+  cases = {
+    {@double, 0, [17 31], @double, 0, [3 3]}
+    {@single, 0, [257 3], @single, 0, [4 3]}
+    {@double, 1, [31 17], @double, 1, [2 5]}
+    {@single, 1, [1 1031], @single, 1, [1 7]}
+    {@double, 0, [1031 1], @double, 0, [7 1]}
+    {@single, 0, [64 64], @double, 1, [8 6]}
+    {@double, 0, [3 2], @double, 0, [5 4]}
+    {@double, 1, [1 1], @single, 0, [2 2]}
+  };
+  shapes = {'full', 'same', 'valid'};
+  for c = 1:numel(cases)
+    cs = cases{c};
+    A = make(cs{1}, cs{3}, cs{2});
+    K = make(cs{4}, cs{6}, cs{5});
+    for s = 1:3
+      got = run_conv2(clip, A, K, vopt, ['--shape ' shapes{s}]);
+      compare(got, conv2(A, K, shapes{s}), sprintf('case %d %s', c, shapes{s}));
+      n = n + 1;
+    end
+  end
+
+  % 3-D A: every slice with the same K.
+  A = make(@double, [9 11 3], 0);
+  K = make(@double, [4 3], 0);
+  ref = zeros(9, 11, 3);
+  for p = 1:3
+    ref(:, :, p) = conv2(A(:, :, p), K, 'same');
+  end
+  compare(run_conv2(clip, A, K, vopt, '--shape same'), ref, '3-D same');
+  n = n + 1;
+
+  % Correlation with zero padding: filter2.
+  A = make(@double, [23 19], 1);
+  K = make(@double, [4 5], 0);
+  for s = 1:3
+    compare(run_conv2(clip, A, K, vopt, ['--correlate --shape ' shapes{s}]), filter2(K, A, shapes{s}), ...
+            sprintf('filter2 %s', shapes{s}));
+    n = n + 1;
+  end
+
+  % imfilter's pad modes, both orientations; a kernel larger than A pads past a whole period.
+  pads = {'replicate', 'symmetric', 'circular'};
+  A = make(@double, [17 31], 0);
+  kernels = {make(@double, [4 3], 0), make(@double, [20 40], 0)};
+  for pi = 1:3
+    for ki = 1:2
+      K = kernels{ki};
+      for corr = 0:1
+        for s = 1:3
+          opts = sprintf('--shape %s --pad %s', shapes{s}, pads{pi});
+          if corr
+            opts = [opts ' --correlate'];
+          end
+          compare(run_conv2(clip, A, K, vopt, opts), ref_filter(A, K, shapes{s}, pads{pi}, corr), opts);
+          n = n + 1;
+        end
+      end
+    end
+  end
+  A = make(@single, [40 33], 1);
+  K = make(@single, [3 5], 1);
+  compare(run_conv2(clip, A, K, vopt, '--shape same --pad symmetric --correlate'), ...
+          single(ref_filter(double(A), double(K), 'same', 'symmetric', 1)), 'single complex symmetric');
+  n = n + 1;
+
+  % normalize: divided by sum(K(:)); a zero sum gives Inf and NaN as in MATLAB.
+  A = make(@double, [30 20], 0);
+  K = make(@double, [5 5], 0) + 1;
+  compare(run_conv2(clip, A, K, vopt, '--shape same --normalize'), conv2(A, K, 'same') / sum(K(:)), ...
+          'normalize');
+  K = [1 2 1; 0 0 0; -1 -2 -1];
+  A = ones(6, 5);
+  compare(run_conv2(clip, A, K, vopt, '--normalize'), conv2(A, K) / sum(K(:)), 'normalize by zero');
+  n = n + 2;
+
+end
+
+% The FFT path (when clip has clFFT): its error is relative to norm(A)*norm(K), not to each
+% output. Few transform sizes (each costs clFFT a kernel build under PoCL): K is 4x3 and A
+% 6x8 (full), 9x10 (same), 12x12 (valid): 12x12 transforms. NaN and Inf in A come out as in
+% Octave (clip recomputes such results by the direct kernel).
+function n = check_fft(clip)
+  n = 0;
+  A = make(@double, [9 10], 0);
+  K = make(@double, [4 3], 0);
+  save('-v7', 'a.mat', 'A');
+  save('-v7', 'k.mat', 'K');
+  [st, out] = system(sprintf('%s run conv2 a.mat k.mat -o c.mat --variant fft 2>&1', clip));
+  if st ~= 0
+    if isempty(strfind(out, 'built without clFFT'))
+      error('check_conv2: fft failed: %s', out);
+    end
+    printf('check_conv2: clip has no FFT path (built without clFFT)\n');
+    return;
+  end
+  shapes = {'full', 'same', 'valid'};
+  sizes = {[6 8], [9 10], [12 12]};
+  pads = {'zero', 'replicate', 'symmetric', 'circular'};
+  for s = 1:3
+    for pi = 1:4
+      for cx = 0:1
+        cls = @double;
+        if mod(s + pi, 2)
+          cls = @single;
+        end
+        A = make(cls, sizes{s}, cx);
+        K = make(cls, [4 3], mod(pi, 2));
+        opts = sprintf('--variant fft --shape %s --pad %s', shapes{s}, pads{pi});
+        if cx
+          opts = [opts ' --correlate'];
+        end
+        ref = cls(ref_filter(double(A), double(K), shapes{s}, pads{pi}, cx));
+        compare(run_conv2(clip, A, K, opts), ref, opts, norm(double(A(:))) * norm(double(K(:))));
+        n = n + 1;
+      end
+    end
+  end
+  A = make(@single, [9 10 3], 1);
+  K = make(@double, [4 3], 0);
+  ref = zeros(9, 10, 3);
+  for p = 1:3
+    ref(:, :, p) = conv2(double(A(:, :, p)), K, 'same') / sum(K(:));
+  end
+  compare(run_conv2(clip, A, K, '--variant fft --shape same --normalize'), single(ref), 'fft 3-D normalize', ...
+          norm(double(A(:))) * norm(K(:)) / abs(sum(K(:))));
+  A = make(@double, [9 10], 0);
+  A(3, 4) = Inf;
+  A(7, 2) = NaN;
+  compare(run_conv2(clip, A, K, '--variant fft --shape same'), conv2(A, K, 'same'), 'fft NaN/Inf in A');
+  n = n + 2;
+end
+
+% The separable path: rank-one kernels u*v.' (single, double, complex) with --separable on, every
+% shape, pad mode and orientation; a kernel that is not rank one is refused with the reason.
+function n = check_separable(clip)
+  n = 0;
+  shapes = {'full', 'same', 'valid'};
+  pads = {'zero', 'replicate', 'symmetric', 'circular'};
+  for s = 1:3
+    for pi = 1:4
+      cls = @double;
+      if mod(s + pi, 2)
+        cls = @single;
+      end
+      cx = mod(s, 2);
+      A = make(cls, [31 17], cx);
+      K = make(cls, [5 1], pi == 2) * make(cls, [1 7], 0);
+      corr = mod(pi, 2);
+      opts = sprintf('--separable on --shape %s --pad %s', shapes{s}, pads{pi});
+      if corr
+        opts = [opts ' --correlate'];
+      end
+      ref = cls(ref_filter(double(A), double(K), shapes{s}, pads{pi}, corr));
+      compare(run_conv2(clip, A, K, opts), ref, opts);
+      n = n + 1;
+    end
+  end
+  A = make(@double, [40 30 2], 0);
+  K = ones(9, 9);
+  ref = zeros(40, 30, 2);
+  for p = 1:2
+    ref(:, :, p) = conv2(A(:, :, p), K, 'same') / 81;
+  end
+  compare(run_conv2(clip, A, K, '--separable on --shape same --normalize'), ref, 'separable 3-D box normalize');
+  K = make(@double, [5 4], 0);
+  save('-v7', 'a.mat', 'A');
+  save('-v7', 'k.mat', 'K');
+  expect_error(clip, 'a.mat k.mat -o c.mat --separable on', 'K is not rank one');
+  n = n + 2;
+end
+
+% Inf and -Inf in K next to the zero padding: Octave's conv2 sums over the overlap only, so the
+% borders hold +-Inf (and NaN where both meet), never the NaN of Inf * 0; every variant.
+function n = check_nonfinite(clip)
+  n = 0;
+  A = rand(23, 19) + 0.5;
+  K = rand(4, 5);
+  K(1, 1) = Inf;
+  K(4, 5) = -Inf;
+  shapes = {'full', 'same', 'valid'};
+  vs = {'local', 'global', 'block', 'fft'};
+  for v = 1:numel(vs)
+    for s = 1:3
+      if v == 4 && s > 1
+        continue;
+      end
+      opts = sprintf('--variant %s --shape %s', vs{v}, shapes{s});
+      if v == 4
+        save('-v7', 'a.mat', 'A');
+        save('-v7', 'k.mat', 'K');
+        [st, out] = system(sprintf('%s run conv2 a.mat k.mat -o c.mat %s 2>&1', clip, opts));
+        if st ~= 0 && ~isempty(strfind(out, 'built without clFFT'))
+          continue;
+        end
+      end
+      compare(run_conv2(clip, A, K, opts), conv2(A, K, shapes{s}), ['Inf in K: ' opts]);
+      n = n + 1;
+    end
+  end
+end
+
 function x = make(cls, sz, cx)
   x = randn(sz);
   if cx
@@ -150,7 +280,9 @@ function x = make(cls, sz, cx)
   x = cls(x);
 end
 
-function C = run_conv2(clip, A, K, opts)
+% conv2 of A and K through the CLI; the option strings are joined with spaces.
+function C = run_conv2(clip, A, K, varargin)
+  opts = strjoin(varargin, ' ');
   save('-v7', 'a.mat', 'A');
   save('-v7', 'k.mat', 'K');
   if exist('c.mat', 'file')
@@ -205,7 +337,9 @@ function C = ref_filter(A, K, shape, pad, corr)
   end
 end
 
-function compare(got, want, what)
+% got against want: class, size, the non-finite pattern, then the error relative to norm(want),
+% or to `scale` when given (the FFT path: norm(A)*norm(K)).
+function compare(got, want, what, scale)
   if ~strcmp(class(got), class(want))
     error('check_conv2: %s: class %s, want %s', what, class(got), class(want));
   end
@@ -227,6 +361,9 @@ function compare(got, want, what)
     tol = 1e-5;
   end
   den = norm(w(:));
+  if nargin > 3
+    den = scale;
+  end
   if den == 0
     den = 1;
   end

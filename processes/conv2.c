@@ -50,14 +50,18 @@
  *      (CPU: global; GPU: local with the filter compiled in up to 81 taps, block above while its
  *      tile fits local memory, else global with run-time sizes), the separable path (only when
  *      K is rank one; the SVD runs only when the model says the path would win), and fft.
- *   Cost model (ms; rates of the device class scaled by compute units x clock against the
- *   machine they were measured on; bench/CONV2.md has the measurements):
+ *   Cost model (ms; rates of the device class, GPU or CPU, scaled by compute units x clock
+ *   against the machine they were fitted on; device_rates() lists the fits, bench/CONV2.md the
+ *   measurements):
  *      a kernel pass   max(multiply-adds / rate, bytes moved / bandwidth) + launch overhead,
  *                      rate by kernel: compiled-in local/global, block, run-time; complex
- *                      multiply-adds count 4, double ones 2 (GPU) or 2 (CPU)
+ *                      multiply-adds count 4, double ones 2
  *      separable       two passes (the column pass writes and the row pass reads mo x na)
- *      fft             (2 S + 1) transforms of P x Q points at fft_ns per point and log2(PQ),
- *                      plus the gather, product and crop passes over memory
+ *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
+ *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
+ *                      crop passes over memory, and a fixed cost per launch
+ *   On the H100 this gives (8192^2 f32 'same'): local for 3x3 and 7x7, block for 15x15, fft
+ *   for 31x31 and larger, separable for a rank-one K from 7x7 on.
  *   Forced variants: variant local/global/block forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
@@ -157,10 +161,13 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
 
 /* Rates of a device class: multiply-adds per ms by kernel (local/global with the filter
  * compiled in, block, run-time sizes), bytes per ms, FFT ms per point and log2 of the plane
- * size, launch overhead in ms. Measured (bench/CONV2.md): GPU on an H100 (132 CUs, 1980 MHz),
- * CPU under PoCL on 2 AVX-512 cores (per core). */
+ * size plus a fixed ms per launch of the path, launch overhead in ms. Fitted to f32 'same'
+ * measurements (bench/CONV2.md): GPU on an H100 (132 CUs, 1980 MHz; 7x7 local 0.41 ms, 31x31
+ * block 2.59 ms, 3x3 local 537 MB in 0.27 ms, FFT 2160^2 0.29 ms and 8232^2 2.09 ms), CPU under
+ * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
+ * 2.2 ms, FFT 2100^2 82 ms). */
 typedef struct rates {
-    double small, block, runtime, bw, fft, launch;
+    double small, block, runtime, bw, fft, fft_fixed, launch;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -168,16 +175,16 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){57e6, 20e6, 10e6, 5e6, 2e-6, 0.02};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02};
         scale = d->compute_units;
     } else {
-        r = (rates){9.6e9, 15e9, 1.5e9, 2.5e9, 4e-10, 0.004};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
     double per = clip_type_is_double(t) ? 2 : 1;
     if (clip_type_is_complex(t)) per *= 4;
-    r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per;
+    r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per, r.bw *= scale;
     r.fft *= (double)clip_type_size(t) / 4 / scale;
     return r;
 }
@@ -197,7 +204,7 @@ static double fft_ms(const rates *r, const conv2_geom *g) {
     const double pq = (double)P * Q, s = (double)g->slices;
     const double bytes = ((s + 1) * pq * 3 + (double)(g->ma * g->na + g->mo * g->no) * s) *
                          clip_type_size(g->t);
-    return (2 * s + 1) * pq * log2(pq) * r->fft + bytes / r->bw + 6 * r->launch;
+    return (2 * s + 1) * pq * log2(pq) * r->fft + bytes / r->bw + r->fft_fixed;
 }
 
 /* ---- choosing the path ----------------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /* conv2's FFT path through clFFT (built only where CMake found clFFT: CLIP_HAVE_CLFFT).
  *
  * Per launch (kernels/conv2.cl, KERNEL 6, documents the index algebra):
- *   gather   A's window, padding applied, into S planes of P x Q, and the filter into plane S+1
- *   finite   gate[0] = 1 if any of those values is Inf or NaN (conv2.c then reruns the direct
+ *   gather   A's window, padding applied, into S planes of P x Q, and the filter into plane S+1;
+ *            gate[0] = 1 if any of those values is Inf or NaN (conv2.c then reruns the direct
  *            kernel, gated on the device, so MATLAB's local NaN/Inf survive)
  *   forward  one batched transform of the S+1 planes (real-to-Hermitian for real types,
  *            out of place; complex in place)
@@ -61,7 +61,7 @@ struct conv2_fft {
     int cx;
     size_t P, Q, S, mo, no, mk, nk, nspec;
     cl_mem E, X, tmp;
-    cl_kernel gather, mul, crop, finite;
+    cl_kernel gather, mul, crop;
     cl_int normalize;
     conv2_geom g;
 };
@@ -158,7 +158,6 @@ clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, 
     if (s == CLIP_OK) s = clip_proc_kernel(p, "conv2", g->t, opts, "conv2_fft_gather", &f->gather);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "conv2", g->t, opts, "conv2_fft_mul", &f->mul);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "conv2", g->t, opts, "conv2_fft_crop", &f->crop);
-    if (s == CLIP_OK) s = clip_proc_kernel(p, "conv2", g->t, opts, "conv2_fft_finite", &f->finite);
     return s;
 }
 
@@ -189,21 +188,14 @@ clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, 
     const cl_int corr = g->corr, P = (cl_int)f->P, Q = (cl_int)f->Q, S = (cl_int)f->S;
     const size_t I = sizeof(cl_int), M = sizeof(cl_mem);
 
-    const size_t gs[15] = {M, M, M, I, I, I, I, I, I, I, I, I, I, I, I};
-    const void *const gv[15] = {&bufs[CONV2_BUF_A], &bufs[CONV2_BUF_K], &f->E, &ma, &na, &mo, &no,
-                                &oi, &oj, &kr, &kc, &corr, &P, &Q, &S};
-    clip_status s = args(p, f->gather, 15, gs, gv);
+    const size_t gs[16] = {M, M, M, I, I, I, I, I, I, I, I, I, I, I, I, M};
+    const void *const gv[16] = {&bufs[CONV2_BUF_A], &bufs[CONV2_BUF_K], &f->E, &ma, &na, &mo, &no,
+                                &oi, &oj, &kr, &kc, &corr, &P, &Q, &S, &gate};
+    clip_status s = args(p, f->gather, 16, gs, gv);
     size_t wg[3] = {64, 4, 1};
     size_t gl[3] = {round_up(f->P, 64), round_up(f->Q, 4), f->S + 1};
     if (clip_proc_device(p)->max_work_group < 256) wg[0] = 1, wg[1] = 1;
     if (s == CLIP_OK) s = clip_proc_enqueue(p, f->gather, 3, gl, wg);
-
-    const cl_long n_all = (cl_long)((f->S + 1) * f->P * f->Q);
-    const size_t g1 = round_up((size_t)n_all, 256);
-    const size_t fs[3] = {M, sizeof(cl_long), M};
-    const void *const fv[3] = {&f->E, &n_all, &gate};
-    if (s == CLIP_OK) s = args(p, f->finite, 3, fs, fv);
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, f->finite, 1, &g1, NULL);
 
     cl_mem spec = f->cx ? f->E : f->X;
     if (s == CLIP_OK) s = transform(p, f->fwd, CLFFT_FORWARD, f->E, f->cx ? NULL : f->X, f->tmp);
