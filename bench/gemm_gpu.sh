@@ -37,7 +37,7 @@ for mode in "$@"; do
           | grep -E "^clip|Used|spill"
       done < "${AB_LIST:-bench/gemm_ab.txt}" 2>&1 | tee -a "$out/ab.log" ;;
     tune)
-      TIMEFORMAT="clip tune wall %R s"; { time timeout 320 $b/clip tune; } 2>&1 | tee -a "$out/tune.log" ;;
+      TIMEFORMAT="clip tune wall %R s"; { time timeout 320 $b/clip tune ${TUNE_ARGS:-}; } 2>&1 | tee -a "$out/tune.log" ;;
     *) echo "unknown mode $mode" ;;
   esac
 done

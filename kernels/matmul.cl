@@ -29,7 +29,12 @@
  * Split K (gemm_tiled): work-group dimension 2 indexes a chunk of K; each chunk writes its partial
  * product to its own slab of a workspace (C, offC + split*cstride) and gemm_reduce adds the slabs.
  * beta == 0 does not read C (BLAS semantics: NaN in an uninitialised C must not leak).
- * GEMM_SCALAR_ONLY leaves the GEMM out when only the scalar product below is needed. */
+ * GEMM_KERNEL = 1 builds only gemm_tiled and gemm_reduce, 2 only gemm (a GPU compiler spends
+ * seconds on each unrolled kernel); GEMM_SCALAR_ONLY leaves the GEMM out when only the scalar
+ * product below is needed. */
+#ifndef GEMM_KERNEL
+#define GEMM_KERNEL 0
+#endif
 #ifndef GEMM_SCALAR_ONLY
 #ifndef MWG
 #define MWG 64
@@ -250,6 +255,7 @@ inline vec_t load_a(__global const real_t *A, const int lda, const int row, cons
     return VLOAD(t);
 }
 
+#if GEMM_KERNEL != 2
 /* ---- gemm_tiled: local-memory tiles for GPUs ------------------------------------------------
  * Local A is k-major as in global memory (row r of slice k at k*LDAL + r); local B is
  * transposed to k-major (column n of slice k at k*LDBL + n), so that a work-item reads its A
@@ -503,6 +509,9 @@ __kernel void gemm_reduce(const int M, const int N, const int splits, __global c
 #endif
 }
 
+#endif /* GEMM_KERNEL != 2 */
+
+#if GEMM_KERNEL != 1
 /* ---- gemm: register tiles straight from global memory (CPU caches; tiny products) ----------- */
 
 /* Accumulates `len` steps of k (from k0) into the work-item's register tile. With len a
@@ -590,6 +599,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     }
 }
 
+#endif /* GEMM_KERNEL != 1 */
 #endif /* GEMM_SCALAR_ONLY */
 
 /* s*X element-wise, s a 1x1 matrix on the device: MATLAB's A*B when A or B is a scalar. One

@@ -86,9 +86,9 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     snprintf(buf, cap,
              "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVW=%d -DVWN=%d -DVWB=%d -DPADA=%d "
-             "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d",
+             "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DGEMM_KERNEL=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
-             q->stages > 1, q->aligned, q->wm);
+             q->stages > 1, q->aligned, q->wm, q->variant == CLIP_GEMM_TILED ? 1 : 2);
 }
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

@@ -51,7 +51,7 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
     set_tiles(o, CLIP_GEMM_TILED, wm * whi, wn * wni, kwg, wm, wn, vec16(t, whi));
     o->vwn = vec16(t, wni);
     o->stages = 2;
-    o->padb = o->vwn;
+    o->padb = 0; /* clip_gemm_fit pads where the two stages leave room */
     if (local_bytes(o, t) > dev->local_mem) o->stages = 1;
 }
 
@@ -62,8 +62,8 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
 typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
 } rung;
-static const rung ladder4[] = {{16, 16, 8, 16, 8, 8}, {16, 8, 8, 8, 8, 16}, {16, 16, 4, 4, 16, 16},
-                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 16, 8}};
+static const rung ladder4[] = {{32, 8, 8, 16, 8, 32}, {16, 8, 8, 8, 8, 16}, {16, 16, 4, 4, 16, 16},
+                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 32, 8}};
 static const rung ladder8[] = {{16, 16, 8, 8, 8, 16}, {16, 8, 4, 8, 8, 16}, {16, 8, 4, 4, 16, 16},
                                {8, 8, 4, 4, 16, 8}};
 static const rung ladder16[] = {{16, 16, 4, 4, 8, 16}, {8, 8, 4, 4, 8, 8}};
@@ -102,11 +102,14 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
     if (v == CLIP_GEMM_SMALL) {
         int d = dev->max_work_group >= 64 ? 8 : dev->max_work_group >= 16 ? 4 : 1;
         set_tiles(out, v, d, d, 8, d, d, 1);
-    } else if (v == CLIP_GEMM_DIRECT) {
+    } else if (v == CLIP_GEMM_DIRECT && cpu) {
         /* One work-item per work-group owning a register tile of a few 64-byte vectors by a
          * dozen columns: the A vectors stream from cache, B values broadcast. */
         const int vw = (int)(64 / esize);
         set_tiles(out, v, 2 * vw, clip_type_is_complex(t) ? 6 : 12, 16, 1, 1, vw);
+    } else if (v == CLIP_GEMM_DIRECT) {
+        /* Elsewhere many small work-items: 4x4 tiles on 16x16 work-groups, through the caches. */
+        set_tiles(out, v, 16 * 4, 16 * 4, 16, 16, 16, vec16(t, 4));
     } else if (cpu || dev->max_work_group < 256 || dev->local_mem < 16384) {
         /* Tiled off the GPU path: as large a square work-group as the device runs. */
         int d = dev->max_work_group >= 256 ? 16 : dev->max_work_group >= 64 ? 8 : dev->max_work_group >= 16 ? 4 : 1;

@@ -10,7 +10,8 @@
  * explicit. Each result is checked against a double-precision reference on sampled entries before
  * it is timed; a wrong or failing set is reported and skipped. The fastest tiled sets are then
  * retried with other splits of K (a launch-time choice, no rebuild). The budget is shared among
- * the products (large ones get a double share) and no candidate starts that would overrun it. */
+ * the products (large ones get two or three shares) and no candidate starts that would overrun
+ * it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,9 @@ static int cmp_d(const void *a, const void *b) {
 static double flops(const task *k) {
     return (clip_type_is_complex(k->t) ? 8.0 : 2.0) * (double)k->m * (double)k->n * (double)k->k;
 }
+
+/* A product's share of the budget: big ones have more to gain and slower trials. */
+static double share(const task *k) { return flops(k) >= 1e11 ? 3 : flops(k) >= 1e10 ? 2 : 1; }
 
 static int parse_type(const char *s, size_t len, clip_type *t) {
     static const char *const names[4] = {"f32", "f64", "c32", "c64"};
@@ -361,10 +365,10 @@ int clip_tune_main(int argc, char **argv) {
     check_cache(app);
     result def[MAX_TASKS], best[MAX_TASKS];
     double weight = 0;
-    for (int i = 0; i < nt; i++) weight += flops(&tasks[i]) >= 1e10 ? 2 : 1;
+    for (int i = 0; i < nt; i++) weight += share(&tasks[i]);
     int stored = 0;
     for (int i = 0; i < nt; i++) {
-        double w = flops(&tasks[i]) >= 1e10 ? 2 : 1, left = start + budget - now_s();
+        double w = share(&tasks[i]), left = start + budget - now_s();
         double deadline = now_s() + left * w / weight;
         weight -= w;
         if (left <= 0) {
