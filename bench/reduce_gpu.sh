@@ -66,7 +66,8 @@ if [ "$sweep" = final ]; then
   for c in "norm ${n}x1 --p 1" "norm ${n}x1 --p 2" "norm ${n}x1 --p 3" "norm ${n}x1 --p 2.5" \
            "norm ${n}x1 --p inf" "dot ${n}x1 ${n}x1" \
            "norm ${n2}x1 --type f64 --p 2" "norm ${n2}x1 --type f64 --p 3" \
-           "norm ${n2}x1 --type f64 --p 2.5" "dot ${n2}x1 ${n2}x1 --type f64"; do
+           "norm ${n2}x1 --type f64 --p 2.5" "norm ${n2}x1 --type f64 --p 2.5 --unroll 2" \
+           "dot ${n2}x1 ${n2}x1 --type f64"; do
     [ $((SECONDS - start)) -gt $((budget - 8)) ] && { echo "skipped: clip bench $c"; continue; }
     echo "\$ ./$b/clip bench $c --repeat 10"
     timeout 20 ./$b/clip bench $c --repeat 10
