@@ -63,7 +63,7 @@ typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
 } rung;
 static const rung ladder4[] = {{32, 8, 8, 16, 8, 32}, {16, 8, 8, 8, 8, 16}, {16, 16, 4, 4, 16, 16},
-                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 32, 8}};
+                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 16, 8}};
 static const rung ladder8[] = {{16, 16, 8, 8, 8, 16}, {16, 8, 4, 8, 8, 16}, {16, 8, 4, 4, 16, 16},
                                {8, 8, 4, 4, 16, 8}};
 static const rung ladder16[] = {{16, 16, 4, 4, 8, 16}, {8, 8, 4, 4, 8, 8}};
