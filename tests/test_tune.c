@@ -63,11 +63,11 @@ int main(void) {
     CHECK(clip_gemm_parse(value, &prm) == 0);
 
     /* matmul on a product of that class (not the same shape) uses the stored set. */
-    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, value) == variant && strstr(variant, " tuned") != NULL);
     if (!strstr(variant, value)) fprintf(stderr, "variant '%s', cache '%s'\n", variant, value);
     /* An explicit parameter overrides the cached one. */
-    run_matmul(app, 50, 33, 41, "vw", 1, variant, sizeof variant, &seed);
+    run_matmul(app, 48, 33, 41, "vw", 1, variant, sizeof variant, &seed);
     CHECK(strstr(variant, " vw 1") != NULL);
 
     /* matpow shares the cache: a 40x40 power runs its class's set. */
@@ -87,10 +87,12 @@ int main(void) {
     /* A value that is not a set, and a set that cannot run here: ignored, defaults used. */
     put_line(app, key, "fastest please");
     CHECK(clip_tuning_lookup(app, "matmul", key, value, sizeof value) == 1);
-    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL);
-    put_line(app, key, "tiled 4096x4096x16 wg 4096x4096 vw 4 vwn 4 ks 1 st 2");
-    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    const char *huge = "tiled 4096x4096x16 wg 4096x4096 vw 4 vwn 4 wm 4096 ks 1 st 2";
+    CHECK(clip_gemm_parse(huge, &prm) == 0); /* well formed: rejected for the device alone */
+    put_line(app, key, huge);
+    run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL && strstr(variant, "4096") == NULL);
     CHECK(clip_tuning_warning()[0] == '\0');
 
@@ -101,7 +103,7 @@ int main(void) {
         fprintf(f, "clip-tuning-1\tonly three\tfields\n");
         fclose(f);
     }
-    run_matmul(app, 50, 33, 41, NULL, 0, variant, sizeof variant, &seed);
+    run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL);
     CHECK(strstr(clip_tuning_warning(), "malformed") != NULL);
     /* clip tune moves such a file aside before it stores. */
