@@ -72,7 +72,7 @@ static clip_status dot_init(clip_process *p) {
 
     const clip_device_info *dev = clip_proc_device(p);
     unsigned epl = dot_epl(clip_proc_choice(p, "variant"), dev, cx);
-    s = reduce_geometry(p, n, epl, &st->geom);
+    s = reduce_geometry(p, n, epl, 0, &st->geom);
     if (s != CLIP_OK) return s;
     char extra[96], opts[192];
     int comp = reduce_compensated(p, dbl);

@@ -59,10 +59,11 @@ static inline size_t reduce_local(const clip_device_info *dev) {
 }
 
 /* Fills *g for `nscalars` scalars (numel, or 2*numel for complex) read `vec` at a time, with
- * the process's tuning parameters (REDUCE_TUNING_PARAMS; 0 picks the defaults above). Fails
- * with CLIP_ERR_PARAM_RANGE for a work-group size that is no power of two or too large. */
+ * the process's tuning parameters (REDUCE_TUNING_PARAMS; 0 picks the defaults above, or
+ * `gpu_unroll` for the unroll on GPUs where that is not 0). Fails with CLIP_ERR_PARAM_RANGE
+ * for a work-group size that is no power of two or too large. */
 static inline clip_status reduce_geometry(clip_process *p, size_t nscalars, unsigned vec,
-                                          reduce_geom *g) {
+                                          unsigned gpu_unroll, reduce_geom *g) {
     const clip_device_info *dev = clip_proc_device(p);
     long lo = clip_proc_int(p, "local"), gpcu = clip_proc_int(p, "groups");
     long un = clip_proc_int(p, "unroll");
@@ -72,7 +73,9 @@ static inline clip_status reduce_geometry(clip_process *p, size_t nscalars, unsi
                               "got %ld",
                               dev->max_work_group, lo);
     g->local = lo > 0 ? (size_t)lo : reduce_local(dev);
-    g->unroll = un > 0 ? (unsigned)un : reduce_unroll(dev);
+    g->unroll = un > 0                                         ? (unsigned)un
+                : gpu_unroll && dev->type == CLIP_DEVICE_GPU ? gpu_unroll
+                                                             : reduce_unroll(dev);
     g->nvec = nscalars / vec;
     g->tail = (cl_uint)(nscalars % vec);
     size_t cus = dev->compute_units ? dev->compute_units : 1;
@@ -140,7 +143,8 @@ static inline int reduce_compensated(const clip_process *p, int dbl) {
     {"groups", CLIP_PARAM_INT, 0, 1, 0, 64, NULL,                                              \
      "stage-1 work-groups per compute unit; 0: auto (4)"},                                     \
     {"unroll", CLIP_PARAM_INT, 0, 1, 0, 8, NULL,                                               \
-     "vector loads in flight per work-item; 0: auto (4 on GPUs, 1 on CPUs)"},                  \
+     "vector loads in flight per work-item; 0: auto (4 on GPUs, 2 for register-heavy "         \
+     "kernels; 1 on CPUs)"},                                                                   \
     {"local", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL,                                             \
      "work-group size, a power of two; 0: auto (256 on GPUs, 1 on CPUs)"}
 /* clang-format on */

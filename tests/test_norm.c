@@ -339,6 +339,18 @@ static void test_tuning(clip_app *app, clip_process *p) {
         CHECK(strstr(clip_process_variant(p), want) != NULL);
     }
     set_tuning(app, p, "auto", 0, 0, 0);
+    /* The automatic unroll: 1 on CPUs; on GPUs 4, but 2 for double half-integer powers. */
+    int gpu = clip_app_device(app)->type == CLIP_DEVICE_GPU;
+    static const struct {
+        clip_type t;
+        double p;
+        const char *gpu, *cpu;
+    } un[3] = {{CLIP_F64, 2.5, " u2 ", " u1 "}, {CLIP_F32, 2.5, " u4 ", " u1 "},
+               {CLIP_F64, 3, " u4 ", " u1 "}};
+    for (int k = 0; k < 3; k++) {
+        case_norm(app, p, un[k].t, 1000, 1, re, im, un[k].p, "auto", "auto-unroll");
+        CHECK(strstr(clip_process_variant(p), gpu ? un[k].gpu : un[k].cpu) != NULL);
+    }
     free(re);
     free(im);
 }
