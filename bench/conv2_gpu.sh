@@ -2,7 +2,8 @@
 # conv2 measurements on the GPU machine (results go to bench/CONV2.md by hand). Run from the
 # repository root after scripts/gpu-build.sh, with .gpu/opencl-env.sh sourced.
 #   bash bench/conv2_gpu.sh SECTION...
-# Sections: auto (auto's choice, 8192^2 f32 'same', K 3/7/15/31), anchor (cuDNN through PyTorch,
+# Sections: auto (auto's choice, 8192^2 f32 'same', K 3/7/15/31), small (3x3, 7x7 with and
+# without zero padding), anchor (cuDNN through PyTorch,
 # same cases, and a separable pair of 1-D convolutions), tests (the conv2 unit tests), sweep
 # (block tiles through the tuning cache), sep (rank-one filters from PNG files: separable
 # path), fft (the FFT path against the direct one at larger filters), types (f64, c32).
@@ -28,6 +29,15 @@ bench() { timeout 60 $b bench conv2 "$@" --shape same 2>&1 | grep -E "^bench|err
 
 sec_auto() {
   for k in 3 7 15 31; do bench ${n}x${n} ${k}x${k} --repeat 5; done
+}
+
+# Small filters without the non-finite-filter flag (replicate padding and 'valid' read no zero
+# padding, so no conv2_kinfo launch and no flag load) against auto's zero padding.
+sec_small() {
+  for k in 3 7; do
+    bench ${n}x${n} ${k}x${k} --repeat 5
+    bench ${n}x${n} ${k}x${k} --repeat 5 --pad replicate
+  done
 }
 
 sec_anchor() {
@@ -94,8 +104,9 @@ for k in (7, 15, 31):
     png(f'/tmp/c2_g{k}.png', [[a * b for b in g] for a in g])
 PY
   for k in ${SEPK:-7 15 31}; do
-    for o in "--separable auto" "--separable off" "--separable on --variant local" \
-             "--separable on --variant global" "--separable on --variant block"; do
+    # option sets separated by ';' (env SEPO)
+    IFS=';' read -ra sets <<<"${SEPO:---separable auto;--separable off;--separable on --variant local;--separable on --variant global;--separable on --variant block}"
+    for o in "${sets[@]}"; do
       echo "k=$k $o: $(timeout 60 $b run conv2 /tmp/c2_a.png /tmp/c2_g$k.png -o /tmp/c2_o.cfl --shape same $o --time --repeat 5 2>&1 | tr '\n' ' ')"
     done
   done

@@ -22,11 +22,12 @@
  *                  filter sits in registers); without them the sizes are the arguments kr, kc
  *
  * Zero padding and non-finite filters. MATLAB's conv2 sums only where K overlaps A, so an Inf in
- * K never meets the zero padding; multiplying a staged zero by it would give NaN. conv2_kinfo
- * flags a non-finite K; where the flag is set (kinfo[1] != 0) and `skipz` says that zero padding
- * can be read, the work-groups (or work-items) whose window reaches into the padding compute
- * their outputs by conv_skip, which loops over the overlap only. Inner tiles, and every tile of
- * a finite K, take the fast path: the check is one uniform branch per group.
+ * K never meets the zero padding; multiplying a staged zero by it would give NaN. Where `skipz`
+ * says that zero padding can be read and K holds an Inf or NaN, the work-groups (or work-items)
+ * whose window reaches into the padding compute their outputs by conv_skip, which loops over the
+ * overlap only. Inner tiles, and every tile of a finite K, take the fast path: the check is one
+ * uniform branch per group. The local and block kernels find a non-finite K while staging it
+ * (a flag in local memory); the global and cols kernels read conv2_kinfo's flag (kinfo[1]).
  */
 
 #if CLIP_COMPLEX
@@ -117,10 +118,18 @@ inline elem_t div_sum(elem_t v, elem_t s) {
  * reversed. */
 #define FGLOBAL(k, l) K[corr ? (k) + (l) * KR_ : KR_ * KC_ - 1 - ((k) + (l) * KR_)]
 
-/* Whether the filter is non-finite and zero padding can be read: then windows that reach into
- * the padding go through conv_skip. The kernels with a staged tile load the flag before staging
- * and test it after the barrier, so its latency hides behind the tile's loads. */
+/* Whether the filter is non-finite and zero padding can be read (global and cols kernels): then
+ * windows that reach into the padding go through conv_skip. */
 #define SKIP_ACTIVE (PAD == 0 && skipz && kinfo && kinfo_flag(kinfo))
+
+/* A staged filter value that is Inf or NaN sets the group's flag (local and block kernels). */
+#if CLIP_COMPLEX
+#define FLAG_NONFINITE(flag, v) \
+    if (PAD == 0 && skipz && (!isfinite((v).x) || !isfinite((v).y))) *(flag) = 1
+#else
+#define FLAG_NONFINITE(flag, v) \
+    if (PAD == 0 && skipz && !isfinite(v)) *(flag) = 1
+#endif
 
 inline int kinfo_flag(__global const elem_t *kinfo) {
 #if CLIP_COMPLEX
@@ -184,15 +193,24 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
     const int tw = WY * RJ + (KC_ + RJ - 1) / RJ * RJ;
 #endif
     const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
-    const int off = GATE_OFF, kbad = SKIP_ACTIVE;
+    const int off = GATE_OFF;
     __local elem_t *fl = tile + th * tw;
+    __local int kbad;
+#if PAD == 0
+    if (lid == 0) kbad = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, halo, ma, na, lid, WX * WY);
-        for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
+        for (int e = lid; e < nk; e += WX * WY) {
+            const elem_t v = K[corr ? e : nk - 1 - e];
+            fl[e] = v;
+            FLAG_NONFINITE(&kbad, v);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na)) {
+    if (PAD == 0 && kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na)) {
         SKIP_OUTPUTS(i0 + lx, 1, 1, j0 + ly * RJ, RJ);
         return;
     }
@@ -370,18 +388,25 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1, tw = WY * RJ + KC - 1;
     const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj - (KC - 1);
-    const int off = GATE_OFF, kbad = SKIP_ACTIVE;
+    const int off = GATE_OFF;
     __local elem_t *ft = tile + th * tw; /* the filter row-major: row k is contiguous */
+    __local int kbad;
+#if PAD == 0
+    if (lid == 0) kbad = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, tw, ma, na, lid, WX * WY);
         for (int e = lid; e < KR * KC; e += WX * WY) {
             const int k = e / KC, l = e % KC;
-            ft[e] = FGLOBAL(k, l);
+            const elem_t v = FGLOBAL(k, l);
+            ft[e] = v;
+            FLAG_NONFINITE(&kbad, v);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na)) {
+    if (PAD == 0 && kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na)) {
         SKIP_OUTPUTS(i0 + lx, WX, RI, j0 + ly * RJ, RJ);
         return;
     }

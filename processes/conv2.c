@@ -217,11 +217,13 @@ static void sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
     g2->ma = g->mo, g2->oi = 0, g2->mk = 1;
 }
 
-/* The direct kernel auto takes on this device. */
+/* The direct kernel auto takes on this device: global on CPUs; on GPUs local for up to 16 taps
+ * (H100: 3x3 local 0.265 ms, block 0.278 ms), block above (7x7: block 0.342 ms, local 0.41 ms;
+ * bench/CONV2.md), while its tile fits local memory (init falls back to global otherwise). */
+#define LOCAL_MAX_TAPS 16
 static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
     if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) return conv2_default_cfg(p, g, CONV2_GLOBAL);
-    conv2_cfg c = conv2_default_cfg(p, g, CONV2_LOCAL);
-    if (c.fixed) return c;
+    if (g->mk * g->nk <= LOCAL_MAX_TAPS) return conv2_default_cfg(p, g, CONV2_LOCAL);
     return conv2_default_cfg(p, g, CONV2_BLOCK);
 }
 
@@ -343,16 +345,18 @@ static clip_status init_separable(clip_process *p, const conv2_geom *g, int kind
     return CLIP_OK;
 }
 
-/* Builds the direct pass of cfg (falling back to global when auto's choice does not fit). */
+/* Builds the direct pass of cfg. Not forced: CLIP_ERR_UNSUPPORTED (no message) when it cannot
+ * run here, or with `fallback` the global kernel instead. */
 static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c, int forced,
-                               int normalize, int skipz, int gated) {
+                               int fallback, int normalize, int skipz, int gated) {
     conv2_state *st = clip_proc_state(p);
-    clip_status s = init_kinfo(p, g, skipz);
-    if (s == CLIP_OK) s = conv2_direct_build(p, g, &c, forced, normalize, skipz, &st->pass[0]);
-    if (s == CLIP_ERR_UNSUPPORTED && !forced) {
+    clip_status s = conv2_direct_build(p, g, &c, forced, normalize, skipz, &st->pass[0]);
+    if (s == CLIP_ERR_UNSUPPORTED && !forced && fallback) {
         c = conv2_default_cfg(p, g, CONV2_GLOBAL);
         s = conv2_direct_build(p, g, &c, 1, normalize, skipz, &st->pass[0]);
     }
+    /* The local and block kernels find a non-finite K themselves; the others read kinfo. */
+    if (s == CLIP_OK) s = init_kinfo(p, g, skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS));
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
     st->pass[0].gated = gated;
@@ -373,7 +377,7 @@ static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg dire
                               "variant fft: clip was built without clFFT (install libclfft-dev)");
     clip_status s = conv2_fft_init(p, g, normalize, &st->fft);
     /* The exact fallback for non-finite data: the direct kernel, gated on the device. */
-    if (s == CLIP_OK) s = init_direct(p, g, direct, 0, normalize, skipz, 1);
+    if (s == CLIP_OK) s = init_direct(p, g, direct, 0, 1, normalize, skipz, 1);
     if (s == CLIP_OK) s = clip_proc_temp(p, sizeof(cl_int), &st->gate);
     if (s != CLIP_OK) return s;
     size_t P = 0, Q = 0;
@@ -438,7 +442,7 @@ static clip_status conv2_init(clip_process *p) {
     if (empty) {
         conv2_cfg ce = conv2_default_cfg(p, &g, CONV2_GLOBAL);
         ce.fixed = 0;
-        return init_direct(p, &g, ce, 1, normalize, 0, 0);
+        return init_direct(p, &g, ce, 1, 0, normalize, 0, 0);
     }
 
     char why[160];
@@ -452,7 +456,7 @@ static clip_status conv2_init(clip_process *p) {
     }
     if (variant == VARIANT_LOCAL || variant == VARIANT_GLOBAL || variant == VARIANT_BLOCK) {
         static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
-        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, normalize, skipz, 0);
+        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, 0, normalize, skipz, 0);
     }
     conv2_cfg direct = auto_direct(p, &g);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
@@ -469,7 +473,10 @@ static clip_status conv2_init(clip_process *p) {
                 if (r1 < 0) return s;
                 if (r1) return init_separable(p, &g, 0, normalize);
             }
-            if (other == 0 && init_direct(p, &g, tc, 0, normalize, skipz, 0) == CLIP_OK) return CLIP_OK;
+            if (other == 0) {
+                s = init_direct(p, &g, tc, 0, 0, normalize, skipz, 0);
+                if (s != CLIP_ERR_UNSUPPORTED) return s;
+            }
         }
     }
     const rates rt = device_rates(p, g.t);
@@ -494,7 +501,7 @@ static clip_status conv2_init(clip_process *p) {
         conv2_fft_release(st->fft);
         st->fft = NULL;
     }
-    return init_direct(p, &g, direct, 0, normalize, skipz, 0);
+    return init_direct(p, &g, direct, 0, 1, normalize, skipz, 0);
 }
 
 static clip_status conv2_launch(clip_process *p) {

@@ -28,23 +28,25 @@ static int simd_rows(clip_process *p, clip_type t) {
 }
 
 /* Defaults:
- *   local   32 x 8 work-items, 8 outputs each along the row: 32 rows so a warp reads and writes
- *           128 contiguous bytes, 8 outputs so a staged value feeds 8 accumulators.
+ *   local   32 x 4 work-items, 8 outputs each along the row: 32 rows so a warp reads and writes
+ *           128 contiguous bytes, 8 outputs so a staged value feeds 8 accumulators (H100, 8192^2
+ *           f32 3x3: 32 x 4 0.265 ms, 32 x 8 0.288 ms; 7x7: 0.410 and 0.437 ms).
  *   global  the same on GPUs; on CPUs one work-item per group (PoCL's work-item loops add
  *           nothing to explicit vectors) taking one native SIMD vector of rows by 8 columns
  *           (2048^2 by 7x7 'same', PoCL on 2 AVX-512 cores: f32 3.6 ms, f64 6.1 ms; the local
  *           kernel there takes ~200 ms).
  *   block   GPUs: 32 x 4 work-items of 2 rows by 16 columns (64 x 64 outputs per group; a 31x31
  *           f32 tile is 94 x 94 values, 35 KB) for 4-byte types, 1 x 16 for 8-byte ones and 1 x 8
- *           for c64, so the accumulators stay at 32 registers. CPUs (only when forced): 16 x 2
+ *           for c64, so the accumulators stay at 32 registers (H100, 8192^2 f32 31x31: 2.59 ms,
+ *           49.9 TFLOP/s; the best of 8 tiles tried). CPUs (only when forced): 16 x 2
  *           work-items of 1 x 4, small unrolled code.
  *   cols    32 x 8 work-items of 15 consecutive rows (odd: conflict-free strided reads).
- * measured figures and the tuned values are in bench/CONV2.md. */
+ * The measurements behind these are in bench/CONV2.md. */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     const int cpu = is_cpu(p);
     const size_t esz = clip_type_size(g->t);
     const int small = g->mk * g->nk <= SMALL_K_NUMEL;
-    conv2_cfg c = {kind, 32, 8, 1, 8, 1, small};
+    conv2_cfg c = {kind, 32, kind == CONV2_LOCAL ? 4 : 8, 1, 8, 1, small};
     if (kind == CONV2_GLOBAL && cpu) c = (conv2_cfg){kind, 1, 1, 1, 8, simd_rows(p, g->t), small};
     if (kind == CONV2_BLOCK) {
         c = (conv2_cfg){kind, 32, 4, esz == 4 ? 2 : 1, esz <= 8 ? 16 : 8, 1, 1};
