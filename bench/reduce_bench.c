@@ -57,8 +57,10 @@ static int make_data(clip_app *app, clip_type t, size_t n, dataset *d) {
         if (clip_data_create(app, t, 2, dims, dd) != CLIP_OK || clip_data_host_write(*dd, &w))
             return -1;
         for (size_t i = 0; i < n; i++) {
-            if (t == CLIP_F32) ((float *)w)[i] = (float)h[i];
-            else ((double *)w)[i] = h[i];
+            if (t == CLIP_F32)
+                ((float *)w)[i] = (float)h[i];
+            else
+                ((double *)w)[i] = h[i];
         }
     }
     return 0;
@@ -68,7 +70,8 @@ static int make_data(clip_app *app, clip_type t, size_t n, dataset *d) {
 static long double reference_of(const dataset *d, int is_dot, double p) {
     long double s = 0, m = 0;
     if (is_dot) {
-        for (size_t i = 0; i < d->n; i++) s += (long double)d->hx[i] * d->hy[i];
+        for (size_t i = 0; i < d->n; i++)
+            s += (long double)d->hx[i] * d->hy[i];
         return s;
     }
     if (p == INFINITY || p == -INFINITY) {
@@ -134,16 +137,14 @@ static void run_case(clip_app *app, dataset *ds, char *line, long repeat) {
     if (repeat > 64) repeat = 64;
     for (long r = -2; r < repeat; r++) {
         double ms = 0;
-        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &ms) != CLIP_OK)
-            goto fail;
+        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &ms) != CLIP_OK) goto fail;
         if (r >= 0) t_ms[r] = ms;
     }
     qsort(t_ms, (size_t)repeat, sizeof t_ms[0], cmp_d);
     double med = t_ms[repeat / 2];
     clip_data *out = NULL;
     const void *h = NULL;
-    if (clip_process_output(p, 0, &out) != CLIP_OK || clip_data_host(out, &h) != CLIP_OK)
-        goto fail;
+    if (clip_process_output(p, 0, &out) != CLIP_OK || clip_data_host(out, &h) != CLIP_OK) goto fail;
     double got = t == CLIP_F64 ? *(const double *)h : *(const float *)h;
     long double ref = reference(d, is_dot, pv);
     double bytes = (double)d->n * (t == CLIP_F64 ? 8 : 4) * (is_dot ? 2 : 1);
@@ -165,10 +166,14 @@ int main(int argc, char **argv) {
     long repeat = 10;
     double deadline = 1e9, t0 = now_s();
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--device")) device = argv[i + 1];
-        else if (!strcmp(argv[i], "--log2n")) log2n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--repeat")) repeat = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--deadline")) deadline = atof(argv[i + 1]);
+        if (!strcmp(argv[i], "--device"))
+            device = argv[i + 1];
+        else if (!strcmp(argv[i], "--log2n"))
+            log2n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--repeat"))
+            repeat = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--deadline"))
+            deadline = atof(argv[i + 1]);
     }
     clip_criteria crit = {0};
     if (device) clip_criteria_from_spec(device, &crit), crit.ignore_env = 1;

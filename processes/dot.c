@@ -1,8 +1,9 @@
 /* dot: MATLAB's dot(a, b) = sum(conj(a) .* b) for two vectors of the same number of elements,
  * in any orientation (a row and a column, or N-D arrays with one non-singleton dimension, which
  * MATLAB would accept only against an array of the same size). MATLAB's column-wise dot of two
- * matrices is not implemented: a non-vector input is CLIP_ERR_SHAPE. Mixed types promote as MATLAB (single wins; complex if either) on the device;
- * the result is 1x1 of that type; two empty inputs give 0.
+ * matrices is not implemented: a non-vector input is CLIP_ERR_SHAPE. Mixed types promote as MATLAB
+ * (single wins; complex if either) on the device; the result is 1x1 of that type; two empty inputs
+ * give 0.
  *
  * A two-stage reduction (processes/reduce_common.h, kernels/dot.cl): stage 1 streams both
  * vectors once with vector loads, one partial per work-group; stage 2 sums the partials.
@@ -76,8 +77,8 @@ static clip_status dot_init(clip_process *p) {
     if (s != CLIP_OK) return s;
     char extra[96], opts[192];
     int comp = reduce_compensated(p, dbl);
-    snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d -DCOMP=%d", epl, acx,
-             bcx, comp);
+    snprintf(extra, sizeof extra, "-DEPL=%u -DA_COMPLEX=%d -DB_COMPLEX=%d -DCOMP=%d", epl, acx, bcx,
+             comp);
     reduce_options(opts, sizeof opts, &st->geom, extra);
     s = clip_proc_kernel(p, "dot", t, opts, "dot_stage1", &st->s1);
     if (s == CLIP_OK) s = clip_proc_kernel(p, "dot", t, opts, "dot_stage2", &st->s2);

@@ -19,12 +19,12 @@
 #include "clip/process_author.h"
 
 typedef struct reduce_geom {
-    size_t local;   /* work-group size of both stages: a power of two */
+    size_t local;    /* work-group size of both stages: a power of two */
     unsigned unroll; /* loads in flight per work-item in stage 1 (UNROLL in the kernels) */
-    size_t groups;  /* stage-1 work-groups, and so partials; >= 1 */
-    cl_ulong nvec;  /* full vector loads of `vec` scalars */
-    cl_ulong chunk; /* vector loads per work-group, a multiple of local */
-    cl_uint tail;   /* scalars after the last full load (< vec) */
+    size_t groups;   /* stage-1 work-groups, and so partials; >= 1 */
+    cl_ulong nvec;   /* full vector loads of `vec` scalars */
+    cl_ulong chunk;  /* vector loads per work-group, a multiple of local */
+    cl_uint tail;    /* scalars after the last full load (< vec) */
 } reduce_geom;
 
 /* Work-groups per compute unit in stage 1. On GPUs 4 of 256 items (1024 threads of an H100
@@ -73,7 +73,7 @@ static inline clip_status reduce_geometry(clip_process *p, size_t nscalars, unsi
                               "got %ld",
                               dev->max_work_group, lo);
     g->local = lo > 0 ? (size_t)lo : reduce_local(dev);
-    g->unroll = un > 0                                         ? (unsigned)un
+    g->unroll = un > 0                                       ? (unsigned)un
                 : gpu_unroll && dev->type == CLIP_DEVICE_GPU ? gpu_unroll
                                                              : reduce_unroll(dev);
     g->nvec = nscalars / vec;

@@ -1,7 +1,8 @@
 /* dot: values against long-double references for every pair of types (promotion on the device),
  * awkward lengths and orientations; conjugation of the first argument; NaN and Inf; empty and
- * N-D inputs; each kernel variant and tuning; compensated sums' accuracy; every error through the C API and the CLI; fp64-less
- * devices; and a scale -> dot chain that copies nothing to the host in between. */
+ * N-D inputs; each kernel variant and tuning; compensated sums' accuracy; every error through the C
+ * API and the CLI; fp64-less devices; and a scale -> dot chain that copies nothing to the host in
+ * between. */
 #define _POSIX_C_SOURCE 200809L
 #include "reduce_testutil.h"
 
@@ -279,7 +280,8 @@ static void test_compensated(clip_app *app, clip_process *p) {
         a[i] = 0.5 + 0.5 * tu_rand(&seed), b[i] = 0.5 + 0.5 * tu_rand(&seed);
     ref_t r = ref_dot(CLIP_F32, CLIP_F32, a, NULL, b, NULL, N);
     double re = 0, im = 0;
-    clip_data *da = rt_make(app, CLIP_F32, N, 1, a, NULL), *db = rt_make(app, CLIP_F32, 1, N, b, NULL);
+    clip_data *da = rt_make(app, CLIP_F32, N, 1, a, NULL),
+              *db = rt_make(app, CLIP_F32, 1, N, b, NULL);
     CHECK_OK(app, clip_process_set_int(p, "local", 1));
     CHECK_OK(app, clip_process_set_int(p, "groups", 1));
     CHECK_OK(app, clip_process_set_choice(p, "sum", "compensated"));

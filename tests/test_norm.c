@@ -1,8 +1,9 @@
 /* norm: values against long-double references for every type, awkward lengths and every kind
  * of order; overflow, underflow and Blue's accumulator combinations; the one-pass rescaling
  * over the whole exponent range (against the two-pass path too); NaN and Inf; empty and N-D
- * inputs; each kernel variant, method and tuning; compensated sums' accuracy; every error through the C API and the CLI;
- * fp64-less devices; and a scale -> norm chain that copies nothing to the host in between. */
+ * inputs; each kernel variant, method and tuning; compensated sums' accuracy; every error through
+ * the C API and the CLI; fp64-less devices; and a scale -> norm chain that copies nothing to the
+ * host in between. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 
@@ -218,8 +219,8 @@ static void test_variants(clip_app *app, clip_process *p) {
 }
 
 /* Sets norm's method and tuning parameters (0: auto), which stay until set again. */
-static void set_tuning(clip_app *app, clip_process *p, const char *method, long local,
-                       long unroll, long groups) {
+static void set_tuning(clip_app *app, clip_process *p, const char *method, long local, long unroll,
+                       long groups) {
     CHECK_OK(app, clip_process_set_choice(p, "method", method));
     CHECK_OK(app, clip_process_set_int(p, "local", local));
     CHECK_OK(app, clip_process_set_int(p, "unroll", unroll));
@@ -238,7 +239,9 @@ static void test_onepass(clip_app *app, clip_process *p) {
     static const struct {
         const char *method;
         long local, unroll, groups;
-    } cfg[4] = {{"onepass", 256, 2, 0}, {"onepass", 1, 3, 0}, {"onepass", 64, 8, 1},
+    } cfg[4] = {{"onepass", 256, 2, 0},
+                {"onepass", 1, 3, 0},
+                {"onepass", 64, 8, 1},
                 {"twopass", 256, 1, 0}};
     unsigned long long seed = 77;
     for (int ti = 0; ti < 4; ti++) {
@@ -345,7 +348,8 @@ static void test_tuning(clip_app *app, clip_process *p) {
         clip_type t;
         double p;
         const char *gpu, *cpu;
-    } un[3] = {{CLIP_F64, 2.5, " u2 ", " u1 "}, {CLIP_F32, 2.5, " u4 ", " u1 "},
+    } un[3] = {{CLIP_F64, 2.5, " u2 ", " u1 "},
+               {CLIP_F32, 2.5, " u4 ", " u1 "},
                {CLIP_F64, 3, " u4 ", " u1 "}};
     for (int k = 0; k < 3; k++) {
         case_norm(app, p, un[k].t, 1000, 1, re, im, un[k].p, "auto", "auto-unroll");
@@ -375,8 +379,8 @@ static void test_compensated(clip_app *app, clip_process *p) {
         tu_checks++;
         if (!(fabs(got - want) <= 3e-7 * want)) {
             tu_failures++;
-            fprintf(stderr, "compensated p=%g: got %.9g, want %.9g (rel %.3g)\n", ps[k], got,
-                    want, fabs(got - want) / want);
+            fprintf(stderr, "compensated p=%g: got %.9g, want %.9g (rel %.3g)\n", ps[k], got, want,
+                    fabs(got - want) / want);
         }
         CHECK(strstr(clip_process_variant(p), "-comp") != NULL);
         set_tuning(app, p, "auto", 0, 0, 0);
