@@ -26,8 +26,8 @@
  * says that zero padding can be read and K holds an Inf or NaN, the work-groups (or work-items)
  * whose window reaches into the padding compute their outputs by conv_skip, which loops over the
  * overlap only. Inner tiles, and every tile of a finite K, take the fast path: the check is one
- * uniform branch per group. The local and block kernels find a non-finite K while staging it
- * (a flag in local memory); the global and cols kernels read conv2_kinfo's flag (kinfo[1]).
+ * uniform branch per group. The local and block kernels scan their staged filter (edge groups
+ * only); the global and cols kernels read conv2_kinfo's flag (kinfo[1]).
  */
 
 #if CLIP_COMPLEX
@@ -122,14 +122,20 @@ inline elem_t div_sum(elem_t v, elem_t s) {
  * windows that reach into the padding go through conv_skip. */
 #define SKIP_ACTIVE (PAD == 0 && skipz && kinfo && kinfo_flag(kinfo))
 
-/* A staged filter value that is Inf or NaN sets the group's flag (local and block kernels). */
+/* Whether the n staged filter values hold an Inf or NaN (local and block kernels: each
+ * work-item of a group whose window reaches the zero padding scans them after the barrier; inner
+ * groups never do, so a finite K costs them nothing). */
+inline int staged_nonfinite(__local const elem_t *f, int n) {
+    int bad = 0;
+    for (int e = 0; e < n; e++) {
 #if CLIP_COMPLEX
-#define FLAG_NONFINITE(flag, v) \
-    if (PAD == 0 && skipz && (!isfinite((v).x) || !isfinite((v).y))) *(flag) = 1
+        bad |= !isfinite(f[e].x) || !isfinite(f[e].y);
 #else
-#define FLAG_NONFINITE(flag, v) \
-    if (PAD == 0 && skipz && !isfinite(v)) *(flag) = 1
+        bad |= !isfinite(f[e]);
 #endif
+    }
+    return bad;
+}
 
 inline int kinfo_flag(__global const elem_t *kinfo) {
 #if CLIP_COMPLEX
@@ -195,22 +201,14 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
     const int r0 = i0 + oi - (KR_ - 1), c0 = j0 + oj - (KC_ - 1);
     const int off = GATE_OFF;
     __local elem_t *fl = tile + th * tw;
-    __local int kbad;
-#if PAD == 0
-    if (lid == 0) kbad = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
     if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, halo, ma, na, lid, WX * WY);
-        for (int e = lid; e < nk; e += WX * WY) {
-            const elem_t v = K[corr ? e : nk - 1 - e];
-            fl[e] = v;
-            FLAG_NONFINITE(&kbad, v);
-        }
+        for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (PAD == 0 && kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na)) {
+    if (PAD == 0 && skipz && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + halo > na) &&
+        staged_nonfinite(fl, nk)) {
         SKIP_OUTPUTS(i0 + lx, 1, 1, j0 + ly * RJ, RJ);
         return;
     }
@@ -390,23 +388,17 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
     const int r0 = i0 + oi - (KR - 1), c0 = j0 + oj - (KC - 1);
     const int off = GATE_OFF;
     __local elem_t *ft = tile + th * tw; /* the filter row-major: row k is contiguous */
-    __local int kbad;
-#if PAD == 0
-    if (lid == 0) kbad = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
     if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, tw, ma, na, lid, WX * WY);
         for (int e = lid; e < KR * KC; e += WX * WY) {
             const int k = e / KC, l = e % KC;
-            const elem_t v = FGLOBAL(k, l);
-            ft[e] = v;
-            FLAG_NONFINITE(&kbad, v);
+            ft[e] = FGLOBAL(k, l);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
-    if (PAD == 0 && kbad && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na)) {
+    if (PAD == 0 && skipz && (r0 < 0 || r0 + th > ma || c0 < 0 || c0 + tw > na) &&
+        staged_nonfinite(ft, KR * KC)) {
         SKIP_OUTPUTS(i0 + lx, WX, RI, j0 + ly * RJ, RJ);
         return;
     }

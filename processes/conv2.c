@@ -45,10 +45,11 @@
  *      "TYPE-kN" with N = max(MK, NK) (e.g. "f32-k31x31", "f32-k31"); the value names a variant
  *      with optional tile sizes (local:wx,wy,rj; global:wx,wy,rj,vw; block:wx,wy,ri,rj), or "fft",
  *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
- *      the device is ignored.
+ *      the device is ignored (a block tile too large for local memory is shrunk to fit).
  *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
- *      (CPU: global; GPU: local with the filter compiled in up to 81 taps, block above while its
- *      tile fits local memory, else global with run-time sizes), the separable path (only when
+ *      (CPU: global; GPU: local up to 16 taps, block above while its tile fits local memory,
+ *      else global with run-time sizes; filters up to 81 taps are compiled into local and global,
+ *      always into block), the separable path (only when
  *      K is rank one; the SVD runs only when the model says the path would win), and fft.
  *   Cost model (ms; rates of the device class, GPU or CPU, scaled by compute units x clock
  *   against the machine they were fitted on; device_rates() lists the fits, bench/CONV2.md the
@@ -60,8 +61,9 @@
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
  *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
  *                      crop passes over memory, and a fixed cost per launch
- *   On the H100 this gives (8192^2 f32 'same'): local for 3x3 and 7x7, block for 15x15, fft
- *   for 31x31 and larger, separable for a rank-one K from 7x7 on.
+ *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
+ *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), fft for 31x31 (1.74 ms) and larger, and for a
+ *   rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
  *   Forced variants: variant local/global/block forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
