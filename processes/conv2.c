@@ -153,7 +153,8 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
     for (int i = 0; i < 2; i++)
         if (clip_data_dim(a, i) >= DIM_LIMIT || clip_data_dim(k, i) >= DIM_LIMIT) {
             dims_str(clip_data_dim(a, i) >= DIM_LIMIT ? a : k, buf, sizeof buf);
-            return clip_proc_fail(p, CLIP_ERR_SHAPE, "%s is %s: rows and columns must be below 2^30",
+            return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                  "%s is %s: rows and columns must be below 2^30",
                                   clip_data_dim(a, i) >= DIM_LIMIT ? "A" : "K", buf);
         }
     return CLIP_OK;
@@ -204,8 +205,8 @@ static double fft_ms(const rates *r, const conv2_geom *g) {
     size_t P = 0, Q = 0;
     conv2_fft_sizes(g, &P, &Q);
     const double pq = (double)P * Q, s = (double)g->slices;
-    const double bytes = ((s + 1) * pq * 3 + (double)(g->ma * g->na + g->mo * g->no) * s) *
-                         clip_type_size(g->t);
+    const double bytes =
+        ((s + 1) * pq * 3 + (double)(g->ma * g->na + g->mo * g->no) * s) * clip_type_size(g->t);
     return (2 * s + 1) * pq * log2(pq) * r->fft + bytes / r->bw + r->fft_fixed;
 }
 
@@ -271,12 +272,14 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
     }
     double s1, s2, tol;
     const double eps = clip_type_is_double(t) ? DBL_EPSILON : FLT_EPSILON;
-    int r1 = finite && conv2_rank_one(re, kcx ? im : NULL, mk, nk, eps, cr, ci, rr, ri, &s1, &s2, &tol);
+    int r1 =
+        finite && conv2_rank_one(re, kcx ? im : NULL, mk, nk, eps, cr, ci, rr, ri, &s1, &s2, &tol);
     if (!r1) {
         if (!finite)
             snprintf(why, cap, "K holds Inf or NaN");
         else
-            snprintf(why, cap, "second singular value %.3g exceeds max(size(K))*eps*s1 = %.3g", s2, tol);
+            snprintf(why, cap, "second singular value %.3g exceeds max(size(K))*eps*s1 = %.3g", s2,
+                     tol);
         free(buf);
         return 0;
     }
@@ -293,8 +296,10 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
         for (size_t e = 0; e < len && *s == CLIP_OK; e++) {
             const double val[2] = {xr[e], xi[e]};
             for (int c = 0; c <= cx; c++) {
-                if (db) ((double *)dst)[e * (size_t)(cx + 1) + (size_t)c] = val[c];
-                else ((float *)dst)[e * (size_t)(cx + 1) + (size_t)c] = (float)val[c];
+                if (db)
+                    ((double *)dst)[e * (size_t)(cx + 1) + (size_t)c] = val[c];
+                else
+                    ((float *)dst)[e * (size_t)(cx + 1) + (size_t)c] = (float)val[c];
             }
         }
     }
@@ -311,7 +316,8 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
 static clip_status init_kinfo(clip_process *p, const conv2_geom *g, int need) {
     conv2_state *st = clip_proc_state(p);
     if (!need || st->kinfo) return CLIP_OK;
-    clip_status s = clip_proc_kernel(p, "conv2", g->t, "-DKERNEL=5 -DPAD=0", "conv2_kinfo", &st->kinfo_k);
+    clip_status s =
+        clip_proc_kernel(p, "conv2", g->t, "-DKERNEL=5 -DPAD=0", "conv2_kinfo", &st->kinfo_k);
     if (s == CLIP_OK) s = clip_proc_temp(p, 2 * clip_type_size(g->t), &st->kinfo);
     return s;
 }
@@ -334,7 +340,8 @@ static clip_status init_separable(clip_process *p, const conv2_geom *g, int kind
         c2 = conv2_default_cfg(p, &g2, CONV2_GLOBAL);
         s = conv2_direct_build(p, &g2, &c2, 1, normalize, 0, &st->pass[1]);
     }
-    if (s == CLIP_OK) s = clip_proc_temp(p, g->mo * g->na * g->slices * clip_type_size(g->t), &st->tmp);
+    if (s == CLIP_OK)
+        s = clip_proc_temp(p, g->mo * g->na * g->slices * clip_type_size(g->t), &st->tmp);
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_U, st->pass[0].dst = CONV2_BUF_T;
     st->pass[1].src = CONV2_BUF_T, st->pass[1].filt = CONV2_BUF_V, st->pass[1].dst = CONV2_BUF_C;
@@ -358,7 +365,8 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
         s = conv2_direct_build(p, g, &c, 1, normalize, skipz, &st->pass[0]);
     }
     /* The local and block kernels find a non-finite K themselves; the others read kinfo. */
-    if (s == CLIP_OK) s = init_kinfo(p, g, skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS));
+    if (s == CLIP_OK)
+        s = init_kinfo(p, g, skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS));
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
     st->pass[0].gated = gated;
@@ -418,8 +426,10 @@ static clip_status conv2_init(clip_process *p) {
     int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
     size_t dims[CLIP_MAX_DIMS];
     g.slices = 1;
-    for (int i = 0; i < nd; i++) dims[i] = clip_data_dim(a, i);
-    for (int i = 2; i < nd; i++) g.slices *= dims[i];
+    for (int i = 0; i < nd; i++)
+        dims[i] = clip_data_dim(a, i);
+    for (int i = 2; i < nd; i++)
+        g.slices *= dims[i];
     dims[0] = g.mo, dims[1] = g.no;
     g.t = clip_type_promote(clip_data_type(a), clip_data_type(k));
     s = clip_proc_input_as(p, 0, g.t);
@@ -452,13 +462,16 @@ static clip_status conv2_init(clip_process *p) {
     if (sepmode == SEP_ON) {
         r1 = factor_k(p, k, g.t, why, sizeof why, &s);
         if (r1 < 0) return s;
-        if (!r1) return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "separable on: K is not rank one (%s)", why);
+        if (!r1)
+            return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "separable on: K is not rank one (%s)",
+                                  why);
         static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
         return init_separable(p, &g, kinds[variant], normalize);
     }
     if (variant == VARIANT_LOCAL || variant == VARIANT_GLOBAL || variant == VARIANT_BLOCK) {
         static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
-        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, 0, normalize, skipz, 0);
+        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, 0, normalize, skipz,
+                           0);
     }
     conv2_cfg direct = auto_direct(p, &g);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
@@ -469,7 +482,8 @@ static clip_status conv2_init(clip_process *p) {
         conv2_cfg tc;
         int other = 0;
         if (!conv2_parse_tuning(p, &g, value, &tc, &other)) {
-            if (other == 1 && conv2_fft_available()) return init_fft(p, &g, direct, normalize, skipz);
+            if (other == 1 && conv2_fft_available())
+                return init_fft(p, &g, direct, normalize, skipz);
             if (other == 2 && sepmode == SEP_AUTO) {
                 r1 = factor_k(p, k, g.t, why, sizeof why, &s);
                 if (r1 < 0) return s;

@@ -14,7 +14,9 @@
 
 static const char *const kind_names[] = {"?", "local", "global", "block", "cols"};
 
-static int is_cpu(clip_process *p) { return clip_proc_device(p)->type == CLIP_DEVICE_CPU; }
+static int is_cpu(clip_process *p) {
+    return clip_proc_device(p)->type == CLIP_DEVICE_CPU;
+}
 
 /* Native SIMD width of the device for real type t (1 for complex). */
 static int simd_rows(clip_process *p, clip_type t) {
@@ -105,8 +107,10 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
 
 void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t cap) {
     char k[32];
-    if (c->fixed) snprintf(k, sizeof k, "k%zux%zu", g->mk, g->nk);
-    else snprintf(k, sizeof k, "k-runtime");
+    if (c->fixed)
+        snprintf(k, sizeof k, "k%zux%zu", g->mk, g->nk);
+    else
+        snprintf(k, sizeof k, "k-runtime");
     if (c->kind == CONV2_GLOBAL)
         snprintf(buf, cap, "global %dx%d %dx%d %s", c->wx, c->wy, c->vw, c->rj, k);
     else if (c->kind == CONV2_LOCAL)
@@ -127,9 +131,12 @@ static size_t local_need(const conv2_cfg *c, const conv2_geom *g) {
         size_t tw = wy * rj + (c->fixed ? nk - 1 : (nk + rj - 1) / rj * rj);
         return ((wx + mk - 1) * tw + mk * nk) * esz;
     }
-    case CONV2_BLOCK: return ((wx * ri + mk - 1) * (wy * rj + nk - 1) + mk * nk) * esz;
-    case CONV2_COLS: return (wx * ri + mk - 1) * wy * esz;
-    default: return 0;
+    case CONV2_BLOCK:
+        return ((wx * ri + mk - 1) * (wy * rj + nk - 1) + mk * nk) * esz;
+    case CONV2_COLS:
+        return (wx * ri + mk - 1) * wy * esz;
+    default:
+        return 0;
     }
 }
 
@@ -137,11 +144,16 @@ static size_t local_need(const conv2_cfg *c, const conv2_geom *g) {
  * the register block, keeping 32 work-items down the rows as long as possible. */
 static int fit_block(conv2_cfg *c, const conv2_geom *g, size_t avail) {
     while (local_need(c, g) > avail) {
-        if (c->wy > 1) c->wy /= 2;
-        else if (c->rj > 4) c->rj /= 2;
-        else if (c->ri > 1) c->ri--;
-        else if (c->wx > 8) c->wx /= 2;
-        else return -1;
+        if (c->wy > 1)
+            c->wy /= 2;
+        else if (c->rj > 4)
+            c->rj /= 2;
+        else if (c->ri > 1)
+            c->ri--;
+        else if (c->wx > 8)
+            c->wx /= 2;
+        else
+            return -1;
     }
     return 0;
 }
@@ -154,8 +166,10 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                        : c.kind == CONV2_GLOBAL ? "conv2_global"
                        : c.kind == CONV2_BLOCK  ? "conv2_block"
                                                 : "conv2_cols";
-    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wy > 1) c.wy /= 2;
-    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wx > 1) c.wx /= 2;
+    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wy > 1)
+        c.wy /= 2;
+    while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wx > 1)
+        c.wx /= 2;
     if (c.kind == CONV2_BLOCK && fit_block(&c, g, (size_t)dev->local_mem)) {
         if (!forced) return CLIP_ERR_UNSUPPORTED;
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
@@ -172,18 +186,19 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                               kind_names[c.kind], need, (unsigned long long)dev->local_mem);
     }
     char opts[256];
-    int n = snprintf(opts, sizeof opts, "-DKERNEL=%d -DPAD=%d -DWX=%d -DWY=%d -DRI=%d -DRJ=%d -DVW=%d",
-                     c.kind, g->pad, c.wx, c.wy, c.ri, c.rj, c.vw);
+    int n =
+        snprintf(opts, sizeof opts, "-DKERNEL=%d -DPAD=%d -DWX=%d -DWY=%d -DRI=%d -DRJ=%d -DVW=%d",
+                 c.kind, g->pad, c.wx, c.wy, c.ri, c.rj, c.vw);
     if (c.fixed) snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     clip_status s = clip_proc_kernel(p, "conv2", g->t, opts, name, &ps->kernel);
     if (s != CLIP_OK) return s;
     size_t kwg = 0;
     cl_ulong kmem = 0;
     cl_device_id d = clip_proc_cl_device(p);
-    if (clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) !=
-            CL_SUCCESS ||
-        clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof kmem, &kmem, NULL) !=
-            CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                 NULL) != CL_SUCCESS ||
+        clGetKernelWorkGroupInfo(ps->kernel, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof kmem, &kmem,
+                                 NULL) != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo(%s) failed", name);
     /* No __local argument is set yet, so kmem is the kernel's own use. */
     const size_t wg = (size_t)(c.wx * c.wy);
@@ -202,10 +217,13 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
     const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
     if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch", g->slices);
-    const size_t v[13] = {g->ma, g->na, g->mo, g->no, g->oi, g->oj, g->mk, g->nk, (size_t)g->corr,
-                          (size_t)normalize, (size_t)skipz, ngx, ngy};
-    for (int i = 0; i < 13; i++) ps->ints[i] = (cl_int)v[i];
+        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
+                              g->slices);
+    const size_t v[13] = {g->ma,         g->na, g->mo, g->no,           g->oi,
+                          g->oj,         g->mk, g->nk, (size_t)g->corr, (size_t)normalize,
+                          (size_t)skipz, ngx,   ngy};
+    for (int i = 0; i < 13; i++)
+        ps->ints[i] = (cl_int)v[i];
     ps->local_bytes = need;
     ps->wg[0] = (size_t)c.wx, ps->wg[1] = (size_t)c.wy;
     ps->global[0] = ngx * ngy * g->slices * (size_t)c.wx;
@@ -221,8 +239,10 @@ clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_
     const cl_mem mems[5] = {bufs[ps->src], bufs[ps->filt], bufs[ps->dst], kinfo, gm};
     clip_status s = CLIP_OK;
     cl_uint idx = 0;
-    for (int i = 0; i < 5 && s == CLIP_OK; i++) s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &mems[i]);
-    for (int i = 0; i < 13 && s == CLIP_OK; i++) s = clip_proc_arg(p, k, idx++, sizeof(cl_int), &ps->ints[i]);
+    for (int i = 0; i < 5 && s == CLIP_OK; i++)
+        s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &mems[i]);
+    for (int i = 0; i < 13 && s == CLIP_OK; i++)
+        s = clip_proc_arg(p, k, idx++, sizeof(cl_int), &ps->ints[i]);
     if (s == CLIP_OK && ps->local_bytes) s = clip_proc_arg(p, k, idx++, ps->local_bytes, NULL);
     if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 2, ps->global, ps->wg);
     return s;

@@ -22,7 +22,8 @@ static size_t smooth(size_t n) {
     for (size_t m = n < 1 ? 1 : n;; m++) {
         size_t r = m;
         for (size_t f = 2; f <= 7; f++)
-            while (r % f == 0) r /= f;
+            while (r % f == 0)
+                r /= f;
         if (r == 1) return m;
     }
 }
@@ -34,7 +35,9 @@ void conv2_fft_sizes(const conv2_geom *g, size_t *P, size_t *Q) {
 
 #ifndef CLIP_HAVE_CLFFT
 
-int conv2_fft_available(void) { return 0; }
+int conv2_fft_available(void) {
+    return 0;
+}
 
 clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, conv2_fft **out) {
     (void)g, (void)normalize;
@@ -48,7 +51,9 @@ clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, 
     return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, "variant fft: clip was built without clFFT");
 }
 
-void conv2_fft_release(conv2_fft *f) { (void)f; }
+void conv2_fft_release(conv2_fft *f) {
+    (void)f;
+}
 
 #else
 
@@ -71,7 +76,9 @@ static clfftStatus setup_status = CLFFT_SUCCESS;
 
 /* clfftInitSetupData is a C `__inline` without an external definition (no symbol to link at
  * -O0), so the fields are set here as it sets them. */
-static void teardown(void) { clfftTeardown(); }
+static void teardown(void) {
+    clfftTeardown();
+}
 
 static void setup(void) {
     clfftSetupData d = {clfftVersionMajor, clfftVersionMinor, clfftVersionPatch, 0};
@@ -80,13 +87,16 @@ static void setup(void) {
     if (setup_status == CLFFT_SUCCESS) atexit(teardown);
 }
 
-int conv2_fft_available(void) { return 1; }
+int conv2_fft_available(void) {
+    return 1;
+}
 
 static clip_status fft_fail(clip_process *p, const char *what, clfftStatus e) {
-    return clip_proc_fail(p, e == CLFFT_OUT_OF_HOST_MEMORY || e == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-                                     e == CL_OUT_OF_RESOURCES
-                                 ? CLIP_ERR_OUT_OF_MEMORY
-                                 : CLIP_ERR_OPENCL,
+    return clip_proc_fail(p,
+                          e == CLFFT_OUT_OF_HOST_MEMORY || e == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                  e == CL_OUT_OF_RESOURCES
+                              ? CLIP_ERR_OUT_OF_MEMORY
+                              : CLIP_ERR_OPENCL,
                           "variant fft: clFFT %s failed (status %d)", what, (int)e);
 }
 
@@ -100,7 +110,8 @@ static clfftStatus make_plan(clip_process *p, conv2_fft *f, int forward, clfftPl
     e = clfftSetPlanPrecision(*h, clip_type_is_double(f->g.t) ? CLFFT_DOUBLE : CLFFT_SINGLE);
     if (e == CLFFT_SUCCESS) e = clfftSetPlanBatchSize(*h, forward ? f->S + 1 : f->S);
     if (f->cx) {
-        if (e == CLFFT_SUCCESS) e = clfftSetLayout(*h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
+        if (e == CLFFT_SUCCESS)
+            e = clfftSetLayout(*h, CLFFT_COMPLEX_INTERLEAVED, CLFFT_COMPLEX_INTERLEAVED);
         if (e == CLFFT_SUCCESS) e = clfftSetResultLocation(*h, CLFFT_INPLACE);
         if (e == CLFFT_SUCCESS) e = clfftSetPlanInStride(*h, CLFFT_2D, rs);
         if (e == CLFFT_SUCCESS) e = clfftSetPlanOutStride(*h, CLFFT_2D, rs);
@@ -134,7 +145,8 @@ clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, 
     f->S = g->slices, f->mo = g->mo, f->no = g->no, f->mk = g->mk, f->nk = g->nk;
     f->normalize = normalize;
     if (f->P >= ((size_t)1 << 30) || f->Q >= ((size_t)1 << 30))
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "variant fft: transform of %zux%zu is too large", f->P, f->Q);
+        return clip_proc_fail(p, CLIP_ERR_SHAPE, "variant fft: transform of %zux%zu is too large",
+                              f->P, f->Q);
     const size_t esz = clip_type_size(g->t), csz = 2 * esz / (f->cx ? 2 : 1);
     f->nspec = f->cx ? f->P * f->Q : (f->P / 2 + 1) * f->Q;
     clip_status s = clip_proc_temp(p, (f->S + 1) * f->P * f->Q * esz, &f->E);
@@ -162,13 +174,17 @@ clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, 
 }
 
 /* Sets the arguments of k from a list of (size, pointer) pairs. */
-static clip_status args(clip_process *p, cl_kernel k, int n, const size_t *sizes, const void *const *vals) {
+static clip_status args(clip_process *p, cl_kernel k, int n, const size_t *sizes,
+                        const void *const *vals) {
     clip_status s = CLIP_OK;
-    for (int i = 0; i < n && s == CLIP_OK; i++) s = clip_proc_arg(p, k, (cl_uint)i, sizes[i], vals[i]);
+    for (int i = 0; i < n && s == CLIP_OK; i++)
+        s = clip_proc_arg(p, k, (cl_uint)i, sizes[i], vals[i]);
     return s;
 }
 
-static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+static size_t round_up(size_t n, size_t m) {
+    return (n + m - 1) / m * m;
+}
 
 static clip_status transform(clip_process *p, clfftPlanHandle h, clfftDirection dir, cl_mem in,
                              cl_mem out, cl_mem tmp) {
@@ -189,8 +205,22 @@ clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, 
     const size_t I = sizeof(cl_int), M = sizeof(cl_mem);
 
     const size_t gs[16] = {M, M, M, I, I, I, I, I, I, I, I, I, I, I, I, M};
-    const void *const gv[16] = {&bufs[CONV2_BUF_A], &bufs[CONV2_BUF_K], &f->E, &ma, &na, &mo, &no,
-                                &oi, &oj, &kr, &kc, &corr, &P, &Q, &S, &gate};
+    const void *const gv[16] = {&bufs[CONV2_BUF_A],
+                                &bufs[CONV2_BUF_K],
+                                &f->E,
+                                &ma,
+                                &na,
+                                &mo,
+                                &no,
+                                &oi,
+                                &oj,
+                                &kr,
+                                &kc,
+                                &corr,
+                                &P,
+                                &Q,
+                                &S,
+                                &gate};
     clip_status s = args(p, f->gather, 16, gs, gv);
     size_t wg[3] = {64, 4, 1};
     size_t gl[3] = {round_up(f->P, 64), round_up(f->Q, 4), f->S + 1};
@@ -210,7 +240,8 @@ clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, 
     if (s == CLIP_OK) s = transform(p, f->inv, CLFFT_BACKWARD, spec, f->cx ? NULL : f->E, f->tmp);
 
     const size_t cs[10] = {M, M, M, I, I, I, I, I, I, I};
-    const void *const cv[10] = {&f->E, &bufs[CONV2_BUF_C], &kinfo, &mo, &no, &kr, &kc, &P, &Q, &f->normalize};
+    const void *const cv[10] = {&f->E, &bufs[CONV2_BUF_C], &kinfo, &mo, &no, &kr, &kc, &P,
+                                &Q,    &f->normalize};
     size_t gl3[3] = {round_up(f->mo, 64), round_up(f->no, 4), f->S};
     if (s == CLIP_OK) s = args(p, f->crop, 10, cs, cv);
     if (s == CLIP_OK) s = clip_proc_enqueue(p, f->crop, 3, gl3, wg);

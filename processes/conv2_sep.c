@@ -67,7 +67,8 @@ static void jacobi(double complex *w, double complex *v, size_t r, size_t c) {
 /* Frobenius norm of a vector of n complex values, scaled against overflow. */
 static double norm2(const double complex *x, size_t n) {
     double m = 0, s = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, cabs(x[i]));
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, cabs(x[i]));
     if (m == 0) return 0;
     for (size_t i = 0; i < n; i++) {
         const double a = cabs(x[i]) / m;
@@ -89,8 +90,10 @@ int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk,
         if (a > big) big = a, piv = e;
     }
     if (big == 0) { /* rank zero: zero factors give the zeros (and NaN where A is Inf) */
-        for (size_t i = 0; i < mk; i++) col_re[i] = col_im[i] = 0;
-        for (size_t j = 0; j < nk; j++) row_re[j] = row_im[j] = 0;
+        for (size_t i = 0; i < mk; i++)
+            col_re[i] = col_im[i] = 0;
+        for (size_t j = 0; j < nk; j++)
+            row_re[j] = row_im[j] = 0;
         return 1;
     }
     const int tr = nk > mk; /* work on K.' when it is wide, so columns are the short side */
@@ -100,17 +103,19 @@ int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk,
         free(w), free(v);
         return 0;
     }
-#define KV(i, j) (k_re[(i) + (j) * mk] + (k_im ? k_im[(i) + (j) * mk] : 0) * I)
+#define KV(i, j) (k_re[(i) + (j)*mk] + (k_im ? k_im[(i) + (j)*mk] : 0) * I)
     /* The screen: the cross through the largest entry. */
     const size_t pi = piv % mk, pj = piv / mk;
     const double complex kp = KV(pi, pj);
     double res = 0;
     for (size_t j = 0; j < nk; j++)
-        for (size_t i = 0; i < mk; i++) res = fmax(res, cabs(KV(i, j) - KV(i, pj) * KV(pi, j) / kp));
+        for (size_t i = 0; i < mk; i++)
+            res = fmax(res, cabs(KV(i, j) - KV(i, pj) * KV(pi, j) / kp));
     /* Rank one means s2 <= ltol * s1 <= ltol * ||K||_F, and then max|R| <= 2 * s2: so a larger
      * residual (with a factor 2 for rounding) proves K is not rank one. */
     for (size_t j = 0; j < nk; j++)
-        for (size_t i = 0; i < mk; i++) w[i + j * mk] = KV(i, j);
+        for (size_t i = 0; i < mk; i++)
+            w[i + j * mk] = KV(i, j);
     const double fro = norm2(w, n), ltol = (double)(mk > nk ? mk : nk) * eps;
     int rank1 = 0;
     if (res > 4 * ltol * fro) {
@@ -120,10 +125,13 @@ int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk,
         goto done;
     }
     for (size_t j = 0; j < c; j++)
-        for (size_t i = 0; i < r; i++) w[i + j * r] = tr ? KV(j, i) : KV(i, j);
+        for (size_t i = 0; i < r; i++)
+            w[i + j * r] = tr ? KV(j, i) : KV(i, j);
 #undef KV
-    for (size_t e = 0; e < c * c; e++) v[e] = 0;
-    for (size_t j = 0; j < c; j++) v[j + j * c] = 1;
+    for (size_t e = 0; e < c * c; e++)
+        v[e] = 0;
+    for (size_t j = 0; j < c; j++)
+        v[j + j * c] = 1;
     jacobi(w, v, r, c);
     size_t j1 = 0;
     double a1 = -1, a2 = 0;
@@ -145,13 +153,17 @@ int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk,
         const double complex *w1 = w + j1 * r, *v1 = v + j1 * c;
         for (size_t i = 0; i < r; i++) {
             const double complex x = w1[i] / sc; /* the factor along G's rows */
-            if (tr) row_re[i] = creal(x), row_im[i] = cimag(x);
-            else col_re[i] = creal(x), col_im[i] = cimag(x);
+            if (tr)
+                row_re[i] = creal(x), row_im[i] = cimag(x);
+            else
+                col_re[i] = creal(x), col_im[i] = cimag(x);
         }
         for (size_t j = 0; j < c; j++) {
             const double complex y = conj(v1[j]) * sc; /* along G's columns */
-            if (tr) col_re[j] = creal(y), col_im[j] = cimag(y);
-            else row_re[j] = creal(y), row_im[j] = cimag(y);
+            if (tr)
+                col_re[j] = creal(y), col_im[j] = cimag(y);
+            else
+                row_re[j] = creal(y), row_im[j] = cimag(y);
         }
     }
 done:

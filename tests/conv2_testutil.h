@@ -29,7 +29,9 @@ static inline double complex mkc(double re, double im) {
     return z;
 }
 
-static inline size_t numel3(const size_t *d) { return d[0] * d[1] * d[2]; }
+static inline size_t numel3(const size_t *d) {
+    return d[0] * d[1] * d[2];
+}
 
 /* Data of type t with dims (r, c, s) from h's values, which are rounded to what t stores. */
 static inline clip_data *c2_upload(clip_app *app, clip_type t, host_arr *h) {
@@ -77,7 +79,8 @@ static inline long ref_map(long x, long n, int pad) {
     if (pad == ZERO || n == 0) return -1;
     if (pad == REPLICATE) return x < 0 ? 0 : n - 1;
     if (pad == CIRCULAR) return ((x % n) + n) % n;
-    while (x < 0 || x >= n) x = x < 0 ? -1 - x : 2 * n - 1 - x; /* mirror, edge repeated */
+    while (x < 0 || x >= n)
+        x = x < 0 ? -1 - x : 2 * n - 1 - x; /* mirror, edge repeated */
     return x;
 }
 
@@ -90,8 +93,8 @@ static inline size_t ref_size(int shape, size_t m, size_t k, long *off) {
 /* C(i,j) = sum_{k,l} Aext(i+oi-k, j+oj-l) * K(k,l), K rotated by 180 degrees when correlating:
  * MATLAB's conv2 definition with the offset of the shape in the full result. Zero padding is
  * skipped, never multiplied (MATLAB sums over the overlap only). */
-static inline host_arr ref_conv2(const host_arr *a, const host_arr *k, int shape, int pad,
-                                 int corr, int normalize) {
+static inline host_arr ref_conv2(const host_arr *a, const host_arr *k, int shape, int pad, int corr,
+                                 int normalize) {
     host_arr c;
     long oi, oj;
     size_t mk = k->dims[0], nk = k->dims[1];
@@ -101,7 +104,8 @@ static inline host_arr ref_conv2(const host_arr *a, const host_arr *k, int shape
     size_t n = numel3(c.dims);
     c.v = malloc((n ? n : 1) * sizeof(double complex));
     double complex sum = 0;
-    for (size_t e = 0; e < mk * nk; e++) sum += k->v[e];
+    for (size_t e = 0; e < mk * nk; e++)
+        sum += k->v[e];
     long ma = (long)a->dims[0], na = (long)a->dims[1];
     for (size_t s = 0; s < c.dims[2]; s++)
         for (size_t j = 0; j < c.dims[1]; j++)
@@ -129,7 +133,8 @@ static inline host_arr ref_conv2(const host_arr *a, const host_arr *k, int shape
 
 static inline double fro(const host_arr *h) {
     double s = 0;
-    for (size_t i = 0; i < numel3(h->dims); i++) s += creal(h->v[i] * conj(h->v[i]));
+    for (size_t i = 0; i < numel3(h->dims); i++)
+        s += creal(h->v[i] * conj(h->v[i]));
     return sqrt(s);
 }
 
@@ -140,12 +145,14 @@ static inline int compare_scaled(clip_app *app, clip_data *out, clip_type want, 
                                  const char *what, double scale) {
     int bad = 0;
     if (clip_data_type(out) != want) {
-        fprintf(stderr, "%s: type %s, want %s\n", what, clip_type_name(clip_data_type(out)), clip_type_name(want));
+        fprintf(stderr, "%s: type %s, want %s\n", what, clip_type_name(clip_data_type(out)),
+                clip_type_name(want));
         return 1;
     }
     for (int i = 0; i < 3; i++)
         if (clip_data_dim(out, i) != ref->dims[i]) {
-            fprintf(stderr, "%s: dim %d is %zu, want %zu\n", what, i, clip_data_dim(out, i), ref->dims[i]);
+            fprintf(stderr, "%s: dim %d is %zu, want %zu\n", what, i, clip_data_dim(out, i),
+                    ref->dims[i]);
             return 1;
         }
     const void *h = NULL;
@@ -165,7 +172,8 @@ static inline int compare_scaled(clip_app *app, clip_data *out, clip_type want, 
             int same = (isnan(rr) == isnan(xr)) && (isnan(ri) == isnan(xi) || !cx) &&
                        (!isinf(rr) || xr == rr) && (!cx || !isinf(ri) || xi == ri);
             if (!same && !bad++)
-                fprintf(stderr, "%s: element %zu is %g%+gi, want %g%+gi\n", what, i, xr, xi, rr, ri);
+                fprintf(stderr, "%s: element %zu is %g%+gi, want %g%+gi\n", what, i, xr, xi, rr,
+                        ri);
             continue;
         }
         num += (xr - rr) * (xr - rr) + (xi - ri) * (xi - ri);
@@ -220,13 +228,16 @@ static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *
     CHECK_OK(app, clip_process_output(p, 0, &out));
     host_arr ref = ref_conv2(ha, hk, cc->shape, cc->pad, cc->corr, cc->normalize);
     char what[320];
-    snprintf(what, sizeof what, "conv2 %s(%zux%zux%zu)*%s(%zux%zu) %s pad=%s corr=%d norm=%d variant=%s sep=%s [%s]",
+    snprintf(what, sizeof what,
+             "conv2 %s(%zux%zux%zu)*%s(%zux%zu) %s pad=%s corr=%d norm=%d variant=%s sep=%s [%s]",
              clip_type_name(clip_data_type(a)), ha->dims[0], ha->dims[1], ha->dims[2],
              clip_type_name(clip_data_type(k)), hk->dims[0], hk->dims[1], shape_name[cc->shape],
              pad_name[cc->pad], cc->corr, cc->normalize, variant, sep, clip_process_variant(p));
     tu_checks++;
     double scale = fft_scale ? fro(ha) * fro(hk) : 0;
-    if (out) tu_failures += compare_scaled(app, out, clip_type_promote(clip_data_type(a), clip_data_type(k)), &ref, what, scale);
+    if (out)
+        tu_failures += compare_scaled(
+            app, out, clip_type_promote(clip_data_type(a), clip_data_type(k)), &ref, what, scale);
     int empty_in = !numel3(ha->dims) || !hk->dims[0] || !hk->dims[1];
     const char *want = !strcmp(sep, "on") ? "separable" : variant;
     if (strcmp(want, "auto") && numel3(ref.dims) && !empty_in) {

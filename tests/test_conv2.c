@@ -24,15 +24,22 @@ static void run_both_variants(clip_app *app, const conv_case *cc, unsigned long 
 /* Every shape, orientation and variant for each filter size, on f64 with zero padding (one
  * program per filter size). */
 static void test_sizes(clip_app *app) {
-    static const size_t ks[][2] = {{1, 1}, {2, 2}, {3, 3}, {4, 3}, {1, 7}, {7, 1}, {5, 5}, {8, 6}, {19, 37}};
+    static const size_t ks[][2] = {{1, 1}, {2, 2}, {3, 3}, {4, 3},  {1, 7},
+                                   {7, 1}, {5, 5}, {8, 6}, {19, 37}};
     static const size_t as[][2] = {{1, 1}, {17, 31}, {64, 64}};
     unsigned long long seed = 11;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
         for (size_t ai = 0; ai < sizeof as / sizeof as[0]; ai++)
             for (int shape = FULL; shape <= VALID; shape++)
                 for (int corr = 0; corr < 2; corr++) {
-                    conv_case cc = {CLIP_F64, CLIP_F64, {as[ai][0], as[ai][1], 1}, {ks[ki][0], ks[ki][1]},
-                                    shape, ZERO, corr, 0};
+                    conv_case cc = {CLIP_F64,
+                                    CLIP_F64,
+                                    {as[ai][0], as[ai][1], 1},
+                                    {ks[ki][0], ks[ki][1]},
+                                    shape,
+                                    ZERO,
+                                    corr,
+                                    0};
                     run_variants(app, &cc, seed++, 1);
                 }
 }
@@ -48,7 +55,8 @@ static void test_pads(clip_app *app) {
             for (int shape = FULL; shape <= VALID; shape++)
                 for (int corr = 0; corr < 2; corr++) {
                     if (ks[ki][0] == 8 && pad != SYMMETRIC) continue;
-                    conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]}, shape, pad, corr, 0};
+                    conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]},
+                                    shape,    pad,      corr,        0};
                     run_variants(app, &cc, seed++, ks[ki][0] == 19);
                 }
 }
@@ -59,7 +67,8 @@ static void test_types(clip_app *app) {
     unsigned long long seed = 501;
     for (int ta = 0; ta < 4; ta++)
         for (int tk = 0; tk < 4; tk++) {
-            conv_case cc = {all_types[ta], all_types[tk], {9, 11, 3}, {4, 3}, SAME, SYMMETRIC, tk % 2, 0};
+            conv_case cc = {all_types[ta], all_types[tk], {9, 11, 3}, {4, 3},
+                            SAME,          SYMMETRIC,     tk % 2,     0};
             run_case(app, &cc, "auto", seed++);
         }
     for (int t = 0; t < 4; t++) {
@@ -86,9 +95,12 @@ static void test_normalize(clip_app *app) {
     clip_data *a = NULL, *kk = NULL, *out = NULL;
     CHECK_OK(app, clip_data_create_from(app, CLIP_F64, 2, ad, av, &a));
     CHECK_OK(app, clip_data_create_from(app, CLIP_F64, 2, kd, k, &kk));
-    host_arr ha = {{4, 3, 1}, malloc(12 * sizeof(double complex))}, hk = {{3, 2, 1}, malloc(6 * sizeof(double complex))};
-    for (int i = 0; i < 12; i++) ha.v[i] = av[i];
-    for (int i = 0; i < 6; i++) hk.v[i] = k[i];
+    host_arr ha = {{4, 3, 1}, malloc(12 * sizeof(double complex))},
+             hk = {{3, 2, 1}, malloc(6 * sizeof(double complex))};
+    for (int i = 0; i < 12; i++)
+        ha.v[i] = av[i];
+    for (int i = 0; i < 6; i++)
+        hk.v[i] = k[i];
     clip_process *p = NULL;
     CHECK_OK(app, clip_process_create(app, "conv2", &p));
     CHECK_OK(app, clip_process_set_bool(p, "normalize", 1));
@@ -99,7 +111,8 @@ static void test_normalize(clip_app *app) {
     CHECK_OK(app, clip_process_output(p, 0, &out));
     host_arr ref = ref_conv2(&ha, &hk, FULL, ZERO, 0, 1);
     int nans = 0, infs = 0;
-    for (size_t i = 0; i < numel3(ref.dims); i++) nans += isnan(creal(ref.v[i])) != 0, infs += isinf(creal(ref.v[i])) != 0;
+    for (size_t i = 0; i < numel3(ref.dims); i++)
+        nans += isnan(creal(ref.v[i])) != 0, infs += isinf(creal(ref.v[i])) != 0;
     CHECK(nans > 0 && infs > 0); /* the case exercises both */
     tu_checks++;
     tu_failures += compare(app, out, CLIP_F64, &ref, "normalize by a zero sum");
@@ -127,7 +140,8 @@ static void test_nonfinite(clip_app *app) {
                 CHECK_OK(app, clip_data_host_write(a, (void **)&h));
                 h[4 + 23 * 6] = INFINITY, ha.v[4 + 23 * 6] = INFINITY;
                 h[20 + 23 * 40] = NAN, ha.v[20 + 23 * 40] = NAN;
-                conv_case cc = {CLIP_F64, CLIP_F64, {23, 45, 1}, {ks[ki][0], ks[ki][1]}, SAME, pad, 0, 0};
+                conv_case cc = {CLIP_F64, CLIP_F64, {23, 45, 1}, {ks[ki][0], ks[ki][1]},
+                                SAME,     pad,      0,           0};
                 clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, variants[v], "off", 0));
                 free(ha.v), free(hk.v);
                 clip_data_destroy(a);
@@ -140,7 +154,8 @@ static void test_nonfinite(clip_app *app) {
             for (int v = 0; v < 3; v++) {
                 host_arr ha, hk;
                 clip_data *a = make_data(app, CLIP_F64, 23, 45, 1, 91 + ki, &ha);
-                for (size_t i = 0; i < numel3(ha.dims); i++) ha.v[i] = 1.5 + creal(ha.v[i]);
+                for (size_t i = 0; i < numel3(ha.dims); i++)
+                    ha.v[i] = 1.5 + creal(ha.v[i]);
                 clip_data_destroy(a);
                 a = c2_upload(app, CLIP_F64, &ha);
                 clip_data *k = make_data(app, CLIP_F64, ks[ki][0], ks[ki][1], 1, 92 + ki, &hk);
@@ -149,13 +164,15 @@ static void test_nonfinite(clip_app *app) {
                 h[0] = INFINITY, hk.v[0] = INFINITY;
                 if (ki) h[40] = -INFINITY, hk.v[40] = -INFINITY;
                 for (int norm = 0; norm < 2; norm++) {
-                    conv_case cc = {CLIP_F64, CLIP_F64, {23, 45, 1}, {ks[ki][0], ks[ki][1]}, shape, ZERO, v == 1, norm};
+                    conv_case cc = {CLIP_F64, CLIP_F64, {23, 45, 1}, {ks[ki][0], ks[ki][1]},
+                                    shape,    ZERO,     v == 1,      norm};
                     if (norm && (v != 0 || shape != SAME)) continue;
                     if (!norm && !ki && v == 0 && shape == FULL) {
                         host_arr ref = ref_conv2(&ha, &hk, FULL, ZERO, 0, 0);
                         int infs = 0, nans = 0;
                         for (size_t i = 0; i < numel3(ref.dims); i++)
-                            infs += isinf(creal(ref.v[i])) != 0, nans += isnan(creal(ref.v[i])) != 0;
+                            infs += isinf(creal(ref.v[i])) != 0,
+                                nans += isnan(creal(ref.v[i])) != 0;
                         CHECK(infs > 0 && nans == 0); /* the case exercises the border */
                         free(ref.v);
                     }
@@ -225,7 +242,8 @@ static void test_errors(clip_app *app) {
     /* Forcing local where the tile cannot fit local memory is refused at init, before any build. */
     const clip_device_info *dev = clip_app_device(app);
     size_t side = 16;
-    while (side * side * 8 <= dev->local_mem && side < 8192) side *= 2;
+    while (side * side * 8 <= dev->local_mem && side < 8192)
+        side *= 2;
     if (side * side * 8 > dev->local_mem) {
         size_t kd[2] = {side, side}, ad[2] = {2, 2};
         clip_data *big = NULL, *small = NULL;
@@ -297,7 +315,8 @@ static void test_cli(clip_app *app) {
     CHECK_OK(app, clip_save(app, "conv2_k.cfl", k));
     CHECK_OK(app, clip_save(app, "conv2_k3.cfl", k3));
 
-    CHECK(run_cli("conv2_a.cfl conv2_k.cfl -o conv2_c.cfl --shape same --pad circular --correlate --time") == 0);
+    CHECK(run_cli("conv2_a.cfl conv2_k.cfl -o conv2_c.cfl --shape same --pad circular --correlate "
+                  "--time") == 0);
     CHECK(file_has("conv2_err.txt", "time conv2 "));
     CHECK(file_has("conv2_err.txt", "variant conv2 "));
     CHECK(run_cli("conv2_a.cfl conv2_k.cfl -o conv2_d.cfl --variant block --time") == 0);
@@ -356,7 +375,8 @@ static void test_chain(clip_app *app) {
     CHECK(t1.to_host == t0.to_host);
     CHECK(t1.to_device - t0.to_device == 2); /* A and K, once each */
     host_arr r1 = ref_conv2(&ha, &hk, SAME, ZERO, 0, 0);
-    for (size_t i = 0; i < numel3(r1.dims); i++) r1.v[i] = (float)(0.5 * creal(r1.v[i]) + 1.0);
+    for (size_t i = 0; i < numel3(r1.dims); i++)
+        r1.v[i] = (float)(0.5 * creal(r1.v[i]) + 1.0);
     host_arr r2 = ref_conv2(&r1, &hk, FULL, REPLICATE, 0, 0);
     tu_checks++;
     tu_failures += compare(app, y3, CLIP_F32, &r2, "chain conv2 -> scale -> conv2");
@@ -400,7 +420,8 @@ static void test_tuning(clip_app *app) {
     };
     char auto_variant[64] = "";
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        conv_case cc = {cases[i].t, cases[i].t, {30, 20, 1}, {cases[i].mk, cases[i].nk}, SAME, REPLICATE, 0, 0};
+        conv_case cc = {cases[i].t, cases[i].t, {30, 20, 1}, {cases[i].mk, cases[i].nk},
+                        SAME,       REPLICATE,  0,           0};
         host_arr ha, hk;
         clip_data *a = make_data(app, cc.ta, 30, 20, 1, 300 + i, &ha);
         clip_data *k = make_data(app, cc.tk, cc.k[0], cc.k[1], 1, 400 + i, &hk);

@@ -16,11 +16,15 @@
  * clFFT at every clfftDestroyPlan. The sanitizer builds read their defaults here (ASAN_OPTIONS
  * from the environment still applies on top); clip's own code is C and never calls delete. */
 const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "new_delete_type_mismatch=0"; }
+const char *__asan_default_options(void) {
+    return "new_delete_type_mismatch=0";
+}
 /* clFFT also keeps the kernel sources it generates (FFTRepo::setProgramCode, new[]) past its
  * teardown: LeakSanitizer's suppressions for clFFT's own frames, added to tests/lsan.supp's. */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libclFFT\n"; }
+const char *__lsan_default_suppressions(void) {
+    return "leak:libclFFT\n";
+}
 
 /* Returns 0 when clip was built without clFFT (after checking the error). */
 static int fft_available(clip_app *app) {
@@ -52,13 +56,15 @@ static void test_cases(clip_app *app) {
     for (int shape = FULL; shape <= VALID; shape++)
         for (int pad = ZERO; pad <= CIRCULAR; pad++)
             for (int corr = 0; corr < 2; corr++) {
-                conv_case cc = {CLIP_F64, CLIP_F64, {as[shape][0], as[shape][1], 1}, {4, 3}, shape, pad, corr,
-                                pad == REPLICATE};
+                conv_case cc = {CLIP_F64, CLIP_F64,        {as[shape][0], as[shape][1], 1},
+                                {4, 3},   shape,           pad,
+                                corr,     pad == REPLICATE};
                 run_case(app, &cc, "fft", seed++);
             }
     for (int ta = 0; ta < 4; ta++)
         for (int tk = 0; tk < 4; tk++) {
-            conv_case cc = {all_types[ta], all_types[tk], {9, 10, 2}, {4, 3}, SAME, SYMMETRIC, tk % 2, ta == 3};
+            conv_case cc = {all_types[ta], all_types[tk], {9, 10, 2}, {4, 3},
+                            SAME,          SYMMETRIC,     tk % 2,     ta == 3};
             run_case(app, &cc, "fft", seed++);
         }
 }
@@ -145,7 +151,8 @@ static void test_chain(clip_app *app) {
     host_arr r1 = ref_conv2(&ha, &hk, FULL, ZERO, 0, 0);
     host_arr r2 = ref_conv2(&r1, &hk, SAME, ZERO, 0, 0);
     tu_checks++;
-    tu_failures += compare_scaled(app, y2, CLIP_F32, &r2, "fft chain", fro(&ha) * fro(&hk) * fro(&hk));
+    tu_failures +=
+        compare_scaled(app, y2, CLIP_F32, &r2, "fft chain", fro(&ha) * fro(&hk) * fro(&hk));
     free(r1.v), free(r2.v), free(ha.v), free(hk.v);
     clip_process_destroy(c1);
     clip_process_destroy(c2);

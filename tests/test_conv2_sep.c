@@ -23,7 +23,8 @@ static clip_data *make_k(clip_app *app, clip_type t, size_t mk, size_t nk, doubl
     h->dims[0] = mk, h->dims[1] = nk, h->dims[2] = 1;
     h->v = malloc((mk * nk > 0 ? mk * nk : 1) * sizeof(double complex));
     for (size_t j = 0; j < nk; j++)
-        for (size_t i = 0; i < mk; i++) h->v[i + j * mk] = col[i] * row[j] + eps2 * x[i] * y[j];
+        for (size_t i = 0; i < mk; i++)
+            h->v[i + j * mk] = col[i] * row[j] + eps2 * x[i] * y[j];
     free(f);
     return c2_upload(app, t, h);
 }
@@ -47,8 +48,8 @@ static void test_geometry(clip_app *app) {
         for (int pad = ZERO; pad <= CIRCULAR; pad++)
             for (int shape = FULL; shape <= VALID; shape++)
                 for (int corr = 0; corr < 2; corr++) {
-                    conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]}, shape, pad, corr,
-                                    shape == SAME && corr};
+                    conv_case cc = {CLIP_F64, CLIP_F64, {17, 31, 1}, {ks[ki][0], ks[ki][1]},
+                                    shape,    pad,      corr,        shape == SAME && corr};
                     run_sep(app, &cc, "auto", "on", seed++);
                 }
 }
@@ -58,7 +59,8 @@ static void test_types(clip_app *app) {
     unsigned long long seed = 77;
     for (int ta = 0; ta < 4; ta++)
         for (int tk = 0; tk < 4; tk++) {
-            conv_case cc = {all_types[ta], all_types[tk], {20, 13, 2}, {5, 4}, SAME, SYMMETRIC, tk % 2, ta == tk};
+            conv_case cc = {all_types[ta], all_types[tk], {20, 13, 2}, {5, 4},
+                            SAME,          SYMMETRIC,     tk % 2,      ta == tk};
             run_sep(app, &cc, "auto", "on", seed++);
         }
     static const char *const kinds[] = {"local", "global", "block"};
@@ -161,7 +163,8 @@ static void test_errors(clip_app *app) {
     CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
     double *h = NULL;
     CHECK_OK(app, clip_data_host_write(k, (void **)&h));
-    for (int i = 0; i < 12; i++) h[i] = 1.0;
+    for (int i = 0; i < 12; i++)
+        h[i] = 1.0;
     h[5] = INFINITY;
     CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_PARAM_RANGE);
     CHECK_MSG(app, "K is not rank one (K holds Inf or NaN)");
@@ -174,7 +177,8 @@ static void test_errors(clip_app *app) {
     CHECK_OK(app, clip_process_init(p));
     CHECK_OK(app, clip_process_launch(p));
     CHECK(variant_is(clip_process_variant(p), "separable"));
-    for (int i = 0; i < 12; i++) hk.v[i] = 1.0;
+    for (int i = 0; i < 12; i++)
+        hk.v[i] = 1.0;
     clip_data *out = NULL;
     CHECK_OK(app, clip_process_output(p, 0, &out));
     host_arr ref = ref_conv2(&ha, &hk, FULL, ZERO, 0, 0);
@@ -211,7 +215,8 @@ static void test_cli(clip_app *app) {
     CHECK_OK(app, clip_save(app, "conv2s_a.cfl", a));
     CHECK_OK(app, clip_save(app, "conv2s_k.cfl", k));
     CHECK_OK(app, clip_save(app, "conv2s_r.cfl", r));
-    CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl -o conv2s_c.cfl --shape same --pad replicate --separable on --time") == 0);
+    CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl -o conv2s_c.cfl --shape same --pad replicate "
+                  "--separable on --time") == 0);
     CHECK(file_has("conv2s_err.txt", "variant conv2 separable "));
     clip_data *c = NULL;
     CHECK_OK(app, clip_load(app, "conv2s_c.cfl", &c));
