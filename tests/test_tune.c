@@ -48,7 +48,7 @@ int main(void) {
     clip_gemm_tuning_key(CLIP_F32, 40, 40, 40, sq_key, sizeof sq_key);
 
     /* The tool's errors. */
-    CHECK(gt_system(CLIP_TOOL " tune --process conv2 2>tune_err.txt") == 2);
+    CHECK(gt_system(CLIP_TOOL " tune --process fft2 2>tune_err.txt") == 2);
     CHECK(gt_file_has("tune_err.txt", "only matmul and matpow"));
     CHECK(gt_system(CLIP_TOOL " tune --budget 2 --shapes 4x4 2>tune_err.txt") == 2);
     CHECK(gt_file_has("tune_err.txt", "usage: clip tune"));

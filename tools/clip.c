@@ -25,6 +25,8 @@ static int usage(FILE *f) {
             "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R]\n"
             "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul] [--types T,...] "
             "[--shapes MxNxK,...]\n"
+            "       clip tune --process conv2 [--types T,...] [--filters 3x3,7x7,...] "
+            "[--image RxC] [--budget SECONDS]\n"
             "       clip help [NAME]\n"
             "       clip list\n"
             "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"

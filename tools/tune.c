@@ -3,6 +3,10 @@
  *
  *   clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] [--types f32,c32,...]
  *             [--shapes MxNxK,...]
+ *   clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types f32,...]
+ *             [--filters 3x3,7x7,...] [--image RxC]
+ *
+ * conv2 (its own section below) picks a kernel and tiles per type and filter size.
  *
  * Per product (a representative of its size class, see clip_gemm_tuning_key) the engine's
  * candidates (clip_gemm_candidates: pruned by work-group size, local memory and registers; the
@@ -286,7 +290,9 @@ static int default_tasks(const clip_device_info *dev, const clip_type *types, in
 
 static int usage(void) {
     fprintf(stderr, "usage: clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
-                    "[--types f32,c32,f64,c64] [--shapes MxNxK,...]\n");
+                    "[--types f32,c32,f64,c64] [--shapes MxNxK,...]\n"
+                    "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] "
+                    "[--types f32,...] [--filters 3x3,7x7,...] [--image RxC]\n");
     return 2;
 }
 
@@ -301,9 +307,376 @@ static void check_cache(clip_app *app) {
     rename(path, aside);
 }
 
+/* ---- conv2 -------------------------------------------------------------------------------
+ * conv2 reads one cache value per type and filter size (processes/conv2.c: key "TYPE-kMxN",
+ * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj" or "fft") and has no tile
+ * parameters of its own, so each candidate is offered to conv2 through a scratch cache (the real
+ * path + ".trial") and what init actually took is read back from clip_process_variant: a value
+ * conv2 rejects or shrinks shows up as a different or duplicate configuration, never as a wrong
+ * entry. Every result is checked against the global kernel's before it is timed; the value stored
+ * is the one conv2 reported, so reading it back selects the same kernel. */
+
+#define C2_MAX_TASKS 64
+#define C2_MAX_CAND 40
+
+typedef struct c2_task {
+    clip_type t;
+    size_t mk, nk;
+} c2_task;
+
+typedef struct c2_result {
+    double ms;
+    char value[64];
+} c2_result;
+
+/* Data r x c of type t, uniform in [-1, 1); *norm is its Frobenius norm. */
+static int c2_random(clip_app *app, clip_type t, size_t r, size_t c, unsigned long long *s,
+                     clip_data **d, double *norm) {
+    size_t dims[2] = {r, c};
+    void *h = NULL;
+    if (clip_data_create(app, t, 2, dims, d) != CLIP_OK || clip_data_host_write(*d, &h) != CLIP_OK)
+        return -1;
+    size_t reals = r * c * (clip_type_is_complex(t) ? 2 : 1);
+    double ss = 0;
+    for (size_t i = 0; i < reals; i++) {
+        *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+        double v = (double)((*s * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
+        if (clip_type_is_double(t)) ((double *)h)[i] = v;
+        else ((float *)h)[i] = (float)v, v = (float)v;
+        ss += v * v;
+    }
+    *norm = sqrt(ss);
+    return 0;
+}
+
+/* conv2(A, K, 'same') with zero padding and no separable path, initialised and launched once. */
+static clip_status c2_run(clip_app *app, clip_data *a, clip_data *k, const char *variant,
+                          clip_process **p) {
+    clip_status s = clip_process_create(app, "conv2", p);
+    if (s == CLIP_OK) s = clip_process_set_choice(*p, "shape", "same");
+    if (s == CLIP_OK) s = clip_process_set_choice(*p, "separable", "off");
+    if (s == CLIP_OK) s = clip_process_set_choice(*p, "variant", variant);
+    if (s == CLIP_OK) s = clip_process_set_input(*p, 0, a);
+    if (s == CLIP_OK) s = clip_process_set_input(*p, 1, k);
+    if (s == CLIP_OK) s = clip_process_init(*p);
+    if (s == CLIP_OK) s = clip_process_launch(*p);
+    return s;
+}
+
+/* The cache value for a variant conv2 reported ("block 32x4 2x16 k7x7" -> "block:32,4,2,16"). */
+static int c2_value(const char *variant, char *out, size_t cap) {
+    int a, b, c, d;
+    if (!strncmp(variant, "fft ", 4)) snprintf(out, cap, "fft");
+    else if (sscanf(variant, "local %dx%d 1x%d", &a, &b, &c) == 3)
+        snprintf(out, cap, "local:%d,%d,%d", a, b, c);
+    else if (sscanf(variant, "global %dx%d %dx%d", &a, &b, &c, &d) == 4)
+        snprintf(out, cap, "global:%d,%d,%d,%d", a, b, d, c);
+    else if (sscanf(variant, "block %dx%d %dx%d", &a, &b, &c, &d) == 4)
+        snprintf(out, cap, "block:%d,%d,%d,%d", a, b, c, d);
+    else return -1;
+    return 0;
+}
+
+/* Offers `cand` ("" for the untuned choice) to conv2 through the trial cache at `trial`, checks
+ * the result against ref (reals) within eps relative to scale = ||A|| ||K||, and times it. 0 with
+ * r filled; 1 when conv2 took a configuration already in seen (r->value set); -1 with why. */
+static int c2_try(clip_app *app, const c2_task *k, clip_data *a, clip_data *f, const double *ref,
+                  double scale, const char *cand, const char *trial, char seen[][64], int nseen,
+                  double deadline, c2_result *r, char *why, size_t cap) {
+    char key[64];
+    snprintf(key, sizeof key, "%s-k%zux%zu", clip_type_name(k->t), k->mk, k->nk);
+    remove(trial);
+    if (cand[0] && clip_tuning_store(app, "conv2", key, cand) != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        return -1;
+    }
+    clip_process *p = NULL;
+    clip_data *out = NULL;
+    int rc = -1;
+    if (c2_run(app, a, f, "auto", &p) != CLIP_OK || clip_process_output(p, 0, &out) != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        goto done;
+    }
+    if (c2_value(clip_process_variant(p), r->value, sizeof r->value)) {
+        snprintf(why, cap, "unexpected variant %s", clip_process_variant(p));
+        goto done;
+    }
+    size_t kl = strcspn(cand, ":");
+    if (cand[0] && strncmp(cand, r->value, kl)) {
+        snprintf(why, cap, "not taken here (conv2 ran %s)", clip_process_variant(p));
+        goto done;
+    }
+    for (int i = 0; i < nseen; i++)
+        if (!strcmp(seen[i], r->value)) {
+            rc = 1;
+            goto done;
+        }
+    const void *h = NULL;
+    if (clip_data_host(out, &h) != CLIP_OK) {
+        snprintf(why, cap, "cannot read the result");
+        goto done;
+    }
+    size_t n = clip_data_numel(out) * (clip_type_is_complex(k->t) ? 2 : 1);
+    double num = 0, eps = clip_type_is_double(k->t) ? 1e-12 : 1e-5;
+    for (size_t i = 0; i < n; i++) {
+        double x = clip_type_is_double(k->t) ? ((const double *)h)[i] : ((const float *)h)[i];
+        num += (x - ref[i]) * (x - ref[i]);
+    }
+    if (!(sqrt(num) <= eps * scale)) {
+        snprintf(why, cap, "wrong result: error %.3g relative to ||A|| ||K||", sqrt(num) / scale);
+        goto done;
+    }
+    double t[11], first = 0;
+    if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &first) != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        goto done;
+    }
+    /* About 30 ms of repeats, 3 to 11, none past the deadline. */
+    int reps = first > 0 ? (int)(30.0 / first) : 11;
+    reps = reps < 3 ? 3 : reps > 11 ? 11 : reps;
+    int m = 0;
+    t[m++] = first;
+    while (m < reps && now_s() + first * 1e-3 < deadline) {
+        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &t[m]) != CLIP_OK) {
+            snprintf(why, cap, "%s", clip_app_last_error(app));
+            goto done;
+        }
+        m++;
+    }
+    qsort(t, (size_t)m, sizeof *t, cmp_d);
+    r->ms = t[m / 2];
+    rc = 0;
+done:
+    clip_process_destroy(p);
+    return rc;
+}
+
+/* The candidates after the untuned choice (which the reference, global, usually is on CPUs):
+ * every kernel at its defaults, then tile sets around the global kernel's default here
+ * (`global`, its value) and around the GPU and CPU defaults of processes/conv2_direct.c. */
+static int c2_candidates(const char *global, char out[][64]) {
+    static const char *const fixed[] = {
+        "local",           "block",           "fft",             "local:32,8,8",
+        "local:16,4,8",    "local:32,4,4",    "local:32,4,16",   "local:64,4,8",
+        "block:32,4,2,16", "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16",
+        "block:32,4,4,8",  "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",
+        "global:32,8,8,1", "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1"};
+    int n = 0, wx, wy, rj, vw;
+    /* The kernels at their defaults first: a small budget should still compare them. */
+    for (size_t i = 0; i < 3; i++)
+        snprintf(out[n++], 64, "%s", fixed[i]);
+    if (sscanf(global, "global:%d,%d,%d,%d", &wx, &wy, &rj, &vw) == 4) {
+        const int d[4][2] = {{rj * 2, vw}, {rj / 2, vw}, {rj, vw * 2}, {rj, vw / 2}};
+        for (int i = 0; i < 4; i++)
+            if (d[i][0] >= 1 && d[i][1] >= 1 && d[i][1] <= 16)
+                snprintf(out[n++], 64, "global:%d,%d,%d,%d", wx, wy, d[i][0], d[i][1]);
+    }
+    for (size_t i = 3; i < sizeof fixed / sizeof *fixed; i++)
+        snprintf(out[n++], 64, "%s", fixed[i]);
+    return n;
+}
+
+/* Tunes one filter size class; returns 0 when a value was stored in the real cache (whose path
+ * is `real`; the trial cache is in the environment meanwhile). */
+static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t cols,
+                        const char *real, const char *trial, double deadline, c2_result *def,
+                        c2_result *best) {
+    char key[64], why[512], seen[C2_MAX_CAND + 1][64], cand[C2_MAX_CAND][64];
+    snprintf(key, sizeof key, "%s-k%zux%zu", clip_type_name(k->t), k->mk, k->nk);
+    printf("%s: %zux%zu image, %zux%zu filter (%s)\n", key, rows, cols, k->mk, k->nk,
+           clip_type_name(k->t));
+    fflush(stdout);
+    def->ms = best->ms = INFINITY;
+    def->value[0] = best->value[0] = '\0';
+    unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+    clip_data *a = NULL, *f = NULL;
+    clip_process *gp = NULL;
+    clip_data *gout = NULL;
+    double *ref = NULL, na = 0, nk = 0;
+    int rc = -1, nseen = 0, tried = 0;
+    if (c2_random(app, k->t, rows, cols, &seed, &a, &na) ||
+        c2_random(app, k->t, k->mk, k->nk, &seed, &f, &nk) ||
+        c2_run(app, a, f, "global", &gp) != CLIP_OK ||
+        clip_process_output(gp, 0, &gout) != CLIP_OK) {
+        printf("  cannot run the reference: %s\n", clip_app_last_error(app));
+        goto done;
+    }
+    size_t n = clip_data_numel(gout) * (clip_type_is_complex(k->t) ? 2 : 1);
+    const void *h = NULL;
+    ref = malloc((n ? n : 1) * sizeof *ref);
+    if (!ref || clip_data_host(gout, &h) != CLIP_OK) {
+        printf("  cannot read the reference\n");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        ref[i] = clip_type_is_double(k->t) ? ((const double *)h)[i] : ((const float *)h)[i];
+    char gval[64] = "";
+    c2_value(clip_process_variant(gp), gval, sizeof gval);
+    int nc = c2_candidates(gval, cand);
+    const double macs = (double)rows * cols * k->mk * k->nk;
+    const int cpu = clip_app_device(app)->type == CLIP_DEVICE_CPU;
+    double cost = 0; /* the slowest offer + check + timing so far */
+    for (int i = -1; i < nc; i++) {
+        const char *c = i < 0 ? "" : cand[i];
+        double t0 = now_s();
+        if (i >= 0 && t0 + 1.2 * cost > deadline) break;
+        /* clFFT builds its kernels per transform size: ~25 s under PoCL on 2 cores (256^2). */
+        if (!strcmp(c, "fft") && t0 + (cpu ? 30 : 5) > deadline) {
+            printf("  [%2d/%d] %-20s skipped: clFFT's kernel builds need more time than is left\n",
+                   i + 2, nc + 1, c);
+            continue;
+        }
+        c2_result r;
+        int got = c2_try(app, k, a, f, ref, na * nk, c, trial, seen, nseen, deadline, &r, why,
+                         sizeof why);
+        if (got < 0) {
+            printf("  [%2d/%d] %-20s skipped: %.300s\n", i + 2, nc + 1, i < 0 ? "(untuned)" : c,
+                   why);
+        } else if (got == 0) {
+            printf("  [%2d/%d] %-20s %9.4f ms %9.2f GMAC/s%s\n", i + 2, nc + 1, r.value, r.ms,
+                   macs / r.ms * 1e-6, i < 0 ? "  (untuned choice)" : "");
+            snprintf(seen[nseen++], 64, "%s", r.value);
+            if (i < 0) *def = r;
+            if (r.ms < best->ms) *best = r;
+            tried++;
+        }
+        fflush(stdout);
+        double spent = now_s() - t0;
+        if (spent > cost) cost = spent;
+    }
+    remove(trial);
+    if (best->ms < INFINITY) {
+        setenv("CLIP_TUNING_CACHE", real, 1);
+        if (clip_tuning_store(app, "conv2", key, best->value) == CLIP_OK) rc = 0;
+        else printf("  cannot store: %s\n", clip_app_last_error(app));
+        setenv("CLIP_TUNING_CACHE", trial, 1);
+    }
+    printf("  best of %d: %s\n", tried, best->ms < INFINITY ? best->value : "none");
+done:
+    free(ref);
+    clip_process_destroy(gp);
+    clip_data_destroy(a);
+    clip_data_destroy(f);
+    return rc;
+}
+
+static int c2_usage(void) {
+    fprintf(stderr, "usage: clip tune --process conv2 [--device SPEC] [--budget SECONDS] "
+                    "[--types f32,...] [--filters 3x3,7x7,...] [--image RxC]\n");
+    return 2;
+}
+
+static int c2_tune_main(int argc, char **argv) {
+    const char *device = NULL, *types_s = "f32", *filters_s = "3x3,5x5,7x7,9x9,15x15,31x31";
+    double budget = 300;
+    unsigned long long rows = 2048, cols = 2048;
+    for (int i = 0; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) return c2_usage();
+        if (!strcmp(a, "--device")) device = v;
+        else if (!strcmp(a, "--budget")) budget = atof(v);
+        else if (!strcmp(a, "--types")) types_s = v;
+        else if (!strcmp(a, "--filters")) filters_s = v;
+        else if (!strcmp(a, "--image")) {
+            int used = 0;
+            if (sscanf(v, "%llux%llu%n", &rows, &cols, &used) != 2 || v[used] || !rows || !cols)
+                return c2_usage();
+        } else if (strcmp(a, "--process")) return c2_usage();
+    }
+    if (!(budget > 0)) return c2_usage();
+    const double start = now_s();
+    budget = budget * 0.97 - 0.5;
+    clip_type types[4];
+    int ntypes = 0;
+    for (const char *s = types_s; *s && ntypes < 4;) {
+        size_t len = strcspn(s, ",");
+        if (parse_type(s, len, &types[ntypes++])) return c2_usage();
+        s += len + (s[len] == ',');
+    }
+    clip_criteria crit = {0};
+    if (device) {
+        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return c2_usage();
+        crit.ignore_env = 1;
+    }
+    c2_task tasks[C2_MAX_TASKS];
+    int nt = 0;
+    for (const char *s = filters_s; *s;) {
+        unsigned long long m, n;
+        int used = 0, got = sscanf(s, "%llux%llu%n", &m, &n, &used);
+        if (got != 2) {
+            used = 0;
+            if (sscanf(s, "%llu%n", &m, &used) != 1) return c2_usage();
+            n = m;
+        }
+        if (!m || !n || m > 1024 || n > 1024 || (s[used] && s[used] != ',')) return c2_usage();
+        for (int t = 0; t < ntypes && nt < C2_MAX_TASKS; t++)
+            tasks[nt++] = (c2_task){types[t], (size_t)m, (size_t)n};
+        s += used + (s[used] == ',');
+    }
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &crit) != CLIP_OK) {
+        fprintf(stderr, "clip: tune: %s\n", clip_app_last_error(NULL));
+        return 1;
+    }
+    const clip_device_info *dev = clip_app_device(app);
+    int keep = 0;
+    for (int i = 0; i < nt; i++)
+        if (!clip_type_is_double(tasks[i].t) || dev->fp64) tasks[keep++] = tasks[i];
+    nt = keep;
+    char real[1024] = "", trial[1100];
+    if (clip_tuning_path(real, sizeof real) != CLIP_OK) {
+        fprintf(stderr, "clip: tune: %s\n", clip_app_last_error(NULL));
+        clip_app_destroy(app);
+        return 1;
+    }
+    const char *env = getenv("CLIP_TUNING_CACHE");
+    char *saved = env ? strdup(env) : NULL;
+    snprintf(trial, sizeof trial, "%s.trial", real);
+    printf("clip tune: conv2 on %s (%s), %d filter classes, %llux%llu image, budget %.0f s, "
+           "cache %s\n",
+           dev->name, dev->driver, nt, rows, cols, budget, real);
+    check_cache(app);
+    setenv("CLIP_TUNING_CACHE", trial, 1);
+    c2_result def[C2_MAX_TASKS], best[C2_MAX_TASKS];
+    int stored = 0;
+    for (int i = 0; i < nt; i++) {
+        double left = start + budget - now_s();
+        if (left <= 0) {
+            def[i].ms = best[i].ms = INFINITY;
+            def[i].value[0] = best[i].value[0] = '\0';
+            continue;
+        }
+        stored += c2_tune_task(app, &tasks[i], (size_t)rows, (size_t)cols, real, trial,
+                               now_s() + left / (nt - i), &def[i], &best[i]) == 0;
+    }
+    remove(trial);
+    if (saved) setenv("CLIP_TUNING_CACHE", saved, 1);
+    else unsetenv("CLIP_TUNING_CACHE");
+    free(saved);
+    printf("\n%-14s %-22s %11s %11s %8s  %s\n", "size class", "untuned choice", "untuned ms",
+           "tuned ms", "speedup", "stored value");
+    for (int i = 0; i < nt; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s-k%zux%zu", clip_type_name(tasks[i].t), tasks[i].mk,
+                 tasks[i].nk);
+        if (best[i].ms < INFINITY && def[i].ms < INFINITY)
+            printf("%-14s %-22s %11.4f %11.4f %7.2fx  %s\n", key, def[i].value, def[i].ms,
+                   best[i].ms, def[i].ms / best[i].ms, best[i].value);
+        else
+            printf("%-14s %-22s %11s %11s %8s  %s\n", key, def[i].value[0] ? def[i].value : "-",
+                   "-", "-", "-", best[i].ms < INFINITY ? best[i].value : "(not tuned)");
+    }
+    printf("stored %d of %d in %.1f s\n", stored, nt, now_s() - start);
+    clip_app_destroy(app);
+    return stored > 0 ? 0 : 1;
+}
+
 int clip_tune_main(int argc, char **argv) {
     const char *device = NULL, *types_s = "f32,c32,f64", *shapes_s = NULL;
     double budget = 300;
+    for (int i = 0; i + 1 < argc; i += 2)
+        if (!strcmp(argv[i], "--process") && !strcmp(argv[i + 1], "conv2"))
+            return c2_tune_main(argc, argv);
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
@@ -314,7 +687,7 @@ int clip_tune_main(int argc, char **argv) {
         else if (!strcmp(a, "--process")) {
             if (strcmp(v, "matmul") && strcmp(v, "matpow")) {
                 fprintf(stderr, "clip: tune: --process %s: only matmul and matpow (which share the "
-                                "GEMM engine) are tuned\n", v);
+                                "GEMM engine) and conv2 are tuned\n", v);
                 return 2;
             }
         } else return usage();
