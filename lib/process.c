@@ -121,6 +121,37 @@ clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
     return CLIP_OK;
 }
 
+/* Data the device cannot hold is an error here, in init, not a driver failure at launch. */
+static clip_status check_limits(clip_process *p) {
+    const clip_device_info *dev = &p->app->info;
+    uint64_t total = 0;
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        clip_data *d[2] = {i < p->desc->n_inputs ? p->inputs[i] : NULL,
+                           i < p->desc->n_outputs ? p->outputs[i] : NULL};
+        for (int k = 0; k < 2; k++) {
+            if (!d[k]) continue;
+            if (d[k]->bytes > dev->max_alloc) {
+                char dims[128];
+                return clip_set_error(p->app, CLIP_ERR_OUT_OF_MEMORY,
+                                      "%s: %s %d is %s %s (%zu bytes), more than the largest "
+                                      "allocation of device '%s' (%llu bytes)",
+                                      p->desc->name, k ? "output" : "input", i,
+                                      clip_dims_str(d[k], dims, sizeof dims),
+                                      clip_type_name(d[k]->type), d[k]->bytes, dev->name,
+                                      (unsigned long long)dev->max_alloc);
+            }
+            total += d[k]->bytes;
+        }
+    }
+    if (dev->global_mem && total > dev->global_mem)
+        return clip_set_error(p->app, CLIP_ERR_OUT_OF_MEMORY,
+                              "%s: inputs and outputs need %llu bytes, more than device '%s' has "
+                              "(%llu bytes)",
+                              p->desc->name, (unsigned long long)total, dev->name,
+                              (unsigned long long)dev->global_mem);
+    return CLIP_OK;
+}
+
 clip_status clip_process_init(clip_process *p) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_init: process is NULL");
     clip_clear_error(p->app);
@@ -131,6 +162,7 @@ clip_status clip_process_init(clip_process *p) {
                                   p->desc->name, i,
                                   p->desc->input_docs ? p->desc->input_docs[i] : "?");
     clip_status s = p->desc->init(p);
+    if (s == CLIP_OK) s = check_limits(p);
     if (s == CLIP_OK) {
         for (int i = 0; i < p->desc->n_outputs; i++)
             if (!p->outputs[i]) {

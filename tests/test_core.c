@@ -352,6 +352,26 @@ static void test_process_errors(clip_app *app) {
     CHECK(clip_process_count() >= 1);
 }
 
+/* Data larger than the device's largest allocation fails in init, naming the sizes. */
+static void test_limits(clip_app *app) {
+    uint64_t max_alloc = clip_app_device(app)->max_alloc;
+    size_t dims[2] = {(size_t)(max_alloc / 4) + 1024, 1};
+    clip_data *big = NULL;
+    /* Host memory is reserved, not touched: malloc of a few GiB is cheap until written. */
+    if (clip_data_create(app, CLIP_F32, 2, dims, &big) != CLIP_OK) return;
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "scale", &p));
+    CHECK_OK(app, clip_process_set_input(p, 0, big));
+    clip_transfer_stats s0, s1;
+    clip_app_transfer_stats(app, &s0);
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_OUT_OF_MEMORY);
+    CHECK_MSG(app, "largest allocation");
+    clip_app_transfer_stats(app, &s1);
+    CHECK(s1.to_device == s0.to_device);
+    clip_process_destroy(p);
+    clip_data_destroy(big);
+}
+
 static void test_no_fp64(void) {
     clip_criteria c = {.ignore_env = 1, .disable_fp64 = 1};
     clip_app *app = NULL;
@@ -397,6 +417,7 @@ int main(void) {
     test_scale_all_types(app);
     test_lazy_sync_and_chain(app);
     test_process_errors(app);
+    test_limits(app);
     test_no_fp64();
     test_help();
     clip_app_destroy(app);
