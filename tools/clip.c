@@ -5,11 +5,10 @@
 #include <string.h>
 
 #include "bench.h"
-#include "tune.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
-
-#define MAX_ARGS 16
+#include "run_args.h"
+#include "tune.h"
 
 /* The full usage goes to stdout (clip help); an error gets one line on stderr. */
 static int usage(FILE *f) {
@@ -106,121 +105,33 @@ static int print_data(clip_data *d, clip_app *app) {
     return 0;
 }
 
-typedef struct run_args {
-    const char *name;
-    const char *inputs[MAX_ARGS];
-    int n_inputs;
-    const char *outputs[MAX_ARGS];
-    int n_outputs;
-    const char *params[MAX_ARGS][2];
-    int n_params;
-    const char *device;
-    int time;
-    long repeat;
-} run_args;
-
-/* Splits argv into inputs, outputs, common options and process parameters. */
-static int parse_run(int argc, char **argv, const clip_process_desc *d, run_args *a) {
-    for (int i = 0; i < argc; i++) {
-        char *arg = argv[i];
-        if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (i + 1 >= argc || a->n_outputs == MAX_ARGS) goto missing;
-            a->outputs[a->n_outputs++] = argv[++i];
-        } else if (!strcmp(arg, "--time")) {
-            a->time = 1;
-        } else if (!strcmp(arg, "--device")) {
-            if (i + 1 >= argc) goto missing;
-            a->device = argv[++i];
-        } else if (!strcmp(arg, "--repeat")) {
-            char *end = NULL;
-            if (i + 1 >= argc) goto missing;
-            a->repeat = strtol(argv[++i], &end, 10);
-            if (*end || a->repeat < 1) {
-                fprintf(stderr, "clip: --repeat expects a positive integer, got '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (!strncmp(arg, "--", 2) && arg[2]) {
-            if (a->n_params == MAX_ARGS) goto missing;
-            char *eq = strchr(arg + 2, '=');
-            const char *pname = arg + 2, *value = NULL;
-            static char namebuf[MAX_ARGS][64];
-            if (eq) {
-                snprintf(namebuf[a->n_params], sizeof namebuf[0], "%.*s", (int)(eq - pname), pname);
-                pname = namebuf[a->n_params];
-                value = eq + 1;
-            } else {
-                const clip_param_desc *pd = NULL;
-                for (int k = 0; k < d->n_params; k++)
-                    if (!strcmp(d->params[k].name, pname)) pd = &d->params[k];
-                if (!pd) {
-                    fprintf(stderr, "clip: %s has no option --%s (clip help %s lists them)\n",
-                            d->name, pname, d->name);
-                    return 2;
-                }
-                if (pd->kind != CLIP_PARAM_BOOL) {
-                    if (i + 1 >= argc) goto missing;
-                    value = argv[++i];
-                }
-            }
-            a->params[a->n_params][0] = pname;
-            a->params[a->n_params][1] = value;
-            a->n_params++;
-        } else {
-            if (a->n_inputs == MAX_ARGS) goto missing;
-            a->inputs[a->n_inputs++] = arg;
-        }
-    }
-    if (a->n_inputs != d->n_inputs) {
-        fprintf(stderr, "clip: %s takes %d input%s, got %d (clip help %s)\n", d->name, d->n_inputs,
-                d->n_inputs == 1 ? "" : "s", a->n_inputs, d->name);
-        return 2;
-    }
-    if (a->n_outputs > d->n_outputs) {
-        fprintf(stderr, "clip: %s has %d output%s, got %d -o\n", d->name, d->n_outputs,
-                d->n_outputs == 1 ? "" : "s", a->n_outputs);
-        return 2;
-    }
-    return 0;
-missing:
-    fprintf(stderr, "clip: %s: option '%s' needs a value (or too many arguments)\n", d->name, argv[argc - 1]);
-    return 2;
-}
-
-static int cmd_run(int argc, char **argv) {
-    if (argc < 1) return usage(stderr);
-    const clip_process_desc *d = clip_process_find(argv[0]);
-    if (!d) {
-        fprintf(stderr, "clip: no process named '%s' (clip list shows them)\n", argv[0]);
-        return 2;
-    }
-    run_args a = {.name = argv[0], .repeat = 1};
-    int rc = parse_run(argc - 1, argv + 1, d, &a);
-    if (rc) return rc;
-
+/* Runs process d as the parsed arguments say: device, parameters, inputs, launches, outputs. */
+static int run_parsed(const clip_process_desc *d, const run_args *a) {
     clip_criteria crit = {0};
-    if (a.device) {
-        if (clip_criteria_from_spec(a.device, &crit) != CLIP_OK) return fail("--device", NULL);
+    if (a->device) {
+        if (clip_criteria_from_spec(a->device, &crit) != CLIP_OK) return fail("--device", NULL);
         crit.ignore_env = 1;
     }
     clip_app *app = NULL;
     if (clip_app_create(&app, &crit) != CLIP_OK) return fail("opening a device", NULL);
     clip_process *p = NULL;
-    clip_data *in[MAX_ARGS] = {0};
+    clip_data *in[RUN_ARGS_MAX] = {0};
     double *times = NULL;
-    rc = 1;
+    int rc = 1;
     if (clip_process_create(app, d->name, &p) != CLIP_OK) {
         fail(NULL, app);
         goto done;
     }
-    for (int i = 0; i < a.n_params; i++) {
-        if (clip_process_set_text(p, a.params[i][0], a.params[i][1]) != CLIP_OK) {
+    for (int i = 0; i < a->n_params; i++) {
+        if (clip_process_set_text(p, a->params[i][0], a->params[i][1]) != CLIP_OK) {
             fail(NULL, app);
             rc = 2;
             goto done;
         }
     }
-    for (int i = 0; i < a.n_inputs; i++) {
-        if (clip_load(app, a.inputs[i], &in[i]) != CLIP_OK || clip_process_set_input(p, i, in[i]) != CLIP_OK) {
+    for (int i = 0; i < a->n_inputs; i++) {
+        if (clip_load(app, a->inputs[i], &in[i]) != CLIP_OK ||
+            clip_process_set_input(p, i, in[i]) != CLIP_OK) {
             fail(NULL, app);
             goto done;
         }
@@ -229,20 +140,22 @@ static int cmd_run(int argc, char **argv) {
         fail(NULL, app);
         goto done;
     }
-    times = calloc((size_t)a.repeat, sizeof *times);
+    times = calloc((size_t)a->repeat, sizeof *times);
     if (!times) {
         fprintf(stderr, "clip: out of memory\n");
         goto done;
     }
-    for (long r = 0; r < a.repeat; r++) {
-        if (clip_process_launch(p) != CLIP_OK || (a.time && clip_process_time_ms(p, &times[r]) != CLIP_OK)) {
+    for (long r = 0; r < a->repeat; r++) {
+        if (clip_process_launch(p) != CLIP_OK ||
+            (a->time && clip_process_time_ms(p, &times[r]) != CLIP_OK)) {
             fail(NULL, app);
             goto done;
         }
     }
-    if (a.time) {
-        qsort(times, (size_t)a.repeat, sizeof *times, cmp_double);
-        double med = a.repeat % 2 ? times[a.repeat / 2] : 0.5 * (times[a.repeat / 2 - 1] + times[a.repeat / 2]);
+    if (a->time) {
+        qsort(times, (size_t)a->repeat, sizeof *times, cmp_double);
+        double med = a->repeat % 2 ? times[a->repeat / 2]
+                                   : 0.5 * (times[a->repeat / 2 - 1] + times[a->repeat / 2]);
         fprintf(stderr, "time %s %.6f\n", d->name, med);
         fprintf(stderr, "variant %s %s\n", d->name, clip_process_variant(p));
     }
@@ -252,12 +165,12 @@ static int cmd_run(int argc, char **argv) {
             fail(NULL, app);
             goto done;
         }
-        if (i < a.n_outputs) {
-            if (clip_save(app, a.outputs[i], out) != CLIP_OK) {
+        if (i < a->n_outputs) {
+            if (clip_save(app, a->outputs[i], out) != CLIP_OK) {
                 fail(NULL, app);
                 goto done;
             }
-        } else if (a.n_outputs == 0 && print_data(out, app)) {
+        } else if (a->n_outputs == 0 && print_data(out, app)) {
             goto done;
         }
     }
@@ -265,8 +178,27 @@ static int cmd_run(int argc, char **argv) {
 done:
     free(times);
     clip_process_destroy(p);
-    for (int i = 0; i < MAX_ARGS; i++) clip_data_destroy(in[i]);
+    for (int i = 0; i < RUN_ARGS_MAX; i++)
+        clip_data_destroy(in[i]);
     clip_app_destroy(app);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv) {
+    if (argc < 1) return usage(stderr);
+    const clip_process_desc *d = clip_process_find(argv[0]);
+    if (!d) {
+        fprintf(stderr, "clip: no process named '%s' (clip list shows them)\n", argv[0]);
+        return 2;
+    }
+    run_args a;
+    run_args_init(&a);
+    int rc = run_args_parse(&a, argc - 1, argv + 1, d);
+    if (rc)
+        fprintf(stderr, "clip: %s\n", a.error);
+    else
+        rc = run_parsed(d, &a);
+    run_args_release(&a);
     return rc;
 }
 
