@@ -76,6 +76,7 @@ int main(void) {
     expect_error("run no_such_process x.mat", "no process named 'no_such_process'");
     expect_error("run scale", "takes 1 input");
     expect_error("run scale a.cfl b.cfl", "takes 1 input");
+    expect_error("run scale a b c d e f g h i j k l m n o p q", "more than 16 inputs");
     expect_error("run scale missing_file.cfl", "missing_file");
     expect_error("run scale cli_in.cfl --nope 3", "no option --nope");
     expect_error("run scale cli_in.cfl --a", "needs a value");

@@ -30,6 +30,10 @@ static int usage_error(run_args *a, int status, const char *fmt, ...) {
     return status;
 }
 
+static int too_many(run_args *a, const clip_process_desc *d, const char *what) {
+    return usage_error(a, 2, "%s: more than %d %s", d->name, RUN_ARGS_MAX, what);
+}
+
 static const clip_param_desc *find_param(const clip_process_desc *d, const char *name) {
     for (int k = 0; k < d->n_params; k++)
         if (!strcmp(d->params[k].name, name)) return &d->params[k];
@@ -55,7 +59,8 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (i + 1 >= argc || a->n_outputs == RUN_ARGS_MAX) goto missing;
+            if (i + 1 >= argc) goto missing;
+            if (a->n_outputs == RUN_ARGS_MAX) return too_many(a, d, "outputs");
             a->outputs[a->n_outputs++] = argv[++i];
         } else if (!strcmp(arg, "--time")) {
             a->time = 1;
@@ -69,7 +74,7 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
             if (*end || a->repeat < 1)
                 return usage_error(a, 2, "--repeat expects a positive integer, got '%s'", argv[i]);
         } else if (!strncmp(arg, "--", 2) && arg[2]) {
-            if (a->n_params == RUN_ARGS_MAX) goto missing;
+            if (a->n_params == RUN_ARGS_MAX) return too_many(a, d, "parameters");
             const char *pname = arg + 2, *eq = strchr(pname, '=');
             if (eq) {
                 int rc = add_split_param(a, pname, eq);
@@ -89,7 +94,7 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
             a->params[a->n_params][1] = value;
             a->n_params++;
         } else {
-            if (a->n_inputs == RUN_ARGS_MAX) goto missing;
+            if (a->n_inputs == RUN_ARGS_MAX) return too_many(a, d, "inputs");
             a->inputs[a->n_inputs++] = arg;
         }
     }
@@ -101,6 +106,5 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
                            d->n_outputs == 1 ? "" : "s", a->n_outputs);
     return 0;
 missing:
-    return usage_error(a, 2, "%s: option '%s' needs a value (or too many arguments)", d->name,
-                       argv[argc - 1]);
+    return usage_error(a, 2, "%s: option '%s' needs a value", d->name, argv[argc - 1]);
 }
