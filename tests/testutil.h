@@ -73,6 +73,15 @@ static inline clip_app *tu_app(void) {
     return app;
 }
 
+/* Quick mode, CLIP_TEST_QUICK=1 (scripts/valgrind.sh sets it): the kernel-heavy tests keep every
+ * code path (each kernel variant, type, pad mode, edge tile, K split, error case) but run fewer
+ * and smaller cases, since kernels run some 50x slower under valgrind, and still check values
+ * against their references. The plain and sanitizer suites run the full sizes. */
+static inline int tu_quick(void) {
+    const char *q = getenv("CLIP_TEST_QUICK");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
 /* Deterministic pseudo-random doubles in [-1, 1) (xorshift64*), so failures reproduce. */
 static inline double tu_rand(unsigned long long *state) {
     unsigned long long x = *state;
