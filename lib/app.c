@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "internal.h"
 
 clip_status clip_choose_device(const clip_criteria *crit, cl_platform_id *plat, cl_device_id *dev,
@@ -25,7 +26,9 @@ clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
     app->info.fp64 = app->fp64;
     cl_int e = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)app->platform, 0};
-    app->context = clCreateContext(props, 1, &app->device, NULL, NULL, &e);
+    app->context = CLIP_FAULT(CLIP_FAULT_ALLOC)
+                       ? (e = CL_OUT_OF_HOST_MEMORY, NULL)
+                       : clCreateContext(props, 1, &app->device, NULL, NULL, &e);
     if (e != CL_SUCCESS) {
         clip_set_error(NULL, CLIP_ERR_OPENCL, "app_create: clCreateContext on '%s': %s",
                        app->info.name, clip_cl_error_name(e));
@@ -33,7 +36,9 @@ clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
         return CLIP_ERR_OPENCL;
     }
     /* clCreateCommandQueue is deprecated in 2.0 but is the 1.2 baseline's only choice. */
-    app->queue = clCreateCommandQueue(app->context, app->device, CL_QUEUE_PROFILING_ENABLE, &e);
+    app->queue = CLIP_FAULT(CLIP_FAULT_ALLOC) ? (e = CL_OUT_OF_RESOURCES, NULL)
+                                              : clCreateCommandQueue(app->context, app->device,
+                                                                     CL_QUEUE_PROFILING_ENABLE, &e);
     if (e != CL_SUCCESS) {
         clReleaseContext(app->context);
         free(app);
@@ -67,7 +72,7 @@ const clip_device_info *clip_app_device(const clip_app *app) { return app ? &app
 
 clip_status clip_app_finish(clip_app *app) {
     if (!app) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "app_finish: app is NULL");
-    cl_int e = clFinish(app->queue);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clFinish(app->queue);
     if (e != CL_SUCCESS)
         return clip_set_error(app, CLIP_ERR_OPENCL, "app_finish: clFinish: %s", clip_cl_error_name(e));
     return CLIP_OK;

@@ -80,7 +80,8 @@ clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type
     if (grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels, sizeof *p->kernels))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
     cl_int e = CL_SUCCESS;
-    cl_kernel kern = clCreateKernel(prog, kernel_name, &e);
+    cl_kernel kern = CLIP_FAULT(CLIP_FAULT_ALLOC) ? (e = CL_OUT_OF_RESOURCES, NULL)
+                                                  : clCreateKernel(prog, kernel_name, &e);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clCreateKernel(%s) in %s.cl: %s", kernel_name,
                               source, clip_cl_error_name(e));
@@ -186,7 +187,8 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
 }
 
 clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size, const void *value) {
-    cl_int e = clSetKernelArg(k, index, size, value);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES
+                                              : clSetKernelArg(k, index, size, value);
     if (e != CL_SUCCESS) {
         char name[64] = "?";
         clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "process_internal.h"
 
 void clip_registry_ensure(void);
@@ -211,7 +212,9 @@ clip_status clip_process_time_ms(clip_process *p, double *ms) {
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED, "%s: time asked for before a launch",
                               p->desc->name);
     if (p->n_events) {
-        cl_int e = clWaitForEvents((cl_uint)p->n_events, p->events);
+        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                       ? CL_OUT_OF_RESOURCES
+                       : clWaitForEvents((cl_uint)p->n_events, p->events);
         if (e != CL_SUCCESS)
             return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clWaitForEvents: %s", p->desc->name,
                                   clip_cl_error_name(e));

@@ -65,7 +65,9 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     }
     const char *srcs[2] = {common, body};
     cl_int err = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithSource(app->context, 2, srcs, NULL, &err);
+    cl_program prog = CLIP_FAULT(CLIP_FAULT_BUILD)
+                          ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
+                          : clCreateProgramWithSource(app->context, 2, srcs, NULL, &err);
     if (err != CL_SUCCESS) {
         free(key);
         return clip_set_error(app, CLIP_ERR_OPENCL, "%s: clCreateProgramWithSource: %s", source,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "conv2.h"
+#include "fault.h"
 
 /* Smallest 2,3,5,7-smooth integer >= n (clFFT's fast radices). */
 static size_t smooth(size_t n) {
@@ -105,7 +106,9 @@ static clfftStatus make_plan(clip_process *p, conv2_fft *f, int forward, clfftPl
     size_t len[2] = {f->P, f->Q};
     const size_t hp = f->P / 2 + 1;
     size_t rs[2] = {1, f->P}, hs[2] = {1, hp};
-    clfftStatus e = clfftCreateDefaultPlan(h, clip_proc_cl_context(p), CLFFT_2D, len);
+    clfftStatus e = CLIP_FAULT(CLIP_FAULT_ALLOC)
+                        ? CLFFT_OUT_OF_HOST_MEMORY
+                        : clfftCreateDefaultPlan(h, clip_proc_cl_context(p), CLFFT_2D, len);
     if (e != CLFFT_SUCCESS) return e;
     e = clfftSetPlanPrecision(*h, clip_type_is_double(f->g.t) ? CLFFT_DOUBLE : CLFFT_SINGLE);
     if (e == CLFFT_SUCCESS) e = clfftSetPlanBatchSize(*h, forward ? f->S + 1 : f->S);
@@ -128,7 +131,11 @@ static clfftStatus make_plan(clip_process *p, conv2_fft *f, int forward, clfftPl
                         : clfftSetPlanDistance(*h, hp * f->Q, f->P * f->Q);
     }
     cl_command_queue q = clip_proc_cl_queue(p);
-    if (e == CLFFT_SUCCESS) e = clfftBakePlan(*h, 1, &q, NULL, NULL);
+    if (e == CLFFT_SUCCESS)
+        e = CLIP_FAULT(CLIP_FAULT_BUILD) ? CLFFT_BUILD_PROGRAM_FAILURE
+                                         : clfftBakePlan(*h, 1, &q, NULL, NULL);
+    /* The caller owns the plan only when this succeeds. */
+    if (e != CLFFT_SUCCESS) clfftDestroyPlan(h);
     return e;
 }
 
@@ -190,7 +197,10 @@ static clip_status transform(clip_process *p, clfftPlanHandle h, clfftDirection 
                              cl_mem out, cl_mem tmp) {
     cl_command_queue q = clip_proc_cl_queue(p);
     cl_event ev = NULL;
-    clfftStatus e = clfftEnqueueTransform(h, dir, 1, &q, 0, NULL, &ev, &in, out ? &out : NULL, tmp);
+    clfftStatus e =
+        CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+            ? CLFFT_OUT_OF_RESOURCES
+            : clfftEnqueueTransform(h, dir, 1, &q, 0, NULL, &ev, &in, out ? &out : NULL, tmp);
     if (e != CLFFT_SUCCESS) return fft_fail(p, "transform", e);
     clip_proc_keep_event(p, ev);
     return CLIP_OK;
