@@ -25,6 +25,8 @@ case ${1:-} in
     {
       echo "== GEMM: clip defaults beside CLBlast"
       bash bench/gemm_gpu.sh compare
+      echo "== GEMM against size, square 256..8192, clip and CLBlast (CSV; plot it here with --plot)"
+      bash bench/gemm_plot.sh build-gpu "$out" 256 512 1024 2048 4096 8192
       echo "== conv2 8192^2 f32 same (auto)"
       for k in 3 7 15 31; do timeout 60 $b bench conv2 8192x8192 ${k}x${k} --shape same --repeat 5; done
       echo "== conv2 separable 31x31 (rank-one Gaussian from PNG)"
