@@ -275,7 +275,7 @@ int main(void) {
     const char *png = "fault_in.png";
     const char *out = clip_io_has("mat") ? "fault_out.mat" : "fault_out.png";
     const int all = CLIP_FAULT_ALLOC | CLIP_FAULT_ENQUEUE | CLIP_FAULT_BUILD;
-    const int quick = getenv("CLIP_TEST_QUICK") && atoi(getenv("CLIP_TEST_QUICK"));
+    const int quick = tu_quick();
     const int full = getenv("CLIP_FAULT_FULL") && atoi(getenv("CLIP_FAULT_FULL"));
     if (!clip_io_has("png")) {
         printf("test_fault: built without PNG support, nothing to load; skipped\n");
