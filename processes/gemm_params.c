@@ -232,6 +232,15 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         snprintf(why, cap, "kwg %d is too large", p->kwg);
         return -1;
     }
+    /* The kernels unroll the K slice over the register tile: a 32x32 tile with kwg 1024 took
+     * PoCL 337 s to compile. 8192 multiply-adds a slice admits every default and tuning
+     * candidate (the largest, CPU direct 32x16 with kwg 16, compiles in about 6 s). */
+    if ((long)regs * p->kwg > 8192) {
+        snprintf(why, cap,
+                 "register tile %dx%d with kwg %d unrolls %ld multiply-adds (at most 8192)",
+                 p->mwg / p->mdimc, p->nwg / p->ndimc, p->kwg, (long)regs * p->kwg);
+        return -1;
+    }
     size_t local = local_bytes(p, t);
     if (local > dev->local_mem) {
         snprintf(why, cap, "the tiles need %zu bytes of local memory, the device has %llu", local,

@@ -85,6 +85,15 @@ int main(void) {
     expect_error("run scale cli_in.cfl --device no-such-device-xyz", "no-such-device-xyz");
     expect_error("run scale cli_in.cfl -o out.unknownext", "out.unknownext");
     expect_error("run scale cli_in.cfl -o /nonexistent-dir/out.cfl", "nonexistent-dir");
+    /* A tile within every other bound whose unrolled K loop takes PoCL minutes to compile. */
+    size_t sq[2] = {2, 2};
+    clip_data *s = NULL;
+    CHECK_OK(app, clip_data_create_from(app, CLIP_C32, 2, sq, v, &s));
+    CHECK_OK(app, clip_save_cfl(app, "cli_sq", s));
+    clip_data_destroy(s);
+    expect_error("run matmul cli_sq.cfl cli_sq.cfl --variant tiled --mwg 32 --nwg 16 --mdimc 1 "
+                 "--ndimc 1 --kwg 1024",
+                 "at most 8192");
     FILE *f = fopen("cli_bad.hdr", "w");
     fputs("# Dimensions\nnot numbers\n", f);
     fclose(f);
