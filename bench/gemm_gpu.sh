@@ -29,12 +29,16 @@ for mode in "$@"; do
         timeout 90 $b/clip tune --types f32 --shapes "$(echo $resnet | tr ' ' ,)" --budget ${SWEEP_RESNET:-60}
       } 2>&1 | tee -a "$out/sweep.log" ;;
     ab)
-      # Explicit sets side by side (no CLBlast): TYPE SIZE then the tile options.
+      # Explicit sets side by side: [defs=-DX=1,-DY=2] TYPE SIZE then the tile options; defs go
+      # to the kernel build through CLIP_GEMM_DEFS (commas become spaces). CLBlast runs beside
+      # each line only with AB_CLBLAST=1.
       while read -r t n opts; do
         [ -z "$t" ] && continue
-        echo "== $t $n $opts"
-        timeout 30 $b/bench/gemm_bench $n --type $t --no-clblast --repeat 10 --variant tiled $opts ${AB_PTX:+--ptxinfo} \
-          | grep -E "^clip|Used|spill"
+        defs=
+        if [ "${t#defs=}" != "$t" ]; then defs=$(echo "${t#defs=}" | tr , ' '); read -r t n opts <<< "$n $opts"; fi
+        echo "== ${defs:+[$defs] }$t $n $opts"
+        CLIP_GEMM_DEFS="$defs" timeout 30 $b/bench/gemm_bench $n --type $t $([ -n "${AB_CLBLAST:-}" ] || echo --no-clblast) --repeat 10 --variant tiled $opts ${AB_PTX:+--ptxinfo} \
+          | grep -E "^clip|^clblast|^ratio|Used|spill"
       done < "${AB_LIST:-bench/gemm_ab.txt}" 2>&1 | tee -a "$out/ab.log" ;;
     tune)
       TIMEFORMAT="clip tune wall %R s"; { time timeout 320 $b/clip tune ${TUNE_ARGS:-}; } 2>&1 | tee -a "$out/tune.log" ;;

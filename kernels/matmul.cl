@@ -11,7 +11,10 @@
  *   VWB            vector width of the global B loads along K (B's contiguous direction)
  *   PADA, PADB     local padding in elements (multiples of VW and VWN)
  *   DB             1: two local buffers, the next slice fetched into registers while the current
- *                  one is multiplied (one barrier per slice); 0: one buffer, two barriers
+ *                  one is multiplied (one barrier per slice); 0: one buffer, two barriers;
+ *                  2: as 1, and each k's A and B operands read from local memory while the
+ *                  previous k is multiplied, the first k of a slice before the last k of the
+ *                  slice before (the barrier between them then no longer exposes the latency)
  *   WM             work-items along M in each group of 32 consecutive ones (a warp on NVIDIA);
  *                  WM = MDIMC keeps the plain layout
  *   ALIGNED        1: M, the leading dimensions of A and C and their offsets are multiples of
@@ -381,6 +384,37 @@ inline void tl_multiply(vec_t acc[NWI][MVI], __local const vec_t *Al, __local co
     }
 }
 
+/* One k of the work-item's operands: its A rows and its B columns, as read from local memory. */
+typedef struct {
+    vec_t a[MVI];
+    bvec_u b[NVI];
+} tl_frag;
+
+inline tl_frag tl_read(__local const vec_t *Al, __local const bvec_t *Bl, const int kk,
+                       const int lid0, const int lid1) {
+    tl_frag f;
+#pragma unroll
+    for (int iv = 0; iv < MVI; iv++) f.a[iv] = Al[kk * (LDAL / VW) + iv * MDIMC + lid0];
+#pragma unroll
+    for (int jv = 0; jv < NVI; jv++) f.b[jv].v = Bl[kk * (LDBL / VWN) + jv * NDIMC + lid1];
+    return f;
+}
+
+inline void tl_fma(vec_t acc[NWI][MVI], const tl_frag *f) {
+#if CLIP_COMPLEX
+    vec_t ai[MVI];
+#pragma unroll
+    for (int iv = 0; iv < MVI; iv++) ai[iv] = MULI(f->a[iv]);
+#endif
+#pragma unroll
+    for (int jv = 0; jv < NVI; jv++)
+#pragma unroll
+        for (int jj = 0; jj < VWN; jj++)
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++)
+                MADD(acc[jv * VWN + jj][iv], f->a[iv], ai[iv], f->b[jv].e[jj]);
+}
+
 /* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Each split of K
  * is kchunk long (a multiple of KWG) and writes C + split*cstride. */
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
@@ -448,15 +482,39 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
         tl_stage(&pl, ra, rb, Alm, Blm);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if DB > 1
+    tl_frag f = tl_read(Alm, Blm, 0, lid0, lid1); /* the first k, one ahead */
+#endif
     for (int s = 0; s < slices; s++) {
         const int cur = s & 1, more = s + 1 < slices;
         if (more) {
             tl_fetch(&pl, kend - kbeg - (s + 1) * KWG, ra, rb, M);
             tl_advance(&pl, astep);
         }
+#if DB > 1
+        /* Each k's operands are read while the previous k is multiplied; the next slice's first
+         * k is read after the barrier and before this slice's last k is multiplied. */
+        __local const vec_t *Ac = Alm + cur * ABUF, *An = Alm + (cur ^ 1) * ABUF;
+        __local const bvec_t *Bc = Blm + cur * BBUF, *Bn = Blm + (cur ^ 1) * BBUF;
+#pragma unroll
+        for (int kk = 0; kk + 1 < KWG; kk++) {
+            const tl_frag g = tl_read(Ac, Bc, kk + 1, lid0, lid1);
+            tl_fma(acc, &f);
+            f = g;
+        }
+        if (more) tl_stage(&pl, ra, rb, Alm + (cur ^ 1) * ABUF, Blm + (cur ^ 1) * BBUF);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        {
+            /* Past the last slice g is stale and unused. */
+            const tl_frag g = tl_read(An, Bn, 0, lid0, lid1);
+            tl_fma(acc, &f);
+            f = g;
+        }
+#else
         tl_multiply(acc, Alm + cur * ABUF, Blm + cur * BBUF, lid0, lid1);
         if (more) tl_stage(&pl, ra, rb, Alm + (cur ^ 1) * ABUF, Blm + (cur ^ 1) * BBUF);
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
 #else
     for (int s = 0; s < slices; s++) {

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", NULL};
@@ -88,7 +89,11 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
              "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVW=%d -DVWN=%d -DVWB=%d -DPADA=%d "
              "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DGEMM_KERNEL=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
-             q->stages > 1, q->aligned, q->wm, q->variant == CLIP_GEMM_TILED ? 1 : 2);
+             q->stages - 1, q->aligned, q->wm, q->variant == CLIP_GEMM_TILED ? 1 : 2);
+    /* Experiment hook (bench/gemm_gpu.sh ab): extra build options for the kernel. */
+    const char *extra = getenv("CLIP_GEMM_DEFS");
+    size_t used = strlen(buf);
+    if (extra && *extra && used < cap) snprintf(buf + used, cap - used, " %s", extra);
 }
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

@@ -33,7 +33,8 @@ typedef struct clip_gemm_params {
     int vwn;                   /* tiled: vector width of the local B reads along N */
     int wm;                    /* tiled: work-items along M per 32 (a warp); mdimc = plain */
     int ksplit;                /* tiled: chunks of K run as separate work-groups, then summed */
-    int stages;                /* tiled: local buffers, 2 = prefetch the next slice */
+    int stages;                /* tiled: 1 one local buffer; 2 two, the next slice prefetched;
+                                * 3 as 2, each k's operands read one k ahead (across barriers) */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
     int vwb;                   /* tiled: vector width of the global B loads along K */
     int aligned;               /* tiled: A and C columns and M are multiples of vw */
@@ -101,8 +102,9 @@ int clip_gemm_is_2d(const clip_data *d);
          "tiled: work-items along M in each warp of 32 (0 = default)"},                           \
         {"ksplit", CLIP_PARAM_INT, 0, 1, 0, 256, NULL,                                             \
          "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
-        {"stages", CLIP_PARAM_INT, 0, 1, 0, 2, NULL,                                               \
-         "tiled: local buffers, 2 prefetches the next K slice (0 = default)"}
+        {"stages", CLIP_PARAM_INT, 0, 1, 0, 3, NULL,                                               \
+         "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands "     \
+         "(0 = default)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed m x k times k x n product; a set that does not fit fails with CLIP_ERR_PARAM_RANGE.

@@ -57,20 +57,24 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
 
 /* The GPU ladder, largest work-group tile first. Measured on an H100 (bench/GEMM.md): 8x16
  * work-item tiles (8 rows of A by 16 columns of B per k: the fewest local bytes per multiply-add
- * that fit the registers) for large real products, 8x8 complex ones, and small tiles with long K
- * slices for the thin products of CNN layers. */
+ * that fit the registers) for large real products, with K slices of 16 and the operands read one
+ * k ahead (stages 3); 8x8 complex ones, and small tiles with long K slices for the thin products
+ * of CNN layers. */
 typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
+    int stages;                          /* where two local buffers fit: 2, or 3 where faster */
 } rung;
-static const rung ladder4[] = {{32, 8, 8, 16, 8, 32}, {16, 8, 8, 8, 8, 16}, {16, 16, 4, 4, 16, 16},
-                               {8, 8, 8, 4, 32, 8}, {8, 8, 4, 4, 16, 8}};
-static const rung ladder8[] = {{16, 16, 8, 8, 8, 16}, {16, 8, 4, 8, 8, 16}, {16, 8, 4, 4, 16, 16},
-                               {8, 8, 4, 4, 16, 8}};
-static const rung ladder16[] = {{16, 16, 4, 4, 8, 16}, {8, 8, 4, 4, 8, 8}};
+static const rung ladder4[] = {{32, 8, 8, 16, 16, 32, 3}, {16, 8, 8, 8, 8, 16, 2},
+                               {16, 16, 4, 4, 16, 16, 2}, {8, 8, 8, 4, 32, 8, 2},
+                               {8, 8, 4, 4, 16, 8, 2}};
+static const rung ladder8[] = {{16, 16, 8, 8, 8, 16, 2}, {16, 8, 4, 8, 8, 16, 2},
+                               {16, 8, 4, 4, 16, 16, 2}, {8, 8, 4, 4, 16, 8, 2}};
+static const rung ladder16[] = {{16, 16, 4, 4, 8, 16, 2}, {8, 8, 4, 4, 8, 8, 2}};
 
 static void rung_set(clip_gemm_params *o, clip_type t, const clip_device_info *dev, const rung *r) {
     tiled_set(o, t, dev, r->mdimc, r->ndimc, r->whi, r->wni, r->kwg);
     o->wm = r->wm;
+    if (o->stages == 2) o->stages = r->stages;
 }
 
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short
@@ -199,8 +203,8 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                  p->vwn, clip_type_name(t), cpx);
         return -1;
     }
-    if (p->stages > 2 || p->ksplit > 256) {
-        snprintf(why, cap, "stages must be 1 or 2 and ksplit at most 256");
+    if (p->stages > 3 || p->ksplit > 256) {
+        snprintf(why, cap, "stages must be 1, 2 or 3 and ksplit at most 256");
         return -1;
     }
     if (p->mwg % (p->mdimc * p->vw)) {
@@ -398,7 +402,13 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
                         /* The plain warp layout, then 8 work-items along M per warp. */
                         for (int wm = q.mdimc; wm >= 8; wm = wm > 8 ? 8 : wm / 2) {
                             q.wm = wm;
+                            q.stages = q.stages > 1 ? 2 : 1;
                             count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                            /* Big register tiles also with the operands read one k ahead. */
+                            if (acc >= 128 && q.stages == 2) {
+                                q.stages = 3;
+                                count = add_candidate(all, count, MAXC, q, dev, t, m, n, k);
+                            }
                         }
                     }
     }
