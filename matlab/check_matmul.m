@@ -86,7 +86,7 @@ function check_matmul()
   expect_error(clip, ones(2, 2), ones(2, 2), '--variant fastest', 'fastest');
   expect_error(clip, ones(2, 2), ones(2, 2), '--variant direct --vw 3', 'vw 3');
   expect_error(clip, ones(2, 2), ones(2, 2), '--variant direct --ksplit 2', 'tiled variant only');
-  expect_error(clip, ones(2, 2), ones(2, 2), '--variant tiled --stages 3', 'stages');
+  expect_error(clip, ones(2, 2), ones(2, 2), '--variant tiled --stages 4', 'stages');
   printf('check_matmul: %d products checked\n', n);
   printf('check_matmul: ok\n');
 end
