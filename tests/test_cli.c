@@ -85,7 +85,7 @@ int main(void) {
     expect_error("run scale cli_in.cfl --device no-such-device-xyz", "no-such-device-xyz");
     expect_error("run scale cli_in.cfl -o out.unknownext", "out.unknownext");
     expect_error("run scale cli_in.cfl -o /nonexistent-dir/out.cfl", "nonexistent-dir");
-    /* A tile within every other bound whose unrolled K loop takes PoCL minutes to compile. */
+    /* A tile within every other bound whose unrolled K loop takes PoCL half a minute to build. */
     size_t sq[2] = {2, 2};
     clip_data *s = NULL;
     CHECK_OK(app, clip_data_create_from(app, CLIP_C32, 2, sq, v, &s));
