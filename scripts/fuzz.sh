@@ -34,11 +34,14 @@ for fmt in $formats; do
   marker=build-fuzz/logs/$fmt.start
   touch "$marker"
   rc=0
-  # cli inits processes, and an init may build an OpenCL program for the first time: 13 s
-  # under PoCL for the largest GEMM tiles the library accepts.
+  # cli inits processes, and an init may build an OpenCL program for the first time. Under ASan
+  # PoCL's compiler runs about 15 times slower than in a Release build (every allocation goes
+  # through the sanitizer): GEMM tile sets that build in 1-2 s take 15-35 s here. Slower than
+  # 60 s is a finding (timeout); below that libFuzzer writes no slow-unit file either.
   timeout=10
   if [ "$fmt" = cli ]; then timeout=60; fi
   ./build-fuzz/fuzz/$(target "$fmt") -max_total_time="$secs" -max_len=65536 -timeout=$timeout \
+    -report_slow_units=$timeout \
     -rss_limit_mb=4096 -artifact_prefix=build-fuzz/crashes/$fmt- -print_final_stats=1 \
     build-fuzz/corpus/$fmt build-fuzz/seeds/$fmt build-fuzz/seeds/regress-$fmt >"$log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
