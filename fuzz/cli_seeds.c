@@ -61,6 +61,7 @@ static const char *const lines[][MAX_WORDS] = {
     {"matmul", "a", "b", "--variant", "direct", "--vw", "3", NULL},
     {"matmul", "a", "b", "--variant", "direct", "--ksplit", "2", NULL},
     {"matmul", "a", "b", "--variant", "tiled", "--stages", "3", NULL},
+    {"matmul", "a", "b", "--variant", "tiled", "--stages", "4", NULL},
     {"matmul", "a", "b", "--variant", "small", NULL},
     {"matpow", "a", "--power", "0", NULL},
     {"matpow", "a", "--power", "2.5", NULL},
