@@ -13,6 +13,11 @@
 
 /* A K chunk shorter than this spends more on its partial product's store and sum than it saves. */
 #define CLIP_GEMM_MIN_CHUNK 64
+/* Real single products of at most this many multiply-adds that do not fill a GPU are not split:
+ * the summing kernel's launch costs more than the extra work-groups win (H100, 256^3: 32x32x32
+ * tiles 12.0 us unsplit against 15.2 us in 4 parts, bench/GEMM.md). Measured for f32 only; the
+ * other types keep the split. */
+#define CLIP_GEMM_NO_SPLIT_WORK (16777216.0)
 
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
@@ -132,7 +137,14 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
                 break;
         }
-        if (i == count) {
+        if (i == count && esize == 4 &&
+            (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
+            rung_set(out, t, dev, &r[count - 1]);
+            if (k >= 32 && out->kwg < 32) {
+                out->kwg = 32;
+                if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
+            }
+        } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);
             out->ksplit = split_for(dev, groups_of(out, m, n), k);
