@@ -1,5 +1,6 @@
 /* Device enumeration, scoring and selection by criteria. */
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,8 @@ clip_status clip_criteria_from_spec(const char *spec, clip_criteria *crit) {
             if (v < 1)
                 return clip_set_error(NULL, CLIP_ERR_INVALID_ARG,
                                       "device spec '%s': indices start at 1", spec);
+            /* A larger index names no device; kept large rather than wrapped onto a real one. */
+            if (v > INT_MAX) v = INT_MAX;
             crit->index = (int)v;
         } else {
             crit->name = spec;

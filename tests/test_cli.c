@@ -83,6 +83,8 @@ int main(void) {
     expect_error("run scale cli_in.cfl --a xyz", "expects a number");
     expect_error("run scale cli_in.cfl --repeat 0", "--repeat");
     expect_error("run scale cli_in.cfl --device no-such-device-xyz", "no-such-device-xyz");
+    /* 2^32 + 1 must not wrap onto device 1. */
+    expect_error("run scale cli_in.cfl --device 4294967297", "no OpenCL device matches");
     expect_error("run scale cli_in.cfl -o out.unknownext", "out.unknownext");
     expect_error("run scale cli_in.cfl -o /nonexistent-dir/out.cfl", "nonexistent-dir");
     /* A tile within every other bound whose unrolled K loop takes PoCL half a minute to build. */
