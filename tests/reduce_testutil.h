@@ -38,6 +38,20 @@ static clip_data *rt_make(clip_app *app, clip_type t, size_t rows, size_t cols, 
     return d;
 }
 
+/* |re + i*im| in long double, with hypot's Inf and NaN rules but without hypotl. Under valgrind,
+ * x87 code runs in double precision and range, hypotl returns about LDBL_MAX for 3e300 and 4e300,
+ * and a long double Inf stored to memory reads back as the largest finite value (isinf() false,
+ * (double) Inf): hence double arguments, classified before any long double exists, and a
+ * scaling that stays within double's range. */
+static inline long double rt_hypotl(double re, double im) {
+    if (isinf(re) || isinf(im)) return INFINITY;
+    if (isnan(re) || isnan(im)) return NAN;
+    long double a = fabs(re), b = fabs(im), big = a > b ? a : b, small = a > b ? b : a;
+    if (big == 0) return 0;
+    small /= big;
+    return big * sqrtl(1 + small * small);
+}
+
 static void rt_fill_random(double *v, size_t n, unsigned long long *seed) {
     for (size_t i = 0; i < n; i++)
         v[i] = tu_rand(seed);
