@@ -23,8 +23,8 @@
 # Kernel cache: a kernel that PoCL must compile under memcheck costs 20-40 s or more (LLVM itself
 # runs under valgrind). So each test first runs natively, which fills PoCL's kernel cache at
 # native speed. PoCL reports other native vector widths under valgrind's CPU than natively, and
-# conv2 builds its CPU kernels for that width: a test whose source names conv2 also runs under
-# valgrind --tool=none (memcheck's CPU, no instrumentation) to compile those. memcheck then finds
+# conv2 builds its CPU kernels for that width: every test also runs under valgrind --tool=none
+# (memcheck's CPU, no instrumentation) to compile those. memcheck then finds
 # every kernel in the cache. The warming runs are tests too: a failure there fails the test.
 # Env: VALGRIND_TIME_LIMIT seconds per run (default 1200).
 # Each test's line gives its memcheck seconds and its warming seconds. On the 2-core PoCL machine
@@ -57,11 +57,8 @@ for t in $tests; do
   start=$(date +%s)
   timeout "$limit" "./$t" >"$log.warm.log" 2>&1
   native=$?
-  none=0
-  if grep -q conv2 "$root/tests/$t.c" 2>/dev/null; then
-    timeout "$limit" valgrind --tool=none --child-silent-after-fork=yes "./$t" >>"$log.warm.log" 2>&1
-    none=$?
-  fi
+  timeout "$limit" valgrind --tool=none --child-silent-after-fork=yes "./$t" >>"$log.warm.log" 2>&1
+  none=$?
   warm=$(($(date +%s) - start))
   start=$(date +%s)
   timeout "$limit" valgrind --error-exitcode=1 --leak-check=full --num-callers=40 \
