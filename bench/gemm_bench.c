@@ -3,7 +3,7 @@
  *
  *   gemm_bench [SIZE...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
  *              [--variant V] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
- *               --ksplit X --stages X] [--ptxinfo]
+ *               --ksplit X --stages X --wm X --streamk X] [--ptxinfo]
  *
  * SIZE is n (a square product) or MxNxK. --ptxinfo builds clip's chosen kernel once more with
  * NVIDIA's -cl-nv-verbose and prints the compiler's register and spill report.
@@ -25,7 +25,7 @@
 #include <clblast_c.h>
 #endif
 
-#define N_TILES 10
+#define N_TILES 11
 
 typedef struct opts {
     size_t sizes[32][3]; /* m, n, k */
@@ -57,9 +57,10 @@ static double median(double *v, int n) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-    static const char *const tn[N_TILES] = {"mwg", "nwg", "kwg",    "mdimc", "ndimc",
-                                            "vw",  "vwn", "ksplit", "stages", "wm"};
+    static const char *const tn[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc", "vw",
+                                            "vwn", "ksplit", "stages", "wm",    "streamk"};
     memcpy(o->tile_names, tn, sizeof tn);
+    for (int k = 0; k < N_TILES; k++) o->tiles[k] = -1; /* unset: the process's default */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-clblast")) {
@@ -299,7 +300,7 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     if (s == CLIP_OK) s = clip_process_create(app, "matmul", &p);
     if (s == CLIP_OK && o->variant) s = clip_process_set_choice(p, "variant", o->variant);
     for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
-        if (o->tiles[i]) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
+        if (o->tiles[i] >= 0) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, A);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, B);
     double b0 = now_s();

@@ -415,35 +415,38 @@ inline void tl_fma(vec_t acc[NWI][MVI], const tl_frag *f) {
                 MADD(acc[jv * VWN + jj][iv], f->a[iv], ai[iv], f->b[jv].e[jj]);
 }
 
-/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Each split of K
- * is kchunk long (a multiple of KWG) and writes C + split*cstride. */
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
-    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-    __global const real_t *restrict A, const ulong offA, const int lda,
-    __global const real_t *restrict B, const ulong offB, const int ldb,
-    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
-    const ulong cstride) {
-    __local vec_t Alm[NBUF * ABUF];
-    __local bvec_t Blm[NBUF * BBUF];
-    const int lid = (int)get_local_id(1) * MDIMC + (int)get_local_id(0);
+/* The work-item's place in the work-group's grid of register tiles. */
+typedef struct {
+    int lid, lid0, lid1;
+} tl_place;
+
+inline tl_place tl_where(void) {
+    tl_place w;
+    w.lid = (int)get_local_id(1) * MDIMC + (int)get_local_id(0);
 #if WM < MDIMC
     /* Each group of 32 work-items (a warp) covers WM rows x 32/WM columns of the work-item
      * grid, rather than MDIMC x 32/MDIMC: fewer distinct A vectors per local read. */
-    const int lane = lid % 32, warp = lid / 32;
-    const int lid0 = (warp % (MDIMC / WM)) * WM + lane % WM;
-    const int lid1 = (warp / (MDIMC / WM)) * (32 / WM) + lane / WM;
+    const int lane = w.lid % 32, warp = w.lid / 32;
+    w.lid0 = (warp % (MDIMC / WM)) * WM + lane % WM;
+    w.lid1 = (warp / (MDIMC / WM)) * (32 / WM) + lane / WM;
 #else
-    const int lid0 = (int)get_local_id(0), lid1 = (int)get_local_id(1);
+    w.lid0 = (int)get_local_id(0);
+    w.lid1 = (int)get_local_id(1);
 #endif
-    const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
-    const int split = (int)get_group_id(2);
-    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
-    C += (offC + (size_t)split * cstride) * CPX;
+    return w;
+}
 
+/* acc = the work-group tile at (m0, n0) of A(:, kbeg:kend) * B(kbeg:kend, :), each work-item its
+ * register tile. A and B point at element (0,0) of the operands. */
+inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
+                    const int kbeg, const int kend, __global const real_t *restrict A,
+                    const int lda, __global const real_t *restrict B, const int ldb,
+                    const tl_place w, __local vec_t *Alm, __local bvec_t *Blm) {
+    const int lid0 = w.lid0, lid1 = w.lid1;
     tl_fetch_plan pl;
 #pragma unroll
     for (int i = 0; i < LA; i++) {
-        const int v = lid + i * WGS, mv = v % (MWG / VW), kk = v / (MWG / VW);
+        const int v = w.lid + i * WGS, mv = v % (MWG / VW), kk = v / (MWG / VW);
         int row = m0 + mv * VW;
         pl.arow[i] = row;
 #if ALIGNED
@@ -454,19 +457,18 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
 #endif
         pl.ak[i] = kk;
         pl.adst[i] = v < A_VECS ? kk * (LDAL / VW) + mv : -1;
-        pl.pa[i] = A + (offA + (size_t)(kbeg + kk) * (size_t)lda + (size_t)row) * CPX;
+        pl.pa[i] = A + ((size_t)(kbeg + kk) * (size_t)lda + (size_t)row) * CPX;
     }
 #pragma unroll
     for (int i = 0; i < LB; i++) {
-        const int v = lid + i * WGS, kq = v % (KWG / VWB), nn = v / (KWG / VWB);
+        const int v = w.lid + i * WGS, kq = v % (KWG / VWB), nn = v / (KWG / VWB);
         const int col = min(n0 + nn, N - 1);
         pl.bk[i] = kq * VWB;
         pl.bdst[i] = v < B_VECS ? kq * VWB * LDBL + nn : -1;
-        pl.pb[i] = B + (offB + (size_t)col * (size_t)ldb + (size_t)(kbeg + kq * VWB)) * CPX;
+        pl.pb[i] = B + ((size_t)col * (size_t)ldb + (size_t)(kbeg + kq * VWB)) * CPX;
     }
     const size_t astep = (size_t)KWG * (size_t)lda * CPX;
 
-    vec_t acc[NWI][MVI];
 #pragma unroll
     for (int j = 0; j < NWI; j++)
 #pragma unroll
@@ -526,21 +528,122 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
         tl_multiply(acc, Alm, Blm, lid0, lid1);
     }
 #endif
+}
 
+/* C = alpha*acc + beta*C for the work-item's register tile of the work-group tile at (m0, n0). */
+inline void tl_store(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
+                     const elem_t alpha, const elem_t beta, __global real_t *C, const int ldc,
+                     const tl_place w) {
 #pragma unroll
     for (int jv = 0; jv < NVI; jv++)
 #pragma unroll
         for (int jj = 0; jj < VWN; jj++) {
-            const int col = n0 + (jv * NDIMC + lid1) * VWN + jj;
+            const int col = n0 + (jv * NDIMC + w.lid1) * VWN + jj;
             if (col >= N) continue;
 #pragma unroll
             for (int iv = 0; iv < MVI; iv++) {
-                const int row = m0 + (iv * MDIMC + lid0) * VW;
+                const int row = m0 + (iv * MDIMC + w.lid0) * VW;
                 if (row >= M) continue;
                 gemm_store(acc[jv * VWN + jj][iv], alpha, beta,
                            C + ((size_t)col * (size_t)ldc + (size_t)row) * CPX, row, M);
             }
         }
+}
+
+/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Each split of K
+ * is kchunk long (a multiple of KWG) and writes C + split*cstride. Work-groups whose tile number
+ * (dimension 0 fastest) is `tiles` or more do nothing: gemm_tiled_sk computes those tiles. */
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict A, const ulong offA, const int lda,
+    __global const real_t *restrict B, const ulong offB, const int ldb,
+    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
+    const ulong cstride, const int tiles) {
+    __local vec_t Alm[NBUF * ABUF];
+    __local bvec_t Blm[NBUF * BBUF];
+    if ((int)(get_group_id(1) * get_num_groups(0) + get_group_id(0)) >= tiles) return;
+    const tl_place w = tl_where();
+    const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
+    const int split = (int)get_group_id(2);
+    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
+    vec_t acc[NWI][MVI];
+    tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
+    tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);
+}
+
+/* ---- Stream-K: the last partial wave of tiles, spread evenly over the resident work-groups --
+ * A grid whose tiles fill W whole waves of the device and a fraction of one more would leave
+ * most compute units idle in that last wave. gemm_tiled computes the whole waves (the first
+ * tile0 tiles); the remaining `tiles` tiles' K slices, S = ceil(K/KWG) each, are numbered tile by
+ * tile (slice g of tail tile g/S) and gemm_tiled_sk's P work-groups take contiguous, equal runs
+ * of them: work-group w the slices [w*tiles*S/P, (w+1)*tiles*S/P). With tiles < P a run covers
+ * less than a tile, so it touches at most two tiles: w's partial tile products go to slots 2w and
+ * 2w+1 of the workspace W (its first tile, then its second), each slot in the register layout
+ * (vector (j, iv) of work-item lid at ((j*MVI + iv)*WGS + lid)), so that stores and loads are
+ * whole coalesced vectors. gemm_sk_fixup then sums each tail tile's slots in work-group order
+ * (deterministic) into C. */
+inline ulong sk_begin(const int w, const int P, const ulong total) { return (ulong)w * total / (ulong)P; }
+
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_sk(
+    const int M, const int N, const int K, __global const real_t *restrict A, const ulong offA,
+    const int lda, __global const real_t *restrict B, const ulong offB, const int ldb,
+    __global real_t *restrict W, const int tile0, const int tiles, const int mtiles) {
+    __local vec_t Alm[NBUF * ABUF];
+    __local bvec_t Blm[NBUF * BBUF];
+    const tl_place w = tl_where();
+    const int wg = (int)get_group_id(0), P = (int)get_num_groups(0);
+    const int S = (K + KWG - 1) / KWG;
+    const ulong total = (ulong)tiles * (ulong)S;
+    ulong g = sk_begin(wg, P, total);
+    const ulong g1 = sk_begin(wg + 1, P, total);
+    for (int slot = 0; slot < 2 && g < g1; slot++) {
+        const int t = (int)(g / (ulong)S), first = (int)(g - (ulong)t * (ulong)S);
+        const int last = (int)min((ulong)S, g1 - (ulong)t * (ulong)S);
+        const int tile = tile0 + t, m0 = (tile % mtiles) * MWG, n0 = (tile / mtiles) * NWG;
+        vec_t acc[NWI][MVI];
+        if (slot) barrier(CLK_LOCAL_MEM_FENCE); /* the first tile's last local reads are done */
+        tl_tile(acc, M, N, m0, n0, first * KWG, min(K, last * KWG), A + offA * CPX, lda,
+                B + offB * CPX, ldb, w, Alm, Blm);
+        __global vec_t *dst = (__global vec_t *)(W + (size_t)(2 * wg + slot) * MWG * NWG * CPX);
+#pragma unroll
+        for (int j = 0; j < NWI; j++)
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++) dst[(j * MVI + iv) * WGS + w.lid] = acc[j][iv];
+        g = (ulong)(t + 1) * (ulong)S;
+    }
+}
+
+/* C = alpha * (tail tile's slots summed) + beta*C, one work-group per tail tile, laid out as
+ * gemm_tiled_sk's work-groups (P of them) left them. */
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_sk_fixup(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict W, __global real_t *restrict C, const ulong offC,
+    const int ldc, const int tile0, const int tiles, const int mtiles, const int P) {
+    const tl_place w = tl_where();
+    const int t = (int)get_group_id(0), tile = tile0 + t;
+    const int m0 = (tile % mtiles) * MWG, n0 = (tile / mtiles) * NWG;
+    const ulong S = (ulong)((K + KWG - 1) / KWG), total = (ulong)tiles * S;
+    const ulong g0 = (ulong)t * S, g1 = g0 + S; /* this tile's slices */
+    /* The work-group whose run holds slice g0: the last w with sk_begin(w) <= g0. */
+    int wg = (int)(g0 * (ulong)P / total);
+    while (wg + 1 < P && sk_begin(wg + 1, P, total) <= g0) wg++;
+    while (wg > 0 && sk_begin(wg, P, total) > g0) wg--;
+    vec_t acc[NWI][MVI];
+#pragma unroll
+    for (int j = 0; j < NWI; j++)
+#pragma unroll
+        for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
+    for (; wg < P && sk_begin(wg, P, total) < g1; wg++) {
+        const ulong b = sk_begin(wg, P, total);
+        if (b == sk_begin(wg + 1, P, total)) continue; /* an empty run */
+        const int slot = 2 * wg + (b / S == (ulong)t ? 0 : 1);
+        __global const vec_t *src = (__global const vec_t *)(W + (size_t)slot * MWG * NWG * CPX);
+#pragma unroll
+        for (int j = 0; j < NWI; j++)
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++) acc[j][iv] += src[(j * MVI + iv) * WGS + w.lid];
+    }
+    tl_store(acc, M, N, m0, n0, alpha, beta, C + offC * CPX, ldc, w);
 }
 
 /* C = alpha * (sum of the `splits` slabs of W, cstride elements apart) + beta*C. One element per

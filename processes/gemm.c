@@ -75,6 +75,10 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         }
     }
     if (overridden) clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
+    /* Stream-K is a schedule, not a tiling: it stays on or off whatever tiles were chosen, and
+     * only an explicit value changes it. */
+    long sk = clip_proc_int(p, "streamk");
+    if (sk >= 0) out->sk = (int)sk;
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
         clip_gemm_describe(out, desc, sizeof desc);
@@ -122,6 +126,19 @@ clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params
         g->work_elems = (size_t)prm->ksplit * m * n;
         if (s == CLIP_OK) s = clip_proc_temp(p, g->work_elems * clip_type_size(t), &g->work);
         if (s != CLIP_OK) return s;
+    } else if (tiled && prm->sk > 0) {
+        size_t cus = clip_proc_device(p)->compute_units;
+        g->sk_groups = (cus ? cus : 1) * (size_t)prm->sk;
+        size_t tiles = ((m + (size_t)prm->mwg - 1) / (size_t)prm->mwg) *
+                       ((n + (size_t)prm->nwg - 1) / (size_t)prm->nwg);
+        /* Only a grid past one whole wave has a last partial wave to spread. */
+        if (tiles > g->sk_groups && tiles % g->sk_groups) {
+            s = clip_proc_kernel(p, "matmul", t, opts, "gemm_tiled_sk", &g->sk);
+            if (s == CLIP_OK) s = clip_proc_kernel(p, "matmul", t, opts, "gemm_sk_fixup", &g->fixup);
+            g->work_elems = 2 * g->sk_groups * (size_t)prm->mwg * (size_t)prm->nwg;
+            if (s == CLIP_OK) s = clip_proc_temp(p, g->work_elems * clip_type_size(t), &g->work);
+            if (s != CLIP_OK) return s;
+        }
     }
     g->prm = *prm;
     g->type = t;
@@ -185,7 +202,70 @@ static clip_status common_args(clip_process *p, cl_kernel kr, clip_type t, size_
     return s;
 }
 
-/* gemm_tiled, split into `splits` chunks of K into the workspace, then gemm_reduce into C. */
+size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k) {
+    const clip_gemm_params *q = &g->prm;
+    if (!g->sk || q->ksplit > 1 || m == 0 || n == 0) return 0;
+    size_t P = g->sk_groups, slices = (k + (size_t)q->kwg - 1) / (size_t)q->kwg;
+    size_t tiles = ((m + (size_t)q->mwg - 1) / (size_t)q->mwg) *
+                   ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
+    /* The tail must give every stream-K work-group a K slice (each then covers parts of at most
+     * two tiles), and the workspace must hold their partial tiles. */
+    if (tiles <= P || tiles % P == 0 || (tiles % P) * slices < P ||
+        2 * P * (size_t)q->mwg * (size_t)q->nwg > g->work_elems)
+        return 0;
+    return tiles % P;
+}
+
+/* The stream-K tail of an unsplit product (see kernels/matmul.cl): gemm_tiled_sk over the tiles
+ * from tile0 on, then gemm_sk_fixup into C. */
+static clip_status enqueue_sk(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
+                              clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
+                              clip_gemm_scalar beta, clip_gemm_operand c, cl_int tile0,
+                              cl_int tiles, cl_int mtiles) {
+    const clip_gemm_params *q = &g->prm;
+    cl_int M = (cl_int)m, N = (cl_int)n, K = (cl_int)k, P = (cl_int)g->sk_groups;
+    cl_int lda = (cl_int)(a.ld ? a.ld : 1), ldb = (cl_int)(b.ld ? b.ld : 1), ldc = (cl_int)c.ld;
+    cl_ulong oa = a.off, ob = b.off, oc = c.off;
+    cl_kernel r = g->sk;
+    clip_status s = clip_proc_arg(p, r, 0, sizeof M, &M);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 1, sizeof N, &N);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 2, sizeof K, &K);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 3, sizeof a.mem, &a.mem);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 4, sizeof oa, &oa);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 5, sizeof lda, &lda);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 6, sizeof b.mem, &b.mem);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 7, sizeof ob, &ob);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 8, sizeof ldb, &ldb);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 9, sizeof g->work, &g->work);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 10, sizeof tile0, &tile0);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 11, sizeof tiles, &tiles);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 12, sizeof mtiles, &mtiles);
+    size_t local[2] = {(size_t)q->mdimc, (size_t)q->ndimc};
+    size_t global[2] = {g->sk_groups * local[0], local[1]};
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, global, local);
+    if (s != CLIP_OK) return s;
+
+    r = g->fixup;
+    s = clip_proc_arg(p, r, 0, sizeof M, &M);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 1, sizeof N, &N);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 2, sizeof K, &K);
+    if (s == CLIP_OK) s = scalar_arg(p, r, 3, g->type, alpha);
+    if (s == CLIP_OK) s = scalar_arg(p, r, 4, g->type, beta);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 5, sizeof g->work, &g->work);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 6, sizeof c.mem, &c.mem);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 7, sizeof oc, &oc);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 8, sizeof ldc, &ldc);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 9, sizeof tile0, &tile0);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 10, sizeof tiles, &tiles);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 11, sizeof mtiles, &mtiles);
+    if (s == CLIP_OK) s = clip_proc_arg(p, r, 12, sizeof P, &P);
+    global[0] = (size_t)tiles * local[0];
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, global, local);
+    return s;
+}
+
+/* gemm_tiled, split into `splits` chunks of K into the workspace, then gemm_reduce into C; or,
+ * unsplit with stream-K built, the whole waves of tiles, then the stream-K tail. */
 static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                                  clip_gemm_scalar beta, clip_gemm_operand c) {
@@ -205,10 +285,18 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
                                : common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 14, sizeof kchunk, &kchunk);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 15, sizeof cstride, &cstride);
-    size_t global[3] = {(m + (size_t)q->mwg - 1) / (size_t)q->mwg * (size_t)q->mdimc,
+    size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
+    size_t tiles = mtiles * ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
+    size_t whole = tiles - (splits == 1 ? clip_gemm_stream_k_tiles(g, m, n, k) : 0);
+    cl_int limit = whole > INT_MAX ? INT_MAX : (cl_int)whole;
+    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 16, sizeof limit, &limit);
+    size_t global[3] = {mtiles * (size_t)q->mdimc,
                         (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->ndimc, splits};
     size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, 1};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 3, global, local);
+    if (s == CLIP_OK && whole < tiles)
+        return enqueue_sk(p, g, m, n, k, alpha, a, b, beta, c, (cl_int)whole,
+                          (cl_int)(tiles - whole), (cl_int)mtiles);
     if (s != CLIP_OK || splits == 1) return s;
 
     cl_kernel r = g->reduce;

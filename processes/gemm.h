@@ -35,6 +35,9 @@ typedef struct clip_gemm_params {
     int ksplit;                /* tiled: chunks of K run as separate work-groups, then summed */
     int stages;                /* tiled: 1 one local buffer; 2 two, the next slice prefetched;
                                 * 3 as 2, each k's operands read one k ahead (across barriers) */
+    int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
+                                * compute_units*n work-groups and part of one more runs that
+                                * last part stream-K (gemm_tiled_sk) over those work-groups */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
     int vwb;                   /* tiled: vector width of the global B loads along K */
     int aligned;               /* tiled: A and C columns and M are multiples of vw */
@@ -59,8 +62,9 @@ void clip_gemm_fit(clip_gemm_params *prm, const clip_device_info *dev, clip_type
 int clip_gemm_check(const clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
                     char *why, size_t cap);
 
-/* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 wm 8 ks 1 st 2" (direct and small stop after vw): the process
- * variant string, the bench output and the tuning cache's value. */
+/* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 wm 8 ks 1 st 2" (direct and small stop after vw; " sk N"
+ * follows when stream-K is on): the process variant string, the bench output and the tuning
+ * cache's value. */
 void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
 /* Reads clip_gemm_describe's text (the tuned fields only; the rest zero). 0 on success, -1 when
  * the text is not such a description. */
@@ -86,7 +90,7 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 11
+#define CLIP_GEMM_PARAM_COUNT 12
 #define CLIP_GEMM_PARAM_ROWS                                                                      \
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
@@ -104,7 +108,10 @@ int clip_gemm_is_2d(const clip_data *d);
          "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
         {"stages", CLIP_PARAM_INT, 0, 1, 0, 3, NULL,                                               \
          "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands "     \
-         "(0 = default)"}
+         "(0 = default)"},                                                                         \
+        {"streamk", CLIP_PARAM_INT, -1, 1, -1, 16, NULL,                                           \
+         "tiled: work-groups per compute unit that share the tiles of the last partial wave "    \
+         "(stream-K; 0 = off, -1 = default)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed m x k times k x n product; a set that does not fit fails with CLIP_ERR_PARAM_RANGE.
@@ -112,20 +119,28 @@ int clip_gemm_is_2d(const clip_data *d);
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
                                           size_t k, clip_gemm_params *out);
 
-/* A built GEMM: the kernels (owned by the process), its parameters and the split-K workspace. */
+/* A built GEMM: the kernels (owned by the process), its parameters and the workspace. */
 typedef struct clip_gemm {
     cl_kernel kernel, reduce;
-    cl_mem work;       /* ksplit partial products, when ksplit > 1 */
+    cl_kernel sk, fixup; /* stream-K tail and its sum, when prm.sk > 0 and the grid needs it */
+    size_t sk_groups;    /* the stream-K work-groups: compute units x prm.sk */
+    cl_mem work;         /* ksplit partial products, or the stream-K work-groups' partial tiles */
     size_t work_elems; /* its size in elements */
     clip_gemm_params prm;
     clip_type type;
 } clip_gemm;
 
-/* Builds (or finds cached) the kernels for prm and type t, with a split-K workspace for products
- * of up to m x n. Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
+/* Builds (or finds cached) the kernels for prm and type t, with a split-K or stream-K workspace
+ * for products of up to m x n. Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
  * when the device cannot run the work-group size. */
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
                             size_t n, clip_gemm *g);
+
+/* How many tiles of an m x n x k product clip_gemm_enqueue would compute stream-K: the tiles
+ * past the last whole wave of g->sk_groups work-groups, when g was built with stream-K (prm.sk
+ * > 0, a product past one wave), K has a slice for each of those work-groups and the workspace
+ * holds their partial tiles; otherwise 0 (the product runs as one grid). */
+size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k);
 
 /* A scalar of the product's type, as re + i*im (im ignored for real types). */
 typedef struct clip_gemm_scalar {

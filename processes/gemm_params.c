@@ -219,6 +219,10 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         snprintf(why, cap, "stages must be 1, 2 or 3 and ksplit at most 256");
         return -1;
     }
+    if (p->sk < 0 || p->sk > 16 || (p->sk && !tiled)) {
+        snprintf(why, cap, "streamk %d: 0 to 16, and for the tiled variant only", p->sk);
+        return -1;
+    }
     if (p->mwg % (p->mdimc * p->vw)) {
         snprintf(why, cap, "mwg %d must be a multiple of mdimc*vw = %d", p->mwg, p->mdimc * p->vw);
         return -1;
@@ -273,6 +277,8 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
     if (p->variant == CLIP_GEMM_TILED)
         n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm, p->ksplit,
                       p->stages);
+    if (p->variant == CLIP_GEMM_TILED && p->sk > 0 && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
 }
 
@@ -296,6 +302,8 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
                    &used) != 4)
             return -1;
         rest += used;
+        used = 0;
+        if (sscanf(rest, " sk %d%n", &p->sk, &used) == 1) rest += used;
     }
     while (*rest == ' ') rest++;
     if (!strncmp(rest, "tuned", 5)) rest += 5;
@@ -356,7 +364,7 @@ static int by_score(const void *a, const void *b) {
 static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
     return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
            a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
-           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages;
+           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages && a->sk == b->sk;
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */

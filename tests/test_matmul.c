@@ -5,14 +5,14 @@
 #include "../processes/gemm.h"
 
 /* Tile overrides in gemm.h's order (0 = default). */
-#define N_TILES 10
+#define N_TILES 11
 typedef struct tiles {
     const char *variant;
     long t[N_TILES];
 } tiles;
 
-static const char *const tile_names[N_TILES] = {"mwg", "nwg",   "kwg", "mdimc", "ndimc",
-                                                "vw",  "vwn", "ksplit", "stages", "wm"};
+static const char *const tile_names[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc", "vw",
+                                                "vwn", "ksplit", "stages", "wm",    "streamk"};
 
 /* Runs matmul on a and b; returns the output (the caller destroys it) or NULL with *st set. */
 static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
@@ -241,65 +241,119 @@ static void test_scalar(clip_app *app, unsigned long long *seed) {
 
 /* The engine directly: C = alpha*A*B + beta*C on sub-matrices (offsets and leading dimensions
  * larger than the rows), for every type, tiled and direct. */
+/* Runs C = alpha*A*B + beta*C through the engine with set prm (fitted here to the operands) on
+ * sub-matrices (leading dimensions past the sizes, offsets) and checks every element of C's
+ * buffer: the product inside, untouched outside. Returns how many tiles ran stream-K. */
+static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size_t m, size_t n,
+                          size_t k, size_t lda, size_t ldb, size_t ldc, size_t oa, size_t ob,
+                          size_t oc, unsigned long long *seed) {
+    int cx = clip_type_is_complex(t);
+    gt_mat A = gt_random(t, lda, k + 1, 1.0, seed), B = gt_random(t, ldb, n + 1, 1.0, seed);
+    gt_mat C = gt_random(t, ldc, n + 1, 1.0, seed);
+    clip_gemm_scalar alpha = {0.75, cx ? -0.5 : 0}, beta = {-1.25, cx ? 0.25 : 0};
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
+    clip_process *p = NULL;
+    size_t sk_tiles = 0;
+    CHECK_OK(app, clip_process_create(app, "matmul", &p));
+    clip_gemm_fit(&prm, clip_app_device(app), t, 1, m, lda, ldb, ldc, oa, ob, oc);
+    clip_gemm g;
+    cl_mem am = NULL, bm = NULL, cm = NULL;
+    CHECK_OK(app, clip_gemm_build(p, t, &prm, m, n, &g));
+    sk_tiles = clip_gemm_stream_k_tiles(&g, m, n, k);
+    CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
+    CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
+    CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
+    clip_gemm_operand Ao = {am, oa, lda}, Bo = {bm, ob, ldb}, Co = {cm, oc, ldc};
+    CHECK_OK(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bo, beta, Co));
+    const void *h = NULL;
+    CHECK_OK(app, clip_data_host(c, &h));
+    double eps = clip_type_is_double(t) ? 0x1p-53 : 0x1p-24;
+    int bad = 0;
+    for (size_t j = 0; h && j < n + 1; j++)
+        for (size_t i = 0; i < ldc; i++) {
+            size_t e = i + j * ldc;
+            double want_r = C.re[e], want_i = C.im[e], bnd = 0;
+            int inside = e >= oc && (e - oc) % ldc < m && (e - oc) / ldc < n;
+            if (inside) {
+                size_t ci = (e - oc) % ldc, cj = (e - oc) / ldc;
+                double sr = 0, si = 0;
+                for (size_t q = 0; q < k; q++) {
+                    size_t ea = oa + ci + q * lda, eb = ob + q + cj * ldb;
+                    sr += A.re[ea] * B.re[eb] - A.im[ea] * B.im[eb];
+                    si += A.re[ea] * B.im[eb] + A.im[ea] * B.re[eb];
+                    bnd += (fabs(A.re[ea]) + fabs(A.im[ea])) * (fabs(B.re[eb]) + fabs(B.im[eb]));
+                }
+                want_r = alpha.re * sr - alpha.im * si + beta.re * C.re[e] - beta.im * C.im[e];
+                want_i = alpha.re * si + alpha.im * sr + beta.re * C.im[e] + beta.im * C.re[e];
+                bnd = 2 * bnd + 3 * (fabs(C.re[e]) + fabs(C.im[e]));
+            }
+            double re, im, tol = (k + 8) * 2 * eps * bnd;
+            gt_get(h, t, e, &re, &im);
+            if (!(fabs(re - want_r) <= tol) || !(fabs(im - want_i) <= tol)) bad++;
+        }
+    CHECK(bad == 0);
+    if (bad) {
+        char desc[128];
+        clip_gemm_describe(&prm, desc, sizeof desc);
+        fprintf(stderr, "engine %s %zux%zux%zu [%s]: %d bad elements\n", clip_type_name(t), m, n, k,
+                desc, bad);
+    }
+    clip_process_destroy(p);
+    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+    gt_free(&A), gt_free(&B), gt_free(&C);
+    return sk_tiles;
+}
+
 static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
-    const size_t m = 21, k = 19, n = 17, lda = 25, ldb = 22, ldc = 24, oa = 3, ob = 2, oc = 5;
+    const size_t m = 21, k = 19, n = 17;
     for (int ti = 0; ti < 4; ti++)
         for (int v = CLIP_GEMM_TILED; v <= CLIP_GEMM_DIRECT; v++) {
             clip_type t = gt_types[ti];
-            int cx = clip_type_is_complex(t);
-            gt_mat A = gt_random(t, lda, k + 1, 1.0, seed), B = gt_random(t, ldb, n + 1, 1.0, seed);
-            gt_mat C = gt_random(t, ldc, n + 1, 1.0, seed);
-            clip_gemm_scalar alpha = {0.75, cx ? -0.5 : 0}, beta = {-1.25, cx ? 0.25 : 0};
-            clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
-            clip_process *p = NULL;
-            CHECK_OK(app, clip_process_create(app, "matmul", &p));
             clip_gemm_params prm;
             clip_gemm_default(clip_app_device(app), t, (clip_gemm_variant)v, m, n, k, &prm);
             if (v == CLIP_GEMM_TILED) { /* two K chunks summed into C by the reduction */
                 prm.kwg = 8;
                 prm.ksplit = 2;
+                prm.sk = 0;
             }
-            clip_gemm_fit(&prm, clip_app_device(app), t, 1, m, lda, ldb, ldc, oa, ob, oc);
-            clip_gemm g;
-            cl_mem am = NULL, bm = NULL, cm = NULL;
-            CHECK_OK(app, clip_gemm_build(p, t, &prm, m, n, &g));
-            CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
-            CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
-            CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
-            clip_gemm_operand Ao = {am, oa, lda}, Bo = {bm, ob, ldb}, Co = {cm, oc, ldc};
-            CHECK_OK(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bo, beta, Co));
-            const void *h = NULL;
-            CHECK_OK(app, clip_data_host(c, &h));
-            double eps = clip_type_is_double(t) ? 0x1p-53 : 0x1p-24;
-            int bad = 0;
-            for (size_t j = 0; j < n + 1; j++)
-                for (size_t i = 0; i < ldc; i++) {
-                    size_t e = i + j * ldc;
-                    double want_r = C.re[e], want_i = C.im[e], bnd = 0;
-                    int inside = e >= oc && (e - oc) % ldc < m && (e - oc) / ldc < n;
-                    if (inside) {
-                        size_t ci = (e - oc) % ldc, cj = (e - oc) / ldc;
-                        double sr = 0, si = 0;
-                        for (size_t q = 0; q < k; q++) {
-                            size_t ea = oa + ci + q * lda, eb = ob + q + cj * ldb;
-                            sr += A.re[ea] * B.re[eb] - A.im[ea] * B.im[eb];
-                            si += A.re[ea] * B.im[eb] + A.im[ea] * B.re[eb];
-                            bnd += (fabs(A.re[ea]) + fabs(A.im[ea])) * (fabs(B.re[eb]) + fabs(B.im[eb]));
-                        }
-                        want_r = alpha.re * sr - alpha.im * si + beta.re * C.re[e] - beta.im * C.im[e];
-                        want_i = alpha.re * si + alpha.im * sr + beta.re * C.im[e] + beta.im * C.re[e];
-                        bnd = 2 * bnd + 3 * (fabs(C.re[e]) + fabs(C.im[e]));
-                    }
-                    double re, im, tol = (k + 8) * 2 * eps * bnd;
-                    gt_get(h, t, e, &re, &im);
-                    if (!(fabs(re - want_r) <= tol) || !(fabs(im - want_i) <= tol)) bad++;
-                }
-            CHECK(bad == 0);
-            if (bad) fprintf(stderr, "alpha/beta %s variant %d: %d bad elements\n", clip_type_name(t), v, bad);
-            clip_process_destroy(p);
-            clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
-            gt_free(&A), gt_free(&B), gt_free(&C);
+            engine_case(app, t, prm, m, n, k, 25, 22, 24, 3, 2, 5, seed);
         }
+}
+
+/* Stream-K: a grid with a tail past whole waves of compute_units*sk work-groups, the tail's K
+ * runs crossing tile boundaries where the counts allow, edge tiles in M, N and K, sub-matrices
+ * and alpha/beta; each type, two and three stages, the plain and the warp work-item layouts. The
+ * sizes follow the device's compute units, so the tail runs stream-K on any device (the test
+ * fails if it does not). */
+static void test_stream_k(clip_app *app, unsigned long long *seed) {
+    const size_t cus = clip_app_device(app)->compute_units ? clip_app_device(app)->compute_units : 1;
+    for (int sk = 2; sk <= 3; sk++)
+        for (int ti = 0; ti < 4; ti++) {
+            clip_type t = gt_types[ti];
+            const size_t P = cus * (size_t)sk, mt = 3, first = P / mt + 1;
+            /* A tail R with P % R != 0 makes some work-group's run cross into a second tile;
+             * failing that, any tail. */
+            size_t nt = first;
+            while (nt < first + 4 * P && !((mt * nt) % P && P % ((mt * nt) % P))) nt++;
+            if (nt == first + 4 * P)
+                for (nt = first; (mt * nt) % P == 0; nt++) {}
+            const size_t R = (mt * nt) % P, S = (P + R - 1) / R + 2;
+            clip_gemm_params prm;
+            clip_gemm_default(clip_app_device(app), t, CLIP_GEMM_TILED, 64, 64, 64, &prm);
+            prm.mwg = 16, prm.nwg = 16, prm.kwg = 8, prm.vw = 2, prm.vwn = 2;
+            prm.mdimc = sk == 2 ? 4 : 8, prm.ndimc = sk == 2 ? 4 : 8, prm.wm = 4;
+            prm.ksplit = 1, prm.stages = ti % 2 ? 2 : 3, prm.sk = sk;
+            const size_t m = mt * 16 - 5, n = nt * 16 - 3, k = S * 8 - 3;
+            size_t got = engine_case(app, t, prm, m, n, k, m + 3, k + 2, m + 1, 1, 2, 3, seed);
+            CHECK(got == R);
+            if (got != R)
+                fprintf(stderr, "stream-K %s %zux%zux%zu sk %d: %zu tail tiles, want %zu\n",
+                        clip_type_name(t), m, n, k, sk, got, R);
+        }
+    /* Through the process: streamk is a parameter, and the product matches the reference. */
+    size_t P = cus * 2, nt = P + 1;
+    const tiles set = {"tiled", {16, 16, 8, 4, 4, 2, 2, 1, 2, 4, 2}};
+    check_product(app, CLIP_F32, CLIP_F32, 13, 8 * (P + 2) - 1, nt * 16 - 7, &set, seed);
 }
 
 static clip_data *filled(clip_app *app, clip_type t, int nd, const size_t *dims) {
@@ -465,6 +519,7 @@ int main(void) {
     test_empty(app);
     test_scalar(app, &seed);
     test_engine_alpha_beta(app, &seed);
+    test_stream_k(app, &seed);
     test_errors(app);
     test_cli(app, &seed);
     clip_app_destroy(app);
