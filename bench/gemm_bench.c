@@ -11,7 +11,9 @@
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
  * ms and GFLOP/s (2n^3 flops real, 8n^3 complex), then the ratio clip/CLBlast on both clocks and
- * the largest difference between the two results relative to the largest |C| entry. */
+ * the largest difference between the two results relative to the largest |C| entry. When clip's
+ * launch runs several kernels (split K, stream-K) a second clip line gives the span from the
+ * first kernel's start to the last one's end and each kernel's median time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +297,9 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     clip_process *p = NULL;
     int rc = -1;
     double *dv = calloc((size_t)o->repeat, sizeof *dv), *wv = calloc((size_t)o->repeat, sizeof *wv);
+    double *sv = calloc((size_t)o->repeat, sizeof *sv), *cv[4];
+    for (int c = 0; c < 4; c++) cv[c] = calloc((size_t)o->repeat, sizeof *cv[c]);
+    size_t ncmd = 0;
     clip_status s = clip_data_create_from(app, t, 2, da, ha, &A);
     if (s == CLIP_OK) s = clip_data_create_from(app, t, 2, db, hb, &B);
     if (s == CLIP_OK) s = clip_process_create(app, "matmul", &p);
@@ -313,9 +318,13 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
         if (s == CLIP_OK) s = clip_app_finish(app);
         double w1 = now_s();
         if (s == CLIP_OK) s = clip_process_time_ms(p, &ms);
+        double each[4] = {0, 0, 0, 0}, span = 0;
+        if (s == CLIP_OK) s = clip_process_command_times(p, each, 4, &ncmd, &span);
         if (r >= 0) {
             dv[r] = ms;
             wv[r] = (w1 - w0) * 1e3;
+            sv[r] = span;
+            for (int c = 0; c < 4; c++) cv[c][r] = each[c];
         }
     }
     const void *hc = NULL;
@@ -333,6 +342,14 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     printf("clip    %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f build_s=%.2f "
            "variant='%s'\n",
            kind[t], shape, md, flop / md * 1e-6, mw, flop / mw * 1e-6, build_s, clip_process_variant(p));
+    if (ncmd > 1) {
+        /* A launch of several kernels: each one's median, and the span from the first start to
+         * the last end (the device time above leaves the gaps between them out). */
+        printf("clip    %s %-16s span_ms=%.4f span_gflops=%.1f kernels_ms=", kind[t], shape,
+               median(sv, o->repeat), flop / median(sv, o->repeat) * 1e-6);
+        for (size_t c = 0; c < ncmd && c < 4; c++) printf("%s%.4f", c ? "," : "", median(cv[c], o->repeat));
+        printf("\n");
+    }
     if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), m, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST
@@ -356,7 +373,8 @@ done:
     clip_process_destroy(p);
     clip_data_destroy(A);
     clip_data_destroy(B);
-    free(ha), free(hb), free(dv), free(wv);
+    free(ha), free(hb), free(dv), free(wv), free(sv);
+    for (int c = 0; c < 4; c++) free(cv[c]);
     return rc;
 }
 

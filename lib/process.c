@@ -205,32 +205,63 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
     return CLIP_OK;
 }
 
+/* Waits for the last launch's commands; then each one's profiling interval (ns) on demand. */
+static clip_status wait_launch(clip_process *p, const char *what) {
+    if (!p->launched)
+        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED, "%s: %s asked for before a launch",
+                              p->desc->name, what);
+    if (!p->n_events) return CLIP_OK;
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES
+                                              : clWaitForEvents((cl_uint)p->n_events, p->events);
+    if (e != CL_SUCCESS)
+        return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clWaitForEvents: %s", p->desc->name,
+                              clip_cl_error_name(e));
+    return CLIP_OK;
+}
+
+static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ulong *t1) {
+    cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
+    if (e == CL_SUCCESS)
+        e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clGetEventProfilingInfo: %s",
+                              p->desc->name, clip_cl_error_name(e));
+    return CLIP_OK;
+}
+
 clip_status clip_process_time_ms(clip_process *p, double *ms) {
     if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
     *ms = 0.0;
-    if (!p->launched)
-        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED, "%s: time asked for before a launch",
-                              p->desc->name);
-    if (p->n_events) {
-        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
-                       ? CL_OUT_OF_RESOURCES
-                       : clWaitForEvents((cl_uint)p->n_events, p->events);
-        if (e != CL_SUCCESS)
-            return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clWaitForEvents: %s", p->desc->name,
-                                  clip_cl_error_name(e));
-    }
+    clip_status s = wait_launch(p, "time");
     double total = 0.0;
-    for (size_t i = 0; i < p->n_events; i++) {
+    for (size_t i = 0; i < p->n_events && s == CLIP_OK; i++) {
         cl_ulong t0 = 0, t1 = 0;
-        cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-        if (e == CL_SUCCESS)
-            e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-        if (e != CL_SUCCESS)
-            return clip_set_error(p->app, CLIP_ERR_OPENCL, "%s: clGetEventProfilingInfo: %s",
-                                  p->desc->name, clip_cl_error_name(e));
+        s = event_interval(p, i, &t0, &t1);
         total += (double)(t1 - t0) * 1e-6;
     }
-    *ms = total;
+    if (s == CLIP_OK) *ms = total;
+    return s;
+}
+
+clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, size_t *count,
+                                       double *span_ms) {
+    if (!p || !count || (cap && !ms))
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_command_times: NULL argument");
+    *count = 0;
+    if (span_ms) *span_ms = 0.0;
+    clip_status s = wait_launch(p, "command times");
+    cl_ulong first = 0, last = 0;
+    for (size_t i = 0; i < p->n_events && s == CLIP_OK; i++) {
+        cl_ulong t0 = 0, t1 = 0;
+        s = event_interval(p, i, &t0, &t1);
+        if (i < cap) ms[i] = (double)(t1 - t0) * 1e-6;
+        if (i == 0 || t0 < first) first = t0;
+        if (i == 0 || t1 > last) last = t1;
+    }
+    if (s != CLIP_OK) return s;
+    *count = p->n_events;
+    if (span_ms) *span_ms = (double)(last - first) * 1e-6;
     return CLIP_OK;
 }
 

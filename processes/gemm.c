@@ -78,7 +78,10 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     /* Stream-K is a schedule, not a tiling: it stays on or off whatever tiles were chosen, and
      * only an explicit value changes it. */
     long sk = clip_proc_int(p, "streamk");
-    if (sk >= 0) out->sk = (int)sk;
+    if (sk >= 0)
+        out->sk = (int)sk;
+    else if (out->ksplit > 1)
+        out->sk = 0; /* a split of K asked for replaces the default's stream-K */
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
         clip_gemm_describe(out, desc, sizeof desc);
@@ -210,10 +213,11 @@ size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k
                    ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
     /* The tail must give every stream-K work-group a K slice (each then covers parts of at most
      * two tiles), and the workspace must hold their partial tiles. */
-    if (tiles <= P || tiles % P == 0 || (tiles % P) * slices < P ||
+    size_t tail = tiles % P;
+    if (tiles <= P || tail == 0 || tail * slices < P ||
         2 * P * (size_t)q->mwg * (size_t)q->nwg > g->work_elems)
         return 0;
-    return tiles % P;
+    return tail;
 }
 
 /* The stream-K tail of an unsplit product (see kernels/matmul.cl): gemm_tiled_sk over the tiles
@@ -259,8 +263,10 @@ static clip_status enqueue_sk(clip_process *p, const clip_gemm *g, size_t m, siz
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 10, sizeof tiles, &tiles);
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 11, sizeof mtiles, &mtiles);
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 12, sizeof P, &P);
-    global[0] = (size_t)tiles * local[0];
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, global, local);
+    /* One work-item per vector of a slot, one row of work-groups per tail tile. */
+    size_t per = (size_t)q->mwg * (size_t)q->nwg / (size_t)q->vw;
+    size_t fl[2] = {64, 1}, fg[2] = {(per + 63) / 64 * 64, (size_t)tiles};
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, fg, fl);
     return s;
 }
 

@@ -76,6 +76,21 @@ static const rung ladder8[] = {{16, 16, 8, 8, 8, 16, 2}, {16, 8, 4, 8, 8, 16, 2}
                                {16, 8, 4, 4, 16, 16, 2}, {8, 8, 4, 4, 16, 8, 2}};
 static const rung ladder16[] = {{16, 16, 4, 4, 8, 16, 2}, {8, 8, 4, 4, 8, 8, 2}};
 
+/* Stream-K (prm.sk) pays when the idle compute units of a grid's last wave would have waited
+ * at least this much K each, summed over the wave and shared out: its costs (a second prologue
+ * per stream-K work-group, the partial tiles' stores and the fixup kernel) came to about 20 K
+ * slices of 16 on the H100's 256x128 tiles (bench/GEMM.md call 11). */
+#define CLIP_GEMM_SK_MIN_K 256
+
+static int stream_k_pays(const clip_device_info *dev, const clip_gemm_params *o, size_t m, size_t n,
+                         size_t k) {
+    size_t cus = dev->compute_units ? dev->compute_units : 1;
+    size_t tiles = ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) *
+                   ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
+    size_t tail = tiles % cus;
+    return tiles > cus && tail && (cus - tail) * k >= CLIP_GEMM_SK_MIN_K * cus;
+}
+
 static void rung_set(clip_gemm_params *o, clip_type t, const clip_device_info *dev, const rung *r) {
     tiled_set(o, t, dev, r->mdimc, r->ndimc, r->whi, r->wni, r->kwg);
     o->wm = r->wm;
@@ -137,6 +152,10 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
                 break;
         }
+        /* The first rung's register tiles leave one work-group per compute unit (247 registers
+         * a work-item on the H100), so a wave is compute_units work-groups: its last one can run
+         * stream-K. */
+        if (i == 0 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
         if (i == count && esize == 4 &&
             (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
             rung_set(out, t, dev, &r[count - 1]);
@@ -219,8 +238,8 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         snprintf(why, cap, "stages must be 1, 2 or 3 and ksplit at most 256");
         return -1;
     }
-    if (p->sk < 0 || p->sk > 16 || (p->sk && !tiled)) {
-        snprintf(why, cap, "streamk %d: 0 to 16, and for the tiled variant only", p->sk);
+    if (p->sk < 0 || p->sk > 16 || (p->sk && (!tiled || p->ksplit > 1))) {
+        snprintf(why, cap, "streamk %d: 0 to 16, for the tiled variant with ksplit 1 only", p->sk);
         return -1;
     }
     if (p->mwg % (p->mdimc * p->vw)) {
@@ -393,6 +412,11 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
     clip_gemm_params d;
     clip_gemm_default(dev, t, CLIP_GEMM_AUTO, m, n, k, &d);
     count = add_candidate(all, count, MAXC, d, dev, t, m, n, k);
+    if (d.variant == CLIP_GEMM_TILED && d.ksplit == 1) { /* the default with stream-K toggled */
+        clip_gemm_params e = d;
+        e.sk = !d.sk;
+        count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
+    }
     if (dev->type == CLIP_DEVICE_CPU) {
         /* Direct sets: a few vector widths (64 bytes down) by a few column counts. */
         static const int cols[] = {12, 8, 6, 4, 16};

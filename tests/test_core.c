@@ -302,6 +302,10 @@ static void test_process_errors(clip_app *app) {
     CHECK_STATUS(app, clip_process_output(p, 0, &out), CLIP_ERR_NOT_INITIALIZED);
     double ms;
     CHECK_STATUS(app, clip_process_time_ms(p, &ms), CLIP_ERR_NOT_INITIALIZED);
+    size_t cmds = 7;
+    CHECK_STATUS(app, clip_process_command_times(p, NULL, 0, &cmds, NULL), CLIP_ERR_NOT_INITIALIZED);
+    CHECK(cmds == 0);
+    CHECK_STATUS(app, clip_process_command_times(p, NULL, 0, NULL, NULL), CLIP_ERR_INVALID_ARG);
     CHECK_STATUS(app, clip_process_set_input(p, 1, NULL), CLIP_ERR_INVALID_ARG);
 
     /* A user-supplied output of the wrong type or shape is rejected in init. */

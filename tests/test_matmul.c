@@ -337,6 +337,7 @@ static void test_stream_k(clip_app *app, unsigned long long *seed) {
             while (nt < first + 4 * P && !((mt * nt) % P && P % ((mt * nt) % P))) nt++;
             if (nt == first + 4 * P)
                 for (nt = first; (mt * nt) % P == 0; nt++) {}
+            /* K slices: one per stream-K work-group at least. */
             const size_t R = (mt * nt) % P, S = (P + R - 1) / R + 2;
             clip_gemm_params prm;
             clip_gemm_default(clip_app_device(app), t, CLIP_GEMM_TILED, 64, 64, 64, &prm);

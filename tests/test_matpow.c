@@ -67,6 +67,19 @@ static void test_values(clip_app *app, unsigned long long *seed) {
                 double ms = -1;
                 CHECK_OK(app, clip_process_time_ms(p, &ms));
                 CHECK(ms > 0);
+                /* Command by command: as many as enqueued, summing to the device time, within
+                 * the span from the first start to the last end. */
+                double each[64], span = -1, sum = 0, most = 0;
+                size_t cmds = 0;
+                CHECK_OK(app, clip_process_command_times(p, each, 64, &cmds, &span));
+                CHECK(cmds == p->n_events);
+                for (size_t c = 0; c < cmds && c < 64; c++) {
+                    CHECK(each[c] >= 0);
+                    sum += each[c];
+                    most = each[c] > most ? each[c] : most;
+                }
+                CHECK(cmds > 64 || fabs(sum - ms) <= 1e-9 * (1 + ms));
+                CHECK(span >= most && span > 0);
                 /* One device command per product; p = 0 and p = 1 are one command each. */
                 int want = pw < 2 ? 1 : expected_products((unsigned long long)pw);
                 CHECK(p->n_events == (size_t)want);

@@ -88,6 +88,14 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out);
  * CLIP_ERR_OPENCL. */
 clip_status clip_process_time_ms(clip_process *p, double *ms);
 
+/* The same commands one by one: waits for them, writes the device time of the first `cap` in
+ * enqueue order to ms[] (ms may be NULL when cap is 0), their number to *count (which may exceed
+ * cap) and, when span_ms is not NULL, the time from the first one's start to the last one's end
+ * (what the launch held the device, gaps between commands included). Errors: as
+ * clip_process_time_ms; CLIP_ERR_INVALID_ARG for a NULL p or count. */
+clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, size_t *count,
+                                       double *span_ms);
+
 /* A short name of the kernel variant init chose (e.g. "local-tiled"), or "" before init. */
 const char *clip_process_variant(const clip_process *p);
 
