@@ -359,7 +359,7 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
         if (run_clblast(clip_app_device(app)->index, t, m, n, k, ha, hb, out, o->repeat, &cd, &cw) == 0) {
             printf("clblast %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f\n", kind[t],
                    shape, cd, flop / cd * 1e-6, cw, flop / cw * 1e-6);
-            printf("ratio   %s %-16s clip/clblast device=%.2fx wall=%.2fx max_rel_diff=%.2g\n", kind[t],
+            printf("ratio   %s %-16s clip/clblast device=%.3fx wall=%.3fx max_rel_diff=%.2g\n", kind[t],
                    shape, cd / md, cw / mw, rel_diff(hc, out, reals, dbl));
         } else {
             rc = -1;

@@ -597,7 +597,11 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
  * (vector (j, iv) of work-item lid at ((j*MVI + iv)*WGS + lid)), so that stores and loads are
  * whole coalesced vectors. gemm_sk_fixup then sums each tail tile's slots in work-group order
  * (deterministic) into C. */
-inline ulong sk_begin(const int w, const int P, const ulong total) { return (ulong)w * total / (ulong)P; }
+inline ulong sk_begin(const int w, const int P, const ulong total) {
+    /* 32-bit division where the product fits: 64-bit division is a long software routine. */
+    if ((ulong)P * total <= 0xffffffffUL) return (ulong)((uint)w * (uint)total / (uint)P);
+    return (ulong)w * total / (ulong)P;
+}
 
 __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_sk(
     const int M, const int N, const int K, __global const real_t *restrict A, const ulong offA,
@@ -629,12 +633,12 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_
 }
 
 /* C = alpha * (a tail tile's slots summed) + beta*C after gemm_tiled_sk's P work-groups. Work-
- * group (x, t) sums vectors 64x.. of tail tile t's slots, one work-item per vector, so that the
+ * group (x, t) sums a run of tail tile t's slot vectors, one work-item per vector, so that the
  * reads and C writes are coalesced and the kernel light enough to keep every compute unit's
  * memory busy. The tile's stream-K work-groups are found once per work-group (64-bit divisions
  * are slow): wlo, the one whose run holds the tile's first slice, to whi; each of them has the
  * tile in its slot 0 (its first tile), except wlo when its run began in the tile before. */
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void gemm_sk_fixup(
+__kernel void gemm_sk_fixup(
     const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
     __global const real_t *restrict W, __global real_t *restrict C, const ulong offC,
     const int ldc, const int tile0, const int tiles, const int mtiles, const int P) {

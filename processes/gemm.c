@@ -265,7 +265,8 @@ static clip_status enqueue_sk(clip_process *p, const clip_gemm *g, size_t m, siz
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 12, sizeof P, &P);
     /* One work-item per vector of a slot, one row of work-groups per tail tile. */
     size_t per = (size_t)q->mwg * (size_t)q->nwg / (size_t)q->vw;
-    size_t fl[2] = {64, 1}, fg[2] = {(per + 63) / 64 * 64, (size_t)tiles};
+    size_t wg = clip_proc_device(p)->max_work_group >= 256 ? 256 : 64;
+    size_t fl[2] = {wg, 1}, fg[2] = {(per + wg - 1) / wg * wg, (size_t)tiles};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, fg, fl);
     return s;
 }
