@@ -15,6 +15,7 @@
  *                  2: as 1, and each k's A and B operands read from local memory while the
  *                  previous k is multiplied, the first k of a slice before the last k of the
  *                  slice before (the barrier between them then no longer exposes the latency)
+ *   SK             1: gemm_tiled also runs stream-K work-groups (see "Stream-K" below)
  *   WM             work-items along M in each group of 32 consecutive ones (a warp on NVIDIA);
  *                  WM = MDIMC keeps the plain layout
  *   ALIGNED        1: M, the leading dimensions of A and C and their offsets are multiples of
@@ -77,6 +78,9 @@
 #endif
 #ifndef WM
 #define WM MDIMC
+#endif
+#ifndef SK
+#define SK 0
 #endif
 
 #define WGS (MDIMC * NDIMC)
@@ -565,54 +569,33 @@ inline void tl_store(vec_t acc[NWI][MVI], const int M, const int N, const int m0
         }
 }
 
-/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Each split of K
- * is kchunk long (a multiple of KWG) and writes C + split*cstride. Work-groups whose tile number
- * (dimension 0 fastest) is `tiles` or more do nothing: gemm_tiled_sk computes those tiles. */
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
-    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-    __global const real_t *restrict A, const ulong offA, const int lda,
-    __global const real_t *restrict B, const ulong offB, const int ldb,
-    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
-    const ulong cstride, const int tiles) {
-    __local vec_t Alm[NBUF * ABUF];
-    __local bvec_t Blm[NBUF * BBUF];
-    if ((int)(get_group_id(1) * get_num_groups(0) + get_group_id(0)) >= tiles) return;
-    const tl_place w = tl_where();
-    const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
-    const int split = (int)get_group_id(2);
-    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
-    vec_t acc[NWI][MVI];
-    tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
-    tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);
-}
-
-/* ---- Stream-K: the last partial wave of tiles, spread evenly over the resident work-groups --
- * A grid whose tiles fill W whole waves of the device and a fraction of one more would leave
- * most compute units idle in that last wave. gemm_tiled computes the whole waves (the first
- * tile0 tiles); the remaining `tiles` tiles' K slices, S = ceil(K/KWG) each, are numbered tile by
- * tile (slice g of tail tile g/S) and gemm_tiled_sk's P work-groups take contiguous, equal runs
- * of them: work-group w the slices [w*tiles*S/P, (w+1)*tiles*S/P). With tiles < P a run covers
- * less than a tile, so it touches at most two tiles: w's partial tile products go to slots 2w and
- * 2w+1 of the workspace W (its first tile, then its second), each slot in the register layout
- * (vector (j, iv) of work-item lid at ((j*MVI + iv)*WGS + lid)), so that stores and loads are
- * whole coalesced vectors. gemm_sk_fixup then sums each tail tile's slots in work-group order
- * (deterministic) into C. */
+/* ---- Stream-K: the last partial wave of tiles, spread evenly over resident work-groups -----
+ * A grid whose tiles fill whole waves of the device and a fraction of one more would leave most
+ * compute units idle in that last wave. Instead the first `tiles` tiles (whole waves) run one
+ * work-group each as usual, and P more work-groups, launched with them, share the `tail` tiles
+ * after them: the tail's K slices, S = ceil(K/KWG) per tile, are numbered tile by tile (slice g
+ * of tail tile g/S) and stream-K work-group w takes the contiguous run [w*tail*S/P,
+ * (w+1)*tail*S/P). With tail < P a run is shorter than a tile, so it touches at most two: w's
+ * partial tile products go to slots 2w and 2w+1 of the workspace W (its first tile, then its
+ * second), each slot in the register layout (vector (j, iv) of work-item lid at
+ * (j*MVI + iv)*WGS + lid), so that stores and loads are whole coalesced vectors. gemm_sk_fixup
+ * then sums each tail tile's slots in work-group order (deterministic) into C. Being one launch,
+ * the stream-K work-groups start as soon as the whole waves free compute units. */
 inline ulong sk_begin(const int w, const int P, const ulong total) {
     /* 32-bit division where the product fits: 64-bit division is a long software routine. */
     if ((ulong)P * total <= 0xffffffffUL) return (ulong)((uint)w * (uint)total / (uint)P);
     return (ulong)w * total / (ulong)P;
 }
 
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_sk(
-    const int M, const int N, const int K, __global const real_t *restrict A, const ulong offA,
-    const int lda, __global const real_t *restrict B, const ulong offB, const int ldb,
-    __global real_t *restrict W, const int tile0, const int tiles, const int mtiles) {
-    __local vec_t Alm[NBUF * ABUF];
-    __local bvec_t Blm[NBUF * BBUF];
-    const tl_place w = tl_where();
-    const int wg = (int)get_group_id(0), P = (int)get_num_groups(0);
+#if SK
+/* The run of stream-K work-group wg of P over `tail` tiles from tile0 on (see above). */
+inline void sk_run(const int wg, const int P, const int M, const int N, const int K,
+                   __global const real_t *restrict A, const int lda,
+                   __global const real_t *restrict B, const int ldb, __global real_t *restrict W,
+                   const int tile0, const int tail, const int mtiles, const tl_place w,
+                   __local vec_t *Alm, __local bvec_t *Blm) {
     const int S = (K + KWG - 1) / KWG;
-    const ulong total = (ulong)tiles * (ulong)S;
+    const ulong total = (ulong)tail * (ulong)S;
     ulong g = sk_begin(wg, P, total);
     const ulong g1 = sk_begin(wg + 1, P, total);
     for (int slot = 0; slot < 2 && g < g1; slot++) {
@@ -621,8 +604,7 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_
         const int tile = tile0 + t, m0 = (tile % mtiles) * MWG, n0 = (tile / mtiles) * NWG;
         vec_t acc[NWI][MVI];
         if (slot) barrier(CLK_LOCAL_MEM_FENCE); /* the first tile's last local reads are done */
-        tl_tile(acc, M, N, m0, n0, first * KWG, min(K, last * KWG), A + offA * CPX, lda,
-                B + offB * CPX, ldb, w, Alm, Blm);
+        tl_tile(acc, M, N, m0, n0, first * KWG, min(K, last * KWG), A, lda, B, ldb, w, Alm, Blm);
         __global vec_t *dst = (__global vec_t *)(W + (size_t)(2 * wg + slot) * MWG * NWG * CPX);
 #pragma unroll
         for (int j = 0; j < NWI; j++)
@@ -631,8 +613,46 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled_
         g = (ulong)(t + 1) * (ulong)S;
     }
 }
+#endif
 
-/* C = alpha * (a tail tile's slots summed) + beta*C after gemm_tiled_sk's P work-groups. Work-
+/* Offsets (in elements) let a caller multiply sub-matrices of larger buffers. Built with SK 1,
+ * work-group g of dimension 0 computes tile g (tile g % mtiles along M, g / mtiles along N) while
+ * g < tiles, and is stream-K work-group g - tiles of the rest (all of them share the `tail` tiles
+ * after `tiles`; see above); with SK 0 work-group (x, y) computes tile (x, y) and the last four
+ * arguments are unused. Each split of K (dimension 2) is kchunk long (a multiple of KWG) and
+ * writes C + split*cstride. */
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict A, const ulong offA, const int lda,
+    __global const real_t *restrict B, const ulong offB, const int ldb,
+    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
+    const ulong cstride, const int mtiles, const int tiles, const int tail,
+    __global real_t *restrict W) {
+    __local vec_t Alm[NBUF * ABUF];
+    __local bvec_t Blm[NBUF * BBUF];
+    const tl_place w = tl_where();
+#if SK
+    const int id = (int)get_group_id(0);
+    if (id >= tiles) {
+        sk_run(id - tiles, (int)get_num_groups(0) - tiles, M, N, K, A + offA * CPX, lda,
+               B + offB * CPX, ldb, W, tiles, tail, mtiles, w, Alm, Blm);
+        return;
+    }
+    const int m0 = (id % mtiles) * MWG, n0 = (id / mtiles) * NWG;
+#else
+    /* Built without stream-K (SK 0): a plain grid of tiles, and a kernel without that path (its
+     * registers cost the 128x64 H100 set a third of its speed at n = 2048). */
+    (void)mtiles, (void)tiles, (void)tail, (void)W;
+    const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
+#endif
+    const int split = (int)get_group_id(2);
+    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
+    vec_t acc[NWI][MVI];
+    tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
+    tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);
+}
+
+/* C = alpha * (a tail tile's slots summed) + beta*C after gemm_tiled's P stream-K work-groups. Work-
  * group (x, t) sums a run of tail tile t's slot vectors, one work-item per vector, so that the
  * reads and C writes are coalesced and the kernel light enough to keep every compute unit's
  * memory busy. The tile's stream-K work-groups are found once per work-group (64-bit divisions

@@ -94,9 +94,9 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     snprintf(buf, cap,
              "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVW=%d -DVWN=%d -DVWB=%d -DPADA=%d "
-             "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DGEMM_KERNEL=%d",
+             "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DSK=%d -DGEMM_KERNEL=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
-             q->stages - 1, q->aligned, q->wm, q->variant == CLIP_GEMM_TILED ? 1 : 2);
+             q->stages - 1, q->aligned, q->wm, q->sk > 0, q->variant == CLIP_GEMM_TILED ? 1 : 2);
     /* Experiment hook (bench/gemm_gpu.sh ab): extra build options for the kernel. */
     const char *extra = getenv("CLIP_GEMM_DEFS");
     size_t used = strlen(buf);
@@ -136,8 +136,7 @@ clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params
                        ((n + (size_t)prm->nwg - 1) / (size_t)prm->nwg);
         /* Only a grid past one whole wave has a last partial wave to spread. */
         if (tiles > g->sk_groups && tiles % g->sk_groups) {
-            s = clip_proc_kernel(p, "matmul", t, opts, "gemm_tiled_sk", &g->sk);
-            if (s == CLIP_OK) s = clip_proc_kernel(p, "matmul", t, opts, "gemm_sk_fixup", &g->fixup);
+            s = clip_proc_kernel(p, "matmul", t, opts, "gemm_sk_fixup", &g->fixup);
             g->work_elems = 2 * g->sk_groups * (size_t)prm->mwg * (size_t)prm->nwg;
             if (s == CLIP_OK) s = clip_proc_temp(p, g->work_elems * clip_type_size(t), &g->work);
             if (s != CLIP_OK) return s;
@@ -207,7 +206,7 @@ static clip_status common_args(clip_process *p, cl_kernel kr, clip_type t, size_
 
 size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k) {
     const clip_gemm_params *q = &g->prm;
-    if (!g->sk || q->ksplit > 1 || m == 0 || n == 0) return 0;
+    if (!g->fixup || q->ksplit > 1 || m == 0 || n == 0) return 0;
     size_t P = g->sk_groups, slices = (k + (size_t)q->kwg - 1) / (size_t)q->kwg;
     size_t tiles = ((m + (size_t)q->mwg - 1) / (size_t)q->mwg) *
                    ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
@@ -220,37 +219,16 @@ size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k
     return tail;
 }
 
-/* The stream-K tail of an unsplit product (see kernels/matmul.cl): gemm_tiled_sk over the tiles
- * from tile0 on, then gemm_sk_fixup into C. */
-static clip_status enqueue_sk(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
-                              clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
-                              clip_gemm_scalar beta, clip_gemm_operand c, cl_int tile0,
-                              cl_int tiles, cl_int mtiles) {
+/* gemm_sk_fixup: C = alpha * (the stream-K partial tiles summed) + beta*C on the tail tiles. */
+static clip_status enqueue_fixup(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
+                                 clip_gemm_scalar alpha, clip_gemm_scalar beta, clip_gemm_operand c,
+                                 cl_int tile0, cl_int tiles, cl_int mtiles) {
     const clip_gemm_params *q = &g->prm;
     cl_int M = (cl_int)m, N = (cl_int)n, K = (cl_int)k, P = (cl_int)g->sk_groups;
-    cl_int lda = (cl_int)(a.ld ? a.ld : 1), ldb = (cl_int)(b.ld ? b.ld : 1), ldc = (cl_int)c.ld;
-    cl_ulong oa = a.off, ob = b.off, oc = c.off;
-    cl_kernel r = g->sk;
+    cl_int ldc = (cl_int)c.ld;
+    cl_ulong oc = c.off;
+    cl_kernel r = g->fixup;
     clip_status s = clip_proc_arg(p, r, 0, sizeof M, &M);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 1, sizeof N, &N);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 2, sizeof K, &K);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 3, sizeof a.mem, &a.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 4, sizeof oa, &oa);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 5, sizeof lda, &lda);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 6, sizeof b.mem, &b.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 7, sizeof ob, &ob);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 8, sizeof ldb, &ldb);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 9, sizeof g->work, &g->work);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 10, sizeof tile0, &tile0);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 11, sizeof tiles, &tiles);
-    if (s == CLIP_OK) s = clip_proc_arg(p, r, 12, sizeof mtiles, &mtiles);
-    size_t local[2] = {(size_t)q->mdimc, (size_t)q->ndimc};
-    size_t global[2] = {g->sk_groups * local[0], local[1]};
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, r, 2, global, local);
-    if (s != CLIP_OK) return s;
-
-    r = g->fixup;
-    s = clip_proc_arg(p, r, 0, sizeof M, &M);
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 1, sizeof N, &N);
     if (s == CLIP_OK) s = clip_proc_arg(p, r, 2, sizeof K, &K);
     if (s == CLIP_OK) s = scalar_arg(p, r, 3, g->type, alpha);
@@ -272,7 +250,8 @@ static clip_status enqueue_sk(clip_process *p, const clip_gemm *g, size_t m, siz
 }
 
 /* gemm_tiled, split into `splits` chunks of K into the workspace, then gemm_reduce into C; or,
- * unsplit with stream-K built, the whole waves of tiles, then the stream-K tail. */
+ * unsplit with stream-K built, the whole waves of tiles and the stream-K work-groups in one grid,
+ * then gemm_sk_fixup. */
 static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                                  clip_gemm_scalar beta, clip_gemm_operand c) {
@@ -294,16 +273,25 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 15, sizeof cstride, &cstride);
     size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
     size_t tiles = mtiles * ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
-    size_t whole = tiles - (splits == 1 ? clip_gemm_stream_k_tiles(g, m, n, k) : 0);
-    cl_int limit = whole > INT_MAX ? INT_MAX : (cl_int)whole;
-    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 16, sizeof limit, &limit);
-    size_t global[3] = {mtiles * (size_t)q->mdimc,
-                        (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->ndimc, splits};
+    if (tiles + g->sk_groups > INT_MAX)
+        return clip_proc_fail(p, CLIP_ERR_OVERFLOW,
+                              "a %zux%zu product has %zu tiles of %dx%d, past the kernel's 32-bit "
+                              "tile numbers", m, n, tiles, q->mwg, q->nwg);
+    size_t tail = splits == 1 ? clip_gemm_stream_k_tiles(g, m, n, k) : 0;
+    size_t groups = tail ? tiles - tail + g->sk_groups : tiles;
+    cl_int mt = (cl_int)mtiles, whole = (cl_int)(tiles - tail), ct = (cl_int)tail;
+    cl_mem work = tail ? g->work : NULL;
+    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 16, sizeof mt, &mt);
+    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 17, sizeof whole, &whole);
+    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 18, sizeof ct, &ct);
+    if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 19, sizeof work, &work);
+    /* Built with stream-K the grid is a list of tiles (then stream-K work-groups); otherwise
+     * the plain grid of tiles. */
+    size_t global[3] = {(q->sk > 0 ? groups : mtiles) * (size_t)q->mdimc,
+                        (q->sk > 0 ? 1 : tiles / mtiles) * (size_t)q->ndimc, splits};
     size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, 1};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 3, global, local);
-    if (s == CLIP_OK && whole < tiles)
-        return enqueue_sk(p, g, m, n, k, alpha, a, b, beta, c, (cl_int)whole,
-                          (cl_int)(tiles - whole), (cl_int)mtiles);
+    if (s == CLIP_OK && tail) return enqueue_fixup(p, g, m, n, k, alpha, beta, c, whole, ct, mt);
     if (s != CLIP_OK || splits == 1) return s;
 
     cl_kernel r = g->reduce;

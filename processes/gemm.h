@@ -37,7 +37,7 @@ typedef struct clip_gemm_params {
                                 * 3 as 2, each k's operands read one k ahead (across barriers) */
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
-                                * last part stream-K (gemm_tiled_sk) over those work-groups */
+                                * last part stream-K over that many more work-groups */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
     int vwb;                   /* tiled: vector width of the global B loads along K */
     int aligned;               /* tiled: A and C columns and M are multiples of vw */
@@ -122,7 +122,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 /* A built GEMM: the kernels (owned by the process), its parameters and the workspace. */
 typedef struct clip_gemm {
     cl_kernel kernel, reduce;
-    cl_kernel sk, fixup; /* stream-K tail and its sum, when prm.sk > 0 and the grid needs it */
+    cl_kernel fixup;     /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
     size_t sk_groups;    /* the stream-K work-groups: compute units x prm.sk */
     cl_mem work;         /* ksplit partial products, or the stream-K work-groups' partial tiles */
     size_t work_elems; /* its size in elements */
