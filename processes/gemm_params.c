@@ -152,10 +152,11 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
                 break;
         }
-        /* The first rung's register tiles leave one work-group per compute unit (247 registers
-         * a work-item on the H100), so a wave is compute_units work-groups: its last one can run
-         * stream-K. */
-        if (i == 0 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
+        /* The first rung's register tiles leave one work-group per compute unit (246 registers
+         * a work-item for f32 on the H100; the 8-byte types' 8x8 tiles likewise), so a wave is
+         * compute_units work-groups and its last one can run stream-K. (The 16-byte rung's 4x4
+         * tiles leave room for more.) */
+        if (i == 0 && esize != 16 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
         if (i == count && esize == 4 &&
             (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
             rung_set(out, t, dev, &r[count - 1]);

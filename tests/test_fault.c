@@ -74,6 +74,11 @@ static const chain chains[] = {
        "variant=tiled mwg=16 nwg=16 kwg=8 mdimc=8 ndimc=8 vw=2 vwn=2 ksplit=3",
        {IN_TA, IN_TB},
        0},
+      /* Stream-K (a tail past whole waves of 2 work-groups per compute unit, on the CPU's
+       * few compute units): the fixup kernel after the grid. */
+      {"matmul", "variant=tiled mwg=16 nwg=16 kwg=8 mdimc=4 ndimc=4 vw=2 vwn=2 streamk=2",
+       {IN_A, IN_B},
+       0},
       {"matmul", "", {IN_C, IN_A}, 0},
       {"matmul", "", {IN_E1, IN_E2}, 0},
       {"matpow", "power=13", {IN_S, -1}, 0},
