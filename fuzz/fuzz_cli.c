@@ -14,16 +14,8 @@
 #include "clip/clip.h"
 #include "run_args.h"
 
-/* clFFT (conv2 --variant fft) deletes plans through a base pointer without a virtual destructor
- * and keeps its generated sources past teardown; both are clFFT's (see tests/test_conv2_fft.c). */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) {
-    return "new_delete_type_mismatch=0";
-}
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-    return "leak:libclFFT\n";
-}
+/* conv2 --variant fft runs clFFT: its own sanitizer findings are set aside there. */
+#include "../tests/clfft_sanitizer_hooks.h"
 /* After a launch (PoCL's worker threads run) clang 14's LeakSanitizer crashed in its exit check
  * ("Tracer caught signal 11", as scripts/test.sh describes); use_tls=0 avoids it, and clip keeps
  * no heap pointers in TLS. */

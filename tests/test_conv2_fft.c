@@ -11,20 +11,7 @@
 
 #include "conv2_testutil.h"
 
-/* clFFT 2.12 deletes its plans' actions through a base-class pointer without a virtual
- * destructor (FFTRepo::deletePlan): AddressSanitizer reports a new-delete-type-mismatch inside
- * clFFT at every clfftDestroyPlan. The sanitizer builds read their defaults here (ASAN_OPTIONS
- * from the environment still applies on top); clip's own code is C and never calls delete. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void) {
-    return "new_delete_type_mismatch=0";
-}
-/* clFFT also keeps the kernel sources it generates (FFTRepo::setProgramCode, new[]) past its
- * teardown: LeakSanitizer's suppressions for clFFT's own frames, added to tests/lsan.supp's. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) {
-    return "leak:libclFFT\n";
-}
+#include "clfft_sanitizer_hooks.h" /* clFFT's own findings, set aside (added to tests/lsan.supp's) */
 
 /* Returns 0 when clip was built without clFFT (after checking the error). */
 static int fft_available(clip_app *app) {
