@@ -18,6 +18,10 @@
  * tiles 12.0 us unsplit against 15.2 us in 4 parts, bench/GEMM.md). Measured for f32 only; the
  * other types keep the split. */
 #define CLIP_GEMM_NO_SPLIT_WORK (16777216.0)
+/* From this K on, a real single product that the ladder would give its smallest tiles runs on
+ * the 64x64 rung with K split instead (H100, bench/GEMM.md call 23: K 512 to 2048 1.16x to 1.80x
+ * faster on 64- and 256-row products; K 256, 1024x196x256, 0.87x). */
+#define CLIP_GEMM_SPLIT_OVER_SHRINK_K 512
 
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
@@ -164,6 +168,15 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
                 out->kwg = 32;
                 if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
             }
+        } else if (i == count - 1 && esize == 4 && k >= CLIP_GEMM_SPLIT_OVER_SHRINK_K) {
+            /* Smallest tiles with a long K: few multiply-adds per load and a long serial loop
+             * per work-group. The 64x64 rung with K split to fill the GPU is faster wherever its
+             * tiles waste no more than the ladder allows (H100, bench/GEMM.md call 23). */
+            clip_gemm_params big;
+            rung_set(&big, t, dev, &r[2]);
+            size_t g = groups_of(&big, m, n);
+            big.ksplit = split_for(dev, g, k);
+            if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg) *out = big;
         } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);
