@@ -82,8 +82,9 @@ static const rung ladder16[] = {{16, 16, 4, 4, 8, 16, 2}, {8, 8, 4, 4, 8, 8, 2}}
 
 /* Stream-K (prm.sk) pays when the idle compute units of a grid's last wave would have waited
  * at least this much K each, summed over the wave and shared out: its costs (a second prologue
- * per stream-K work-group, the partial tiles' stores and the fixup kernel) came to about 20 K
- * slices of 16 on the H100's 256x128 tiles (bench/GEMM.md call 11). */
+ * per stream-K work-group, the partial tiles' stores and the fixup kernel) came to about 10 K
+ * slices of 16 on the H100's 256x128 tiles (4096^2: 2.87 -> 2.81 ms of an ideal 2.78), and the
+ * smaller sets' short K lost (bench/GEMM.md calls 11-19). */
 #define CLIP_GEMM_SK_MIN_K 256
 
 static int stream_k_pays(const clip_device_info *dev, const clip_gemm_params *o, size_t m, size_t n,
