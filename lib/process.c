@@ -205,7 +205,7 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
     return CLIP_OK;
 }
 
-/* Waits for the last launch's commands; then each one's profiling interval (ns) on demand. */
+/* Waits for the last launch's commands (CLIP_ERR_NOT_INITIALIZED before any launch). */
 static clip_status wait_launch(clip_process *p, const char *what) {
     if (!p->launched)
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED, "%s: %s asked for before a launch",
@@ -219,6 +219,7 @@ static clip_status wait_launch(clip_process *p, const char *what) {
     return CLIP_OK;
 }
 
+/* Command i's profiling interval, start and end in ns. */
 static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ulong *t1) {
     cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
     if (e == CL_SUCCESS)

@@ -10,6 +10,20 @@
 
 const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", NULL};
 
+/* The tile parameters of CLIP_GEMM_PARAM_ROWS past the variant, but for streamk (a schedule). */
+static const char *const tile_param_names[10] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc",
+                                                 "vw",  "vwn", "wm",     "ksplit", "stages"};
+
+clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
+    const int vals[10] = {q->mwg, q->nwg, q->kwg, q->mdimc,  q->ndimc,
+                          q->vw,  q->vwn, q->wm,  q->ksplit, q->stages};
+    clip_status s = clip_process_set_choice(p, "variant", clip_gemm_variant_names[q->variant]);
+    for (int i = 0; i < 10 && s == CLIP_OK; i++)
+        s = clip_process_set_int(p, tile_param_names[i], vals[i]);
+    if (s == CLIP_OK) s = clip_process_set_int(p, "streamk", q->sk);
+    return s;
+}
+
 /* The cached set for this product, or none (0). The set is a whole description; it only stands
  * in for the defaults when the caller left the variant to auto or asked for the cached one. */
 static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size_t m, size_t n,
@@ -43,8 +57,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below
      * is taken as asked. */
     clip_gemm_fit(out, dev, t, 1, m, m, k, m, 0, 0, 0);
-    static const char *const names[] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc", "vw",
-                                        "vwn", "wm",  "ksplit", "stages"};
+    const char *const *names = tile_param_names;
     int *fields[] = {&out->mwg, &out->nwg, &out->kwg,    &out->mdimc,  &out->ndimc, &out->vw,
                      &out->vwn, &out->wm,  &out->ksplit, &out->stages};
     int overridden = 0, explicit_vwn = 0, explicit_stages = 0, explicit_wm = 0;
@@ -132,8 +145,7 @@ clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params
     } else if (tiled && prm->sk > 0) {
         size_t cus = clip_proc_device(p)->compute_units;
         g->sk_groups = (cus ? cus : 1) * (size_t)prm->sk;
-        size_t tiles = ((m + (size_t)prm->mwg - 1) / (size_t)prm->mwg) *
-                       ((n + (size_t)prm->nwg - 1) / (size_t)prm->nwg);
+        size_t tiles = clip_gemm_tiles(prm, m, n);
         /* Only a grid past one whole wave has a last partial wave to spread. */
         if (tiles > g->sk_groups && tiles % g->sk_groups) {
             s = clip_proc_kernel(p, "matmul", t, opts, "gemm_sk_fixup", &g->fixup);
@@ -208,8 +220,7 @@ size_t clip_gemm_stream_k_tiles(const clip_gemm *g, size_t m, size_t n, size_t k
     const clip_gemm_params *q = &g->prm;
     if (!g->fixup || q->ksplit > 1 || m == 0 || n == 0) return 0;
     size_t P = g->sk_groups, slices = (k + (size_t)q->kwg - 1) / (size_t)q->kwg;
-    size_t tiles = ((m + (size_t)q->mwg - 1) / (size_t)q->mwg) *
-                   ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
+    size_t tiles = clip_gemm_tiles(q, m, n);
     /* The tail must give every stream-K work-group a K slice (each then covers parts of at most
      * two tiles), and the workspace must hold their partial tiles. */
     size_t tail = tiles % P;
@@ -271,8 +282,7 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
                                : common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 14, sizeof kchunk, &kchunk);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 15, sizeof cstride, &cstride);
-    size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
-    size_t tiles = mtiles * ((n + (size_t)q->nwg - 1) / (size_t)q->nwg);
+    size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg, tiles = clip_gemm_tiles(q, m, n);
     if (tiles + g->sk_groups > INT_MAX)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW,
                               "a %zux%zu product has %zu tiles of %dx%d, past the kernel's 32-bit "

@@ -83,6 +83,13 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
  * compiler's register report). */
 void clip_gemm_options(const clip_gemm_params *prm, char *buf, size_t cap);
 
+/* The work-group tiles of an m x n product: ceil(m/mwg) * ceil(n/nwg). */
+size_t clip_gemm_tiles(const clip_gemm_params *prm, size_t m, size_t n);
+
+/* Sets process p's variant and tile parameters (CLIP_GEMM_PARAM_ROWS) to the set prm, so that
+ * init builds exactly that set (a tuner trying candidates). Errors: as clip_process_set_int. */
+clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *prm);
+
 /* "3x4" (all dims) for error messages. */
 void clip_gemm_shape_str(const clip_data *d, char *buf, size_t cap);
 /* Non-zero when every dim past the second is 1 (a MATLAB matrix). */

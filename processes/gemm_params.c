@@ -89,9 +89,7 @@ static const rung ladder16[] = {{16, 16, 4, 4, 8, 16, 2}, {8, 8, 4, 4, 8, 8, 2}}
 
 static int stream_k_pays(const clip_device_info *dev, const clip_gemm_params *o, size_t m, size_t n,
                          size_t k) {
-    size_t cus = dev->compute_units ? dev->compute_units : 1;
-    size_t tiles = ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) *
-                   ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
+    size_t cus = dev->compute_units ? dev->compute_units : 1, tiles = clip_gemm_tiles(o, m, n);
     size_t tail = tiles % cus;
     return tiles > cus && tail && (cus - tail) * k >= CLIP_GEMM_SK_MIN_K * cus;
 }
@@ -114,7 +112,7 @@ static int split_for(const clip_device_info *dev, size_t groups, size_t k) {
     return ks < 1 ? 1 : (int)ks;
 }
 
-static size_t groups_of(const clip_gemm_params *o, size_t m, size_t n) {
+size_t clip_gemm_tiles(const clip_gemm_params *o, size_t m, size_t n) {
     return ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) * ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
 }
 
@@ -153,7 +151,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
         int count = esize == 4 ? 5 : esize == 8 ? 4 : 2, i = 0;
         for (; i < count; i++) {
             rung_set(out, t, dev, &r[i]);
-            size_t g = groups_of(out, m, n);
+            size_t g = clip_gemm_tiles(out, m, n);
             if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
                 break;
         }
@@ -175,17 +173,17 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
              * tiles waste no more than the ladder allows (H100, bench/GEMM.md call 23). */
             clip_gemm_params big;
             rung_set(&big, t, dev, &r[2]);
-            size_t g = groups_of(&big, m, n);
+            size_t g = clip_gemm_tiles(&big, m, n);
             big.ksplit = split_for(dev, g, k);
             if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg) *out = big;
         } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);
-            out->ksplit = split_for(dev, groups_of(out, m, n), k);
+            out->ksplit = split_for(dev, clip_gemm_tiles(out, m, n), k);
             if (out->ksplit == 1) {
                 i = count - 1;
                 rung_set(out, t, dev, &r[i]);
-                out->ksplit = split_for(dev, groups_of(out, m, n), k);
+                out->ksplit = split_for(dev, clip_gemm_tiles(out, m, n), k);
             }
         }
     }
@@ -377,10 +375,10 @@ static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip
     double per = fmin(2048.0 / wgs, floor(65536.0 / (wgs * (acc + 40.0))));
     size_t lb = local_bytes(c, t);
     if (lb) per = fmin(per, floor(4.0 * (double)dev->local_mem / (double)lb));
-    double slots = cus * fmax(per, 1.0), total = (double)groups_of(c, m, n) * c->ksplit;
+    double slots = cus * fmax(per, 1.0), total = (double)clip_gemm_tiles(c, m, n) * c->ksplit;
     f *= total / (ceil(total / slots) * slots);
     f /= 1.0 + 0.03 * (c->ksplit - 1);
-    return f * (double)m * (double)n / ((double)groups_of(c, m, n) * c->mwg * c->nwg);
+    return f * (double)m * (double)n / ((double)clip_gemm_tiles(c, m, n) * c->mwg * c->nwg);
 }
 
 typedef struct scored {
@@ -457,7 +455,7 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
                         if (acc < 16 || acc > 128 || mwg > 256 || nwg > 256) continue;
                         clip_gemm_params q;
                         tiled_set(&q, t, dev, wgs[w][0], wgs[w][1], tiles[a], tiles[b], kwgs[kw]);
-                        q.ksplit = split_for(dev, groups_of(&q, m, n), k);
+                        q.ksplit = split_for(dev, clip_gemm_tiles(&q, m, n), k);
                         /* The plain warp layout, then 8 work-items along M per warp. */
                         for (int wm = q.mdimc; wm >= 8; wm = wm > 8 ? 8 : wm / 2) {
                             q.wm = wm;

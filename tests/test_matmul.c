@@ -239,8 +239,6 @@ static void test_scalar(clip_app *app, unsigned long long *seed) {
     clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(c);
 }
 
-/* The engine directly: C = alpha*A*B + beta*C on sub-matrices (offsets and leading dimensions
- * larger than the rows), for every type, tiled and direct. */
 /* Runs C = alpha*A*B + beta*C through the engine with set prm (fitted here to the operands) on
  * sub-matrices (leading dimensions past the sizes, offsets) and checks every element of C's
  * buffer: the product inside, untouched outside. Returns how many tiles ran stream-K. */
@@ -304,6 +302,8 @@ static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size
     return sk_tiles;
 }
 
+/* The engine directly: C = alpha*A*B + beta*C on sub-matrices (offsets and leading dimensions
+ * larger than the rows), for every type, tiled (K split in two) and direct. */
 static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
     const size_t m = 21, k = 19, n = 17;
     for (int ti = 0; ti < 4; ti++)

@@ -147,16 +147,11 @@ static int verify(clip_data *c, const task *k, const task_data *d, char *why, si
 /* Builds, checks and times one set. 0 with the median device time, or -1 with the reason. */
 static int try_set(clip_app *app, const task *k, const task_data *d, const clip_gemm_params *c,
                    double deadline, result *r, char *why, size_t cap) {
-    static const char *const names[11] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc",  "vw",
-                                          "vwn", "wm",  "ksplit", "stages", "streamk"};
-    const int vals[11] = {c->mwg, c->nwg,    c->kwg,    c->mdimc, c->ndimc, c->vw,
-                          c->vwn, c->wm,     c->ksplit, c->stages, c->sk};
     clip_process *p = NULL;
     clip_data *out = NULL;
     int rc = -1;
     clip_status s = clip_process_create(app, "matmul", &p);
-    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", clip_gemm_variant_names[c->variant]);
-    for (int i = 0; i < 11 && s == CLIP_OK; i++) s = clip_process_set_int(p, names[i], vals[i]);
+    if (s == CLIP_OK) s = clip_gemm_params_set(p, c);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, d->a);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, d->b);
     if (s == CLIP_OK) s = clip_process_init(p);
