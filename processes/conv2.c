@@ -383,8 +383,7 @@ static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg dire
                             int skipz) {
     conv2_state *st = clip_proc_state(p);
     if (!conv2_fft_available())
-        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
-                              "variant fft: clip was built without clFFT (install libclfft-dev)");
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
     clip_status s = conv2_fft_init(p, g, normalize, &st->fft);
     /* The exact fallback for non-finite data: the direct kernel, gated on the device. */
     if (s == CLIP_OK) s = init_direct(p, g, direct, 0, 1, normalize, skipz, 1);

@@ -74,6 +74,8 @@ int conv2_rank_one(const double *k_re, const double *k_im, size_t mk, size_t nk,
 
 /* 1 when clip was built with clFFT. */
 int conv2_fft_available(void);
+/* What init says when the fft variant is asked for in a build without clFFT. */
+#define CONV2_NO_FFT "built without clFFT; the fft variant is unavailable (Debian: libclfft-dev)"
 /* Transform sizes (smallest 2,3,5,7-smooth P >= mo + mk - 1, Q >= no + nk - 1). */
 void conv2_fft_sizes(const conv2_geom *g, size_t *P, size_t *Q);
 /* Plans, temporaries and kernels of the FFT path for g; `fallback` is the direct pass run (gated)

@@ -43,13 +43,13 @@ int conv2_fft_available(void) {
 clip_status conv2_fft_init(clip_process *p, const conv2_geom *g, int normalize, conv2_fft **out) {
     (void)g, (void)normalize;
     *out = NULL;
-    return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, "variant fft: clip was built without clFFT");
+    return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
 }
 
 clip_status conv2_fft_launch(clip_process *p, conv2_fft *f, const cl_mem *bufs, cl_mem kinfo,
                              cl_mem gate) {
     (void)f, (void)bufs, (void)kinfo, (void)gate;
-    return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, "variant fft: clip was built without clFFT");
+    return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
 }
 
 void conv2_fft_release(conv2_fft *f) {
