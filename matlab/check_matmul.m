@@ -12,6 +12,11 @@ function check_matmul()
   end
   rand('twister', 5489);
   randn('state', 17);
+  % The BLAS behind Octave's A*B: scripts/install-deps.sh test makes it OpenBLAS, which Octave
+  % users run, so any speed seen beside Octave is against that and not the reference BLAS.
+  if exist('OCTAVE_VERSION', 'builtin')
+    printf('check_matmul: Octave''s BLAS: %s\n', version('-blas'));
+  end
 
   shapes = [1 1 1; 1 37 1; 37 1 29; 17 31 13; 257 3 257; 100 1000 3; 1003 5 7; 2 1031 3; ...
             1 64 33; 45 2 1];

@@ -4,6 +4,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . .gpu/opencl-env.sh
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLIP_OCTAVE_TESTS=OFF >/dev/null || exit 1
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLIP_WITH_OCTAVE=OFF >/dev/null || exit 1
 cmake --build build-gpu -j16 2>&1 | grep -E "error|warning" ; true
 ./build-gpu/clip devices

@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Installs what clip needs on Debian 12 / Ubuntu, only where missing. Pass "test" to add the
-# test tools (Octave, clang with its sanitizer runtime, valgrind).
+# Installs what a README command needs on Debian 12 / Ubuntu, only what is missing:
+#   install-deps.sh          the demo (scripts/demo.sh): compiler, CMake, OpenCL with PoCL (the
+#                            CPU device), and the libraries of clip's own features: libtiff,
+#                            libpng, matio (file formats) and clFFT (conv2's fft variant)
+#   install-deps.sh test     + the test suite's tools (scripts/test.sh): Octave for the matlab/
+#                            comparisons, with OpenBLAS as its BLAS (what Octave users run; the
+#                            reference BLAS is some 27x slower), clang and its sanitizer and
+#                            libFuzzer runtime, valgrind, gnuplot for the plot check
+#   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, and clinfo
+#                            (bench/conv2_gpu.sh reads device properties with it)
+# Modes combine: install-deps.sh test bench. Every optional part may also be absent: CMake's
+# CLIP_WITH_<NAME> switches (README, "What you need") build without it.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd
+pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       libtiff-dev libpng-dev libmatio-dev libclfft-dev)
-if [ "${1:-}" = test ]; then
-  pkgs+=(octave clang libclang-rt-14-dev valgrind)
-fi
+for mode in "$@"; do
+  case $mode in
+    test) pkgs+=(octave libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
+    bench) pkgs+=(libclblast-dev clinfo) ;;
+    *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

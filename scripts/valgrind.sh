@@ -47,7 +47,7 @@ limit=${VALGRIND_TIME_LIMIT:-1200}
 export CLIP_TEST_QUICK=${CLIP_TEST_QUICK:-1}
 export POCL_KERNELLIB_NAME=${POCL_KERNELLIB_NAME:-avx2}
 root=$PWD
-cmake -S . -B build-valgrind -DCMAKE_BUILD_TYPE=Debug -DCLIP_SANITIZE=OFF -DCLIP_OCTAVE_TESTS=OFF \
+cmake -S . -B build-valgrind -DCMAKE_BUILD_TYPE=Debug -DCLIP_SANITIZE=OFF -DCLIP_WITH_OCTAVE=OFF \
   -DCLIP_FAULT_INJECTION=ON >/dev/null || exit 1
 if [ $# -gt 0 ]; then
   # shellcheck disable=SC2068
