@@ -1,10 +1,9 @@
-/* File I/O front door: dispatch by extension, which formats were built in, and the
- * temporary-file-then-rename discipline every writer follows. */
+/* File I/O front door: dispatch by extension, and which formats were built in. How a file is
+ * written safely is lib/save_file.c's job, called by each format's writer. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,56 +143,4 @@ clip_status clip_io_check_readable(clip_app *app, const char *op, const char *pa
         return clip_set_error(app, CLIP_ERR_IO, "%s: %s: not a regular file", op, path);
     if (size) *size = (uint64_t)st.st_size;
     return CLIP_OK;
-}
-
-clip_status clip_io_tmp_create(clip_app *app, const char *op, const char *path, char **tmp) {
-    /* The pid keeps processes apart, the counter keeps threads and repeated saves apart, and
-     * O_EXCL settles any remaining race; the name sits beside the target so rename() never
-     * crosses a file system. */
-    static atomic_uint counter;
-    *tmp = NULL;
-    size_t cap = strlen(path) + 64;
-    char *name = malloc(cap);
-    if (!name)
-        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        unsigned n = atomic_fetch_add(&counter, 1u);
-        snprintf(name, cap, "%s.tmp-%ld-%u", path, (long)getpid(), n);
-        /* 0666 so that, after umask, the result has the permissions a plain fopen would give. */
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd >= 0) {
-            close(fd);
-            *tmp = name;
-            return CLIP_OK;
-        }
-        if (errno != EEXIST) {
-            int err = errno;
-            free(name);
-            return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot create a file there: %s", op,
-                                  path, strerror(err));
-        }
-    }
-    free(name);
-    return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot find a free temporary name", op, path);
-}
-
-clip_status clip_io_tmp_commit(clip_app *app, const char *op, char **tmp, const char *path) {
-    clip_status s = CLIP_OK;
-    if (rename(*tmp, path) != 0) {
-        s = clip_set_error(app, CLIP_ERR_IO,
-                           "%s: %s: cannot rename the written file into place: %s", op, path,
-                           strerror(errno));
-        remove(*tmp);
-    }
-    free(*tmp);
-    *tmp = NULL;
-    return s;
-}
-
-void clip_io_tmp_discard(char **tmp) {
-    if (*tmp) {
-        remove(*tmp);
-        free(*tmp);
-        *tmp = NULL;
-    }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io_internal.h"
+#include "save_file.h"
 
 /* BART writes 16 dimensions (its DIMS); clip writes as many so BART reads the file unchanged. */
 #define CFL_WRITE_DIMS 16
@@ -165,31 +166,27 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
 
 /* ---------------------------------------------------------------- save */
 
-static clip_status write_header(clip_app *app, const char *path, const char *tmp, clip_data *d) {
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
-    fputs("# Dimensions\n", f);
+static clip_status write_header(clip_app *app, const char *path, clip_save_file *sf,
+                                clip_data *d) {
+    char text[32 + CFL_WRITE_DIMS * 21];
+    size_t n = (size_t)snprintf(text, sizeof text, "# Dimensions\n");
     for (int i = 0; i < CFL_WRITE_DIMS; i++)
-        fprintf(f, "%zu ", clip_data_dim(d, i));
-    fputs("\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
+        n += (size_t)snprintf(text + n, sizeof text - n, "%zu ", clip_data_dim(d, i));
+    n += (size_t)snprintf(text + n, sizeof text - n, "\n");
+    if (clip_save_write(sf, text, n) != 0)
+        return clip_save_error(app, "save_cfl", sf, path, "cannot write");
     return CLIP_OK;
 }
 
 /* Converts every type to complex float through a bounded buffer, so a save of f64 or c64 data
  * needs no second full-size copy. */
-static clip_status write_samples(clip_app *app, const char *path, const char *tmp, clip_data *d,
-                                 const void *host) {
+static clip_status write_samples(clip_app *app, const char *path, clip_save_file *sf,
+                                 clip_data *d, const void *host) {
     enum { CHUNK = 8192 };
     float buf[2 * CHUNK];
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(errno));
     clip_type t = clip_data_type(d);
     size_t numel = clip_data_numel(d);
-    int ok = 1;
-    for (size_t at = 0; ok && at < numel; at += CHUNK) {
+    for (size_t at = 0; at < numel; at += CHUNK) {
         size_t n = numel - at < CHUNK ? numel - at : CHUNK;
         for (size_t i = 0; i < n; i++) {
             size_t k = at + i;
@@ -212,14 +209,9 @@ static clip_status write_samples(clip_app *app, const char *path, const char *tm
                 break;
             }
         }
-        ok = fwrite(buf, 2 * sizeof(float), n, f) == n;
+        if (clip_save_write(sf, buf, n * 2 * sizeof(float)) != 0)
+            return clip_save_error(app, "save_cfl", sf, path, "cannot write");
     }
-    int err = errno;
-    if (fclose(f) != 0) {
-        ok = 0;
-        err = errno;
-    }
-    if (!ok) return clip_set_error(app, CLIP_ERR_IO, "save_cfl: %s: %s", path, strerror(err));
     return CLIP_OK;
 }
 
@@ -233,18 +225,26 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     const void *host = NULL;
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
-    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl"), *hdr_tmp = NULL, *cfl_tmp = NULL;
+    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
+    clip_save_file hdr_sf = CLIP_SAVE_FILE_INIT, cfl_sf = CLIP_SAVE_FILE_INIT;
     if (!hdr || !cfl)
         s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_cfl: %s: out of memory", base);
-    if (s == CLIP_OK) s = clip_io_tmp_create(app, "save_cfl", cfl, &cfl_tmp);
-    if (s == CLIP_OK) s = clip_io_tmp_create(app, "save_cfl", hdr, &hdr_tmp);
-    if (s == CLIP_OK) s = write_samples(app, cfl, cfl_tmp, d, host);
-    if (s == CLIP_OK) s = write_header(app, hdr, hdr_tmp, d);
-    /* The samples go into place first: a reader that sees the new header finds them there. */
-    if (s == CLIP_OK) s = clip_io_tmp_commit(app, "save_cfl", &cfl_tmp, cfl);
-    if (s == CLIP_OK) s = clip_io_tmp_commit(app, "save_cfl", &hdr_tmp, hdr);
-    clip_io_tmp_discard(&cfl_tmp);
-    clip_io_tmp_discard(&hdr_tmp);
+    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", cfl, &cfl_sf);
+    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", hdr, &hdr_sf);
+    if (s == CLIP_OK) s = write_samples(app, cfl, &cfl_sf, d, host);
+    if (s == CLIP_OK) s = write_header(app, hdr, &hdr_sf, d);
+    /* Both halves are verified before either replaces its target, so a failure leaves the old
+     * pair whole; the samples go into place first, so a reader that sees the new header finds
+     * them there. */
+    const clip_save_expect cfl_expect = {(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL,
+                                         0};
+    const clip_save_expect hdr_expect = {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13};
+    if (s == CLIP_OK) s = clip_save_verify(app, "save_cfl", &cfl_sf, cfl, &cfl_expect);
+    if (s == CLIP_OK) s = clip_save_verify(app, "save_cfl", &hdr_sf, hdr, &hdr_expect);
+    if (s == CLIP_OK) s = clip_save_commit(app, "save_cfl", &cfl_sf, cfl, &cfl_expect);
+    if (s == CLIP_OK) s = clip_save_commit(app, "save_cfl", &hdr_sf, hdr, &hdr_expect);
+    clip_save_discard(&cfl_sf);
+    clip_save_discard(&hdr_sf);
     free(hdr);
     free(cfl);
     return s;

@@ -12,16 +12,6 @@
  * operation for the message ("load_png"). */
 clip_status clip_io_check_readable(clip_app *app, const char *op, const char *path, uint64_t *size);
 
-/* Creates an empty temporary file beside `path` and returns its malloc'd name in *tmp.
- * Writers fill the temporary and then call clip_io_tmp_commit, or clip_io_tmp_discard on any
- * failure, so the target never holds a partial file. */
-clip_status clip_io_tmp_create(clip_app *app, const char *op, const char *path, char **tmp);
-/* Renames *tmp over `path`; on failure removes the temporary. Frees *tmp and sets it to NULL
- * either way. */
-clip_status clip_io_tmp_commit(clip_app *app, const char *op, char **tmp, const char *path);
-/* Removes the temporary (if any), frees *tmp and sets it to NULL. */
-void clip_io_tmp_discard(char **tmp);
-
 /* Reads element i of real data (f32 or f64) as a double. */
 static inline double clip_io_real_at(const void *host, clip_type t, size_t i) {
     return t == CLIP_F64 ? ((const double *)host)[i] : (double)((const float *)host)[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io_internal.h"
+#include "save_file.h"
 
 #ifndef CLIP_HAVE_MATIO
 
@@ -31,6 +32,7 @@ int clip_io_mat73_available(void) {
 
 #else
 
+#include <errno.h>
 #include <matio.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -347,8 +349,55 @@ static int split_complex(const void *host, size_t numel, size_t half, mat_comple
     return 0;
 }
 
-static clip_status write_var(clip_app *app, const char *path, const char *tmp, const char *var,
-                             clip_data *d, const void *host, int v73) {
+static uint64_t pad8(uint64_t n) {
+    return (n + 7) & ~(uint64_t)7;
+}
+
+/* The exact size of the MAT 5 file matio writes for one uncompressed numeric variable: the
+ * 128-byte header, then a miMATRIX element (8-byte tag) holding the array flags (16 bytes), the
+ * dimensions (int32 each), the name (packed into its 8-byte tag up to 4 characters) and the real
+ * and imaginary parts, each padded to 8 bytes. matio ignores short writes (Mat_VarWrite and
+ * Mat_Close return 0 on a full disk), so the size is how a save knows it is whole. */
+static uint64_t mat5_size(const char *var, int rank, size_t numel, size_t elem, int complex) {
+    uint64_t name = strlen(var), part = 8 + pad8((uint64_t)numel * elem);
+    return 128 + 8 + 16 + 8 + pad8(4 * (uint64_t)rank) + (name <= 4 ? 8 : 8 + pad8(name)) +
+           part * (complex ? 2 : 1);
+}
+
+/* Why a matio call failed, in the system's words when it left a write error in errno (matio
+ * writes through stdio, HDF5 through its own driver, and neither passes errno on). */
+static const char *mat_reason(int err, const char *fallback) {
+    return err ? strerror(err) : why(fallback);
+}
+
+/* errno values only a failed write or flush leaves behind: data was dropped even if matio's
+ * calls returned 0. */
+static int write_errno(int err) {
+    return err == ENOSPC || err == EFBIG || err == EDQUOT || err == EIO;
+}
+
+/* Rereads the variable's header from a written v7.3 file, whose layout HDF5 decides, so the
+ * save is checked against what was meant rather than against a size. */
+static clip_status check_v73(clip_app *app, const char *path, const char *tmp, const char *var,
+                             int rank, const size_t *dims, int dbl) {
+    mat_msg[0] = '\0';
+    mat_t *mat = Mat_Open(tmp, MAT_ACC_RDONLY);
+    matvar_t *v = mat ? Mat_VarReadNextInfo(mat) : NULL;
+    /* matio 1.5's v7.3 header read leaves isComplex unset, so complexity is not compared. */
+    int ok = v && v->name && strcmp(v->name, var) == 0 && v->rank == rank &&
+             v->class_type == (dbl ? MAT_C_DOUBLE : MAT_C_SINGLE);
+    for (int i = 0; ok && i < rank; i++)
+        ok = v->dims[i] == dims[i];
+    Mat_VarFree(v);
+    if (mat) Mat_Close(mat);
+    if (ok) return CLIP_OK;
+    return clip_set_error(app, CLIP_ERR_IO,
+                          "save_mat: %s: the written file does not read back as variable '%s': %s",
+                          path, var, why("its header differs"));
+}
+
+static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf,
+                             const char *var, clip_data *d, const void *host, int v73) {
     clip_type t = clip_data_type(d);
     int dbl = clip_type_is_double(t), complex = clip_type_is_complex(t);
     size_t numel = clip_data_numel(d), half = dbl ? sizeof(double) : sizeof(float);
@@ -367,11 +416,13 @@ static clip_status write_var(clip_app *app, const char *path, const char *tmp, c
         data = &z;
     }
     clip_status s = CLIP_OK;
-    mat_t *mat = Mat_CreateVer(tmp, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    /* matio opens the temporary again by its name, truncating the same file sf holds open. */
+    errno = 0;
+    mat_t *mat = Mat_CreateVer(sf->tmp, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
     matvar_t *v = NULL;
     if (!mat)
         s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot create the file: %s", path,
-                           why("matio failed"));
+                           mat_reason(errno, "matio failed"));
     else if (!(v = Mat_VarCreate(var, dbl ? MAT_C_DOUBLE : MAT_C_SINGLE,
                                  dbl ? MAT_T_DOUBLE : MAT_T_SINGLE, rank, dims, data,
                                  MAT_F_DONT_COPY_DATA | (complex ? MAT_F_COMPLEX : 0))))
@@ -379,14 +430,26 @@ static clip_status write_var(clip_app *app, const char *path, const char *tmp, c
                            why("cannot create the variable"));
     else if (Mat_VarWrite(mat, v, MAT_COMPRESSION_NONE) != 0)
         s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot write: %s", path,
-                           why("matio failed"));
+                           mat_reason(errno, "matio failed"));
     Mat_VarFree(v);
     if (mat && Mat_Close(mat) != 0 && s == CLIP_OK)
-        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot finish the file: %s", path,
-                           why("matio failed"));
+        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot write: %s", path,
+                           mat_reason(errno, "matio failed"));
+    if (s == CLIP_OK && write_errno(errno))
+        s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot write: %s", path,
+                           strerror(errno));
     free(z.Re);
     free(z.Im);
-    return s;
+    if (s != CLIP_OK) return s;
+    if (v73) {
+        s = check_v73(app, path, sf->tmp, var, rank, dims, dbl);
+        if (s != CLIP_OK) return s;
+        const clip_save_expect expect = {CLIP_SAVE_SIZE_UNCHECKED, "MATLAB 7.3 MAT-file", 19};
+        return clip_save_commit(app, "save_mat", sf, path, &expect);
+    }
+    const clip_save_expect expect = {mat5_size(var, rank, numel, half, complex),
+                                     "MATLAB 5.0 MAT-file", 19};
+    return clip_save_commit(app, "save_mat", sf, path, &expect);
 }
 
 clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73) {
@@ -408,15 +471,11 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
     mat_begin();
-    char *tmp = NULL;
-    s = clip_io_tmp_create(app, "save_mat", path, &tmp);
-    if (s != CLIP_OK) return s;
-    s = write_var(app, path, tmp, var, d, host, v73);
-    if (s != CLIP_OK) {
-        clip_io_tmp_discard(&tmp);
-        return s;
-    }
-    return clip_io_tmp_commit(app, "save_mat", &tmp, path);
+    clip_save_file sf;
+    s = clip_save_begin(app, "save_mat", path, &sf);
+    if (s == CLIP_OK) s = write_var(app, path, &sf, var, d, host, v73);
+    clip_save_discard(&sf); /* after a commit, nothing is left to discard */
+    return s;
 }
 
 #endif /* CLIP_HAVE_MATIO */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io_internal.h"
+#include "save_file.h"
 
 #ifndef CLIP_HAVE_PNG
 
@@ -168,18 +169,27 @@ clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
 
 /* ---------------------------------------------------------------- save */
 
+/* libpng writes through clip's save file, so a failed write keeps the system's errno (in
+ * sf->err) for the message instead of libpng's bare "Write Error". */
+static void on_write(png_structp png, png_bytep data, size_t n) {
+    if (clip_save_write(png_get_io_ptr(png), data, n) != 0) png_error(png, "write failed");
+}
+
+static void on_flush(png_structp png) {
+    (void)png; /* clip_save_commit fsyncs the whole file */
+}
+
 /* libpng's part of the save; calls setjmp, so it touches only *job and its arguments. */
-static clip_status png_encode(clip_app *app, const char *path, FILE *f, const void *host,
-                              clip_type t, size_t H, size_t W, size_t C, size_t bytes,
-                              png_job *job) {
+static clip_status png_encode(clip_app *app, const char *path, clip_save_file *sf,
+                              const void *host, clip_type t, size_t H, size_t W, size_t C,
+                              size_t bytes, png_job *job) {
     static const int color_of[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                     PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     job->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, job, on_error, on_warning);
     if (!job->png || !(job->info = png_create_info_struct(job->png)))
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_png: %s: out of memory", path);
-    if (setjmp(png_jmpbuf(job->png)))
-        return clip_set_error(app, CLIP_ERR_IO, "save_png: %s: %s", path, job->text);
-    png_init_io(job->png, f);
+    if (setjmp(png_jmpbuf(job->png))) return clip_save_error(app, "save_png", sf, path, job->text);
+    png_set_write_fn(job->png, sf, on_write, on_flush);
     png_set_IHDR(job->png, job->info, (png_uint_32)W, (png_uint_32)H, (int)bytes * 8, color_of[C],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(job->png, job->info);
@@ -231,22 +241,16 @@ clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sa
     size_t row_bytes;
     if (clip_mul_size(W, C * bytes, &row_bytes) || !(job.pixels = malloc(row_bytes)))
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_png: %s: out of memory", path);
-    char *tmp = NULL;
-    s = clip_io_tmp_create(app, "save_png", path, &tmp);
-    FILE *f = NULL;
-    if (s == CLIP_OK && !(f = fopen(tmp, "wb")))
-        s = clip_set_error(app, CLIP_ERR_IO, "save_png: %s: %s", path, strerror(errno));
-    if (s == CLIP_OK) s = png_encode(app, path, f, host, t, H, W, C, bytes, &job);
+    clip_save_file sf;
+    s = clip_save_begin(app, "save_png", path, &sf);
+    if (s == CLIP_OK) s = png_encode(app, path, &sf, host, t, H, W, C, bytes, &job);
     png_destroy_write_struct(&job.png, &job.info);
     free(job.pixels);
-    /* fclose flushes: a full disk shows up here, not in libpng. */
-    if (f && fclose(f) != 0 && s == CLIP_OK)
-        s = clip_set_error(app, CLIP_ERR_IO, "save_png: %s: %s", path, strerror(errno));
-    if (s != CLIP_OK) {
-        clip_io_tmp_discard(&tmp);
-        return s;
-    }
-    return clip_io_tmp_commit(app, "save_png", &tmp, path);
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    const clip_save_expect expect = {CLIP_SAVE_SIZE_WRITTEN, signature, sizeof signature};
+    if (s == CLIP_OK) return clip_save_commit(app, "save_png", &sf, path, &expect);
+    clip_save_discard(&sf);
+    return s;
 }
 
 #endif /* CLIP_HAVE_PNG */

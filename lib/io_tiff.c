@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io_internal.h"
+#include "save_file.h"
 
 #ifndef CLIP_HAVE_TIFF
 
@@ -69,6 +70,69 @@ static TIFF *tiff_open(const char *path, const char *mode, tiff_msg *msg) {
     TIFFSetErrorHandler(NULL);
     TIFFSetWarningHandler(NULL);
     return TIFFOpen(path, mode);
+}
+#endif
+
+/* Saves go through client procedures over clip's save file, so a failed write keeps the
+ * system's errno (in sf->err) for the message instead of libtiff's bare "Write error at
+ * scanline N"; the save file owns the descriptor, so closing the TIFF leaves it open. */
+static tmsize_t client_read(thandle_t h, void *buf, tmsize_t n) {
+    return (tmsize_t)clip_save_read(h, buf, (size_t)n);
+}
+
+static tmsize_t client_write(thandle_t h, void *buf, tmsize_t n) {
+    return clip_save_write(h, buf, (size_t)n) == 0 ? n : (tmsize_t)-1;
+}
+
+static toff_t client_seek(thandle_t h, toff_t off, int whence) {
+    clip_save_file *sf = h;
+    if (whence == SEEK_CUR) off += sf->pos;
+    else if (whence == SEEK_END) off += sf->end;
+    sf->pos = off;
+    return off;
+}
+
+static int client_close(thandle_t h) {
+    (void)h;
+    return 0;
+}
+
+static toff_t client_size(thandle_t h) {
+    return ((clip_save_file *)h)->end;
+}
+
+static int client_map(thandle_t h, void **base, toff_t *size) {
+    (void)h;
+    (void)base;
+    (void)size;
+    return 0; /* no mapping: libtiff reads through client_read */
+}
+
+static void client_unmap(thandle_t h, void *base, toff_t size) {
+    (void)h;
+    (void)base;
+    (void)size;
+}
+
+#if TIFFLIB_VERSION >= 20221213
+static TIFF *tiff_create(const char *name, const char *mode, clip_save_file *sf, tiff_msg *msg) {
+    msg->text[0] = '\0';
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!opts) return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msg);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, NULL);
+    TIFF *tif = TIFFClientOpenExt(name, mode, sf, client_read, client_write, client_seek,
+                                  client_close, client_size, client_map, client_unmap, opts);
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
+#else
+static TIFF *tiff_create(const char *name, const char *mode, clip_save_file *sf, tiff_msg *msg) {
+    msg->text[0] = '\0';
+    TIFFSetErrorHandler(NULL);
+    TIFFSetWarningHandler(NULL);
+    return TIFFClientOpen(name, mode, sf, client_read, client_write, client_seek, client_close,
+                          client_size, client_map, client_unmap);
 }
 #endif
 
@@ -414,9 +478,10 @@ static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size
     }
 }
 
-static clip_status write_page(clip_app *app, const char *path, TIFF *tif, const tiff_out *o,
-                              const void *host, clip_type t, size_t H, size_t W, size_t C,
-                              size_t page, size_t pages, unsigned char *line, const tiff_msg *msg) {
+static clip_status write_page(clip_app *app, const char *path, TIFF *tif, clip_save_file *sf,
+                              const tiff_out *o, const void *host, clip_type t, size_t H, size_t W,
+                              size_t C, size_t page, size_t pages, unsigned char *line,
+                              const tiff_msg *msg) {
     TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)W);
     TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)H);
     TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)C);
@@ -449,12 +514,11 @@ static clip_status write_page(clip_app *app, const char *path, TIFF *tif, const 
     for (size_t r = 0; r < H; r++) {
         fill_scanline(o, host, t, H, W, C, page, r, line);
         if (TIFFWriteScanline(tif, line, (uint32_t)r, 0) < 0)
-            return clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
+            return clip_save_error(app, "save_tiff", sf, path,
                                   why(msg, "cannot write the image data"));
     }
     if (!TIFFWriteDirectory(tif))
-        return clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
-                              why(msg, "cannot write the directory"));
+        return clip_save_error(app, "save_tiff", sf, path, why(msg, "cannot write the directory"));
     return CLIP_OK;
 }
 
@@ -523,8 +587,8 @@ clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_s
     unsigned char *line = malloc(line_bytes);
     if (!line)
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_tiff: %s: out of memory", path);
-    char *tmp = NULL;
-    s = clip_io_tmp_create(app, "save_tiff", path, &tmp);
+    clip_save_file sf;
+    s = clip_save_begin(app, "save_tiff", path, &sf);
     if (s != CLIP_OK) {
         free(line);
         return s;
@@ -532,21 +596,26 @@ clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_s
     /* Classic TIFF addresses 4 GiB; leave room for directories before switching to BigTIFF. */
     const char *mode = (uint64_t)total > 0xF0000000u ? "w8" : "w";
     tiff_msg msg;
-    TIFF *tif = tiff_open(tmp, mode, &msg);
-    if (!tif)
-        s = clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path,
-                           why(&msg, "libtiff cannot create the file"));
-    for (size_t p = 0; s == CLIP_OK && p < P; p++)
-        s = write_page(app, path, tif, &o, host, t, H, W, C, p, P, line, &msg);
-    if (tif) TIFFClose(tif);
-    free(line);
-    if (s == CLIP_OK && msg.text[0])
-        s = clip_set_error(app, CLIP_ERR_IO, "save_tiff: %s: %s", path, msg.text);
-    if (s != CLIP_OK) {
-        clip_io_tmp_discard(&tmp);
-        return s;
+    TIFF *tif = tiff_create(path, mode, &sf, &msg);
+    unsigned char magic[4] = {0};
+    if (!tif) {
+        s = clip_save_error(app, "save_tiff", &sf, path, why(&msg, "libtiff cannot create the file"));
+    } else {
+        /* The header libtiff writes: byte order, then 42 (classic) or 43 (BigTIFF). */
+        int big_endian = TIFFIsBigEndian(tif), version = TIFFIsBigTIFF(tif) ? 43 : 42;
+        magic[0] = magic[1] = big_endian ? 'M' : 'I';
+        magic[big_endian ? 3 : 2] = (unsigned char)version;
     }
-    return clip_io_tmp_commit(app, "save_tiff", &tmp, path);
+    for (size_t p = 0; s == CLIP_OK && p < P; p++)
+        s = write_page(app, path, tif, &sf, &o, host, t, H, W, C, p, P, line, &msg);
+    if (tif) TIFFClose(tif); /* flushes what is buffered: may fail a write too */
+    free(line);
+    if (s == CLIP_OK && (sf.err || msg.text[0]))
+        s = clip_save_error(app, "save_tiff", &sf, path, msg.text);
+    const clip_save_expect expect = {CLIP_SAVE_SIZE_WRITTEN, magic, sizeof magic};
+    if (s == CLIP_OK) return clip_save_commit(app, "save_tiff", &sf, path, &expect);
+    clip_save_discard(&sf);
+    return s;
 }
 
 #endif /* CLIP_HAVE_TIFF */
