@@ -7,14 +7,27 @@
  * key overrides an earlier one. A line that does not have exactly six fields, or whose first
  * field is not clip-tuning-1, makes the whole file untrusted: lookups then find nothing and
  * clip_tuning_warning() says why (a cache is an optimisation, never a source of wrong answers;
- * what it holds is still validated by the process before use). */
+ * what it holds is still validated by the process before use).
+ *
+ * A store rewrites the whole file through lib/save_file.c (temporary, fsync, rename), so a full
+ * disk or a crash leaves the old cache whole rather than a half line that would make it
+ * untrusted; a last line without its newline (a torn append by an older clip) is dropped then.
+ * Stores hold an exclusive flock on "<cache>.lock" around read, rewrite and rename, so two
+ * `clip tune` runs at once keep each other's entries; lookups need no lock, as rename()
+ * replaces the file in one step. */
+#define _DEFAULT_SOURCE /* flock */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
+#include "save_file.h"
 
 #define TUNING_MAGIC "clip-tuning-1"
 #define LINE_MAX_ 2048
@@ -94,22 +107,97 @@ static void make_parents(const char *path) {
     }
 }
 
+/* Reads the whole cache into *text (malloc'd, *len bytes); a missing file is empty. Drops a
+ * last line that lacks its newline. Returns 0 or an errno. */
+static int read_cache(const char *path, char **text, size_t *len) {
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return errno == ENOENT ? 0 : errno;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    int err = 0;
+    for (;;) {
+        if (n == cap) {
+            char *grown = realloc(buf, cap = cap ? 2 * cap : 4096);
+            if (!grown) {
+                err = ENOMEM;
+                break;
+            }
+            buf = grown;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) err = EIO;
+            break;
+        }
+    }
+    fclose(f);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    while (n > 0 && buf[n - 1] != '\n')
+        n--;
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* Under the lock: the old entries, then the new one, into a new file that replaces the old. */
+static clip_status rewrite(clip_app *app, const char *path, const char *line, size_t line_len) {
+    char *old = NULL;
+    size_t old_len = 0;
+    int err = read_cache(path, &old, &old_len);
+    if (err)
+        return clip_set_error(app, CLIP_ERR_IO, "tuning_store: %s: cannot read: %s", path,
+                              strerror(err));
+    clip_save_file sf;
+    clip_status s = clip_save_begin(app, "tuning_store", path, &sf);
+    if (s == CLIP_OK) {
+        char head[128];
+        int head_len = snprintf(head, sizeof head,
+                                "# clip tuning cache: %s DEVICE DRIVER PROCESS KEY VALUE, "
+                                "TAB-separated\n", TUNING_MAGIC);
+        if ((old_len == 0 && clip_save_write(&sf, head, (size_t)head_len) != 0) ||
+            clip_save_write(&sf, old ? old : "", old_len) != 0 ||
+            clip_save_write(&sf, line, line_len) != 0)
+            s = clip_save_error(app, "tuning_store", &sf, path, "cannot write");
+    }
+    const clip_save_expect expect = {CLIP_SAVE_SIZE_WRITTEN, NULL, 0};
+    if (s == CLIP_OK) s = clip_save_commit(app, "tuning_store", &sf, path, &expect);
+    clip_save_discard(&sf);
+    free(old);
+    return s;
+}
+
 clip_status clip_tuning_store(clip_app *app, const char *process, const char *key, const char *value) {
     if (!app || !process || !key || !value)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "tuning_store: NULL argument");
     if (strpbrk(process, "\t\n") || strpbrk(key, "\t\n") || strpbrk(value, "\t\n"))
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "tuning_store: fields may not hold TAB or newline");
-    char path[1024];
+    char path[1024], lock_path[1100], line[LINE_MAX_];
     if (clip_tuning_path(path, sizeof path) != CLIP_OK)
         return clip_set_error(app, CLIP_ERR_IO, "%s", clip_app_last_error(NULL));
+    int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%s\t%s\n", TUNING_MAGIC, app->info.name,
+                     app->info.driver, process, key, value);
+    if (n < 0 || (size_t)n >= sizeof line)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                              "tuning_store: the entry is longer than a cache line may be (%d)",
+                              LINE_MAX_ - 1);
+    snprintf(lock_path, sizeof lock_path, "%s.lock", path);
     make_parents(path);
-    FILE *f = fopen(path, "a");
-    if (!f) return clip_set_error(app, CLIP_ERR_IO, "tuning cache %s: %s", path, strerror(errno));
-    long pos = ftell(f);
-    if (pos == 0)
-        fprintf(f, "# clip tuning cache: %s DEVICE DRIVER PROCESS KEY VALUE, TAB-separated\n", TUNING_MAGIC);
-    fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", TUNING_MAGIC, app->info.name, app->info.driver, process,
-            key, value);
-    if (fclose(f) != 0) return clip_set_error(app, CLIP_ERR_IO, "tuning cache %s: %s", path, strerror(errno));
-    return CLIP_OK;
+    int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lock < 0)
+        return clip_set_error(app, CLIP_ERR_IO, "tuning_store: %s: cannot open the lock file: %s",
+                              lock_path, strerror(errno));
+    int rc;
+    while ((rc = flock(lock, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    clip_status s = rc == 0 ? rewrite(app, path, line, (size_t)n)
+                            : clip_set_error(app, CLIP_ERR_IO, "tuning_store: %s: cannot lock: %s",
+                                             lock_path, strerror(errno));
+    close(lock); /* releases the flock */
+    return s;
 }

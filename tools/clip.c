@@ -1,5 +1,8 @@
 /* The `clip` command-line tool: list devices, run any registered process on files, show help.
  * Every error is one line on stderr and a non-zero exit status (1 runtime, 2 usage). */
+#define _POSIX_C_SOURCE 200809L /* SIGXFSZ */
+
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +206,10 @@ static int cmd_run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    /* Past a file-size limit (ulimit -f) the kernel kills a writer with SIGXFSZ, mid-save and
+     * without a word; ignored, the write fails with EFBIG and the save says "File too large".
+     * Signal dispositions are the program's to choose, so this lives here, not in the library. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) return usage(stderr);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return cmd_devices();
