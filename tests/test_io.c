@@ -3,12 +3,10 @@
  * missing, garbage, truncated and hostile files, unknown extensions, wrong types. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 
-#include <dirent.h>
-#include <ftw.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "io_testutil.h"
 #include "testutil.h"
 
 /* Files written through libtiff/matio directly, in builds that use them (tests/CMakeLists.txt
@@ -40,24 +38,6 @@ static void write_bytes(const char *path, const void *p, size_t n) {
         exit(2);
     }
     fclose(f);
-}
-
-/* Reads a whole file; *n its size. Caller frees. */
-static unsigned char *read_bytes(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
-    *n = p ? fread(p, 1, (size_t)len, f) : 0;
-    fclose(f);
-    return p;
-}
-
-static int file_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
 }
 
 /* Data of `type` filled from a seed: values in [-scale, scale). */
@@ -224,7 +204,7 @@ static void test_tiff(clip_app *app) {
     clip_data_destroy(a);
     a = make(app, CLIP_F32, 2, dempty, 19, 1.0);
     CHECK_STATUS(app, clip_save(app, tp("empty.tif"), a), CLIP_ERR_DIMS);
-    CHECK(!file_exists(tp("empty.tif")));
+    CHECK(!tu_file_exists(tp("empty.tif")));
     clip_data_destroy(a);
     a = make(app, CLIP_C32, 2, d2, 20, 1.0);
     CHECK_STATUS(app, clip_save(app, tp("complex.tif"), a), CLIP_ERR_TYPE);
@@ -487,7 +467,7 @@ static void test_png(clip_app *app) {
     a = make(app, CLIP_C64, 2, g, 5, 1.0);
     CHECK_STATUS(app, clip_save(app, tp("complex.png"), a), CLIP_ERR_TYPE);
     CHECK_MSG(app, tp("complex.png"));
-    CHECK(!file_exists(tp("complex.png")));
+    CHECK(!tu_file_exists(tp("complex.png")));
     clip_data_destroy(a);
 }
 
@@ -694,9 +674,9 @@ static void test_cfl(clip_app *app) {
     size_t d3[3] = {3, 4, 5};
     clip_data *a = make(app, CLIP_C32, 3, d3, 31, 10.0), *b = NULL;
     round_trip(app, "c.cfl", a);
-    CHECK(file_exists(tp("c.hdr")));
+    CHECK(tu_file_exists(tp("c.hdr")));
     size_t n = 0;
-    unsigned char *hdr = read_bytes(tp("c.hdr"), &n);
+    unsigned char *hdr = tu_read_file(tp("c.hdr"), &n);
     CHECK(hdr && n > 20 && memcmp(hdr, "# Dimensions\n3 4 5 1 ", 21) == 0);
     free(hdr);
     CHECK_OK(app, clip_load_cfl(app, tp("c"), &b));
@@ -863,7 +843,7 @@ static void test_hostile_headers(clip_app *app) {
 /* Truncates a good file at several offsets; every one must fail cleanly (FORMAT or IO). */
 static void check_truncations(clip_app *app, const char *good, const char *ext) {
     size_t n = 0;
-    unsigned char *bytes = read_bytes(good, &n);
+    unsigned char *bytes = tu_read_file(good, &n);
     CHECK(bytes && n > 64);
     if (!bytes) return;
     size_t cuts[] = {0, 1, 4, 8, 16, 40, 100, 128, n / 3, n / 2, n - 16, n - 4, n - 1};
@@ -934,7 +914,7 @@ static void test_errors(clip_app *app) {
     CHECK_MSG(app, ".bmp");
     CHECK_STATUS(app, clip_save(app, tp("noext"), a), CLIP_ERR_UNSUPPORTED);
     CHECK_STATUS(app, clip_load(app, tp("dir.tif/noext"), &d), CLIP_ERR_UNSUPPORTED);
-    CHECK(!file_exists(tp("x.bmp")) && !file_exists(tp("noext")));
+    CHECK(!tu_file_exists(tp("x.bmp")) && !tu_file_exists(tp("noext")));
 
     /* A save that cannot be written leaves nothing behind and names the path. */
     const char *nodir = tp("no/such/dir/out.mat");
@@ -990,34 +970,9 @@ static void test_absent_format(clip_app *app, const char *ext, const char *label
     clip_data_destroy(a);
 }
 
-/* No temporary file may outlive a save, successful or not. */
-static void check_no_temporaries(void) {
-    DIR *dir = opendir(g_dir);
-    CHECK(dir != NULL);
-    struct dirent *e;
-    int left = 0;
-    while (dir && (e = readdir(dir)) != NULL)
-        if (strstr(e->d_name, ".tmp-")) {
-            fprintf(stderr, "temporary left behind: %s\n", e->d_name);
-            left++;
-        }
-    if (dir) closedir(dir);
-    CHECK(left == 0);
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int main(void) {
     snprintf(g_dir, sizeof g_dir, "test_io_tmp_XXXXXX");
-    if (!mkdtemp(g_dir)) {
-        fprintf(stderr, "cannot make a scratch directory\n");
-        return 2;
-    }
+    tu_scratch_dir(g_dir);
     mkdir(tp("adir.png"), 0777);
     clip_app *app = tu_app();
     /* A build without a format library leaves that format's tests out (and says so). */
@@ -1053,11 +1008,11 @@ int main(void) {
         test_hostile_headers(app);
         test_errors(app);
     }
-    check_no_temporaries();
+    /* No temporary file may outlive a save, successful or not. */
+    CHECK(tu_count_temporaries(g_dir) == 0);
     clip_app_destroy(app);
     int rc = tu_finish("test_io");
     /* Keep the files of a failing run for a look; clean up after a passing one. */
-    if (rc == 0 && !getenv("KEEP") && nftw(g_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        fprintf(stderr, "could not remove %s\n", g_dir);
+    if (rc == 0 && !getenv("KEEP")) tu_remove_tree(g_dir);
     return rc;
 }
