@@ -19,8 +19,20 @@
  * cannot be saved as an image (CLIP_ERR_TYPE). MAT keeps the class (single/double, complex).
  * CFL converts to complex float.
  *
- * Saving writes to a temporary file beside the target and renames it, so a failed save never
- * leaves a partial file under the target name.
+ * A save is whole or absent. It writes a temporary file beside the target
+ * ("<target>.tmp-<pid>-<n>"), then checks it before it commits: flushed to disk (fsync), of the
+ * size the format requires (MAT 5: known exactly from the variable, since matio ignores short
+ * writes; TIFF, PNG, CFL: every byte the writer handed over; MAT 7.3: the variable read back)
+ * and starting with the format's signature; only then is it renamed over the target and the
+ * directory fsynced, so the new name survives a crash. Any short write, fsync error (ENOSPC,
+ * EDQUOT, EFBIG, EIO) or mismatch is CLIP_ERR_IO, removes the temporary and leaves the target
+ * as it was; the message names the operation, the path and the system's reason, in every
+ * format ("save_png: out.png: cannot write: No space left on device"). A CFL save verifies both
+ * files before either is renamed. A process killed mid-save may leave a temporary behind;
+ * files matching "*.tmp-<pid>-<n>" of a process no longer running may be removed.
+ * A program that runs under a file-size limit (ulimit -f) should ignore SIGXFSZ, as the clip
+ * tool does, so the limit becomes "File too large" rather than a kill; the library leaves
+ * signal dispositions alone.
  *
  * Ownership: a loaded object is new; the caller destroys it with clip_data_destroy.
  * Common errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_IO (cannot open/read/write: message has the

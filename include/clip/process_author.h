@@ -151,8 +151,11 @@ clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
  * they get. */
 int clip_tuning_lookup(const clip_app *app, const char *process, const char *key, char *value,
                        size_t cap);
-/* Appends an entry (a later entry overrides an earlier one). Errors: CLIP_ERR_INVALID_ARG
- * (NULL or a field with TAB/newline), CLIP_ERR_IO. */
+/* Adds an entry (a later entry overrides an earlier one) by rewriting the file through a
+ * temporary, fsync and rename, under an flock on "<cache>.lock": a failed store leaves the cache
+ * as it was, and concurrent stores keep each other's entries. Errors: CLIP_ERR_INVALID_ARG (NULL,
+ * a field with TAB/newline, an entry longer than a line may be), CLIP_ERR_IO (with the path and
+ * the system's reason). */
 clip_status clip_tuning_store(clip_app *app, const char *process, const char *key,
                               const char *value);
 /* The warning of the last lookup in this thread ("" if none). */
