@@ -515,7 +515,7 @@ static clip_status write_page(clip_app *app, const char *path, TIFF *tif, clip_s
         fill_scanline(o, host, t, H, W, C, page, r, line);
         if (TIFFWriteScanline(tif, line, (uint32_t)r, 0) < 0)
             return clip_save_error(app, "save_tiff", sf, path,
-                                  why(msg, "cannot write the image data"));
+                                   why(msg, "cannot write the image data"));
     }
     if (!TIFFWriteDirectory(tif))
         return clip_save_error(app, "save_tiff", sf, path, why(msg, "cannot write the directory"));
@@ -599,7 +599,8 @@ clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_s
     TIFF *tif = tiff_create(path, mode, &sf, &msg);
     unsigned char magic[4] = {0};
     if (!tif) {
-        s = clip_save_error(app, "save_tiff", &sf, path, why(&msg, "libtiff cannot create the file"));
+        s = clip_save_error(app, "save_tiff", &sf, path,
+                            why(&msg, "libtiff cannot create the file"));
     } else {
         /* The header libtiff writes: byte order, then 42 (classic) or 43 (BigTIFF). */
         int big_endian = TIFFIsBigEndian(tif), version = TIFFIsBigTIFF(tif) ? 43 : 42;
