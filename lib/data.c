@@ -191,6 +191,11 @@ clip_status clip_data_to_device(clip_data *d) {
     return CLIP_OK;
 }
 
+clip_status clip_data_upload(clip_data *d) {
+    if (!d) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_upload: NULL data");
+    return clip_data_to_device(d);
+}
+
 static clip_status to_host(clip_data *d) {
     if (d->host_valid || d->bytes == 0) {
         d->host_valid = 1;

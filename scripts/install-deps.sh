@@ -16,7 +16,7 @@ pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-op
       libtiff-dev libpng-dev libmatio-dev libclfft-dev)
 for mode in "$@"; do
   case $mode in
-    test) pkgs+=(octave libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
+    test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
     bench) pkgs+=(libclblast-dev clinfo) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac

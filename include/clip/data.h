@@ -91,6 +91,12 @@ clip_app *clip_data_app(const clip_data *d);
  * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_OPENCL. */
 clip_status clip_data_host(clip_data *d, const void **ptr);
 
+/* Makes the device copy current now: uploads the host contents when the device copy is stale
+ * (a no-op otherwise). Processes do this on their own when they need an input; call it to pay
+ * the transfer up front, as gpuArray-style wrappers do. Waits for the copy.
+ * Errors: CLIP_ERR_INVALID_ARG (NULL), CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
+clip_status clip_data_upload(clip_data *d);
+
 /* Write access on the host: like clip_data_host, then marks the device copy stale so the next
  * process that reads d uploads it. */
 clip_status clip_data_host_write(clip_data *d, void **ptr);

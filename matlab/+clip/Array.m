@@ -1,0 +1,73 @@
+classdef Array < handle
+% clip.Array  An array kept on clip's OpenCL device, like gpuArray.
+%   G = clip.Array(A) uploads A (single or double, real or complex, any size) once. clip.*
+%   functions given a clip.Array return clip.Array results that stay on the device, so chains
+%   of calls never copy through the host; gather(G) reads the contents back. size, class
+%   (clip.Array; classUnderlying gives single or double), isreal, numel, ndims and disp work
+%   as for gpuArray. The device memory is released when the last reference to G goes (clear,
+%   reassignment, end of the function that held it).
+  properties (SetAccess = private, Hidden)
+    Id = uint64(0);
+  end
+  methods
+    function obj = Array(A, how)
+      if nargin == 2 && ischar(how) && strcmp(how, 'clip:wrap')
+        obj.Id = A;            % a result clip_mex already holds
+      elseif nargin == 1
+        if isa(A, 'clip.Array')
+          A = gather(A);       % a copy, as gpuArray(G) of a gpuArray
+        end
+        obj.Id = clip_mex('upload', A);
+      else
+        error('clip:usage', 'clip.Array: use clip.Array(A)');
+      end
+    end
+    function delete(obj)
+      if obj.Id ~= 0
+        clip_mex('free', obj.Id);
+      end
+    end
+    function A = gather(obj)
+      A = clip_mex('gather', obj.Id);
+    end
+    function varargout = size(obj, dim)
+      d = clip_mex('info', obj.Id);
+      if nargin == 2
+        d(end+1:max(dim)) = 1;
+        varargout = {d(dim)};
+      elseif nargout <= 1
+        varargout = {d};
+      else
+        d(end+1:nargout) = 1;
+        varargout = num2cell([d(1:nargout-1), prod(d(nargout:end))]);
+      end
+    end
+    function n = numel(obj, varargin)
+      n = prod(size(obj));
+    end
+    function n = ndims(obj)
+      n = numel(size(obj));
+    end
+    function c = classUnderlying(obj)
+      [~, c] = clip_mex('info', obj.Id);
+    end
+    function tf = isreal(obj)
+      [~, ~, tf] = clip_mex('info', obj.Id);
+    end
+    function disp(obj)
+      d = size(obj);
+      s = sprintf('%dx', d);
+      if isreal(obj)
+        kind = '';
+      else
+        kind = ' complex';
+      end
+      fprintf('  %s clip.Array (%s%s), on the device\n', s(1:end-1), classUnderlying(obj), kind);
+    end
+    function display(obj)
+      fprintf('%s =\n\n', inputname(1));
+      disp(obj);
+      fprintf('\n');
+    end
+  end
+end

@@ -1,0 +1,71 @@
+/* clip's MEX gateway (clip_mex): what its files share. Only the MEX API that MATLAB and Octave
+ * have in common is used.
+ *
+ * Error discipline: mexErrMsgIdAndTxt never returns (it unwinds out of the MEX file), so no
+ * function below raises. Each one fills a gw_error and returns non-zero; the dispatcher in
+ * gateway.c releases what the command held and only then raises, so a failed call leaks
+ * nothing and leaves every clip.Array usable. */
+#ifndef CLIP_MEX_GATEWAY_H
+#define CLIP_MEX_GATEWAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clip/clip.h"
+#include "mex.h"
+
+/* A failure waiting to be raised: MATLAB error identifier ("clip:innerDimensions") and
+ * message. */
+typedef struct gw_error {
+    char id[64];
+    char msg[1024];
+} gw_error;
+
+/* Records a gateway-level failure (bad class, usage...) with printf-style text. Returns 1. */
+int gw_fail(gw_error *e, const char *id, const char *fmt, ...);
+/* Records a failed clip call: the identifier from the status (errors.c's table) and the app's
+ * message (clip_app_last_error). Returns 1. */
+int gw_fail_clip(gw_error *e, clip_app *app, clip_status s);
+
+/* The app every call uses, opened on the default device (CLIP_DEVICE steers it) at first use.
+ * NULL with *e filled when no device opens. Owned by the gateway (app.c). */
+clip_app *gw_app(gw_error *e);
+/* Opens an app on the device `spec` names (as `clip --device`) and makes it current. Arrays on
+ * the previous app stay valid: each keeps its own app reference. Returns 0 or fills *e. */
+int gw_set_device(const char *spec, gw_error *e);
+/* Releases the current app (mexAtExit, clear mex). */
+void gw_app_release(void);
+
+/* Device-resident arrays (handles.c): clip.Array objects hold an id into this table. */
+/* Stores d (taking the caller's reference) and returns its id (never 0). 0 when out of memory. */
+uint64_t gw_handle_add(clip_data *d);
+/* The data of a live id (borrowed), or NULL. */
+clip_data *gw_handle_get(uint64_t id);
+/* Destroys the data of id; unknown ids are ignored (clear after clear mex). */
+void gw_handle_free(uint64_t id);
+/* Number of live ids. */
+size_t gw_handle_count(void);
+/* Destroys every live array (mexAtExit). */
+void gw_handle_free_all(void);
+
+/* MATLAB array <-> clip data (convert.c). */
+/* Uploads-to-be: a new clip_data holding a copy of `a` (single or double, real or complex,
+ * full, any number of dimensions); the caller destroys it. Returns 0 or fills *e (clip:badClass
+ * for other classes, clip:sparse). */
+int gw_from_matlab(clip_app *app, const mxArray *a, clip_data **out, gw_error *e);
+/* A new MATLAB array with d's contents, dims and class (f32/c32 -> single, f64/c64 -> double;
+ * complex stays complex). Reads d back from the device when the host copy is stale. */
+int gw_to_matlab(clip_data *d, mxArray **out, gw_error *e);
+/* Reads a uint64 id argument (a clip.Array's Id). Returns 0 or fills *e. */
+int gw_id_arg(const mxArray *a, uint64_t *id, gw_error *e);
+/* A copy of a char argument (mxFree it), or NULL with *e filled naming `what`. */
+char *gw_string_arg(const mxArray *a, const char *what, gw_error *e);
+
+/* Runs process `name` (run.c): prhs = {inputs cell, params cell (name, value, ...), keep}.
+ * Inputs are numeric arrays or structs with a field `id` (clip.Array). Outputs go to plhs as
+ * MATLAB arrays, or with keep as uint64 ids of device-resident results. With nlhs greater than
+ * the process's outputs, the next output is the device time in ms of the launch. */
+int gw_run(const char *name, int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[],
+           gw_error *e);
+
+#endif
