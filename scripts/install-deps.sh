@@ -2,8 +2,10 @@
 # Installs what a README command needs on Debian 12 / Ubuntu, only what is missing:
 #   install-deps.sh          the demo (scripts/demo.sh): compiler, CMake, OpenCL with PoCL (the
 #                            CPU device), and the libraries of clip's own features: libtiff,
-#                            libpng, matio (file formats) and clFFT (conv2's fft variant)
-#   install-deps.sh test     + the test suite's tools (scripts/test.sh): Octave for the matlab/
+#                            libpng, matio (file formats) and clFFT (conv2's fft variant);
+#                            where Octave is installed, liboctave-dev for the MEX gateway
+#   install-deps.sh test     + the test suite's tools (scripts/test.sh): Octave (and
+#                            liboctave-dev for the gateway's tests) for the matlab/
 #                            comparisons, with OpenBLAS as its BLAS (what Octave users run; the
 #                            reference BLAS is some 27x slower), clang and its sanitizer and
 #                            libFuzzer runtime, valgrind, gnuplot for the plot check
@@ -14,6 +16,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       libtiff-dev libpng-dev libmatio-dev libclfft-dev)
+# An Octave user gets clip's MEX gateway with the demo's build: its headers come with Octave's.
+command -v octave-cli >/dev/null && pkgs+=(liboctave-dev)
 for mode in "$@"; do
   case $mode in
     test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
