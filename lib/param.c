@@ -61,6 +61,7 @@ clip_status clip_process_set_real(clip_process *p, const char *name, double valu
     if (p->desc->params[i].kind != CLIP_PARAM_REAL) return wrong_kind(p, i, "real");
     if ((s = check_range(p, i, value)) != CLIP_OK) return s;
     p->values[i] = value;
+    p->named[i] = -1;
     p->initialized = 0;
     return CLIP_OK;
 }
@@ -74,6 +75,7 @@ clip_status clip_process_set_int(clip_process *p, const char *name, long value) 
     if (k != CLIP_PARAM_INT && k != CLIP_PARAM_REAL) return wrong_kind(p, i, "int");
     if ((s = check_range(p, i, (double)value)) != CLIP_OK) return s;
     p->values[i] = (double)value;
+    p->named[i] = -1;
     p->initialized = 0;
     return CLIP_OK;
 }
@@ -95,10 +97,13 @@ clip_status clip_process_set_choice(clip_process *p, const char *name, const cha
     clip_status s = lookup(p, name, &i);
     if (s != CLIP_OK) return s;
     const clip_param_desc *pd = &p->desc->params[i];
-    if (pd->kind != CLIP_PARAM_CHOICE) return wrong_kind(p, i, "choice");
+    /* A REAL with names takes one of them in place of a number: NaN, with the name's index. */
+    const int real_named = pd->kind == CLIP_PARAM_REAL && pd->choices;
+    if (pd->kind != CLIP_PARAM_CHOICE && !real_named) return wrong_kind(p, i, "choice");
     for (int c = 0; value && pd->choices[c]; c++) {
         if (!strcmp(pd->choices[c], value)) {
-            p->values[i] = c;
+            p->values[i] = real_named ? NAN : c;
+            p->named[i] = real_named ? c : -1;
             p->initialized = 0;
             return CLIP_OK;
         }
@@ -107,6 +112,9 @@ clip_status clip_process_set_choice(clip_process *p, const char *name, const cha
     size_t off = 0;
     for (int c = 0; pd->choices[c] && off < sizeof list; c++)
         off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", c ? "|" : "", pd->choices[c]);
+    if (real_named)
+        return clip_set_error(p->app, CLIP_ERR_BAD_CHOICE, "%s: %s '%s' is neither a number nor %s",
+                              p->desc->name, pd->name, value ? value : "(null)", list);
     return clip_set_error(p->app, CLIP_ERR_BAD_CHOICE, "%s: %s '%s' is not one of %s",
                           p->desc->name, pd->name, value ? value : "(null)", list);
 }
@@ -152,6 +160,7 @@ clip_status clip_process_set_text(clip_process *p, const char *name, const char 
         return clip_process_set_int(p, name, v);
     }
     double v = strtod(text, &end); /* strtod accepts inf, -inf, nan */
+    if ((end == text || *end) && pd->choices) return clip_process_set_choice(p, name, text);
     if (end == text || *end || (errno && !isinf(v) && v != 0.0))
         return clip_set_error(p->app, CLIP_ERR_PARAM_RANGE, "%s: %s expects a number, got '%s'",
                               p->desc->name, pd->name, text);
@@ -186,7 +195,12 @@ clip_status clip_process_get_bool(const clip_process *p, const char *name, int *
 }
 clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value) {
     int i = -1;
-    clip_status s = get_checked(p, name, CLIP_PARAM_CHOICE, &i);
+    clip_status s = lookup(p, name, &i);
+    if (s == CLIP_OK && p->desc->params[i].kind == CLIP_PARAM_REAL && p->named[i] >= 0) {
+        if (value) *value = p->desc->params[i].choices[p->named[i]];
+        return CLIP_OK;
+    }
+    if (s == CLIP_OK) s = get_checked(p, name, CLIP_PARAM_CHOICE, &i);
     if (s == CLIP_OK && value) *value = p->desc->params[i].choices[(int)p->values[i]];
     return s;
 }
@@ -199,6 +213,10 @@ double clip_proc_real(const clip_process *p, const char *name) {
 long clip_proc_int(const clip_process *p, const char *name) { return (long)clip_proc_real(p, name); }
 int clip_proc_bool(const clip_process *p, const char *name) { return clip_proc_real(p, name) != 0.0; }
 int clip_proc_choice(const clip_process *p, const char *name) { return (int)clip_proc_real(p, name); }
+int clip_proc_named(const clip_process *p, const char *name) {
+    int i = clip_param_index(p->desc, name);
+    return i < 0 ? -1 : p->named[i];
+}
 
 static void print_default(const clip_param_desc *pd, FILE *f) {
     switch (pd->kind) {
@@ -235,6 +253,10 @@ clip_status clip_process_help(const clip_process_desc *d, FILE *f) {
             for (int c = 0; pd->choices[c]; c++) fprintf(f, "%s%s", c ? "|" : "", pd->choices[c]);
         } else if (pd->has_range) {
             fprintf(f, ", in [%g, %g]", pd->min, pd->max);
+        }
+        if (pd->kind == CLIP_PARAM_REAL && pd->choices) {
+            fprintf(f, ", or ");
+            for (int c = 0; pd->choices[c]; c++) fprintf(f, "%s%s", c ? "|" : "", pd->choices[c]);
         }
         fprintf(f, "\n      %s\n", pd->doc);
     }

@@ -57,13 +57,15 @@ clip_status clip_process_create(clip_app *app, const char *name, clip_process **
     p->app = app;
     if (d->state_size) p->state = calloc(1, d->state_size);
     if (d->n_params) p->values = calloc((size_t)d->n_params, sizeof *p->values);
-    if ((d->state_size && !p->state) || (d->n_params && !p->values)) {
+    if (d->n_params) p->named = calloc((size_t)d->n_params, sizeof *p->named);
+    if ((d->state_size && !p->state) || (d->n_params && (!p->values || !p->named))) {
         free(p->state);
         free(p->values);
+        free(p->named);
         free(p);
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "process_create: out of memory");
     }
-    for (int i = 0; i < d->n_params; i++) p->values[i] = d->params[i].def;
+    for (int i = 0; i < d->n_params; i++) p->values[i] = d->params[i].def, p->named[i] = -1;
     clip_app_retain(app);
     *out = p;
     return CLIP_OK;
@@ -83,6 +85,7 @@ void clip_process_destroy(clip_process *p) {
     free(p->temps);
     free(p->events);
     free(p->values);
+    free(p->named);
     free(p->state);
     clip_app *app = p->app;
     free(p);

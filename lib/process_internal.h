@@ -11,6 +11,8 @@ struct clip_process {
     const clip_process_desc *desc;
     void *state;
     double *values;                             /* one per parameter; choices store the index */
+    int *named;                                 /* per parameter: index of the name a REAL with
+                                                   names holds (its value is then NaN), or -1 */
     clip_data *inputs[CLIP_PROCESS_MAX_IO];
     clip_data *outputs[CLIP_PROCESS_MAX_IO];
     int user_output[CLIP_PROCESS_MAX_IO];       /* output given by the user, not created by init */

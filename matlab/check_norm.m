@@ -5,7 +5,7 @@ function check_norm()
 % 1000+), orders 1, 2, 3, 2.5, Inf, -Inf and a few more; values that overflow or underflow when
 % squared; subnormals; maxima growing over the whole exponent range (one pass, each work-group
 % layout, and two passes); NaN and Inf; empty and N-D vectors; each kernel variant; the CLI's
-% errors.
+% errors. Matrix norms and vecnorm: check_norm_matrix.m.
 % Results must be 1x1 of the input's precision (real) with a relative error of at most 1e-5
 % (single) or 1e-12 (double).
   clip = getenv('CLIP');
@@ -122,8 +122,8 @@ function check_norm()
   % Errors: a message on stderr and a non-zero exit.
   expect_error(clip, [1 2 3], '--p 0.5', 'norm: p must be >= 1, Inf or -Inf, got 0.5');
   expect_error(clip, [1 2 3], '--p nan', 'p must be >= 1');
-  expect_error(clip, ones(3, 4), '', 'norm: input is 3x4, not a vector');
-  expect_error(clip, ones(1, 2, 3), '--p 1', 'input is 1x2x3, not a vector');
+  expect_error(clip, ones(3, 4), '--p 3', 'norm: p = 3 is not a matrix norm');
+  expect_error(clip, ones(1, 2, 3), '--p 1', 'input is 1x2x3: MATLAB''s norm takes vectors and matrices');
   expect_error(clip, [1 2 3], '--variant widest', 'widest');
   expect_error(clip, [1 2 3], '--method threepass', 'threepass');
   expect_error(clip, [1 2 3], '--local 24', 'norm: local must be a power of two');

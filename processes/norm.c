@@ -1,5 +1,25 @@
-/* norm: MATLAB's norm(v, p) of a vector (all elements of the input, which must have at most one
- * dimension other than 1), for p >= 1, Inf and -Inf; complex elements by their modulus.
+/* norm: MATLAB's norm(v, p) of a vector, norm(A, p) of a matrix and vecnorm(A, p, dim).
+ *
+ * Semantics (complex elements by their modulus; results real, of the input's precision):
+ *   vector    (at most one dimension other than 1, or 0x0): norm(v, p) for p >= 1, Inf and -Inf
+ *             (min |x|); p = fro is p = 2. The paths below.
+ *   matrix    (2-D, both dimensions other than 1; trailing singleton dims are fine): p = 1 the
+ *             largest column sum of |a_ij|, p = Inf the largest row sum (processes/norm_lines.c),
+ *             p = 2 (the default) the largest singular value (processes/norm_svd.c: Lanczos
+ *             bidiagonalisation on the device), p = fro sqrt(sum |a_ij|^2) (the vector path over
+ *             every element). Any other p is CLIP_ERR_BAD_NORM_ORDER, as MATLAB refuses it.
+ *   N-D       (more than 2 non-singleton dimensions): p = fro over every element (MATLAB's
+ *             norm(X, 'fro') of an array); otherwise CLIP_ERR_SHAPE, as MATLAB's norm.
+ *   dim = d   (>= 1) vecnorm(A, p, d): the norm of every line along dimension d, output of A's
+ *             size with size d set to 1 (a d past A's dimensions gives |A|); p >= 1, Inf, or -Inf
+ *             (min |x|, beyond vecnorm); fro is refused (vecnorm has no such order).
+ *   empty     an empty input gives 0 for every order, as MATLAB's norm (vecnorm: zeros of the
+ *             output size, which may itself be empty).
+ *   NaN, Inf  NaN anywhere gives NaN (per line with dim); otherwise Inf gives Inf, but for
+ *             min |x| (as its definition) and the matrix 2-norm, which is NaN as MATLAB's and
+ *             Octave's (an svd of a matrix holding Inf).
+ *
+ * The vector paths:
  *
  * Each path is a two-stage reduction (processes/reduce_common.h, kernels/norm.cl), one pass over
  * the data:
@@ -18,12 +38,19 @@
 #include <math.h>
 #include <string.h>
 
+#include "norm.h"
 #include "reduce_common.h"
 
 enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW2 = 5, MODE_POW1 = 6 };
 enum { NORM_MAX_INT_P = 64 };
 
+enum { NORM_VECTOR, NORM_LINES, NORM_MATRIX2 };
+
 typedef struct norm_state {
+    int kind;          /* NORM_*: which of the following runs */
+    double pv;         /* the order (2 for fro) */
+    norm_lines lines;  /* dim, and the matrix 1- and Inf-norms */
+    norm_svd svd;      /* the matrix 2-norm */
     cl_kernel s1, s2; /* the pass that gives the result */
     cl_kernel m1, m2; /* the max pass before MODE_POW2, else NULL */
     cl_mem part, aux; /* partials; aux[0] = max |x| for MODE_POW2 */
@@ -34,8 +61,12 @@ typedef struct norm_state {
 
 static const char *const norm_variants[] = {"auto", "scalar", "vector", "vector16", NULL};
 static const char *const norm_methods[] = {"auto", "onepass", "twopass", NULL};
+static const char *const norm_named[] = {"fro", NULL};
 static const clip_param_desc norm_params[] = {
-    {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, NULL, "order: a real >= 1, inf or -inf (min |x|)"},
+    {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, norm_named,
+     "order: a real >= 1, inf or -inf (min |x|) of a vector; 1, 2, inf or fro of a matrix"},
+    {"dim", CLIP_PARAM_INT, 0, 1, 0, CLIP_MAX_DIMS, NULL,
+     "0: the norm of the whole input; d >= 1: vecnorm(A, p, d), the norms along dimension d"},
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
      "auto: vector on GPUs, vector16 on CPUs"},
@@ -45,9 +76,9 @@ static const clip_param_desc norm_params[] = {
     REDUCE_TUNING_PARAMS,
 };
 static const char *const norm_inputs[] = {
-    "V  vector (1xN, Nx1, or N-D with one non-singleton dim)"};
+    "A  vector (1xN, Nx1, or N-D with one non-singleton dim), matrix, or any array with dim"};
 static const char *const norm_outputs[] = {
-    "N  1x1 real, single for single input, double for double"};
+    "N  1x1 real (with dim: A's size, 1 along dim); single for single input, double for double"};
 
 /* Scalars per load for the variant; complex loads whole elements. */
 static unsigned norm_vec(int variant, const clip_device_info *dev, int complex) {
@@ -90,7 +121,7 @@ static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int 
     char extra[128], opts[224];
     int comp = reduce_compensated(p, clip_type_is_double(t));
     /* Power-of-two scales where the terms (below 2^p) leave the sums finite (see norm.cl). */
-    int scale2 = mode == MODE_POW1 && clip_proc_real(p, "p") <= NORM_MAX_INT_P;
+    int scale2 = mode == MODE_POW1 && st->pv <= NORM_MAX_INT_P;
     snprintf(extra, sizeof extra,
              "-DMODE=%d -DPINT=%d -DPHALF=%d -DVEC=%u -DAW=%u -DCOMP=%d -DSCALE2=%d", mode, pint,
              phalf, vec, lanes, comp, scale2);
@@ -100,25 +131,87 @@ static clip_status norm_kernels(clip_process *p, clip_type t, unsigned vec, int 
     return s;
 }
 
+/* Whether every dimension past the second is 1. */
+static int is_2d(const clip_data *x) {
+    for (int i = 2; i < clip_data_ndims(x); i++)
+        if (clip_data_dim(x, i) != 1) return 0;
+    return 1;
+}
+
+/* vecnorm(A, p, dim): the norms along dimension dim (1-based) into A's size, 1 along it. */
+static clip_status norm_init_dim(clip_process *p, clip_data *x, int dim, clip_type rt) {
+    norm_state *st = clip_proc_state(p);
+    int nd = clip_data_ndims(x);
+    size_t dims[CLIP_MAX_DIMS];
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        dims[i] = i < nd ? clip_data_dim(x, i) : 1;
+    if (dim > nd) nd = dim;
+    dims[dim - 1] = 1;
+    clip_data *y = NULL;
+    clip_status s = clip_proc_output(p, 0, rt, nd < 2 ? 2 : nd, dims, &y);
+    if (s != CLIP_OK) return s;
+    st->kind = NORM_LINES;
+    s = norm_lines_init(p, &st->lines, x, dim - 1, st->pv, 0);
+    if (s != CLIP_OK) return s;
+    char variant[64];
+    snprintf(variant, sizeof variant, "lines dim %d %s l%zu", dim,
+             st->lines.pre == 1 ? "contiguous" : "strided", st->lines.local);
+    clip_proc_set_variant(p, variant);
+    return CLIP_OK;
+}
+
+/* norm(A, p) of a matrix for p = 1, Inf (lines, then their max) or 2 (Lanczos). */
+static clip_status norm_init_matrix(clip_process *p, clip_data *x, double pv) {
+    norm_state *st = clip_proc_state(p);
+    if (pv == 2) {
+        st->kind = NORM_MATRIX2;
+        return norm_svd_init(p, &st->svd, x);
+    }
+    st->kind = NORM_LINES;
+    clip_status s = norm_lines_init(p, &st->lines, x, pv == 1 ? 0 : 1, 1, 1);
+    if (s == CLIP_OK)
+        clip_proc_set_variant(p, pv == 1 ? "matrix-1 column sums" : "matrix-inf row sums");
+    return s;
+}
+
 static clip_status norm_init(clip_process *p) {
     norm_state *st = clip_proc_state(p);
     clip_data *x = clip_proc_input(p, 0), *y = NULL;
-    double pv = clip_proc_real(p, "p");
+    const int fro = clip_proc_named(p, "p") == 0;
+    const int dim = (int)clip_proc_int(p, "dim");
+    double pv = fro ? 2 : clip_proc_real(p, "p");
+    char dims[96];
+    if (fro && dim)
+        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
+                              "p = fro takes no dim: vecnorm's orders are p >= 1 and Inf; "
+                              "norm(A, 'fro') is the 2-norm of every element");
     if (isnan(pv) || (pv < 1 && pv != -INFINITY))
         return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER, "p must be >= 1, Inf or -Inf, got %g",
                               pv);
-    char dims[96];
-    if (!reduce_is_vector(x))
-        return clip_proc_fail(p, CLIP_ERR_SHAPE,
-                              "input is %s, not a vector; only vector norms are supported "
-                              "(MATLAB's matrix norms are not implemented)",
-                              reduce_dims_str(x, dims, sizeof dims));
+    st->pv = pv;
+    st->kind = NORM_VECTOR;
     clip_type t = clip_data_type(x);
     clip_type rt = clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
+    st->out_bytes = clip_type_size(rt);
+    if (dim) return norm_init_dim(p, x, dim, rt);
     const size_t one[2] = {1, 1};
+    const int empty = clip_data_numel(x) == 0;
+    if (!empty && !fro && !reduce_is_vector(x)) {
+        if (!is_2d(x))
+            return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                  "input is %s: MATLAB's norm takes vectors and matrices (and "
+                                  "any array with p = fro); use dim for norms along a dimension",
+                                  reduce_dims_str(x, dims, sizeof dims));
+        if (pv != 1 && pv != 2 && pv != INFINITY)
+            return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
+                                  "p = %g is not a matrix norm: MATLAB's norm(A, p) of a matrix "
+                                  "(here %s) takes 1, 2, Inf or 'fro'",
+                                  pv, reduce_dims_str(x, dims, sizeof dims));
+        clip_status s = clip_proc_output(p, 0, rt, 2, one, &y);
+        return s == CLIP_OK ? norm_init_matrix(p, x, pv) : s;
+    }
     clip_status s = clip_proc_output(p, 0, rt, 2, one, &y);
     if (s != CLIP_OK) return s;
-    st->out_bytes = clip_type_size(rt);
 
     int pint = 0, phalf = 0;
     if (pv == 1)
@@ -194,15 +287,18 @@ static clip_status norm_launch(clip_process *p) {
     clip_data *x = clip_proc_input(p, 0), *y = NULL;
     clip_process_output(p, 0, &y);
     cl_mem xm = NULL, ym = NULL;
+    if (clip_data_numel(y) == 0) return CLIP_OK;
     clip_status s = clip_proc_write_buffer(p, y, 0, &ym);
     if (s != CLIP_OK) return s;
     if (clip_data_numel(x) == 0) {
         const double zero[1] = {0}; /* all-zero bytes are 0.0 of either precision */
-        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, st->out_bytes);
+        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, clip_data_bytes(y));
     }
     s = clip_proc_read_buffer(p, x, &xm);
     if (s != CLIP_OK) return s;
-    double pv = clip_proc_real(p, "p");
+    if (st->kind == NORM_LINES) return norm_lines_launch(p, &st->lines, xm, ym);
+    if (st->kind == NORM_MATRIX2) return norm_svd_launch(p, &st->svd, xm, ym);
+    double pv = st->pv;
     int dbl = clip_type_is_double(clip_data_type(x));
     if (st->mode == MODE_POW2) {
         s = norm_pass(p, st->m1, st->m2, xm, st->aux, pv, dbl);
@@ -211,9 +307,15 @@ static clip_status norm_launch(clip_process *p) {
     return norm_pass(p, st->s1, st->s2, xm, ym, pv, dbl);
 }
 
+static void norm_release(clip_process *p) {
+    norm_state *st = clip_proc_state(p);
+    norm_svd_release(&st->svd);
+}
+
 const clip_process_desc clip_process_norm = {
     .name = "norm",
-    .summary = "vector p-norm (MATLAB: norm(v, p)); p >= 1, Inf or -Inf; complex by modulus",
+    .summary = "MATLAB's norm(v, p) of a vector, norm(A, p) of a matrix (p = 1, 2, Inf, fro) "
+               "and vecnorm(A, p, dim)",
     .n_inputs = 1,
     .input_docs = norm_inputs,
     .n_outputs = 1,
@@ -223,4 +325,5 @@ const clip_process_desc clip_process_norm = {
     .state_size = sizeof(norm_state),
     .init = norm_init,
     .launch = norm_launch,
+    .release = norm_release,
 };

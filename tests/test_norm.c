@@ -469,10 +469,12 @@ static void test_errors(clip_app *app, clip_process *p) {
     CHECK(after.to_device == before.to_device && after.to_host == before.to_host);
     CHECK_STATUS(app, clip_process_launch(p), CLIP_ERR_NOT_INITIALIZED);
 
-    /* Matrices and N-D arrays with two non-singleton dimensions. */
+    /* Orders MATLAB refuses for a matrix (test_norm_matrix.c checks the matrix norms), and
+     * N-D arrays with two non-singleton dimensions. */
     clip_data *m = rt_make(app, CLIP_F32, 3, 4, v, NULL);
-    CHECK_STATUS(app, run_norm(p, m, 2, "auto", &got), CLIP_ERR_SHAPE);
-    CHECK_MSG(app, "norm: input is 3x4, not a vector");
+    CHECK_STATUS(app, run_norm(p, m, 3, "auto", &got), CLIP_ERR_BAD_NORM_ORDER);
+    CHECK_MSG(app, "norm: p = 3 is not a matrix norm: MATLAB's norm(A, p) of a matrix (here 3x4) "
+                   "takes 1, 2, Inf or 'fro'");
     clip_data_destroy(m);
     size_t d3[3] = {1, 3, 4};
     float h[12] = {0};
@@ -618,9 +620,9 @@ static void test_cli(clip_app *app) {
     CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p nan") != 0);
     rt_read_file("norm_err.txt", err, sizeof err);
     CHECK(strstr(err, "p must be >= 1") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_m.cfl") != 0);
+    CHECK(rt_run_tool("norm", "run norm norm_m.cfl --p 2.5") != 0);
     rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "input is 3x4, not a vector") != NULL);
+    CHECK(strstr(err, "p = 2.5 is not a matrix norm") != NULL);
     CHECK(rt_run_tool("norm", "run norm norm_v.cfl --variant bogus") != 0);
     rt_read_file("norm_err.txt", err, sizeof err);
     CHECK(strstr(err, "bogus") != NULL);

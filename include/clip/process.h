@@ -48,16 +48,17 @@ void clip_process_destroy(clip_process *p);
 clip_status clip_process_set_real(clip_process *p, const char *name, double value);
 clip_status clip_process_set_int(clip_process *p, const char *name, long value);
 clip_status clip_process_set_bool(clip_process *p, const char *name, int value);
+/* set_choice also sets a real parameter that accepts names to one of them (norm's p = "fro"). */
 clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value);
-/* Sets any parameter from text, as the command line does: reals accept "inf"/"-inf"/"nan",
- * bools accept "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
+/* Sets any parameter from text, as the command line does: reals accept "inf"/"-inf"/"nan"
+ * (and the names their table lists, e.g. norm's "fro"), bools accept "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
 clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
 
 /* Reads a parameter's current value. Errors: CLIP_ERR_UNKNOWN_PARAM, CLIP_ERR_PARAM_TYPE. */
 clip_status clip_process_get_real(const clip_process *p, const char *name, double *value);
 clip_status clip_process_get_int(const clip_process *p, const char *name, long *value);
 clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value);
-/* *value is the chosen name, a static string. */
+/* *value is the chosen name, a static string (also for a real parameter holding a name). */
 clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value);
 
 /* Sets input `index` (0-based, < the process's input count). The process takes a reference.

@@ -39,7 +39,10 @@ typedef struct clip_param_desc {
     double def;                   /* default value; for CHOICE the index of the default name */
     int has_range;                /* if non-zero, REAL/INT values must lie in [min, max] */
     double min, max;              /* inclusive; may be +-INFINITY */
-    const char *const *choices;   /* CHOICE only: NULL-terminated list of allowed names */
+    const char *const *choices;   /* CHOICE: NULL-terminated list of allowed names. REAL: NULL,
+                                     or names accepted in place of a number (norm's p = fro):
+                                     set by clip_process_set_choice or the CLI, read back by
+                                     clip_proc_named; the value then reads NaN */
     const char *doc;              /* one line for help */
 } clip_param_desc;
 
@@ -83,6 +86,8 @@ double clip_proc_real(const clip_process *p, const char *name);
 long clip_proc_int(const clip_process *p, const char *name);
 int clip_proc_bool(const clip_process *p, const char *name);
 int clip_proc_choice(const clip_process *p, const char *name); /* index into choices */
+/* A REAL parameter with names: the index of the name it holds, or -1 when it holds a number. */
+int clip_proc_named(const clip_process *p, const char *name);
 
 /* Sets the app's last error to "PROCESS: <formatted message>" and returns s. */
 clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
