@@ -48,6 +48,22 @@ function(clip_dependency_resolve name found package)
   set_property(GLOBAL APPEND PROPERTY CLIP_DEP_SUMMARY "${line}")
 endfunction()
 
+# A dependency that is one library and one header, found by name (CLFFT_LIBRARY and
+# CLFFT_INCLUDE_DIR for name CLFFT), then resolved as above.
+function(clip_dependency_library name library header package)
+  clip_dependency_wanted(${name} want)
+  set(found FALSE)
+  if(want)
+    find_library(${name}_LIBRARY ${library})
+    find_path(${name}_INCLUDE_DIR ${header})
+    if(${name}_LIBRARY AND ${name}_INCLUDE_DIR)
+      set(found TRUE)
+    endif()
+  endif()
+  clip_dependency_resolve(${name} "${found}" "${package}")
+  set(CLIP_HAVE_${name} ${CLIP_HAVE_${name}} PARENT_SCOPE)
+endfunction()
+
 # Prints one line per optional dependency, in the order they were resolved.
 function(clip_dependency_summary)
   get_property(lines GLOBAL PROPERTY CLIP_DEP_SUMMARY)
