@@ -4,9 +4,10 @@ function check_dot()
 % Real and complex, single and double, every mixture of classes (single wins, complex if
 % either), rows against columns, awkward lengths (1, 2, 3, 17, 31, 257, 1000+), the conjugation
 % of the first argument, NaN and Inf, empty and N-D vectors, each kernel variant, and the CLI's
-% errors. Results must be 1x1 of Octave's class. A dot product may cancel, so its rounding
-% errors are bounded relative to sum(abs(a).*abs(b)), not to the result: that relative error
-% must be at most 1e-5 (single) or 1e-12 (double).
+% errors (dot of arrays and along a dimension: check_dot_dim.m). Results must be 1x1 of
+% Octave's class. A dot product may cancel, so its rounding errors are bounded relative to
+% sum(abs(a).*abs(b)), not to the result: that relative error must be at most 1e-5 (single) or
+% 1e-12 (double).
   clip = getenv('CLIP');
   if isempty(clip)
     error('check_dot: set CLIP to the clip command-line tool');
@@ -97,8 +98,8 @@ function check_dot()
   % Errors: a message on stderr and a non-zero exit.
   expect_error(clip, [1 2 3], [1 2 3 4], '', 'dot: vectors differ in length: a has 3 elements, b has 4');
   expect_error(clip, [], [1 2], '', 'a has 0 elements, b has 2');
-  expect_error(clip, ones(3, 4), ones(3, 4), '', 'dot: a is 3x4, not a vector');
-  expect_error(clip, 1:4, ones(2, 2), '', 'dot: b is 2x2, not a vector');
+  expect_error(clip, ones(3, 4), ones(4, 3), '', 'dot: A is 3x4 and B is 4x3: MATLAB''s dot of arrays needs equal sizes');
+  expect_error(clip, 1:4, ones(2, 2), '', 'dot: A is 1x4 and B is 2x2');
   expect_error(clip, 1:4, 1:4, '--variant huge', 'huge');
   expect_error(clip, 1:4, 1:4, '--local 6', 'dot: local must be a power of two');
   printf('check_dot: %d products checked\n', n);

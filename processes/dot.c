@@ -1,19 +1,30 @@
-/* dot: MATLAB's dot(a, b) = sum(conj(a) .* b) for two vectors of the same number of elements,
- * in any orientation (a row and a column, or N-D arrays with one non-singleton dimension, which
- * MATLAB would accept only against an array of the same size). MATLAB's column-wise dot of two
- * matrices is not implemented: a non-vector input is CLIP_ERR_SHAPE. Mixed types promote as MATLAB
- * (single wins; complex if either) on the device; the result is 1x1 of that type; two empty inputs
- * give 0.
+/* dot: MATLAB's dot(a, b) = sum(conj(a) .* b), conjugating the first argument.
+ *   vectors   two vectors of the same number of elements, in any orientation (a row and a
+ *             column, or N-D arrays with one non-singleton dimension, which MATLAB would accept
+ *             only against an array of the same size), dim 0: the 1x1 dot product; two empty
+ *             vectors give 0.
+ *   arrays    otherwise A and B must have the same size (CLIP_ERR_SHAPE), and dot(A, B) works
+ *             along the first dimension whose size is not 1 (column-wise for matrices); dim = d
+ *             (>= 1) along dimension d (for vectors too; d past A's dimensions gives
+ *             conj(A) .* B). The result has A's size with 1 along that dimension; an empty
+ *             dimension gives zeros (dot(zeros(0, 3), zeros(0, 3)) is 1x3 zeros, as MATLAB).
+ *             processes/dot_lines.c, kernels/dot_lines.cl.
+ * Mixed types promote as MATLAB (single wins; complex if either) on the device; the result is of
+ * that type.
  *
+ * The vector path:
  * A two-stage reduction (processes/reduce_common.h, kernels/dot.cl): stage 1 streams both
  * vectors once with vector loads, one partial per work-group; stage 2 sums the partials.
  * A real operand of a complex product stays real (as MATLAB's real .* complex: no 0 * Inf NaN
  * from a zero imaginary part, and half the bytes to read). */
 #include <string.h>
 
+#include "dot_lines.h"
 #include "reduce_common.h"
 
 typedef struct dot_state {
+    int along;       /* 1: dot along a dimension (lines) */
+    dot_lines lines;
     cl_kernel s1, s2;
     cl_mem part;
     reduce_geom geom;
@@ -26,10 +37,14 @@ static const clip_param_desc dot_params[] = {
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
      "auto: vector on GPUs, vector16 on CPUs"},
     REDUCE_TUNING_PARAMS,
+    {"dim", CLIP_PARAM_INT, 0, 1, 0, CLIP_MAX_DIMS, NULL,
+     "0: vectors' dot product, or along the first non-singleton dimension; d >= 1: along d"},
 };
-static const char *const dot_inputs[] = {"A  vector (conjugated, as MATLAB)",
-                                         "B  vector with as many elements as A"};
-static const char *const dot_outputs[] = {"D  1x1 of the promoted type of A and B"};
+static const char *const dot_inputs[] = {
+    "A  vector, or array (conjugated, as MATLAB)",
+    "B  vector with as many elements as A, or array of A's size"};
+static const char *const dot_outputs[] = {
+    "D  1x1 for vectors, else A's size with 1 along the dimension; the promoted type"};
 
 /* Elements per load for the variant: 1, or 4 or 16 reals' worth (halved when the result is
  * complex, where a complex operand's load is twice as wide). See norm.c for why CPUs get 16. */
@@ -42,18 +57,54 @@ static unsigned dot_epl(int variant, const clip_device_info *dev, int complex) {
     return complex && reals > 1 ? reals / 2 : reals;
 }
 
+/* dot(A, B, dim) of two arrays of the same size: dim 0 picks MATLAB's first dimension whose
+ * size is not 1. */
+static clip_status dot_init_along(clip_process *p, clip_data *a, clip_data *b, int dim) {
+    dot_state *st = clip_proc_state(p);
+    char da[96], db[96];
+    const int na = clip_data_ndims(a), nb = clip_data_ndims(b), nd = na > nb ? na : nb;
+    for (int i = 0; i < nd; i++)
+        if (clip_data_dim(a, i) != clip_data_dim(b, i))
+            return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                  "A is %s and B is %s: MATLAB's dot of arrays needs equal sizes "
+                                  "(vectors of equal length may differ in orientation)",
+                                  reduce_dims_str(a, da, sizeof da),
+                                  reduce_dims_str(b, db, sizeof db));
+    if (dim == 0) {
+        dim = 1;
+        while (dim < na && clip_data_dim(a, dim - 1) == 1)
+            dim++;
+    }
+    size_t dims[CLIP_MAX_DIMS];
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        dims[i] = i < na ? clip_data_dim(a, i) : 1;
+    dims[dim - 1] = 1;
+    const int ond = dim > na ? dim : na;
+    clip_type ta = clip_data_type(a), tb = clip_data_type(b), t = clip_type_promote(ta, tb);
+    const int dbl = clip_type_is_double(t);
+    const int acx = clip_type_is_complex(ta), bcx = clip_type_is_complex(tb);
+    clip_type rtype = dbl ? CLIP_F64 : CLIP_F32, ctype = dbl ? CLIP_C64 : CLIP_C32;
+    clip_data *y = NULL;
+    clip_status s = clip_proc_input_as(p, 0, acx ? ctype : rtype);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, bcx ? ctype : rtype);
+    if (s == CLIP_OK) s = clip_proc_output(p, 0, t, ond < 2 ? 2 : ond, dims, &y);
+    if (s == CLIP_OK) s = dot_lines_init(p, &st->lines, a, dim - 1, t, acx, bcx);
+    if (s != CLIP_OK) return s;
+    st->along = 1;
+    st->out_bytes = clip_type_size(t);
+    char variant[64];
+    snprintf(variant, sizeof variant, "lines dim %d %s l%zu", dim,
+             st->lines.pre == 1 ? "contiguous" : "strided", st->lines.local);
+    clip_proc_set_variant(p, variant);
+    return CLIP_OK;
+}
+
 static clip_status dot_init(clip_process *p) {
     dot_state *st = clip_proc_state(p);
     clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1), *y = NULL;
-    char dims[96];
-    for (int i = 0; i < 2; i++) {
-        clip_data *d = i ? b : a;
-        if (!reduce_is_vector(d))
-            return clip_proc_fail(p, CLIP_ERR_SHAPE,
-                                  "%s is %s, not a vector; only vectors are supported "
-                                  "(MATLAB's column-wise dot of matrices is not implemented)",
-                                  i ? "b" : "a", reduce_dims_str(d, dims, sizeof dims));
-    }
+    const int dim = (int)clip_proc_int(p, "dim");
+    st->along = 0;
+    if (dim || !reduce_is_vector(a) || !reduce_is_vector(b)) return dot_init_along(p, a, b, dim);
     size_t n = clip_data_numel(a);
     if (n != clip_data_numel(b))
         return clip_proc_fail(p, CLIP_ERR_LENGTH_MISMATCH,
@@ -97,15 +148,17 @@ static clip_status dot_launch(clip_process *p) {
     clip_data *y = NULL;
     clip_process_output(p, 0, &y);
     cl_mem am = NULL, bm = NULL, ym = NULL;
+    if (clip_data_numel(y) == 0) return CLIP_OK;
     clip_status s = clip_proc_write_buffer(p, y, 0, &ym);
     if (s != CLIP_OK) return s;
     if (clip_data_numel(clip_proc_input(p, 0)) == 0) {
         const double zero[2] = {0, 0}; /* all-zero bytes are 0 of every type */
-        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, st->out_bytes);
+        return clip_proc_fill(p, ym, zero, st->out_bytes, 0, clip_data_bytes(y));
     }
     s = clip_proc_input_buffer(p, 0, &am);
     if (s == CLIP_OK) s = clip_proc_input_buffer(p, 1, &bm);
     if (s != CLIP_OK) return s;
+    if (st->along) return dot_lines_launch(p, &st->lines, am, bm, ym);
     cl_uint ng = (cl_uint)st->geom.groups;
     size_t global = 0, local = st->geom.local;
     s = clip_proc_arg(p, st->s1, 0, sizeof am, &am);
@@ -122,7 +175,7 @@ static clip_status dot_launch(clip_process *p) {
 
 const clip_process_desc clip_process_dot = {
     .name = "dot",
-    .summary = "dot product of two vectors (MATLAB: dot(a, b) = sum(conj(a).*b))",
+    .summary = "MATLAB's dot(a, b) = sum(conj(a).*b) of vectors, and dot(A, B, dim) of arrays",
     .n_inputs = 2,
     .input_docs = dot_inputs,
     .n_outputs = 1,
