@@ -7,6 +7,7 @@ extern const clip_process_desc clip_process_norm;
 extern const clip_process_desc clip_process_dot;
 extern const clip_process_desc clip_process_matmul;
 extern const clip_process_desc clip_process_matpow;
+extern const clip_process_desc clip_process_transpose;
 
 void clip_register_builtin_processes(void);
 void clip_register_builtin_processes(void) {
@@ -17,6 +18,7 @@ void clip_register_builtin_processes(void) {
         &clip_process_dot,
         &clip_process_matmul,
         &clip_process_matpow,
+        &clip_process_transpose,
     };
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
         clip_process_register(builtins[i]);

@@ -1,0 +1,49 @@
+function check_transpose()
+% check_transpose  `clip run transpose` against Octave's A.' and A' (per 2-D slice of N-D data,
+% as permute(A, [2 1 3:ndims(A)])): single, double, real, complex, odd sizes around the 32-wide
+% tiles, vectors, empties, N-D. Results must be identical (a transpose moves values only).
+  clip = getenv('CLIP');
+  if isempty(clip)
+    error('check_transpose: set CLIP to the clip command-line tool');
+  end
+  randn('state', 1719);
+  shapes = {[1 1], [1 9], [9 1], [33 65], [65 33 2], [100 3 3], [0 3], [3 0 2]};
+  classes = {@double, @single};
+  n = 0;
+  for s = 1:numel(shapes)
+    for c = 1:2
+      for cx = 0:1
+        A = randn(shapes{s});
+        if cx
+          A = complex(A, randn(shapes{s}));
+        end
+        A = classes{c}(A);
+        p = [2 1 3:ndims(A)];
+        same(run_t(clip, A, ''), permute(A, p), sprintf('A.'' %s', mat2str(shapes{s})));
+        same(run_t(clip, A, '--conjugate'), conj(permute(A, p)), sprintf('A'' %s', mat2str(shapes{s})));
+        n = n + 2;
+      end
+    end
+  end
+  printf('check_transpose: %d cases checked\n', n);
+  printf('check_transpose: ok\n');
+end
+
+function x = run_t(clip, A, opts)
+  save('-v7', 'a.mat', 'A');
+  if exist('c.mat', 'file')
+    delete('c.mat');
+  end
+  [st, out] = system(sprintf('%s run transpose a.mat -o c.mat %s 2>err.txt', clip, opts));
+  if st ~= 0
+    error('check_transpose: clip failed (%d): %s %s', st, out, fileread('err.txt'));
+  end
+  r = load('c.mat');
+  x = r.result;
+end
+
+function same(x, r, what)
+  if ~strcmp(class(x), class(r)) || iscomplex(x) ~= iscomplex(r) || ~isequal(size(x), size(r)) || ~isequal(x, r)
+    error('check_transpose: %s: got %s %s, want %s %s', what, class(x), mat2str(size(x)), class(r), mat2str(size(r)));
+  end
+end
