@@ -20,6 +20,18 @@
  *             the zero padding gives +-Inf, not NaN (kernels/conv2.cl, conv_skip). The separable
  *             path is taken only for a finite K; the FFT path checks A and K on the device and
  *             recomputes by the direct kernel when either holds a non-finite value.
+ *   accuracy  the contract auto keeps (MATLAB's conv2 sums directly, and users compare with it):
+ *             elementwise (default): every path auto may take (the direct kernels, and the
+ *             separable passes for a rank-one K) sums each output directly, so its error stays
+ *             within a small multiple of eps * (|A| conv |K|) at that output, however large A is
+ *             elsewhere; the separable passes add the error of K's rank-one factors, within a
+ *             few eps of max|K| times the window's |A| sum. auto never takes fft, and a tuning
+ *             cache entry "fft" is ignored.
+ *             normwise: errors may be relative to the largest values of A and K (fft's model:
+ *             about eps * log2(P*Q) * max|A| * sum|K| at every output, so outputs far smaller
+ *             than the image's largest values lose their relative accuracy, e.g. a 1e-3
+ *             background beside a 1e6 block); auto then weighs fft by the cost model and takes
+ *             a cached "fft". variant fft forces the FFT path under either setting.
  *   K must be 2-D (trailing singleton dims are fine): CLIP_ERR_SHAPE otherwise. Every dimension
  *   must stay below 2^30 (32-bit index arithmetic in the kernels): CLIP_ERR_SHAPE otherwise.
  *
@@ -38,7 +50,7 @@
  *              applied) into planes of 2,3,5,7-smooth sizes, one batched forward transform, a
  *              product, one inverse, a crop.
  *
- * How auto chooses (every step visible: `clip run conv2 ... --time` prints `variant conv2 NAME`,
+ * How auto chooses, within the accuracy setting (every step visible: `clip run conv2 ... --time` prints `variant conv2 NAME`,
  * and clip_process_variant() returns NAME, e.g. "block 32x4 2x16 k31x31").
  *   1. Empty A or K: global (nothing to stage or transform).
  *   2. The tuning cache (clip_tuning_lookup, process "conv2"), key "TYPE-kMKxNK" then
@@ -50,7 +62,8 @@
  *      (CPU: global; GPU: local up to 16 taps, block above while its tile fits local memory,
  *      else global with run-time sizes; filters up to 81 taps are compiled into local and global,
  *      always into block), the separable path (only when
- *      K is rank one; the SVD runs only when the model says the path would win), and fft.
+ *      K is rank one; the SVD runs only when the model says the path would win), and, with
+ *      accuracy normwise, fft.
  *   Cost model (ms; rates of the device class, GPU or CPU, scaled by compute units x clock
  *   against the machine they were fitted on; device_rates() lists the fits, bench/CONV2.md the
  *   measurements):
@@ -62,8 +75,8 @@
  *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
  *                      crop passes over memory, and a fixed cost per launch
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
- *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), fft for 31x31 (1.74 ms) and larger, and for a
- *   rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
+ *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
+ *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
  *   Forced variants: variant local/global/block forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
@@ -86,6 +99,7 @@
 enum { CONV2_SHAPE_FULL, CONV2_SHAPE_SAME, CONV2_SHAPE_VALID };
 enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL, VARIANT_BLOCK, VARIANT_FFT };
 enum { SEP_AUTO, SEP_ON, SEP_OFF };
+enum { ACCURACY_ELEMENTWISE, ACCURACY_NORMWISE };
 
 typedef struct conv2_state {
     conv2_pass pass[2];
@@ -101,6 +115,7 @@ static const char *const shape_names[] = {"full", "same", "valid", NULL};
 static const char *const pad_names[] = {"zero", "replicate", "symmetric", "circular", NULL};
 static const char *const variant_names[] = {"auto", "local", "global", "block", "fft", NULL};
 static const char *const sep_names[] = {"auto", "on", "off", NULL};
+static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
 static const clip_param_desc conv2_params[] = {
     {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,
@@ -112,9 +127,14 @@ static const clip_param_desc conv2_params[] = {
     {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
      "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"},
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
-     "auto (cost model, tuning cache), local, global, block (GPU register blocks) or fft"},
+     "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
+     "blocks) or fft (errors relative to the largest values, not per output)"},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
+    {"accuracy", CLIP_PARAM_CHOICE, ACCURACY_ELEMENTWISE, 0, 0, 0, accuracy_names,
+     "what auto may trade: elementwise (each output within a small multiple of "
+     "eps*(|A| conv |K|) there, as MATLAB's direct sums: auto never takes fft) or normwise "
+     "(errors relative to the largest values of A and K: auto may take fft when faster)"},
 };
 static const char *const conv2_inputs[] = {"A  image: rows x cols (x channels x ...), any type",
                                            "K  2-D filter, any type"};
@@ -415,6 +435,7 @@ static clip_status conv2_init(clip_process *p) {
 
     const int shape = clip_proc_choice(p, "shape"), variant = clip_proc_choice(p, "variant");
     const int sepmode = clip_proc_choice(p, "separable");
+    const int normwise = clip_proc_choice(p, "accuracy") == ACCURACY_NORMWISE;
     const int normalize = clip_proc_bool(p, "normalize");
     conv2_geom g = {0};
     g.ma = clip_data_dim(a, 0), g.na = clip_data_dim(a, 1);
@@ -481,14 +502,14 @@ static clip_status conv2_init(clip_process *p) {
         conv2_cfg tc;
         int other = 0;
         if (!conv2_parse_tuning(p, &g, value, &tc, &other)) {
-            if (other == 1 && conv2_fft_available())
+            if (other == 1 && normwise && conv2_fft_available())
                 return init_fft(p, &g, direct, normalize, skipz);
             if (other == 2 && sepmode == SEP_AUTO) {
                 r1 = factor_k(p, k, g.t, why, sizeof why, &s);
                 if (r1 < 0) return s;
                 if (r1) return init_separable(p, &g, 0, normalize);
             }
-            if (other == 0) {
+            if (other == 0) { /* a cached "fft" under elementwise accuracy falls through */
                 s = init_direct(p, &g, tc, 0, 0, normalize, skipz, 0);
                 if (s != CLIP_ERR_UNSUPPORTED) return s;
             }
@@ -509,7 +530,7 @@ static clip_status conv2_init(clip_process *p) {
             if (r1) return init_separable(p, &g, 0, normalize);
         }
     }
-    if (conv2_fft_available() && fft_ms(&rt, &g) < best) {
+    if (normwise && conv2_fft_available() && fft_ms(&rt, &g) < best) {
         s = init_fft(p, &g, direct, normalize, skipz);
         if (s == CLIP_OK) return s;
         /* A plan the device cannot take (memory): the direct path serves. */
@@ -569,7 +590,7 @@ const clip_process_desc clip_process_conv2 = {
     .n_outputs = 1,
     .output_docs = conv2_outputs,
     .params = conv2_params,
-    .n_params = 6,
+    .n_params = 7,
     .state_size = sizeof(conv2_state),
     .init = conv2_init,
     .launch = conv2_launch,

@@ -207,7 +207,7 @@ static inline int variant_is(const char *reported, const char *variant) {
 
 /* Runs conv2 of a and k (host copies ha, hk) with the case's options, `variant` and `sep`
  * ("auto", "on", "off") and checks the result against the reference (relative to norm(A) *
- * norm(K) when `fft_scale`). When a variant or separable on is forced, checks that it is the one
+ * norm(K) when `fft_scale`, which also lets auto weigh fft: accuracy normwise). When a variant or separable on is forced, checks that it is the one
  * reported. Returns the process (the caller destroys it) for further checks. */
 static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *ha, clip_data *k,
                                    const host_arr *hk, const conv_case *cc, const char *variant,
@@ -220,6 +220,7 @@ static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *
     CHECK_OK(app, clip_process_set_bool(p, "normalize", cc->normalize));
     CHECK_OK(app, clip_process_set_choice(p, "variant", variant));
     CHECK_OK(app, clip_process_set_choice(p, "separable", sep));
+    if (fft_scale) CHECK_OK(app, clip_process_set_choice(p, "accuracy", "normwise"));
     CHECK_OK(app, clip_process_set_input(p, 0, a));
     CHECK_OK(app, clip_process_set_input(p, 1, k));
     CHECK_OK(app, clip_process_init(p));

@@ -3,6 +3,7 @@
  * orientation and direct variant (local, global, block); Inf and NaN in A and in K next to the
  * zero padding; empty inputs; errors through the API and the CLI; the tuning cache; a
  * device-only chain. The separable and FFT paths have their own programs. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,71 @@ static void test_tuning(clip_app *app) {
     remove(path);
 }
 
+/* The accuracy contract (processes/conv2.c, "accuracy"): a 1e-3-scale single image with one
+ * bright 1e6 block, a random filter, 'same'. Every output of the default auto must be within
+ * 16 * eps * (|A| conv |K|) of the exact result, even beside the block's 1e6 values; variant fft
+ * (normwise errors) must miss that bound far from the block, or this image would not tell the two
+ * apart. The issue's case is 600^2 with a 40^2 block and 31x31; quick mode shrinks it. */
+static void test_accuracy_contract(clip_app *app) {
+    const size_t n = quick ? 96 : 600, blk = quick ? 8 : 40, kn = quick ? 9 : 31;
+    host_arr ha, hk, habs, hkabs;
+    unsigned long long seed = 2027;
+    ha.dims[0] = ha.dims[1] = n, ha.dims[2] = 1;
+    ha.v = malloc(n * n * sizeof *ha.v);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++) {
+            int bright = i >= n / 4 && i < n / 4 + blk && j >= n / 4 && j < n / 4 + blk;
+            ha.v[i + j * n] = bright ? 1e6 : 1e-3 * (1.5 + tu_rand(&seed));
+        }
+    clip_data *a = c2_upload(app, CLIP_F32, &ha);
+    clip_data *k = make_data(app, CLIP_F32, kn, kn, 1, 77, &hk);
+    /* |A| conv |K|: the direct-summation error scale at each output. */
+    habs = ha, hkabs = hk;
+    habs.v = malloc(n * n * sizeof *habs.v), hkabs.v = malloc(kn * kn * sizeof *hkabs.v);
+    for (size_t i = 0; i < n * n; i++) habs.v[i] = cabs(ha.v[i]);
+    for (size_t i = 0; i < kn * kn; i++) hkabs.v[i] = cabs(hk.v[i]);
+    host_arr ref = ref_conv2(&ha, &hk, SAME, ZERO, 0, 0);
+    host_arr bound = ref_conv2(&habs, &hkabs, SAME, ZERO, 0, 0);
+    const char *variants[] = {"auto", "fft"};
+    for (int v = 0; v < 2; v++) {
+        clip_process *p = NULL;
+        CHECK_OK(app, clip_process_create(app, "conv2", &p));
+        CHECK_OK(app, clip_process_set_choice(p, "shape", "same"));
+        CHECK_OK(app, clip_process_set_choice(p, "variant", variants[v]));
+        CHECK_OK(app, clip_process_set_input(p, 0, a));
+        CHECK_OK(app, clip_process_set_input(p, 1, k));
+        clip_status st = clip_process_init(p);
+        if (v == 1 && st == CLIP_ERR_UNSUPPORTED) { /* built without clFFT */
+            clip_process_destroy(p);
+            break;
+        }
+        CHECK_OK(app, st);
+        CHECK_OK(app, clip_process_launch(p));
+        clip_data *out = NULL;
+        const float *c = NULL;
+        CHECK_OK(app, clip_process_output(p, 0, &out));
+        CHECK_OK(app, clip_data_host(out, (const void **)&c));
+        double worst = 0; /* largest error in units of eps * (|A| conv |K|) */
+        for (size_t i = 0; c && i < n * n; i++) {
+            double e = fabs(c[i] - creal(ref.v[i])) / (FLT_EPSILON * creal(bound.v[i]));
+            if (!(e <= worst)) worst = e;
+        }
+        printf("test_conv2: accuracy %zu^2 with a %zu^2 block of 1e6, %zux%zu same, %s (%s): "
+               "worst error %.3g eps * (|A| conv |K|)\n",
+               n, blk, kn, kn, variants[v], clip_process_variant(p), worst);
+        tu_checks++;
+        if (v == 0 ? !(worst <= 16) : !(worst > 16)) {
+            tu_failures++;
+            fprintf(stderr, "accuracy contract: %s worst %.3g, want %s 16\n", variants[v], worst,
+                    v == 0 ? "<=" : ">");
+        }
+        clip_process_destroy(p);
+    }
+    free(ha.v), free(hk.v), free(habs.v), free(hkabs.v), free(ref.v), free(bound.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
 int main(void) {
     quick = tu_quick();
     clip_app *app = tu_app();
@@ -476,6 +542,7 @@ int main(void) {
     test_cli(app);
     test_chain(app);
     test_tuning(app);
+    test_accuracy_contract(app);
     clip_app_destroy(app);
     return tu_finish("test_conv2");
 }

@@ -80,7 +80,7 @@ static void test_nonfinite(clip_app *app) {
     }
 }
 
-/* A tuning-cache entry "fft" makes auto take the path. */
+/* A tuning-cache entry "fft" makes auto take the path with accuracy normwise, and only then. */
 static void test_tuned(clip_app *app) {
     const char *path = "conv2_fft_tuning.txt";
     const clip_device_info *dev = clip_app_device(app);
@@ -96,6 +96,9 @@ static void test_tuned(clip_app *app) {
     conv_case cc = {CLIP_F32, CLIP_F32, {9, 10, 1}, {4, 3}, SAME, ZERO, 1, 0};
     clip_process *p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 1);
     CHECK(!strcmp(clip_process_variant(p), "fft 12x12"));
+    clip_process_destroy(p);
+    p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 0);
+    CHECK(strncmp(clip_process_variant(p), "fft", 3) != 0);
     clip_process_destroy(p);
     unsetenv("CLIP_TUNING_CACHE");
     remove(path);
