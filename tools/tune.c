@@ -305,7 +305,8 @@ static void check_cache(clip_app *app) {
 
 /* ---- conv2 -------------------------------------------------------------------------------
  * conv2 reads one cache value per type and filter size (processes/conv2.c: key "TYPE-kMxN",
- * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj" or "fft") and has no tile
+ * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj"; "fft" is honoured only with
+ * accuracy normwise, so tune never offers it) and has no tile
  * parameters of its own, so each candidate is offered to conv2 through a scratch cache (the real
  * path + ".trial") and what init actually took is read back from clip_process_variant: a value
  * conv2 rejects or shrinks shows up as a different or duplicate configuration, never as a wrong
@@ -452,14 +453,15 @@ done:
  * (`global`, its value) and around the GPU and CPU defaults of processes/conv2_direct.c. */
 static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
-        "local",           "block",           "fft",             "local:32,8,8",
+        "local",           "block",           "local:32,8,8",
         "local:16,4,8",    "local:32,4,4",    "local:32,4,16",   "local:64,4,8",
         "block:32,4,2,16", "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16",
         "block:32,4,4,8",  "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",
         "global:32,8,8,1", "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1"};
     int n = 0, wx, wy, rj, vw;
-    /* The kernels at their defaults first: a small budget should still compare them. */
-    for (size_t i = 0; i < 3; i++)
+    /* The kernels at their defaults first: a small budget should still compare them. fft is no
+     * candidate: auto's default accuracy (elementwise, processes/conv2.c) never takes it. */
+    for (size_t i = 0; i < 2; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     if (sscanf(global, "global:%d,%d,%d,%d", &wx, &wy, &rj, &vw) == 4) {
         const int d[4][2] = {{rj * 2, vw}, {rj / 2, vw}, {rj, vw * 2}, {rj, vw / 2}};
@@ -467,7 +469,7 @@ static int c2_candidates(const char *global, char out[][64]) {
             if (d[i][0] >= 1 && d[i][1] >= 1 && d[i][1] <= 16)
                 snprintf(out[n++], 64, "global:%d,%d,%d,%d", wx, wy, d[i][0], d[i][1]);
     }
-    for (size_t i = 3; i < sizeof fixed / sizeof *fixed; i++)
+    for (size_t i = 2; i < sizeof fixed / sizeof *fixed; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     return n;
 }
@@ -516,12 +518,6 @@ static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t col
         const char *c = i < 0 ? "" : cand[i];
         double t0 = now_s();
         if (i >= 0 && t0 + 1.2 * cost > deadline) break;
-        /* clFFT builds its kernels per transform size: ~25 s under PoCL on 2 cores (256^2). */
-        if (!strcmp(c, "fft") && t0 + (cpu ? 30 : 5) > deadline) {
-            printf("  [%2d/%d] %-20s skipped: clFFT's kernel builds need more time than is left\n",
-                   i + 2, nc + 1, c);
-            continue;
-        }
         c2_result r;
         int got = c2_try(app, k, a, f, ref, na * nk, c, trial, seen, nseen, deadline, &r, why,
                          sizeof why);
