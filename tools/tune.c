@@ -512,7 +512,6 @@ static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t col
     c2_value(clip_process_variant(gp), gval, sizeof gval);
     int nc = c2_candidates(gval, cand);
     const double macs = (double)rows * cols * k->mk * k->nk;
-    const int cpu = clip_app_device(app)->type == CLIP_DEVICE_CPU;
     double cost = 0; /* the slowest offer + check + timing so far */
     for (int i = -1; i < nc; i++) {
         const char *c = i < 0 ? "" : cand[i];
