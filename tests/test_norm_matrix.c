@@ -2,7 +2,7 @@
  * norm(A) = the largest singular value, and vecnorm(A, p, dim), for every type, odd sizes,
  * rank-deficient and clustered spectra, huge and tiny scales, NaN, Inf, empties; every error;
  * the 'fro' name through the C API and the CLI. References are computed here in long double
- * (the 2-norm by a one-sided Jacobi SVD). */
+ * (the 2-norm by a one-sided Jacobi SVD in double). */
 #define _POSIX_C_SOURCE 200809L
 #include <complex.h>
 #include <float.h>
@@ -17,54 +17,67 @@ static double stored(clip_type t, double x) {
     return clip_type_is_double(t) ? x : (double)(float)x;
 }
 
-/* Element i of an array of type t made from re, im. */
-static long double complex elem(clip_type t, const double *re, const double *im, size_t i) {
-    long double r = stored(t, re[i]);
-    long double m = clip_type_is_complex(t) && im ? stored(t, im[i]) : 0;
+/* Element i of an array of type t made from re, im, and its modulus. Double complex, not long
+ * double: valgrind runs x87 code in double range and gets cabsl wrong (reduce_testutil.h). */
+static double complex elem(clip_type t, const double *re, const double *im, size_t i) {
+    double r = stored(t, re[i]);
+    double m = clip_type_is_complex(t) && im ? stored(t, im[i]) : 0;
     return r + m * I;
 }
+static long double mag(clip_type t, const double *re, const double *im, size_t i) {
+    double complex z = elem(t, re, im, i);
+    return rt_hypotl(creal(z), cimag(z));
+}
 
-/* The largest singular value of the m x n matrix by one-sided Jacobi (Hestenes) in long
- * double: rotate column pairs until orthogonal; the largest column norm is s1. */
+/* The largest singular value of the m x n matrix by one-sided Jacobi (Hestenes) in double,
+ * accurate to ~1e-15 relative: rotate column pairs until orthogonal; the largest column norm is
+ * s1. Scaled by a power of two near max |a_ij| so that no square leaves double's range. */
 static long double ref_svd(clip_type t, const double *re, const double *im, size_t m, size_t n) {
-    long double complex *w = malloc(m * n * sizeof *w);
+    double complex *w = malloc(m * n * sizeof *w);
+    double mx = 0;
     for (size_t e = 0; e < m * n; e++)
-        w[e] = elem(t, re, im, e);
-    for (int sweep = 0; sweep < 40; sweep++) {
+        mx = fmax(mx, (double)mag(t, re, im, e));
+    int ex = 0;
+    frexp(mx, &ex);
+    for (size_t e = 0; e < m * n; e++) {
+        double complex z = elem(t, re, im, e);
+        w[e] = ldexp(creal(z), -ex) + ldexp(cimag(z), -ex) * I;
+    }
+    for (int sweep = 0; sweep < 60; sweep++) {
         int rot = 0;
         for (size_t a = 0; a + 1 < n; a++)
             for (size_t b = a + 1; b < n; b++) {
-                long double complex *x = w + a * m, *y = w + b * m, g = 0;
-                long double al = 0, be = 0;
+                double complex *x = w + a * m, *y = w + b * m, g = 0;
+                double al = 0, be = 0;
                 for (size_t i = 0; i < m; i++) {
-                    al += creall(x[i] * conjl(x[i]));
-                    be += creall(y[i] * conjl(y[i]));
-                    g += conjl(x[i]) * y[i];
+                    al += creal(x[i] * conj(x[i]));
+                    be += creal(y[i] * conj(y[i]));
+                    g += conj(x[i]) * y[i];
                 }
-                long double ga = cabsl(g);
-                if (!(ga > 1e-19L * sqrtl(al * be))) continue;
+                double ga = cabs(g);
+                if (!(ga > 1e-16 * sqrt(al * be))) continue;
                 rot = 1;
-                long double complex ph = g / ga;
-                long double z = (be - al) / (2 * ga);
-                long double tt = (z >= 0 ? 1.0L : -1.0L) / (fabsl(z) + sqrtl(1 + z * z));
-                long double c = 1 / sqrtl(1 + tt * tt), s = c * tt;
+                double complex ph = g / ga;
+                double z = (be - al) / (2 * ga);
+                double tt = (z >= 0 ? 1.0 : -1.0) / (fabs(z) + sqrt(1 + z * z));
+                double c = 1 / sqrt(1 + tt * tt), s = c * tt;
                 for (size_t i = 0; i < m; i++) {
-                    long double complex yb = y[i] * conjl(ph), xa = x[i];
+                    double complex yb = y[i] * conj(ph), xa = x[i];
                     x[i] = c * xa - s * yb;
                     y[i] = s * xa + c * yb;
                 }
             }
         if (!rot) break;
     }
-    long double best = 0;
+    double best = 0;
     for (size_t j = 0; j < n; j++) {
-        long double s = 0;
+        double s = 0;
         for (size_t i = 0; i < m; i++)
-            s += creall(w[i + j * m] * conjl(w[i + j * m]));
-        best = fmaxl(best, sqrtl(s));
+            s += creal(w[i + j * m] * conj(w[i + j * m]));
+        best = fmax(best, sqrt(s));
     }
     free(w);
-    return best;
+    return ldexp(best, ex);
 }
 
 /* norm(A, p) of a matrix for p = 1, Inf, 0 (fro), 2. NaN anywhere: NaN; Inf: Inf (2: NaN). */
@@ -81,16 +94,24 @@ static long double ref_matrix(clip_type t, const double *re, const double *im, s
     if (inf) return INFINITY;
     if (p == 2) return ref_svd(t, re, im, m, n);
     long double best = 0, sum = 0;
-    if (p == 0) {
+    if (p == 0) { /* scaled as ref_svd */
+        double mx = 0;
         for (size_t e = 0; e < m * n; e++)
-            sum += powl(cabsl(elem(t, re, im, e)), 2);
-        return sqrtl(sum);
+            mx = fmax(mx, (double)mag(t, re, im, e));
+        if (mx == 0) return 0;
+        int ex = 0;
+        frexp(mx, &ex);
+        for (size_t e = 0; e < m * n; e++) {
+            long double a = ldexpl(mag(t, re, im, e), -ex);
+            sum += a * a;
+        }
+        return ldexpl(sqrtl(sum), ex);
     }
     size_t outer = p == 1 ? n : m, inner = p == 1 ? m : n;
     for (size_t o = 0; o < outer; o++) {
         sum = 0;
         for (size_t k = 0; k < inner; k++)
-            sum += cabsl(elem(t, re, im, p == 1 ? k + o * m : o + k * m));
+            sum += mag(t, re, im, p == 1 ? k + o * m : o + k * m);
         best = fmaxl(best, sum);
     }
     return best;
