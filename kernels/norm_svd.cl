@@ -94,7 +94,7 @@ void svd_norm(__global elem_t *w, const ulong woff, const uint len, __global rea
         if (get_local_id(0) == 0) out[idx] = nrm;
         return;
     }
-    if (nrm <= floor_rel * pre[0]) nrm = 0;
+    if (floor_rel > 0 && nrm <= floor_rel * pre[0]) nrm = 0; /* the start vector has no pre */
     for (uint i = get_local_id(0); i < len; i += LOCAL) w[i] = nrm > 0 ? w[i] / nrm : 0;
     if (get_local_id(0) == 0) out[idx] = nrm;
 }
