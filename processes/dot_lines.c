@@ -5,28 +5,14 @@
 #include <stdio.h>
 
 #include "dot_lines.h"
+#include "lines_geom.h"
 
 clip_status dot_lines_init(clip_process *p, dot_lines *l, clip_data *a, int dim, clip_type t,
                            int acx, int bcx) {
-    const int nd = clip_data_ndims(a);
-    l->pre = 1, l->n = 1, l->post = 1;
-    for (int i = 0; i < nd; i++) {
-        const cl_ulong d = clip_data_dim(a, i);
-        if (i < dim) l->pre *= d;
-        else if (i == dim) l->n = d;
-        else l->post *= d;
-    }
-    const clip_device_info *dev = clip_proc_device(p);
-    const int contig = l->pre == 1, gpu = dev->type != CLIP_DEVICE_CPU;
-    size_t local = contig ? (gpu ? 256 : 1) : (gpu ? 64 : 16);
-    while (local > 1 && local > dev->max_work_group)
-        local /= 2;
-    l->local = local;
-    const size_t lines = (size_t)(l->pre * l->post);
-    l->global = contig ? lines * local : (lines + local - 1) / local * local;
+    const int contig = lines_geom(p, a, dim, &l->pre, &l->n, &l->post, &l->local, &l->global);
     char opts[96];
     snprintf(opts, sizeof opts, "-DA_COMPLEX=%d -DB_COMPLEX=%d -DCONTIG=%d -DLOCAL=%zu", acx, bcx,
-             contig, local);
+             contig, l->local);
     return clip_proc_kernel(p, "dot_lines", t, opts, "dot_lines", &l->k);
 }
 

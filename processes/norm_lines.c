@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "norm.h"
+#include "lines_geom.h"
 
 static int lines_mode(double pv) {
     if (pv == 1) return 1;
@@ -22,27 +23,12 @@ static int lines_mode(double pv) {
 
 clip_status norm_lines_init(clip_process *p, norm_lines *l, clip_data *x, int dim, double pv,
                             int with_max) {
-    const int nd = clip_data_ndims(x);
-    l->pre = 1, l->n = 1, l->post = 1, l->p = pv;
-    for (int i = 0; i < nd; i++) {
-        const cl_ulong d = clip_data_dim(x, i);
-        if (i < dim) l->pre *= d;
-        else if (i == dim) l->n = d;
-        else l->post *= d;
-    }
-    const clip_device_info *dev = clip_proc_device(p);
-    const int contig = l->pre == 1, gpu = dev->type != CLIP_DEVICE_CPU;
-    /* CPUs: a group of one per contiguous line (PoCL runs a group's items one after another);
-     * 16 neighbouring lines per group otherwise, which PoCL vectorises across. */
-    size_t local = contig ? (gpu ? 256 : 1) : (gpu ? 64 : 16);
-    while (local > 1 && local > dev->max_work_group)
-        local /= 2;
-    l->local = local;
+    l->p = pv;
+    const int contig = lines_geom(p, x, dim, &l->pre, &l->n, &l->post, &l->local, &l->global);
     const size_t lines = (size_t)(l->pre * l->post);
-    l->global = contig ? lines * local : (lines + local - 1) / local * local;
     char opts[96];
     snprintf(opts, sizeof opts, "-DMODE=%d -DCONTIG=%d -DLOCAL=%zu", lines_mode(pv), contig,
-             local);
+             l->local);
     clip_type t = clip_data_type(x);
     clip_status s = clip_proc_kernel(p, "norm_lines", t, opts, "norm_lines", &l->k);
     l->kmax = NULL, l->tmp = NULL;
