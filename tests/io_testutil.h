@@ -10,6 +10,17 @@
 
 #include "testutil.h"
 
+/* The test's scratch directory (tu_scratch_dir fills it) and a path inside it, in one of a few
+ * rotating buffers so calls may nest. */
+static char g_dir[64]; /* patterns like "test_io_tmp_XXXXXX" */
+static inline const char *tp(const char *name) {
+    static char buf[8][512];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
+    return b;
+}
+
 /* Makes a new scratch directory from `pattern` (ending in XXXXXX), rewritten in place; exits
  * with status 2 when it cannot. */
 static inline void tu_scratch_dir(char *pattern) {

@@ -20,16 +20,6 @@
 #define TEST_MATIO 1
 #endif
 
-static char g_dir[256];
-
-/* A path inside the scratch directory; a few rotating buffers so calls may nest. */
-static const char *tp(const char *name) {
-    static char buf[8][512];
-    static int k;
-    char *b = buf[k++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
-    return b;
-}
 
 static void write_bytes(const char *path, const void *p, size_t n) {
     FILE *f = fopen(path, "wb");

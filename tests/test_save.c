@@ -18,16 +18,6 @@
 #include "io_testutil.h"
 #include "testutil.h"
 
-static char g_dir[64];
-
-/* A path inside the scratch directory; a few rotating buffers so calls may nest. */
-static const char *tp(const char *name) {
-    static char buf[8][512];
-    static int k;
-    char *b = buf[k++ % 8];
-    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
-    return b;
-}
 
 /* Writes past `bytes` fail with EFBIG from here on (RLIM_INFINITY lifts it again). Only the soft
  * limit moves, so an unprivileged test can lift it. */

@@ -13,7 +13,7 @@
 #include "io_testutil.h"
 #include "testutil.h"
 
-static char g_dir[64], g_full[128];
+static char g_full[128]; /* g_dir: io_testutil.h */
 
 /* Random integers 0..255 as f32: they survive every format, and PNG cannot compress them. */
 static void make_input(clip_app *app, const char *path, size_t n, size_t channels) {
