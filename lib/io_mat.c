@@ -415,10 +415,17 @@ static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf
         }
         data = &z;
     }
-    clip_status s = CLIP_OK;
-    /* matio opens the temporary again by its name, truncating the same file sf holds open. */
+    /* matio opens the temporary again by a path, truncating the same file sf holds open: MAT 5
+     * through /proc/self/fd/N while it is unnamed; HDF5 (MAT 7.3) needs a real name, so that
+     * save keeps a named temporary throughout (lib/save_file.h). */
+    clip_status s = v73 ? clip_save_name(app, "save_mat", sf, path) : CLIP_OK;
+    if (s != CLIP_OK) {
+        free(z.Re);
+        free(z.Im);
+        return s;
+    }
     errno = 0;
-    mat_t *mat = Mat_CreateVer(sf->tmp, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    mat_t *mat = Mat_CreateVer(clip_save_path(sf), NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
     matvar_t *v = NULL;
     if (!mat)
         s = clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot create the file: %s", path,
@@ -442,7 +449,7 @@ static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf
     free(z.Im);
     if (s != CLIP_OK) return s;
     if (v73) {
-        s = check_v73(app, path, sf->tmp, var, rank, dims, dbl);
+        s = check_v73(app, path, clip_save_path(sf), var, rank, dims, dbl);
         if (s != CLIP_OK) return s;
         const clip_save_expect expect = {CLIP_SAVE_SIZE_UNCHECKED, "MATLAB 7.3 MAT-file", 19};
         return clip_save_commit(app, "save_mat", sf, path, &expect);

@@ -1,11 +1,13 @@
-/* The save discipline (lib/save_file.h): temporary beside the target, verify, fsync, rename,
- * fsync the directory. */
-#define _POSIX_C_SOURCE 200809L
+/* The save discipline (lib/save_file.h): unnamed temporary in the target's directory (or a
+ * named one, cleaned after a dead writer), verify, fsync, name, rename, fsync the directory. */
+#define _GNU_SOURCE /* O_TMPFILE; linkat, gethostname and kill are POSIX */
 
 #include "save_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,34 +20,175 @@ static void set_discarded(clip_save_file *sf) {
     sf->fd = -1;
 }
 
-clip_status clip_save_begin(clip_app *app, const char *op, const char *path, clip_save_file *sf) {
-    /* The pid keeps processes apart, the counter keeps threads and repeated saves apart, and
-     * O_EXCL settles any remaining race. */
+/* The directory holding `path` (malloc'd), or NULL when out of memory. */
+static char *dir_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+/* This host's name as temporaries carry it: '-' separates the name's fields, so it becomes '_'
+ * (as does anything but letters, digits, '.' and '_'). */
+static void host_name(char out[72]) {
+    if (gethostname(out, 64) != 0) snprintf(out, 64, "unknown");
+    out[64] = '\0';
+    for (char *c = out; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_'))
+            *c = '_';
+}
+
+/* The start time (clock ticks after boot, field 22) from a /proc/PID/stat file. Returns 0, or
+ * -1 when the file cannot be read (no such process, or no /proc). */
+static int read_start(const char *stat_path, unsigned long long *start) {
+    char buf[1024];
+    int fd = open(stat_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    /* Field 2 is the command in parentheses and may hold spaces or ')': count after the last. */
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (!p) return -1;
+    *start = strtoull(p + 1, NULL, 10);
+    return 0;
+}
+
+/* 1 when no process PID that started at `start` runs on this host any more. In doubt (no /proc,
+ * or a writer whose start time was unknown) a process that answers kill(pid, 0) counts as the
+ * writer, so a live writer's file is never taken for stale. */
+static int writer_gone(long pid, unsigned long long start) {
+    char stat_path[64];
+    snprintf(stat_path, sizeof stat_path, "/proc/%ld/stat", pid);
+    unsigned long long now;
+    if (read_start(stat_path, &now) == 0) return start != 0 && now != start;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Reads a decimal number ending in `stop`; NULL unless one is there. */
+static const char *number(const char *p, char stop, unsigned long long *v) {
+    if (*p < '0' || *p > '9') return NULL;
+    char *end;
+    *v = strtoull(p, &end, 10);
+    return *end == stop ? end + (stop != '\0') : NULL;
+}
+
+/* Whether `name` is "<target>.tmp-<host>-<pid>-<start>-<n>" for this host, written by a process
+ * that is gone. */
+static int stale_temporary(const char *name, const char *host) {
+    const char *t = NULL;
+    for (const char *p = strstr(name, ".tmp-"); p; p = strstr(p + 1, ".tmp-"))
+        t = p + strlen(".tmp-");
+    size_t host_len = strlen(host);
+    if (!t || strncmp(t, host, host_len) != 0 || t[host_len] != '-') return 0;
+    unsigned long long pid, start, n;
+    const char *p = number(t + host_len + 1, '-', &pid);
+    if (p) p = number(p, '-', &start);
+    if (p) p = number(p, '\0', &n);
+    return p && pid > 0 && pid <= (unsigned long long)0x7fffffff && writer_gone((long)pid, start);
+}
+
+/* Removes the temporaries that writers now gone left in `dir`. Best effort: a directory that
+ * cannot be read fails the save's own create with a better message. Costs one read of the
+ * directory per save. */
+static void remove_stale(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char host[72];
+    host_name(host);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp-") && stale_temporary(e->d_name, host))
+            unlinkat(dirfd(d), e->d_name, 0); /* ENOENT: another save cleaned it first */
+    closedir(d);
+}
+
+/* Gives the temporary a fresh name beside `path` through make(sf, name) (create it, or link the
+ * unnamed file to it), trying the next name while make answers EEXIST. Returns 0 with sf->tmp
+ * set, or an errno (EEXIST: no free name). */
+static int name_temporary(clip_save_file *sf, const char *path,
+                          int (*make)(clip_save_file *sf, const char *name)) {
+    /* The host and pid (with its start time, since pids are reused) keep writers apart and let
+     * a later save tell a dead writer's file; the counter keeps threads and repeated saves
+     * apart, and O_EXCL / linkat's EEXIST settle any remaining race. */
     static atomic_uint counter;
-    set_discarded(sf);
-    size_t cap = strlen(path) + 64;
+    char host[72];
+    host_name(host);
+    unsigned long long start = 0;
+    if (read_start("/proc/self/stat", &start) != 0) start = 0;
+    size_t cap = strlen(path) + sizeof host + 80;
     char *name = malloc(cap);
-    if (!name)
-        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    if (!name) return ENOMEM;
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned n = atomic_fetch_add(&counter, 1u);
-        snprintf(name, cap, "%s.tmp-%ld-%u", path, (long)getpid(), n);
-        /* 0666 so that, after umask, the result has the permissions a plain fopen would give. */
-        int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
+        snprintf(name, cap, "%s.tmp-%s-%ld-%llu-%u", path, host, (long)getpid(), start, n);
+        int err = make(sf, name);
+        if (!err) {
             sf->tmp = name;
-            sf->fd = fd;
-            return CLIP_OK;
+            return 0;
         }
-        if (errno != EEXIST) {
-            int err = errno;
+        if (err != EEXIST) {
             free(name);
-            return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot create a file there: %s", op,
-                                  path, strerror(err));
+            return err;
         }
     }
     free(name);
-    return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot find a free temporary name", op, path);
+    return EEXIST;
+}
+
+static int create_named(clip_save_file *sf, const char *name) {
+    /* 0666 so that, after umask, the result has the permissions a plain fopen would give. */
+    sf->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    return sf->fd < 0 ? errno : 0;
+}
+
+static int link_unnamed(clip_save_file *sf, const char *name) {
+    /* Through /proc, which needs no privilege (linkat's AT_EMPTY_PATH needs
+     * CAP_DAC_READ_SEARCH); clip_save_begin made sure the path is there. */
+    return linkat(AT_FDCWD, sf->fd_path, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+}
+
+/* An unnamed file in `dir`, or -1 where O_TMPFILE is refused (EOPNOTSUPP, EISDIR, EINVAL on
+ * file systems and kernels without it) or could not be linked later (no /proc); the named path
+ * then reports any error that is not about O_TMPFILE (EACCES, ENOENT, ENOSPC) in its words. */
+static int open_unnamed(const char *dir, char fd_path[32]) {
+    const char *named = getenv("CLIP_TEST_SAVE_NAMED");
+    if (named && *named && strcmp(named, "0") != 0) return -1;
+    /* Without O_EXCL, so that the commit may link it; 0666 as for create_named. */
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+    if (fd < 0) return -1;
+    snprintf(fd_path, 32, "/proc/self/fd/%d", fd);
+    if (access(fd_path, F_OK) == 0) return fd;
+    close(fd);
+    fd_path[0] = '\0';
+    return -1;
+}
+
+clip_status clip_save_begin(clip_app *app, const char *op, const char *path, clip_save_file *sf) {
+    set_discarded(sf);
+    char *dir = dir_of(path);
+    if (!dir)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    remove_stale(dir);
+    sf->fd = open_unnamed(dir, sf->fd_path);
+    free(dir);
+    if (sf->fd >= 0) return CLIP_OK;
+    int err = name_temporary(sf, path, create_named);
+    if (!err) return CLIP_OK;
+    set_discarded(sf);
+    if (err == ENOMEM)
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    if (err == EEXIST)
+        return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot find a free temporary name", op,
+                              path);
+    return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot create a file there: %s", op, path,
+                          strerror(err));
+}
+
+const char *clip_save_path(const clip_save_file *sf) {
+    return sf->tmp ? sf->tmp : sf->fd_path;
 }
 
 int clip_save_write(clip_save_file *sf, const void *buf, size_t n) {
@@ -164,8 +307,7 @@ clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, 
 /* fsync of the directory holding `path`, so a rename in it survives a crash. Returns 0 or an
  * errno; file systems that cannot sync a directory (EINVAL) have nothing more to offer. */
 static int sync_dir(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = dir_of(path);
     if (!dir) return ENOMEM;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int err = fd < 0 ? errno : 0;
@@ -177,12 +319,25 @@ static int sync_dir(const char *path) {
     return err;
 }
 
+clip_status clip_save_name(clip_app *app, const char *op, clip_save_file *sf, const char *path) {
+    if (sf->tmp) return CLIP_OK;
+    if (sf->fd < 0) return fail_errno(app, op, sf, path, "cannot name the written file", EBADF);
+    int err = name_temporary(sf, path, link_unnamed);
+    if (err) return fail_errno(app, op, sf, path, "cannot name the written file", err);
+    sf->fd_path[0] = '\0';
+    return CLIP_OK;
+}
+
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect) {
     if (!sf->verified) {
         clip_status s = clip_save_verify(app, op, sf, path, expect);
         if (s != CLIP_OK) return s;
     }
+    /* An unnamed temporary gets its name only now, verified and on disk: from here to the
+     * rename is the one window in which a kill leaves a (whole) temporary behind. */
+    clip_status s = clip_save_name(app, op, sf, path);
+    if (s != CLIP_OK) return s;
     int fd = sf->fd;
     sf->fd = -1;
     /* Some file systems (NFS) report a failed write only at close. */

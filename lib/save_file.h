@@ -1,15 +1,32 @@
-/* Internal to lib/: the one discipline every writer follows, so that a save is whole or absent.
+/* Internal to lib/: the one discipline every writer follows, so that a save is whole or absent,
+ * and a run killed mid-save (kill -9, OOM killer) leaves nothing behind.
  *
  *   clip_save_file sf;
- *   clip_save_begin(app, op, path, &sf);     temporary beside the target, held open
+ *   clip_save_begin(app, op, path, &sf);     unnamed temporary in the target's directory
  *   ... the format library writes it: through clip_save_write (libtiff and libpng via client
- *       callbacks, CFL, the tuning cache), or by the temporary's name (matio) ...
- *   clip_save_commit(app, op, &sf, path, &expect);   verify, fsync, rename, fsync the directory
+ *       callbacks, CFL, the tuning cache), or by opening clip_save_path(&sf) itself (matio) ...
+ *   clip_save_commit(app, op, &sf, path, &expect);   verify, fsync, name, rename, fsync the dir
  *   or clip_save_discard(&sf) on any failure before the commit.
  *
- * Temporary names are "<target>.tmp-<pid>-<n>": a process killed mid-save (kill -9, power cut)
- * leaves one beside the target; nothing else uses that pattern, so such files may be removed
- * once no process with that pid is saving.
+ * Where the file system has O_TMPFILE (ext4, xfs, btrfs, tmpfs) the temporary has no name while
+ * it is written and verified: a killed process's unnamed file vanishes with its descriptors.
+ * Only at the commit is it linked to a temporary name and renamed over the target at once
+ * (linkat cannot replace a file, rename can); the name exists from that linkat to the rename,
+ * a few system calls with no data written in between, the only moment a kill leaves a file.
+ *
+ * A named temporary, "<target>.tmp-<host>-<pid>-<start>-<n>", is used for the whole save where
+ * O_TMPFILE is refused (EOPNOTSUPP, EISDIR, EINVAL: NFS, vfat, older kernels), where /proc is not
+ * mounted (the unnamed file could not be linked), and where the format library must reopen the
+ * file by a real name (matio's MAT 7.3 writer: HDF5 resolves /proc/self/fd/N with realpath, which
+ * fails for a file that has no name; see clip_save_name). <host> is the host name ('-' made '_'),
+ * <start> the writer's start time (/proc/PID/stat, clock ticks after boot; 0 where unknown), <n>
+ * a per-process counter. clip_save_begin removes from the target's directory every such
+ * temporary whose writer is gone: same host, and no process PID, or one that started at another
+ * time (the PID was reused). One written on another host (NFS) or by a live writer is never
+ * touched, so cleaning can never delete a file some other save is still writing.
+ *
+ * CLIP_TEST_SAVE_NAMED=1 in the environment makes every save take the named path, so tests
+ * reach it on file systems that have O_TMPFILE.
  *
  * Messages follow "op: path: what: reason", the reason being strerror() of the errno the
  * operating system gave ("save_png: out.png: cannot write: No space left on device"). */
@@ -22,16 +39,17 @@
 #include "internal.h"
 
 typedef struct clip_save_file {
-    char *tmp;        /* the temporary's name (malloc'd), NULL once committed or discarded */
+    char *tmp;        /* the temporary's name (malloc'd) while it has one, else NULL */
     int fd;           /* open read-write on the temporary until commit or discard, else -1 */
     int err;          /* errno of the first failed clip_save_write, 0 while none failed */
     uint64_t pos;     /* where the next clip_save_write / clip_save_read goes */
     uint64_t end;     /* the largest offset written through clip_save_write */
     int verified;     /* clip_save_verify passed */
+    char fd_path[32]; /* "/proc/self/fd/N" while the temporary is unnamed (O_TMPFILE), else "" */
 } clip_save_file;
 
 /* The discarded state, for a save file that clip_save_begin may never reach. */
-#define CLIP_SAVE_FILE_INIT {NULL, -1, 0, 0, 0, 0}
+#define CLIP_SAVE_FILE_INIT {NULL, -1, 0, 0, 0, 0, ""}
 
 /* What a written temporary must hold before it may replace the target. */
 typedef struct clip_save_expect {
@@ -45,11 +63,22 @@ typedef struct clip_save_expect {
 /* No size is known in advance (MAT 7.3, laid out by HDF5): the writer rereads what it wrote. */
 #define CLIP_SAVE_SIZE_UNCHECKED (UINT64_MAX - 1)
 
-/* Creates an empty temporary beside `path` (so the rename never crosses file systems) with the
- * permissions a plain fopen would give, and opens it. On failure sets *sf to the discarded
- * state (safe to discard again) and returns CLIP_ERR_IO with the system's reason, or
+/* Removes the stale temporaries of dead writers from `path`'s directory, then creates an empty
+ * temporary there (so the rename never crosses file systems) with the permissions a plain fopen
+ * would give, unnamed where it can, and opens it. On failure sets *sf to the discarded state
+ * (safe to discard again) and returns CLIP_ERR_IO with the system's reason, or
  * CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_save_begin(clip_app *app, const char *op, const char *path, clip_save_file *sf);
+
+/* A path by which a format library can open the temporary itself (matio's MAT 5 writer): its
+ * name, or "/proc/self/fd/N" while it has none, which opens the same unnamed file. */
+const char *clip_save_path(const clip_save_file *sf);
+
+/* Gives an unnamed temporary its name now, for a library that needs a real one (HDF5 resolves
+ * symbolic links such as /proc/self/fd/N with realpath). From here to the commit the save is on
+ * the named path: a kill leaves the temporary, for the next save's cleaning. On failure the
+ * temporary is discarded and CLIP_ERR_IO returned. */
+clip_status clip_save_name(clip_app *app, const char *op, clip_save_file *sf, const char *path);
 
 /* Writes n bytes at sf->pos, retrying short writes. Returns 0, or -1 with the errno kept in
  * sf->err (the first failure wins; later writes fail at once, so a writer cannot go on past a
@@ -68,9 +97,10 @@ long long clip_save_read(clip_save_file *sf, void *buf, size_t n);
 clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect);
 
-/* clip_save_verify (unless it already passed), then renames the temporary over `path` and
- * fsyncs the directory, so the new name survives a crash. Every failure is CLIP_ERR_IO; up to
- * the rename the target is untouched and the temporary removed. A failed directory fsync comes
+/* clip_save_verify (unless it already passed), then links an unnamed temporary to its name,
+ * renames the temporary over `path` and fsyncs the directory, so the new name survives a crash.
+ * Every failure is CLIP_ERR_IO; up to the rename the target is untouched and the temporary
+ * removed. A failed directory fsync comes
  * after the rename: the target is then new but its name may not survive a crash, and the
  * message says so. Leaves *sf discarded either way. */
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
