@@ -21,6 +21,18 @@
  *   ALIGNED        1: M, the leading dimensions of A and C and their offsets are multiples of
  *                  VW, so A and C move as whole aligned vectors (NVIDIA splits an access it cannot
  *                  prove aligned into scalar ones); 0: unaligned vloads and element-wise edges
+ *                  (with TRANSA only C's leading dimension and offset count)
+ *   VWA            TRANSA: vector width of the global A loads along K (A's contiguous direction)
+ *   ALIGNB         TRANSB: B's leading dimension and offset are multiples of VWN, so its rows
+ *                  move as whole aligned VWN vectors
+ * Both kernels:
+ *   TRANSA, TRANSB 0: the operand as stored; 1: its transpose (MATLAB .'); 2: its conjugate
+ *                  transpose (MATLAB '; complex types only, a real one is built as 1). op(A) is
+ *                  M x K and op(B) K x N; the stored matrices are read in place with the index
+ *                  order swapped, and conjugated as they are loaded: no transposed copy is made.
+ *                  gemm_tiled moves a transposed A as it moves a plain B (vectors along K,
+ *                  scattered into the k-major local tile) and a transposed B as it moves a plain
+ *                  A (vectors along N, stored whole), so every global load stays coalesced.
  * A work-item's rows are VW-wide vectors strided by MDIMC*VW and its columns VWN-wide strips
  * strided by NDIMC*VWN, so neighbouring work-items touch neighbouring addresses (coalesced global
  * stores, conflict-free local reads).
@@ -81,6 +93,18 @@
 #endif
 #ifndef SK
 #define SK 0
+#endif
+#ifndef TRANSA
+#define TRANSA 0
+#endif
+#ifndef TRANSB
+#define TRANSB 0
+#endif
+#ifndef VWA
+#define VWA 1
+#endif
+#ifndef ALIGNB
+#define ALIGNB 0
 #endif
 
 #define WGS (MDIMC * NDIMC)
@@ -143,6 +167,19 @@
 #else
 #error "VWB must be 1, 2, 4, 8 or 16 reals wide"
 #endif
+#if VWA * CPX == 1
+#define VAR 1
+#elif VWA * CPX == 2
+#define VAR 2
+#elif VWA * CPX == 4
+#define VAR 4
+#elif VWA * CPX == 8
+#define VAR 8
+#elif VWA * CPX == 16
+#define VAR 16
+#else
+#error "VWA must be 1, 2, 4, 8 or 16 reals wide"
+#endif
 
 /* RVEC(n): the vector of n reals; RLOAD/RSTORE(n, p): unaligned access to one. */
 #define RVEC_1 REAL
@@ -175,6 +212,30 @@ typedef union {
     gvec_t v;
     elem_t e[VWB];
 } gvec_u;
+typedef RVEC(VAR) kavec_t; /* VWA elements along K (global A, TRANSA) */
+typedef union {
+    kavec_t v;
+    elem_t e[VWA];
+} kavec_u;
+
+/* Conjugation as an operand is loaded (TRANSA/TRANSB 2): CONJ_R(n, v) negates the imaginary
+ * lanes of n interleaved reals, CONJ_E one element. Multiplying by -1 rather than subtracting
+ * from 0 keeps MATLAB's signed zeros (conj(x + 0i) = x - 0i). */
+#if CLIP_COMPLEX
+#define CSIGN_2 ((RVEC_2)(1, -1))
+#define CSIGN_4 ((RVEC_4)(1, -1, 1, -1))
+#define CSIGN_8 ((RVEC_8)(1, -1, 1, -1, 1, -1, 1, -1))
+#define CSIGN_16 ((RVEC_16)(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1))
+#define CONJ_R(n, v) ((v) * CAT(CSIGN_, n))
+#define CONJ_E(v) ((elem_t)((v).x, -(v).y))
+#define CONJ_A (TRANSA == 2)
+#define CONJ_B (TRANSB == 2)
+#else
+#define CONJ_R(n, v) (v)
+#define CONJ_E(v) (v)
+#define CONJ_A 0
+#define CONJ_B 0
+#endif
 #define VLOAD(p) RLOAD(VWR, p)
 #define VSTORE(v, p) RSTORE(VWR, v, p)
 #if ALIGNED
@@ -249,6 +310,21 @@ inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global 
  * rows clamped. */
 inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k, const int M,
                     const int edge) {
+#if TRANSA
+    /* op(A)(r, k) = A(k, r): the VW rows are VW columns of the stored A, gathered (the direct and
+     * small kernels serve CPUs and tiny products, where the gather is cache-resident). */
+    (void)edge;
+    real_t t[VWR];
+    for (int e = 0; e < VW; e++) {
+        const int r = min(row + e, M - 1);
+        __global const real_t *x = A + ((size_t)r * (size_t)lda + (size_t)k) * CPX;
+        t[e * CPX] = x[0];
+#if CLIP_COMPLEX
+        t[e * CPX + 1] = CONJ_A ? -x[1] : x[1];
+#endif
+    }
+    return VLOAD(t);
+#else
     __global const real_t *col = A + (size_t)k * (size_t)lda * CPX;
     if (!edge || row + VW <= M) return VLOAD(col + (size_t)row * CPX);
     real_t t[VWR];
@@ -260,6 +336,24 @@ inline vec_t load_a(__global const real_t *A, const int lda, const int row, cons
 #endif
     }
     return VLOAD(t);
+#endif
+}
+
+/* Element k of column j of op(B), from `col`, which points at B(0, j) (plain) or B(j, 0)
+ * (transposed: then consecutive k are ldb apart). */
+inline elem_t load_b(__global const real_t *col, const int k, const int ldb) {
+#if TRANSB
+    const size_t at = (size_t)k * (size_t)ldb;
+#else
+    const size_t at = (size_t)k;
+    (void)ldb;
+#endif
+#if CLIP_COMPLEX
+    const elem_t b = vload2(at, col);
+    return CONJ_B ? CONJ_E(b) : b;
+#else
+    return col[at];
+#endif
 }
 
 #if GEMM_KERNEL != 2
@@ -271,8 +365,22 @@ inline vec_t load_a(__global const real_t *A, const int lda, const int row, cons
 #define LDBL (NWG + PADB)
 #define ABUF (KWG * LDAL / VW)    /* vec_t per A buffer */
 #define BBUF (KWG * LDBL / VWN)   /* bvec_t per B buffer */
-#define A_VECS (MWG / VW * KWG)   /* global A vectors per slice */
-#define B_VECS (KWG / VWB * NWG)  /* global B vectors per slice */
+/* Global vectors per slice: along M (plain A: vec_t) or K (transposed A: gvec_t); along K (plain
+ * B: gvec_t) or N (transposed B: bvec_t). */
+#if TRANSA
+#define A_VECS (KWG / VWB * MWG)
+typedef gvec_t avec_t;
+#else
+#define A_VECS (MWG / VW * KWG)
+typedef vec_t avec_t;
+#endif
+#if TRANSB
+#define B_VECS (NWG / VWN * KWG)
+typedef bvec_t bgvec_t;
+#else
+#define B_VECS (KWG / VWB * NWG)
+typedef gvec_t bgvec_t;
+#endif
 #define LA ((A_VECS + WGS - 1) / WGS)
 #define LB ((B_VECS + WGS - 1) / WGS)
 #if DB
@@ -286,78 +394,130 @@ typedef struct {
     __global const real_t *pa[LA]; /* A vector at (row, kbeg + ak) of the current slice */
     __global const real_t *pb[LB]; /* B vector at (kbeg + bk, col) of the current slice */
     int ak[LA], bk[LB];            /* k offset within the slice */
-    int arow[LA];                  /* the vector's first row (for the unaligned edge gather) */
-    int adst[LA], bdst[LB];        /* local offsets: vec_t index / element index */
+    int arow[LA];                  /* plain A: the vector's first row (for the edge gather) */
+    int bcol[LB];                  /* transposed B: the vector's first column (likewise) */
+    int adst[LA], bdst[LB];        /* local offsets: a whole vector's index (vectors along M
+                                    * or N), or its first element's (vectors along K) */
 } tl_fetch_plan;
+
+/* out = the W elements (R reals) from p of a vector along M or N that starts at index `at` and
+ * crosses the matrix's edge `lim`: each index is clamped into the matrix. */
+#define TL_GATHER(R, W, p, at, lim, out)                                                       \
+    do {                                                                                        \
+        real_t t_[R];                                                                           \
+        for (int e = 0; e < (W); e++) {                                                         \
+            const int d = min((at) + e, (lim)-1) - (at);                                        \
+            for (int c = 0; c < CPX; c++) t_[e * CPX + c] = (p)[d * CPX + c];                   \
+        }                                                                                       \
+        out = RLOAD(R, t_);                                                                     \
+    } while (0)
 
 inline vec_t tl_load_a(__global const real_t *p, const int row, const int M) {
 #if ALIGNED
     return *(__global const vec_t *)p;
 #else
     if (row + VW <= M) return VLOAD(p);
-    real_t t[VWR];
-    for (int e = 0; e < VW; e++) {
-        const int d = min(row + e, M - 1) - row;
-        t[e * CPX] = p[d * CPX];
+    vec_t v;
+    TL_GATHER(VWR, VW, p, row, M, v);
+    return v;
+#endif
+}
+
+/* A transposed B's VWN elements along N from column `col` on (op(B)(k, col) = B(col, k)). The
+ * column check is at run time: ALIGNB says nothing of N. */
+inline bvec_t tl_load_bt(__global const real_t *p, const int col, const int N) {
+    bvec_t v;
+    if (col + VWN <= N)
+        v = ALIGNB ? *(__global const bvec_t *)p : RLOAD(VNR, p);
+    else
+        TL_GATHER(VNR, VWN, p, col, N, v);
+    return CONJ_B ? CONJ_R(VNR, v) : v;
+}
+
+/* VWB elements along K of an operand stored contiguously along K (a plain B, a transposed A),
+ * from p, the first at k offset kq of a slice with klen valid k: zeros past klen. */
+inline gvec_t tl_load_k(__global const real_t *p, const int kq, const int klen, const int conj) {
+    gvec_t v;
+    if (klen >= kq + VWB) {
+#if VWB == 1
+        v = RLOAD(VBR, p);
+#else
+        v = *(__global const gvec_t *)p;
+#endif
+    } else {
+        gvec_u u;
+#pragma unroll
+        for (int e = 0; e < VWB; e++) {
 #if CLIP_COMPLEX
-        t[e * CPX + 1] = p[d * CPX + 1];
+            u.e[e] = kq + e < klen ? vload2(e, p) : (elem_t)0;
+#else
+            u.e[e] = kq + e < klen ? p[e] : (elem_t)0;
 #endif
+        }
+        v = u.v;
     }
-    return VLOAD(t);
-#endif
+    return conj ? CONJ_R(VBR, v) : v;
+}
+
+/* Stores a vector along K into a k-major local tile of row pitch ld, from element `at` on. */
+inline void tl_scatter_k(__local elem_t *dst, const int at, const int ld, const gvec_t v) {
+    gvec_u u;
+    u.v = v;
+#pragma unroll
+    for (int e = 0; e < VWB; e++) dst[at + e * ld] = u.e[e];
 }
 
 /* Loads one slice (klen valid k, KWG in all but the last) into registers, zeros past klen. */
-inline void tl_fetch(const tl_fetch_plan *pl, const int klen, vec_t ra[LA], gvec_t rb[LB], const int M) {
+inline void tl_fetch(const tl_fetch_plan *pl, const int klen, avec_t ra[LA], bgvec_t rb[LB],
+                     const int M, const int N) {
 #pragma unroll
     for (int i = 0; i < LA; i++) {
-        if (A_VECS % WGS == 0 || pl->adst[i] >= 0)
-            ra[i] = klen >= KWG || pl->ak[i] < klen ? tl_load_a(pl->pa[i], pl->arow[i], M) : (vec_t)0;
+        if (A_VECS % WGS != 0 && pl->adst[i] < 0) continue;
+#if TRANSA
+        ra[i] = tl_load_k(pl->pa[i], pl->ak[i], klen, CONJ_A);
+#else
+        ra[i] = klen >= KWG || pl->ak[i] < klen ? tl_load_a(pl->pa[i], pl->arow[i], M) : (vec_t)0;
+#endif
     }
 #pragma unroll
     for (int i = 0; i < LB; i++) {
         if (B_VECS % WGS != 0 && pl->bdst[i] < 0) continue;
-        if (klen >= pl->bk[i] + VWB) {
-#if VWB == 1
-            rb[i] = RLOAD(VBR, pl->pb[i]);
+#if TRANSB
+        rb[i] = klen >= KWG || pl->bk[i] < klen ? tl_load_bt(pl->pb[i], pl->bcol[i], N) : (bvec_t)0;
 #else
-            rb[i] = *(__global const gvec_t *)pl->pb[i];
+        rb[i] = tl_load_k(pl->pb[i], pl->bk[i], klen, 0);
 #endif
-        } else {
-            gvec_u u;
-#pragma unroll
-            for (int e = 0; e < VWB; e++) {
-#if CLIP_COMPLEX
-                u.e[e] = pl->bk[i] + e < klen ? vload2(e, pl->pb[i]) : (elem_t)0;
-#else
-                u.e[e] = pl->bk[i] + e < klen ? pl->pb[i][e] : (elem_t)0;
-#endif
-            }
-            rb[i] = u.v;
-        }
     }
 }
 
-inline void tl_advance(tl_fetch_plan *pl, const size_t astep) {
+/* Moves the plan one slice on: astep and bstep are KWG columns (KWG*ld) along a matrix's
+ * non-contiguous direction, or KWG elements along its contiguous one. */
+inline void tl_advance(tl_fetch_plan *pl, const size_t astep, const size_t bstep) {
 #pragma unroll
     for (int i = 0; i < LA; i++) pl->pa[i] += astep;
 #pragma unroll
-    for (int i = 0; i < LB; i++) pl->pb[i] += KWG * CPX;
+    for (int i = 0; i < LB; i++) pl->pb[i] += bstep;
 }
 
-inline void tl_stage(const tl_fetch_plan *pl, const vec_t ra[LA], const gvec_t rb[LB],
+inline void tl_stage(const tl_fetch_plan *pl, const avec_t ra[LA], const bgvec_t rb[LB],
                      __local vec_t *Al, __local bvec_t *Bl) {
 #pragma unroll
-    for (int i = 0; i < LA; i++)
-        if (A_VECS % WGS == 0 || pl->adst[i] >= 0) Al[pl->adst[i]] = ra[i];
-    __local elem_t *Be = (__local elem_t *)Bl;
+    for (int i = 0; i < LA; i++) {
+        if (A_VECS % WGS != 0 && pl->adst[i] < 0) continue;
+#if TRANSA
+        tl_scatter_k((__local elem_t *)Al, pl->adst[i], LDAL, ra[i]);
+#else
+        Al[pl->adst[i]] = ra[i];
+#endif
+    }
 #pragma unroll
     for (int i = 0; i < LB; i++) {
         if (B_VECS % WGS != 0 && pl->bdst[i] < 0) continue;
-        gvec_u u;
-        u.v = rb[i];
-#pragma unroll
-        for (int e = 0; e < VWB; e++) Be[pl->bdst[i] + e * LDBL] = u.e[e];
+#if TRANSB
+        Bl[pl->bdst[i]] = rb[i];
+#else
+        tl_scatter_k((__local elem_t *)Bl, pl->bdst[i], LDBL, rb[i]);
+#endif
     }
 }
 
@@ -455,6 +615,60 @@ inline tl_place tl_where(void) {
 #endif
 }
 
+/* The work-item lid's A loads of the first slice (k from kbeg) of the tile at row m0: vectors
+ * along M of the k-major A, or, transposed, vectors along K of each row of op(A). A vector that
+ * starts past M is read from the last row (plain: gathered; see tl_load_a). */
+inline void tl_plan_a(tl_fetch_plan *pl, const int lid, const int M, const int m0, const int kbeg,
+                      __global const real_t *restrict A, const int lda) {
+#pragma unroll
+    for (int i = 0; i < LA; i++) {
+        const int v = lid + i * WGS;
+#if TRANSA
+        const int kq = v % (KWG / VWB), mm = v / (KWG / VWB), row = min(m0 + mm, M - 1);
+        pl->ak[i] = kq * VWB;
+        pl->adst[i] = v < A_VECS ? kq * VWB * LDAL + mm : -1;
+        pl->pa[i] = A + ((size_t)row * (size_t)lda + (size_t)(kbeg + kq * VWB)) * CPX;
+#else
+        const int mv = v % (MWG / VW), kk = v / (MWG / VW);
+        int row = m0 + mv * VW;
+        pl->arow[i] = row;
+#if ALIGNED
+        row = min(row, M - VW);
+#else
+        row = min(row, M - 1); /* a vector that starts past M is gathered from row M-1 */
+        pl->arow[i] = row;
+#endif
+        pl->ak[i] = kk;
+        pl->adst[i] = v < A_VECS ? kk * (LDAL / VW) + mv : -1;
+        pl->pa[i] = A + ((size_t)(kbeg + kk) * (size_t)lda + (size_t)row) * CPX;
+#endif
+    }
+}
+
+/* The same for B at column n0: vectors along K of each column of B, or, transposed, vectors
+ * along N of each row of op(B) (= column of the stored B), stored whole. */
+inline void tl_plan_b(tl_fetch_plan *pl, const int lid, const int N, const int n0, const int kbeg,
+                      __global const real_t *restrict B, const int ldb) {
+#pragma unroll
+    for (int i = 0; i < LB; i++) {
+        const int v = lid + i * WGS;
+#if TRANSB
+        const int nv = v % (NWG / VWN), kk = v / (NWG / VWN);
+        const int col = min(n0 + nv * VWN, N - 1);
+        pl->bcol[i] = col;
+        pl->bk[i] = kk;
+        pl->bdst[i] = v < B_VECS ? kk * (LDBL / VWN) + nv : -1;
+        pl->pb[i] = B + ((size_t)(kbeg + kk) * (size_t)ldb + (size_t)col) * CPX;
+#else
+        const int kq = v % (KWG / VWB), nn = v / (KWG / VWB);
+        const int col = min(n0 + nn, N - 1);
+        pl->bk[i] = kq * VWB;
+        pl->bdst[i] = v < B_VECS ? kq * VWB * LDBL + nn : -1;
+        pl->pb[i] = B + ((size_t)col * (size_t)ldb + (size_t)(kbeg + kq * VWB)) * CPX;
+#endif
+    }
+}
+
 /* acc = the work-group tile at (m0, n0) of A(:, kbeg:kend) * B(kbeg:kend, :), each work-item its
  * register tile. A and B point at element (0,0) of the operands. */
 inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
@@ -463,30 +677,12 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
                     const tl_place w, __local vec_t *Alm, __local bvec_t *Blm) {
     const int lid0 = w.lid0, lid1 = w.lid1;
     tl_fetch_plan pl;
-#pragma unroll
-    for (int i = 0; i < LA; i++) {
-        const int v = w.lid + i * WGS, mv = v % (MWG / VW), kk = v / (MWG / VW);
-        int row = m0 + mv * VW;
-        pl.arow[i] = row;
-#if ALIGNED
-        row = min(row, M - VW);
-#else
-        row = min(row, M - 1); /* a vector that starts past M is gathered from row M-1 */
-        pl.arow[i] = row;
-#endif
-        pl.ak[i] = kk;
-        pl.adst[i] = v < A_VECS ? kk * (LDAL / VW) + mv : -1;
-        pl.pa[i] = A + ((size_t)(kbeg + kk) * (size_t)lda + (size_t)row) * CPX;
-    }
-#pragma unroll
-    for (int i = 0; i < LB; i++) {
-        const int v = w.lid + i * WGS, kq = v % (KWG / VWB), nn = v / (KWG / VWB);
-        const int col = min(n0 + nn, N - 1);
-        pl.bk[i] = kq * VWB;
-        pl.bdst[i] = v < B_VECS ? kq * VWB * LDBL + nn : -1;
-        pl.pb[i] = B + ((size_t)col * (size_t)ldb + (size_t)(kbeg + kq * VWB)) * CPX;
-    }
-    const size_t astep = (size_t)KWG * (size_t)lda * CPX;
+    tl_plan_a(&pl, w.lid, M, m0, kbeg, A, lda);
+    tl_plan_b(&pl, w.lid, N, n0, kbeg, B, ldb);
+    /* One slice on: KWG columns of a matrix read along its columns, KWG elements of one read
+     * along K (a transposed A, a plain B). */
+    const size_t astep = (size_t)KWG * (TRANSA ? 1 : (size_t)lda) * CPX;
+    const size_t bstep = (size_t)KWG * (TRANSB ? (size_t)ldb : 1) * CPX;
 
 #pragma unroll
     for (int j = 0; j < NWI; j++)
@@ -494,12 +690,12 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
         for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
 
     const int slices = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0;
-    vec_t ra[LA];
-    gvec_t rb[LB];
+    avec_t ra[LA];
+    bgvec_t rb[LB];
 #if DB
     if (slices > 0) {
-        tl_fetch(&pl, kend - kbeg, ra, rb, M);
-        tl_advance(&pl, astep);
+        tl_fetch(&pl, kend - kbeg, ra, rb, M, N);
+        tl_advance(&pl, astep, bstep);
         tl_stage(&pl, ra, rb, Alm, Blm);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -509,8 +705,8 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
     for (int s = 0; s < slices; s++) {
         const int cur = s & 1, more = s + 1 < slices;
         if (more) {
-            tl_fetch(&pl, kend - kbeg - (s + 1) * KWG, ra, rb, M);
-            tl_advance(&pl, astep);
+            tl_fetch(&pl, kend - kbeg - (s + 1) * KWG, ra, rb, M, N);
+            tl_advance(&pl, astep, bstep);
         }
 #if DB > 1
         /* Each k's operands are read while the previous k is multiplied; the next slice's first
@@ -539,8 +735,8 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
     }
 #else
     for (int s = 0; s < slices; s++) {
-        tl_fetch(&pl, kend - kbeg - s * KWG, ra, rb, M);
-        tl_advance(&pl, astep);
+        tl_fetch(&pl, kend - kbeg - s * KWG, ra, rb, M, N);
+        tl_advance(&pl, astep, bstep);
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous slice has been consumed */
         tl_stage(&pl, ra, rb, Alm, Blm);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -730,7 +926,7 @@ __kernel void gemm_reduce(const int M, const int N, const int splits, __global c
  * once per tile (bcol), so a thin N (a matrix-vector product) still loads A as vectors. */
 inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, const int k0,
                        const int m0, const int M, __global const real_t *A, const int lda,
-                       __global const real_t *bcol[NWI]) {
+                       __global const real_t *bcol[NWI], const int ldb) {
     const int lid0 = get_local_id(0);
     for (int kk = 0; kk < len; kk++) {
         vec_t a[MVI];
@@ -747,11 +943,7 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, con
         }
 #pragma unroll
         for (int j = 0; j < NWI; j++) {
-#if CLIP_COMPLEX
-            const elem_t b = vload2(k0 + kk, bcol[j]);
-#else
-            const elem_t b = bcol[j][k0 + kk];
-#endif
+            const elem_t b = load_b(bcol[j], k0 + kk, ldb);
 #pragma unroll
             for (int iv = 0; iv < MVI; iv++) MADD(acc[j][iv], a[iv], ai[iv], b);
         }
@@ -770,11 +962,12 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
     const int edge_m = m0 + MWG > M;
 
-    /* The work-item's columns of B, clamped into the matrix once for the whole K loop. */
+    /* The work-item's columns of op(B), clamped into the matrix once for the whole K loop: columns
+     * of B, or, transposed, its rows (load_b then steps by ldb). */
     __global const real_t *bcol[NWI];
 #pragma unroll
     for (int j = 0; j < NWI; j++)
-        bcol[j] = B + (size_t)min(n0 + j * NDIMC + lid1, N - 1) * (size_t)ldb * CPX;
+        bcol[j] = B + (size_t)min(n0 + j * NDIMC + lid1, N - 1) * (TRANSB ? 1 : (size_t)ldb) * CPX;
 
     vec_t acc[NWI][MVI];
 #pragma unroll
@@ -785,13 +978,13 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
     for (int k0 = 0; k0 < K; k0 += KWG) {
         if (k0 + KWG <= K) {
             if (edge_m)
-                gemm_slice(acc, KWG, 1, k0, m0, M, A, lda, bcol);
+                gemm_slice(acc, KWG, 1, k0, m0, M, A, lda, bcol, ldb);
             else
-                gemm_slice(acc, KWG, 0, k0, m0, M, A, lda, bcol);
+                gemm_slice(acc, KWG, 0, k0, m0, M, A, lda, bcol, ldb);
         } else if (edge_m) {
-            gemm_slice(acc, K - k0, 1, k0, m0, M, A, lda, bcol);
+            gemm_slice(acc, K - k0, 1, k0, m0, M, A, lda, bcol, ldb);
         } else {
-            gemm_slice(acc, K - k0, 0, k0, m0, M, A, lda, bcol);
+            gemm_slice(acc, K - k0, 0, k0, m0, M, A, lda, bcol, ldb);
         }
     }
 
@@ -812,15 +1005,32 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
 #endif /* GEMM_KERNEL != 1 */
 #endif /* GEMM_SCALAR_ONLY */
 
-/* s*X element-wise, s a 1x1 matrix on the device: MATLAB's A*B when A or B is a scalar. One
- * element per work-item (PoCL vectorises across work-items, not along a loop inside one). */
+/* s*op(X) element-wise, s a 1x1 matrix on the device: MATLAB's A*B when A or B is a scalar. One
+ * element per work-item (PoCL vectorises across work-items, not along a loop inside one).
+ * SCALAR_CONJ 1 conjugates s (s' of a complex s); X_TRANS 1 or 2 reads a 2-D X transposed or
+ * conjugate-transposed in place (Y is yrows x n/yrows, X the other way round). */
+#ifndef SCALAR_CONJ
+#define SCALAR_CONJ 0
+#endif
+#ifndef X_TRANS
+#define X_TRANS 0
+#endif
 __kernel void gemm_scalar(__global const real_t *S, __global const real_t *X, __global real_t *Y,
-                          const ulong n) {
+                          const ulong n, const ulong yrows) {
     const size_t i = get_global_id(0);
     if (i >= n) return;
-#if CLIP_COMPLEX
-    vstore2(clip_cmul(vload2(0, S), vload2(i, X)), i, Y);
+#if X_TRANS
+    const size_t xi = i / yrows + (i % yrows) * (n / yrows);
 #else
-    Y[i] = S[0] * X[i];
+    const size_t xi = i;
+    (void)yrows;
+#endif
+#if CLIP_COMPLEX
+    elem_t s = vload2(0, S), x = vload2(xi, X);
+    if (SCALAR_CONJ) s.y = -s.y;
+    if (X_TRANS == 2) x.y = -x.y;
+    vstore2(clip_cmul(s, x), i, Y);
+#else
+    Y[i] = S[0] * X[xi];
 #endif
 }

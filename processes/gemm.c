@@ -27,7 +27,7 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
 /* The cached set for this product, or none (0). The set is a whole description; it only stands
  * in for the defaults when the caller left the variant to auto or asked for the cached one. */
 static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size_t m, size_t n,
-                         size_t k, clip_gemm_params *out) {
+                         size_t k, clip_gemm_trans ta, clip_gemm_trans tb, clip_gemm_params *out) {
     char key[96], text[256];
     clip_gemm_tuning_key(t, m, n, k, key, sizeof key);
     if (!clip_tuning_lookup(clip_proc_app(p), "matmul", key, text, sizeof text)) return 0;
@@ -35,9 +35,10 @@ static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size
     if (clip_gemm_parse(text, &c)) return 0;
     if (v != CLIP_GEMM_AUTO && v != c.variant) return 0;
     /* A set is only as good as the device it was tuned on: check it before trusting it. */
+    clip_gemm_set_trans(&c, t, ta, tb);
     clip_gemm_params fitted = c;
     char why[160];
-    clip_gemm_fit(&fitted, clip_proc_device(p), t, 1, m, m, k, m, 0, 0, 0);
+    clip_gemm_fit_packed(&fitted, clip_proc_device(p), t, 1, m, n, k);
     if (clip_gemm_check(&fitted, clip_proc_device(p), t, why, sizeof why)) return 0;
     c.tuned = 1;
     *out = c;
@@ -45,18 +46,20 @@ static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size
 }
 
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
-                                          size_t k, clip_gemm_params *out) {
+                                          size_t k, clip_gemm_trans transa,
+                                          clip_gemm_trans transb, clip_gemm_params *out) {
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
     clip_gemm_default(dev, t, v, m, n, k, out);
+    clip_gemm_set_trans(out, t, transa, transb);
     clip_gemm_params cached;
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
-        cached_params(p, t, v, m, n, k, &cached))
+        cached_params(p, t, v, m, n, k, transa, transb, &cached))
         *out = cached;
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below
      * is taken as asked. */
-    clip_gemm_fit(out, dev, t, 1, m, m, k, m, 0, 0, 0);
+    clip_gemm_fit_packed(out, dev, t, 1, m, n, k);
     const char *const *names = tile_param_names;
     int *fields[] = {&out->mwg, &out->nwg, &out->kwg,    &out->mdimc,  &out->ndimc, &out->vw,
                      &out->vwn, &out->wm,  &out->ksplit, &out->stages};
@@ -80,14 +83,14 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
             clip_gemm_params one = *out;
             char why[160];
             one.stages = 1;
-            clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
-            clip_gemm_fit(&one, dev, t, 0, m, m, k, m, 0, 0, 0);
+            clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
+            clip_gemm_fit_packed(&one, dev, t, 0, m, n, k);
             if (clip_gemm_check(out, dev, t, why, sizeof why) &&
                 !clip_gemm_check(&one, dev, t, why, sizeof why))
                 out->stages = 1;
         }
     }
-    if (overridden) clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
+    if (overridden) clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
     /* Stream-K is a schedule, not a tiling: it stays on or off whatever tiles were chosen, and
      * only an explicit value changes it. */
     long sk = clip_proc_int(p, "streamk");
@@ -110,9 +113,15 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
              "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DSK=%d -DGEMM_KERNEL=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
              q->stages - 1, q->aligned, q->wm, q->sk > 0, q->variant == CLIP_GEMM_TILED ? 1 : 2);
+    /* The operation only when there is one, so that a plain product's build (and any compiled
+     * program the driver caches by its options) stays as it was. */
+    size_t used = strlen(buf);
+    if ((q->transa || q->transb) && used < cap)
+        snprintf(buf + used, cap - used, " -DTRANSA=%d -DTRANSB=%d -DALIGNB=%d", q->transa,
+                 q->transb, q->alignb);
     /* Experiment hook (bench/gemm_gpu.sh ab): extra build options for the kernel. */
     const char *extra = getenv("CLIP_GEMM_DEFS");
-    size_t used = strlen(buf);
+    used = strlen(buf);
     if (extra && *extra && used < cap) snprintf(buf + used, cap - used, " %s", extra);
 }
 
@@ -334,9 +343,14 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
     if (k == 0 && beta.re == 0 && beta.im == 0) return fill_zero(p, g->type, m, n, c);
     const clip_gemm_params *q = &g->prm;
     if (q->variant == CLIP_GEMM_TILED) {
-        size_t vw = (size_t)q->vw, vwb = (size_t)q->vwb;
-        if ((q->aligned && (m % vw || a.ld % vw || c.ld % vw || a.off % vw || c.off % vw)) ||
-            b.ld % vwb || b.off % vwb)
+        /* What clip_gemm_fit assumed of the operands the set was built for. */
+        size_t vw = (size_t)q->vw, vwb = (size_t)q->vwb, vwn = (size_t)q->vwn;
+        const int a_along_m = !q->transa;
+        if ((q->aligned && (m % vw || c.ld % vw || c.off % vw ||
+                            (a_along_m && (a.ld % vw || a.off % vw)))) ||
+            (!q->transb && (b.ld % vwb || b.off % vwb)) ||
+            (q->transa && (a.ld % vwb || a.off % vwb)) ||
+            (q->alignb && (b.ld % vwn || b.off % vwn)))
             return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                                   "the GEMM kernel was built for more aligned operands (m %zu, "
                                   "lda %zu, ldb %zu, ldc %zu): see clip_gemm_fit",

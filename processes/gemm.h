@@ -7,7 +7,14 @@
  * size class), and the processes' tile parameters override single fields (so a tuner can try sets
  * through the ordinary process API or the CLI); clip_gemm_check says whether a set fits the
  * device. clip_gemm_build compiles it once; clip_gemm_enqueue launches one product on any
- * buffers, so a process can chain several without touching the host. */
+ * buffers, so a process can chain several without touching the host.
+ *
+ * Transposed operands (matmul's transa/transb): C = alpha*op(A)*op(B) + beta*C with op(X) = X,
+ * X.' or X', op(A) m x k and op(B) k x n. The set records the operation (transa, transb) and the
+ * kernels are built for it: they read the stored matrix in place with the index order swapped
+ * and conjugate as they load (kernels/matmul.cl, TRANSA/TRANSB), so no transposed copy exists.
+ * A transposed product takes the tuned set of the plain product of the same op shapes (the same
+ * tuning key): the tiles are the same work, only the loads change direction. */
 #ifndef CLIP_PROCESSES_GEMM_H
 #define CLIP_PROCESSES_GEMM_H
 
@@ -20,6 +27,13 @@ typedef enum clip_gemm_variant {
     CLIP_GEMM_DIRECT,   /* register tiles read straight from global memory (CPU caches) */
     CLIP_GEMM_SMALL     /* one output per work-item, for tiny products */
 } clip_gemm_variant;
+
+/* What an operand enters the product as. */
+typedef enum clip_gemm_trans {
+    CLIP_GEMM_NOTRANS = 0, /* X */
+    CLIP_GEMM_TRANS,       /* X.' */
+    CLIP_GEMM_CTRANS       /* X' (complex types; of a real type it is X.') */
+} clip_gemm_trans;
 
 /* Names in clip_gemm_variant order, NULL-terminated (the `variant` choice list). */
 extern const char *const clip_gemm_variant_names[];
@@ -38,9 +52,14 @@ typedef struct clip_gemm_params {
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
+    /* The operation, set by the caller before clip_gemm_fit (clip_gemm_set_trans): */
+    int transa, transb;        /* clip_gemm_trans: op(A), op(B) */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
-    int vwb;                   /* tiled: vector width of the global B loads along K */
-    int aligned;               /* tiled: A and C columns and M are multiples of vw */
+    int vwb;                   /* tiled: vector width of the global loads along K (of a plain
+                                * B and of a transposed A, the matrices stored along K) */
+    int aligned;               /* tiled: C columns and M (and a plain A's columns) are
+                                * multiples of vw */
+    int alignb;                /* tiled, transposed B: its columns are multiples of vwn */
     int pada, padb;            /* tiled: local padding in elements */
     int tuned;                 /* set when the tuning cache supplied the set */
 } clip_gemm_params;
@@ -50,13 +69,22 @@ typedef struct clip_gemm_params {
 void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,
                        size_t n, size_t k, clip_gemm_params *out);
 
-/* Derives the operand-dependent fields (vwb, aligned, pads) for an m-row product whose A, B, C
- * have the given leading dimensions and offsets (elements). On a GPU with narrow_vw set, vw is
- * first narrowed to the columns' alignment (GPUs split unaligned vector accesses into scalar
- * ones; CPUs do not care). */
+/* Sets the operation: op(A) and op(B), a conjugate transpose of a real type made a transpose
+ * (the same values, and one kernel build fewer). */
+void clip_gemm_set_trans(clip_gemm_params *prm, clip_type t, clip_gemm_trans transa,
+                         clip_gemm_trans transb);
+
+/* Derives the operand-dependent fields (vwb, aligned, alignb, pads) for an m-row product whose
+ * stored A, B, C have the given leading dimensions and offsets (elements), for the operation in
+ * prm (transa, transb). On a GPU with narrow_vw set, vw is first narrowed to the columns'
+ * alignment (GPUs split unaligned vector accesses into scalar ones; CPUs do not care). */
 void clip_gemm_fit(clip_gemm_params *prm, const clip_device_info *dev, clip_type t, int narrow_vw,
                    size_t m, size_t lda, size_t ldb, size_t ldc, size_t offa, size_t offb,
                    size_t offc);
+/* clip_gemm_fit for packed operands of an m x k by k x n product: the stored A is m x k (k x m
+ * when transposed), B k x n (n x k), C m x n, no offsets. */
+void clip_gemm_fit_packed(clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
+                          int narrow_vw, size_t m, size_t n, size_t k);
 
 /* 0 if the set is valid on the device for type t; otherwise -1 and a reason in `why`. */
 int clip_gemm_check(const clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
@@ -121,10 +149,11 @@ int clip_gemm_is_2d(const clip_data *d);
          "(stream-K; 0 = off, -1 = default)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
- * a packed m x k times k x n product; a set that does not fit fails with CLIP_ERR_PARAM_RANGE.
- * A tuning-cache entry that does not fit is ignored. */
+ * a packed op(A) (m x k) times op(B) (k x n) product; a set that does not fit fails with
+ * CLIP_ERR_PARAM_RANGE. A tuning-cache entry that does not fit is ignored. */
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
-                                          size_t k, clip_gemm_params *out);
+                                          size_t k, clip_gemm_trans transa,
+                                          clip_gemm_trans transb, clip_gemm_params *out);
 
 /* A built GEMM: the kernels (owned by the process), its parameters and the workspace. */
 typedef struct clip_gemm {
@@ -161,7 +190,9 @@ typedef struct clip_gemm_operand {
     size_t off, ld;
 } clip_gemm_operand;
 
-/* Enqueues C = alpha*A*B + beta*C with A m x k, B k x n, C m x n. Nothing is enqueued when m or n
+/* Enqueues C = alpha*op(A)*op(B) + beta*C with op(A) m x k, op(B) k x n, C m x n, op as g was
+ * built for (a transposed operand's leading dimension is that of the stored k x m or n x k
+ * matrix). Nothing is enqueued when m or n
  * is 0; k = 0 with beta = 0 fills C with zeros. C must not overlap A or B. A product larger than
  * the workspace built for runs unsplit. Errors: CLIP_ERR_OVERFLOW (a size past the kernel's int
  * indices), CLIP_ERR_INVALID_ARG (operands misaligned for the built set: see clip_gemm_fit),

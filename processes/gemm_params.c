@@ -187,7 +187,30 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             }
         }
     }
-    clip_gemm_fit(out, dev, t, 0, m, m, k, m, 0, 0, 0);
+    clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
+}
+
+void clip_gemm_set_trans(clip_gemm_params *p, clip_type t, clip_gemm_trans transa,
+                         clip_gemm_trans transb) {
+    const int cx = clip_type_is_complex(t);
+    p->transa = transa == CLIP_GEMM_CTRANS && !cx ? CLIP_GEMM_TRANS : transa;
+    p->transb = transb == CLIP_GEMM_CTRANS && !cx ? CLIP_GEMM_TRANS : transb;
+}
+
+/* Whether the tiled kernel's vectors along M (A and C, vw wide) are aligned: C's columns, M, and
+ * A's columns when A is read along M (plain; a transposed A is read along K). */
+static int m_aligned(const clip_gemm_params *p, size_t vw, size_t m, size_t lda, size_t ldc,
+                     size_t offa, size_t offc) {
+    if (m % vw || ldc % vw || offc % vw) return 0;
+    return p->transa || !(lda % vw || offa % vw);
+}
+
+/* Whether a vector of w elements along K is aligned in every operand stored along K (a plain B,
+ * a transposed A). */
+static int k_aligned(const clip_gemm_params *p, size_t w, size_t lda, size_t ldb, size_t offa,
+                     size_t offb) {
+    if (!p->transb && (ldb % w || offb % w)) return 0;
+    return !p->transa || !(lda % w || offa % w);
 }
 
 void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t, int narrow_vw,
@@ -196,23 +219,30 @@ void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t
     if (narrow_vw && dev->type != CLIP_DEVICE_CPU) {
         size_t vw = (size_t)p->vw;
         if (p->variant == CLIP_GEMM_TILED)
-            while (vw > 1 && (m % vw || lda % vw || ldc % vw || offa % vw || offc % vw)) vw /= 2;
+            while (vw > 1 && !m_aligned(p, vw, m, lda, ldc, offa, offc)) vw /= 2;
         else
             while (vw > 1 && m % vw) vw /= 2;
         p->vw = (int)vw;
     }
     p->vwb = 1;
-    p->aligned = 0;
+    p->aligned = p->alignb = 0;
     p->pada = p->padb = 0;
     if (p->variant != CLIP_GEMM_TILED || p->vw < 1 || p->vwn < 1 || p->kwg < 1) return;
-    size_t vw = (size_t)p->vw;
-    p->aligned = !(m % vw || lda % vw || ldc % vw || offa % vw || offc % vw);
+    p->aligned = m_aligned(p, (size_t)p->vw, m, lda, ldc, offa, offc);
     int vwb = vec16(t, 16);
-    while (vwb > 1 && (ldb % (size_t)vwb || offb % (size_t)vwb || p->kwg % vwb)) vwb /= 2;
+    while (vwb > 1 && (!k_aligned(p, (size_t)vwb, lda, ldb, offa, offb) || p->kwg % vwb)) vwb /= 2;
     p->vwb = vwb;
-    /* A row pitch off a multiple of the bank count spreads the transposing B stores. */
-    p->padb = p->vwn;
-    if (local_bytes(p, t) > dev->local_mem) p->padb = 0;
+    p->alignb = p->transb && !(ldb % (size_t)p->vwn || offb % (size_t)p->vwn);
+    /* A row pitch off a multiple of the bank count spreads the transposing stores into local
+     * memory: a plain B's, a transposed A's (a transposed B and a plain A are stored whole). */
+    p->padb = p->transb ? 0 : p->vwn;
+    p->pada = p->transa ? p->vw : 0;
+    if (local_bytes(p, t) > dev->local_mem) p->pada = p->padb = 0;
+}
+
+void clip_gemm_fit_packed(clip_gemm_params *p, const clip_device_info *dev, clip_type t,
+                          int narrow_vw, size_t m, size_t n, size_t k) {
+    clip_gemm_fit(p, dev, t, narrow_vw, m, p->transa ? k : m, p->transb ? n : k, m, 0, 0, 0);
 }
 
 static int pow2_ok(int v, int cpx) { return v >= 1 && !(v & (v - 1)) && v * cpx <= 16; }
@@ -403,7 +433,7 @@ static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
 static int add_candidate(scored *all, int n, int cap, clip_gemm_params c, const clip_device_info *dev,
                          clip_type t, size_t m, size_t nn, size_t k) {
     char why[160];
-    clip_gemm_fit(&c, dev, t, 1, m, m, k, m, 0, 0, 0);
+    clip_gemm_fit_packed(&c, dev, t, 1, m, n, k);
     if (n >= cap || clip_gemm_check(&c, dev, t, why, sizeof why)) return n;
     for (int i = 0; i < n; i++)
         if (same_set(&all[i].p, &c)) return n;

@@ -1,7 +1,15 @@
-/* matmul: C = A*B as MATLAB's mtimes. Any M, K, N; real or complex; mixed types promote on the
- * device; a 1x1 operand is scalar multiplication (and may then meet an N-D array, as in MATLAB);
- * otherwise both operands are matrices with matching inner dimensions. */
+/* matmul: C = op(A)*op(B) as MATLAB's mtimes, op(X) one of X, X.' (transpose) and X'
+ * (ctranspose) by the transa/transb parameters: MATLAB's A*B, A.'*B, A'*B, A*B', ... Any M, K,
+ * N; real or complex; mixed types promote on the device; a 1x1 operand is scalar multiplication
+ * (and may then meet an N-D array, as in MATLAB, unless that array is to be transposed);
+ * otherwise both operands are matrices, op(A) M x K and op(B) K x N.
+ *
+ * A transposed operand is read in place by the kernels (processes/gemm.h: the GEMM kernels are
+ * built for the operation), never copied. ctranspose of a real operand is its transpose; the
+ * conjugation applies to the operand's own values, so a real A promoted to complex stays real
+ * (MATLAB: A' is real, then A'*B). */
 #include <limits.h>
+#include <stdio.h>
 
 #include "clip/process_author.h"
 #include "gemm.h"
@@ -10,22 +18,68 @@ typedef struct matmul_state {
     clip_gemm gemm;
     cl_kernel scalar;   /* set when one operand is 1x1 */
     int scalar_input;   /* which input is the scalar */
+    cl_ulong yrows;     /* the scalar product's rows */
+    clip_gemm_trans op[2]; /* op(A), op(B) as they apply to the operands' own types */
     size_t m, n, k;
 } matmul_state;
 
-static const clip_param_desc matmul_params[] = {CLIP_GEMM_PARAM_ROWS};
-static const char *const matmul_inputs[] = {"A  left matrix (M x K), or a 1x1 scalar",
-                                             "B  right matrix (K x N), or a 1x1 scalar"};
-static const char *const matmul_outputs[] = {"C  A*B (M x N) of the promoted type"};
+/* Each operation twice: the CLI's short name and the long one (index % 3 is the operation). */
+static const char *const trans_names[] = {"n", "t", "c", "none", "transpose", "ctranspose", NULL};
+#define TRANS_DOC(X)                                                                              \
+    "op(" X "): n = " X ", t = " X ".' (transpose), c = " X "' (conjugate transpose; t for a "  \
+    "real " X "); read in place, never copied"
+static const clip_param_desc matmul_params[] = {
+    {"transa", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("A")},
+    {"transb", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("B")},
+    CLIP_GEMM_PARAM_ROWS};
+static const char *const matmul_inputs[] = {
+    "A  left matrix, op(A) M x K (A is K x M when transposed), or a 1x1 scalar",
+    "B  right matrix, op(B) K x N (B is N x K when transposed), or a 1x1 scalar"};
+static const char *const matmul_outputs[] = {"C  op(A)*op(B) (M x N) of the promoted type"};
 
-/* The product of a 1x1 operand with anything: the other operand's shape. */
+/* Input i's operation: its parameter, with ctranspose of a real operand made transpose. */
+static clip_gemm_trans op_of(clip_process *p, int i) {
+    int op = clip_proc_choice(p, i ? "transb" : "transa") % 3;
+    if (op == CLIP_GEMM_CTRANS && !clip_type_is_complex(clip_data_type(clip_proc_input(p, i))))
+        op = CLIP_GEMM_TRANS;
+    return (clip_gemm_trans)op;
+}
+
+/* "A is 3x4", or for a transposed operand "A.' is 4x3 (A is 3x4)", for error messages. */
+static void op_str(const clip_data *d, const char *name, clip_gemm_trans op, char *buf,
+                   size_t cap) {
+    char sd[96];
+    clip_gemm_shape_str(d, sd, sizeof sd);
+    if (op == CLIP_GEMM_NOTRANS || !clip_gemm_is_2d(d))
+        snprintf(buf, cap, "%s is %s", name, sd);
+    else
+        snprintf(buf, cap, "%s%s is %zux%zu (%s is %s)", name, op == CLIP_GEMM_TRANS ? ".'" : "'",
+                 clip_data_dim(d, 1), clip_data_dim(d, 0), name, sd);
+}
+
+/* The product of a 1x1 operand with anything: the other operand's shape, transposed when it is
+ * (a 2-D operand only, as MATLAB); a conjugated complex scalar is conjugated. */
 static clip_status init_scalar(clip_process *p, matmul_state *st, clip_type t, int si) {
     clip_data *x = clip_proc_input(p, 1 - si), *c = NULL;
+    const clip_gemm_trans ox = st->op[1 - si];
     st->scalar_input = si;
-    clip_status s = clip_proc_output(p, 0, t, clip_data_ndims(x), clip_data_dims(x), &c);
+    if (ox != CLIP_GEMM_NOTRANS && !clip_gemm_is_2d(x)) {
+        char sx[128];
+        op_str(x, si ? "A" : "B", CLIP_GEMM_NOTRANS, sx, sizeof sx);
+        return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                              "%s: transpose is defined for 2-D operands only (MATLAB)", sx);
+    }
+    size_t dims[2] = {clip_data_dim(x, 1), clip_data_dim(x, 0)};
+    clip_status s = ox != CLIP_GEMM_NOTRANS
+                        ? clip_proc_output(p, 0, t, 2, dims, &c)
+                        : clip_proc_output(p, 0, t, clip_data_ndims(x), clip_data_dims(x), &c);
     if (s != CLIP_OK || clip_data_numel(x) == 0) return s;
+    st->yrows = clip_data_dim(c, 0);
     clip_proc_set_variant(p, "scalar");
-    return clip_proc_kernel(p, "matmul", t, "-DGEMM_SCALAR_ONLY=1", "gemm_scalar", &st->scalar);
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DGEMM_SCALAR_ONLY=1 -DSCALAR_CONJ=%d -DX_TRANS=%d",
+             st->op[si] == CLIP_GEMM_CTRANS, (int)ox);
+    return clip_proc_kernel(p, "matmul", t, opts, "gemm_scalar", &st->scalar);
 }
 
 static clip_status matmul_init(clip_process *p) {
@@ -35,24 +89,27 @@ static clip_status matmul_init(clip_process *p) {
     clip_status s = clip_proc_input_as(p, 0, t);
     if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
     if (s != CLIP_OK) return s;
+    st->op[0] = op_of(p, 0);
+    st->op[1] = op_of(p, 1);
     if (clip_data_numel(a) == 1) return init_scalar(p, st, t, 0);
     if (clip_data_numel(b) == 1) return init_scalar(p, st, t, 1);
 
-    char sa[96], sb[96];
-    clip_gemm_shape_str(a, sa, sizeof sa);
-    clip_gemm_shape_str(b, sb, sizeof sb);
+    char sa[128], sb[128];
+    op_str(a, "A", st->op[0], sa, sizeof sa);
+    op_str(b, "B", st->op[1], sb, sizeof sb);
     if (!clip_gemm_is_2d(a) || !clip_gemm_is_2d(b))
         return clip_proc_fail(p, CLIP_ERR_SHAPE,
-                              "operands must be 2-D unless one is a scalar: A is %s, B is %s", sa, sb);
-    st->m = clip_data_dim(a, 0);
-    st->k = clip_data_dim(a, 1);
-    st->n = clip_data_dim(b, 1);
-    if (clip_data_dim(b, 0) != st->k)
-        return clip_proc_fail(p, CLIP_ERR_INNER_DIM, "inner dimensions differ: A is %s, B is %s", sa,
-                              sb);
+                              "operands must be 2-D unless one is a scalar: %s, %s", sa, sb);
+    /* op(A) is m x k and op(B) k x n: a transposed operand's dimensions swap. */
+    const int ta = st->op[0] != CLIP_GEMM_NOTRANS, tb = st->op[1] != CLIP_GEMM_NOTRANS;
+    st->m = clip_data_dim(a, ta);
+    st->k = clip_data_dim(a, !ta);
+    st->n = clip_data_dim(b, !tb);
+    if (clip_data_dim(b, tb) != st->k)
+        return clip_proc_fail(p, CLIP_ERR_INNER_DIM, "inner dimensions differ: %s, %s", sa, sb);
     if (st->m > INT_MAX || st->n > INT_MAX || st->k > INT_MAX)
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A is %s and B is %s: a dimension exceeds %d", sa,
-                              sb, INT_MAX);
+        return clip_proc_fail(p, CLIP_ERR_SHAPE, "%s and %s: a dimension exceeds %d", sa, sb,
+                              INT_MAX);
     size_t dims[2] = {st->m, st->n};
     s = clip_proc_output(p, 0, t, 2, dims, &c);
     if (s != CLIP_OK) return s;
@@ -60,7 +117,7 @@ static clip_status matmul_init(clip_process *p) {
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "the output must not be one of the inputs");
 
     clip_gemm_params prm;
-    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, &prm);
+    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &prm);
     if (s != CLIP_OK) return s;
     if (st->m == 0 || st->n == 0) {
         clip_proc_set_variant(p, "empty");
@@ -89,6 +146,7 @@ static clip_status launch_scalar(clip_process *p, matmul_state *st) {
     if (s == CLIP_OK) s = clip_proc_arg(p, st->scalar, 1, sizeof xm, &xm);
     if (s == CLIP_OK) s = clip_proc_arg(p, st->scalar, 2, sizeof cm, &cm);
     if (s == CLIP_OK) s = clip_proc_arg(p, st->scalar, 3, sizeof n, &n);
+    if (s == CLIP_OK) s = clip_proc_arg(p, st->scalar, 4, sizeof st->yrows, &st->yrows);
     size_t local = 64, global = ((size_t)n + local - 1) / local * local;
     if (s == CLIP_OK) s = clip_proc_enqueue(p, st->scalar, 1, &global, &local);
     return s;
@@ -108,19 +166,22 @@ static clip_status matmul_launch(clip_process *p) {
     clip_gemm g = st->gemm;
     if (st->k == 0) g.type = clip_data_type(c); /* no kernel was built: C is only zero-filled */
     const clip_gemm_scalar one = {1, 0}, zero = {0, 0};
-    const clip_gemm_operand A = {am, 0, st->m}, B = {bm, 0, st->k}, C = {cm, 0, st->m};
+    /* Leading dimensions are those of the stored matrices: k x m for a transposed A, n x k for a
+     * transposed B. */
+    const size_t lda = st->op[0] ? st->k : st->m, ldb = st->op[1] ? st->n : st->k;
+    const clip_gemm_operand A = {am, 0, lda}, B = {bm, 0, ldb}, C = {cm, 0, st->m};
     return clip_gemm_enqueue(p, &g, st->m, st->n, st->k, one, A, B, zero, C);
 }
 
 const clip_process_desc clip_process_matmul = {
     .name = "matmul",
-    .summary = "matrix product A*B (MATLAB: A*B, mtimes)",
+    .summary = "matrix product op(A)*op(B) (MATLAB: A*B, A.'*B, A'*B, A*B', ..., mtimes)",
     .n_inputs = 2,
     .input_docs = matmul_inputs,
     .n_outputs = 1,
     .output_docs = matmul_outputs,
     .params = matmul_params,
-    .n_params = CLIP_GEMM_PARAM_COUNT,
+    .n_params = 2 + CLIP_GEMM_PARAM_COUNT,
     .state_size = sizeof(matmul_state),
     .init = matmul_init,
     .launch = matmul_launch,

@@ -56,7 +56,8 @@ static clip_status matpow_init(clip_process *p) {
     if (c == a)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "the output must not be the input");
     clip_gemm_params prm;
-    s = clip_gemm_params_from_process(p, t, st->n, st->n, st->n, &prm);
+    s = clip_gemm_params_from_process(p, t, st->n, st->n, st->n, CLIP_GEMM_NOTRANS,
+                                      CLIP_GEMM_NOTRANS, &prm);
     if (s != CLIP_OK) return s;
     if (st->n == 0) {
         clip_proc_set_variant(p, "empty");
