@@ -66,8 +66,10 @@ static clip_status check_shape(clip_app *app, clip_type type, int ndims, const s
     return CLIP_OK;
 }
 
+/* New data; its host storage is `borrow` (clip_data_wrap) or, when that is NULL, allocated
+ * (zeroed with `zero`). */
 static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
-                        clip_data **out) {
+                        void *borrow, clip_data **out) {
     if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create: out is NULL");
     *out = NULL;
     if (!app) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_create: app is NULL");
@@ -76,7 +78,10 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
     if (s != CLIP_OK) return s;
     clip_data *d = calloc(1, sizeof *d);
     if (!d) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "data_create: out of memory");
-    if (bytes) {
+    d->borrowed = borrow != NULL;
+    if (borrow) {
+        d->host = borrow;
+    } else if (bytes) {
         d->host = zero ? calloc(1, bytes) : malloc(bytes);
         if (!d->host) {
             free(d);
@@ -101,17 +106,17 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
 
 clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const size_t *dims,
                              clip_data **out) {
-    return make(app, type, ndims, dims, 0, out);
+    return make(app, type, ndims, dims, 0, NULL, out);
 }
 
 clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                    clip_data **out) {
-    return make(app, type, ndims, dims, 1, out);
+    return make(app, type, ndims, dims, 1, NULL, out);
 }
 
 clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                   const void *host, clip_data **out) {
-    clip_status s = make(app, type, ndims, dims, 0, out);
+    clip_status s = make(app, type, ndims, dims, 0, NULL, out);
     if (s != CLIP_OK) return s;
     if ((*out)->bytes) {
         if (!host) {
@@ -124,6 +129,33 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
     return CLIP_OK;
 }
 
+/* Whether the app's device works on host memory itself, so that a buffer made over wrapped
+ * memory is used in place rather than cached in memory of the device's own. */
+static int device_shares_host_memory(const clip_app *app) {
+    cl_bool unified = CL_FALSE;
+    cl_int e = clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                               &unified, NULL);
+    return e == CL_SUCCESS && unified == CL_TRUE;
+}
+
+clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                           void *host, clip_data **out) {
+    if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: out is NULL");
+    *out = NULL;
+    size_t numel = 0, bytes = 0;
+    clip_status s = app ? check_shape(app, type, ndims, dims, &numel, &bytes)
+                        : clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_wrap: app is NULL");
+    if (s != CLIP_OK) return s;
+    if (bytes && !host)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: host is NULL");
+    /* Empty data has no storage to borrow: it is made as any other. */
+    s = make(app, type, ndims, dims, 0, bytes ? host : NULL, out);
+    if (s == CLIP_OK && bytes) (*out)->in_place = device_shares_host_memory(app);
+    return s;
+}
+
+int clip_data_in_place(const clip_data *d) { return d && d->in_place; }
+
 clip_data *clip_data_retain(clip_data *d) {
     if (d) d->refs++;
     return d;
@@ -134,7 +166,7 @@ void clip_data_destroy(clip_data *d) {
     /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
      * they finish, so releasing here is safe. */
     if (d->mem) clReleaseMemObject(d->mem);
-    free(d->host);
+    if (!d->borrowed) free(d->host);
     clip_app *app = d->app;
     free(d);
     clip_app_release(app);
@@ -162,7 +194,9 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
                               (unsigned long long)d->app->info.max_alloc);
     }
     cl_int e = CLIP_FAULT(CLIP_FAULT_ALLOC) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
-    d->mem = e ? NULL : clCreateBuffer(d->app->context, CL_MEM_READ_WRITE, d->bytes, NULL, &e);
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (d->in_place ? CL_MEM_USE_HOST_PTR : 0);
+    d->mem = e ? NULL
+               : clCreateBuffer(d->app->context, flags, d->bytes, d->in_place ? d->host : NULL, &e);
     if (e != CL_SUCCESS) {
         d->mem = NULL;
         return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
@@ -170,6 +204,20 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
                               d->bytes, clip_cl_error_name(e));
     }
     return CLIP_OK;
+}
+
+/* Counts a copy between host and device. Syncing in-place data (clip_data_wrap) enqueues the
+ * read or write OpenCL asks for (the host pointer is the buffer's own, which copies nothing where
+ * the device shares host memory), so it is not a copy and not counted. */
+static void count_transfer(clip_data *d, int to_device, size_t bytes) {
+    if (d->in_place) return;
+    if (to_device) {
+        d->app->stats.to_device++;
+        d->app->stats.bytes_to_device += bytes;
+    } else {
+        d->app->stats.to_host++;
+        d->app->stats.bytes_to_host += bytes;
+    }
 }
 
 clip_status clip_data_to_device(clip_data *d) {
@@ -185,8 +233,7 @@ clip_status clip_data_to_device(clip_data *d) {
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
                               d->bytes, clip_cl_error_name(e));
-    d->app->stats.to_device++;
-    d->app->stats.bytes_to_device += d->bytes;
+    count_transfer(d, 1, d->bytes);
     d->device_valid = 1;
     return CLIP_OK;
 }
@@ -206,9 +253,51 @@ static clip_status to_host(clip_data *d) {
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "download of %zu bytes: clEnqueueReadBuffer: %s",
                               d->bytes, clip_cl_error_name(e));
-    d->app->stats.to_host++;
-    d->app->stats.bytes_to_host += d->bytes;
+    count_transfer(d, 0, d->bytes);
     d->host_valid = 1;
+    return CLIP_OK;
+}
+
+clip_status clip_data_read(clip_data *d, void *dst) {
+    if (!d || (!dst && d->bytes))
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_read: NULL argument");
+    if (d->bytes == 0) return CLIP_OK;
+    if (d->host_valid) {
+        memcpy(dst, d->host, d->bytes);
+        return CLIP_OK;
+    }
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, dst, 0,
+                                         NULL, NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "read of %zu bytes: clEnqueueReadBuffer: %s", d->bytes,
+                              clip_cl_error_name(e));
+    d->app->stats.to_host++; /* a real copy, into memory clip does not own */
+    d->app->stats.bytes_to_host += d->bytes;
+    return CLIP_OK;
+}
+
+clip_status clip_data_write(clip_data *d, const void *src) {
+    if (!d || (!src && d->bytes))
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_write: NULL argument");
+    if (d->bytes == 0) return CLIP_OK;
+    clip_status s = clip_data_ensure_buffer(d);
+    if (s != CLIP_OK) return s;
+    /* Blocking: the caller may change src as soon as this returns. */
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, src, 0,
+                                          NULL, NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "write of %zu bytes: clEnqueueWriteBuffer: %s", d->bytes,
+                              clip_cl_error_name(e));
+    d->app->stats.to_device++;
+    d->app->stats.bytes_to_device += d->bytes;
+    d->device_valid = 1;
+    d->host_valid = 0;
     return CLIP_OK;
 }
 

@@ -48,6 +48,8 @@ struct clip_data {
     cl_mem mem;               /* created on first device use; NULL when bytes == 0 */
     int host_valid;
     int device_valid;
+    int borrowed;             /* host is the caller's memory (clip_data_wrap): never freed here */
+    int in_place;             /* borrowed and mem is made over host (CL_MEM_USE_HOST_PTR) */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */

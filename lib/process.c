@@ -269,5 +269,16 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
     return CLIP_OK;
 }
 
+void clip_process_unbind(clip_process *p) {
+    if (!p) return;
+    release_init(p);
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        clip_data_destroy(p->inputs[i]);
+        if (p->user_output[i]) clip_data_destroy(p->outputs[i]);
+        p->inputs[i] = p->outputs[i] = NULL;
+        p->user_output[i] = 0;
+    }
+}
+
 const char *clip_process_variant(const clip_process *p) { return p ? p->variant : ""; }
 const clip_process_desc *clip_process_descriptor(const clip_process *p) { return p ? p->desc : NULL; }

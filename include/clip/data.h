@@ -65,6 +65,46 @@ clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims, con
 clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                   const void *host, clip_data **out);
 
+/* Wraps caller memory as data without copying it: `host` (numel elements of `type`, laid out as
+ * above) becomes the data's host storage. Use it to hand a process an array the program already
+ * has (the MEX gateway wraps MATLAB's arrays), or to have a process write its output straight
+ * into the program's memory (pass the wrapped data to clip_process_set_output, then
+ * clip_data_host syncs it there).
+ * Where the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device)
+ * the device buffer is made over `host` itself (CL_MEM_USE_HOST_PTR): kernels read and write it
+ * in place, and syncing the two sides copies nothing (not counted in clip_app_transfer_stats).
+ * Elsewhere the device has its own buffer, filled from and read back into `host` directly, with
+ * no copy of clip's own in between (counted as usual).
+ * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
+ * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
+ * clip_data_destroy and every process holding it as an input or output: destroy or unbind
+ * those) and the device work that used it has finished (clip_app_finish, or reading an output
+ * of that work with clip_data_host). The contents are whatever `host` holds (host copy valid).
+ * `host` may be NULL only when numel is 0; any alignment of the element type is accepted.
+ * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
+clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                           void *host, clip_data **out);
+
+/* Non-zero when d is wrapped memory that the device uses in place (see clip_data_wrap). */
+int clip_data_in_place(const clip_data *d);
+
+/* Copies d's contents (clip_data_bytes of them) into the caller's `dst`: straight from the
+ * device copy when the host copy is stale (one device->host transfer, counted; d's own host copy
+ * stays stale), else from the host copy. Waits for pending device work that writes d. For a
+ * program that wants the result in its own memory without clip's host copy in between (the MEX
+ * gateway's gather). dst may be NULL when numel is 0.
+ * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL dst with elements), CLIP_ERR_OPENCL. */
+clip_status clip_data_read(clip_data *d, void *dst);
+
+/* Replaces d's contents with clip_data_bytes(d) bytes from the caller's `src` (which the caller
+ * keeps): straight into the device copy (one host->device transfer, counted, after which the
+ * host copy is stale), creating the device buffer if needed. Waits for the copy, and for the
+ * device work enqueued before it. For uploading a program's array without clip's host copy in
+ * between (clip.Array in the MEX gateway); clip's host copy is then never touched.
+ * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL src with elements), CLIP_ERR_OUT_OF_MEMORY,
+ * CLIP_ERR_OPENCL. */
+clip_status clip_data_write(clip_data *d, const void *src);
+
 /* Releases the caller's reference. NULL is a no-op. */
 void clip_data_destroy(clip_data *d);
 

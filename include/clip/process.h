@@ -97,6 +97,15 @@ clip_status clip_process_time_ms(clip_process *p, double *ms);
 clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, size_t *count,
                                        double *span_ms);
 
+/* Drops the process's references to its inputs and outputs, and what init made (kernels,
+ * temporaries, outputs it created), keeping its parameters: set inputs and init again before the
+ * next launch. Does not wait for the last launch (OpenCL keeps the buffers and kernels that
+ * enqueued work uses until it finishes; its time stays readable until the next launch). For
+ * programs that keep processes to reuse them (the MEX gateway's cache) without keeping data
+ * alive through them, e.g. data wrapped over memory the program is about to free. NULL is a
+ * no-op. */
+void clip_process_unbind(clip_process *p);
+
 /* A short name of the kernel variant init chose (e.g. "local-tiled"), or "" before init. */
 const char *clip_process_variant(const clip_process *p);
 
