@@ -226,25 +226,23 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
     char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
-    clip_save_file hdr_sf = CLIP_SAVE_FILE_INIT, cfl_sf = CLIP_SAVE_FILE_INIT;
+    /* Samples first: a reader that sees the new header finds the new samples there. */
+    clip_save_file sf[2] = {CLIP_SAVE_FILE_INIT, CLIP_SAVE_FILE_INIT};
+    const char *const paths[2] = {cfl, hdr};
     if (!hdr || !cfl)
         s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_cfl: %s: out of memory", base);
-    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", cfl, &cfl_sf);
-    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", hdr, &hdr_sf);
-    if (s == CLIP_OK) s = write_samples(app, cfl, &cfl_sf, d, host);
-    if (s == CLIP_OK) s = write_header(app, hdr, &hdr_sf, d);
+    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", cfl, &sf[0]);
+    if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", hdr, &sf[1]);
+    if (s == CLIP_OK) s = write_samples(app, cfl, &sf[0], d, host);
+    if (s == CLIP_OK) s = write_header(app, hdr, &sf[1], d);
     /* Both halves are verified before either replaces its target, so a failure leaves the old
-     * pair whole; the samples go into place first, so a reader that sees the new header finds
-     * them there. */
-    const clip_save_expect cfl_expect = {(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL,
-                                         0};
-    const clip_save_expect hdr_expect = {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13};
-    if (s == CLIP_OK) s = clip_save_verify(app, "save_cfl", &cfl_sf, cfl, &cfl_expect);
-    if (s == CLIP_OK) s = clip_save_verify(app, "save_cfl", &hdr_sf, hdr, &hdr_expect);
-    if (s == CLIP_OK) s = clip_save_commit(app, "save_cfl", &cfl_sf, cfl, &cfl_expect);
-    if (s == CLIP_OK) s = clip_save_commit(app, "save_cfl", &hdr_sf, hdr, &hdr_expect);
-    clip_save_discard(&cfl_sf);
-    clip_save_discard(&hdr_sf);
+     * pair whole, and the two renames come back to back. */
+    const clip_save_expect expect[2] = {
+        {(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL, 0},
+        {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13}};
+    if (s == CLIP_OK) s = clip_save_commit_all(app, "save_cfl", 2, sf, paths, expect);
+    clip_save_discard(&sf[0]);
+    clip_save_discard(&sf[1]);
     free(hdr);
     free(cfl);
     return s;

@@ -328,28 +328,54 @@ clip_status clip_save_name(clip_app *app, const char *op, clip_save_file *sf, co
     return CLIP_OK;
 }
 
+/* Discards sf[from..n-1] and returns s. */
+static clip_status discard_rest(clip_save_file *sf, size_t from, size_t n, clip_status s) {
+    for (size_t i = from; i < n; i++)
+        clip_save_discard(&sf[i]);
+    return s;
+}
+
+clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
+                                 const char *const *path, const clip_save_expect *expect) {
+    clip_status s = CLIP_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!sf[i].verified && (s = clip_save_verify(app, op, &sf[i], path[i], &expect[i])))
+            return discard_rest(sf, 0, n, s);
+    /* Unnamed temporaries get their names only now, verified and on disk: from here to the
+     * last rename is the one window in which a kill leaves (whole) temporaries behind, and the
+     * renames follow one another so that a pair (CFL) is never half new for longer than that. */
+    for (size_t i = 0; i < n; i++)
+        if ((s = clip_save_name(app, op, &sf[i], path[i]))) return discard_rest(sf, 0, n, s);
+    for (size_t i = 0; i < n; i++) {
+        int fd = sf[i].fd;
+        sf[i].fd = -1;
+        /* Some file systems (NFS) report a failed write only at close. */
+        if (close(fd) != 0) {
+            s = fail_errno(app, op, &sf[i], path[i], "cannot write", errno);
+            return discard_rest(sf, 0, n, s);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rename(sf[i].tmp, path[i]) != 0) {
+            s = fail_errno(app, op, &sf[i], path[i], "cannot rename the written file into place",
+                           errno);
+            return discard_rest(sf, i + 1, n, s);
+        }
+        free(sf[i].tmp);
+        set_discarded(&sf[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int err = sync_dir(path[i]);
+        if (err)
+            return clip_set_error(app, CLIP_ERR_IO,
+                                  "%s: %s: saved, but its directory cannot be flushed to disk, so "
+                                  "the new file may not survive a crash: %s", op, path[i],
+                                  strerror(err));
+    }
+    return CLIP_OK;
+}
+
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect) {
-    if (!sf->verified) {
-        clip_status s = clip_save_verify(app, op, sf, path, expect);
-        if (s != CLIP_OK) return s;
-    }
-    /* An unnamed temporary gets its name only now, verified and on disk: from here to the
-     * rename is the one window in which a kill leaves a (whole) temporary behind. */
-    clip_status s = clip_save_name(app, op, sf, path);
-    if (s != CLIP_OK) return s;
-    int fd = sf->fd;
-    sf->fd = -1;
-    /* Some file systems (NFS) report a failed write only at close. */
-    if (close(fd) != 0) return fail_errno(app, op, sf, path, "cannot write", errno);
-    if (rename(sf->tmp, path) != 0)
-        return fail_errno(app, op, sf, path, "cannot rename the written file into place", errno);
-    free(sf->tmp);
-    set_discarded(sf);
-    int err = sync_dir(path);
-    if (err)
-        return clip_set_error(app, CLIP_ERR_IO,
-                              "%s: %s: saved, but its directory cannot be flushed to disk, so the "
-                              "new file may not survive a crash: %s", op, path, strerror(err));
-    return CLIP_OK;
+    return clip_save_commit_all(app, op, 1, sf, &path, expect);
 }

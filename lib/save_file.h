@@ -106,6 +106,13 @@ clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, 
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect);
 
+/* clip_save_commit for n files that belong together (the CFL pair): all are verified before
+ * any replaces its target, then the renames follow one another with nothing in between, in the
+ * order given (a reader that finds the last one new finds the others new too). A rename that
+ * fails leaves the files before it renamed, says which, and discards the rest. */
+clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
+                                 const char *const *path, const clip_save_expect *expect);
+
 /* Sets CLIP_ERR_IO "op: path: cannot write: reason", the reason being strerror(sf->err) when a
  * write through clip_save_write failed, else "op: path: fallback" (the format library's own
  * words). Returns CLIP_ERR_IO; the caller still discards the temporary. */
