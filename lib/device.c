@@ -176,28 +176,77 @@ clip_status clip_devices_list(clip_device_info *out, size_t cap, size_t *count) 
     return CLIP_OK;
 }
 
+/* "1,2,4": an app over exactly those devices. Returns CLIP_OK or a set error. */
+static clip_status parse_index_list(const char *spec, clip_criteria *crit) {
+    int n = 0;
+    const char *p = spec;
+    for (;;) {
+        char *end = NULL;
+        long v = strtol(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0'))
+            return clip_set_error(NULL, CLIP_ERR_INVALID_ARG,
+                                  "device spec '%s': a list takes 1-based indices separated by commas",
+                                  spec);
+        if (v < 1)
+            return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "device spec '%s': indices start at 1",
+                                  spec);
+        if (n == CLIP_MAX_APP_DEVICES)
+            return clip_set_error(NULL, CLIP_ERR_INVALID_ARG,
+                                  "device spec '%s': more than %d devices", spec,
+                                  CLIP_MAX_APP_DEVICES);
+        int idx = v > INT_MAX ? INT_MAX : (int)v;
+        for (int i = 0; i < n; i++)
+            if (crit->indices[i] == idx)
+                return clip_set_error(NULL, CLIP_ERR_INVALID_ARG,
+                                      "device spec '%s': device %d is listed twice", spec, idx);
+        crit->indices[n++] = idx;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    crit->n_indices = n;
+    return CLIP_OK;
+}
+
+/* "gpu", "cpu", "accelerator" (any case for the first two): the type, or -1. */
+static int parse_type(const char *s, size_t len) {
+    if ((len == 3 && !strncmp(s, "gpu", 3)) || (len == 3 && !strncmp(s, "GPU", 3)))
+        return CLIP_DEVICE_GPU;
+    if ((len == 3 && !strncmp(s, "cpu", 3)) || (len == 3 && !strncmp(s, "CPU", 3)))
+        return CLIP_DEVICE_CPU;
+    if (len == 11 && !strncmp(s, "accelerator", 11)) return CLIP_DEVICE_ACCELERATOR;
+    return -1;
+}
+
 clip_status clip_criteria_from_spec(const char *spec, clip_criteria *crit) {
     if (!spec || !*spec || !crit)
         return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "device spec: empty or NULL");
-    if (!strcmp(spec, "gpu") || !strcmp(spec, "GPU")) {
-        crit->type = CLIP_DEVICE_GPU;
-    } else if (!strcmp(spec, "cpu") || !strcmp(spec, "CPU")) {
-        crit->type = CLIP_DEVICE_CPU;
-    } else if (!strcmp(spec, "accelerator")) {
-        crit->type = CLIP_DEVICE_ACCELERATOR;
+    size_t len = strlen(spec);
+    int type = parse_type(spec, len);
+    if (type >= 0) {
+        crit->type = (clip_device_kind)type;
+        return CLIP_OK;
+    }
+    if (!strcmp(spec, "all")) {
+        crit->all = 1;
+        return CLIP_OK;
+    }
+    if (len > 4 && !strcmp(spec + len - 4, ":all") && (type = parse_type(spec, len - 4)) >= 0) {
+        crit->type = (clip_device_kind)type;
+        crit->all = 1;
+        return CLIP_OK;
+    }
+    if (strchr(spec, ',') && strspn(spec, "0123456789, -") == len) return parse_index_list(spec, crit);
+    char *end = NULL;
+    long v = strtol(spec, &end, 10);
+    if (end && *end == '\0' && end != spec) {
+        if (v < 1)
+            return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "device spec '%s': indices start at 1",
+                                  spec);
+        /* A larger index names no device; kept large rather than wrapped onto a real one. */
+        if (v > INT_MAX) v = INT_MAX;
+        crit->index = (int)v;
     } else {
-        char *end = NULL;
-        long v = strtol(spec, &end, 10);
-        if (end && *end == '\0' && end != spec) {
-            if (v < 1)
-                return clip_set_error(NULL, CLIP_ERR_INVALID_ARG,
-                                      "device spec '%s': indices start at 1", spec);
-            /* A larger index names no device; kept large rather than wrapped onto a real one. */
-            if (v > INT_MAX) v = INT_MAX;
-            crit->index = (int)v;
-        } else {
-            crit->name = spec;
-        }
+        crit->name = spec;
     }
     return CLIP_OK;
 }
@@ -243,36 +292,79 @@ static int apply_env(clip_criteria *c) {
     c->type = e.type;
     c->name = e.name;
     c->index = e.index;
+    c->all = e.all;
+    c->n_indices = e.n_indices;
+    memcpy(c->indices, e.indices, sizeof c->indices);
     return 0;
 }
 
-/* Picks the device; on success fills *chosen (extensions freed by the caller via free_found). */
-static clip_status select_device(const clip_criteria *crit, found_device *all, int *n_all,
-                                 int *chosen) {
+static clip_status no_match(const clip_criteria *c, int n) {
+    char idx[32] = "";
+    if (c->index > 0) snprintf(idx, sizeof idx, " index=%d", c->index);
+    return clip_set_error(NULL, CLIP_ERR_NO_DEVICE,
+                          "no OpenCL device matches type=%s%s%s%s%s%s min_version=%d.%d%s%s "
+                          "(%d device%s present)",
+                          type_name(c->type), c->vendor ? " vendor=" : "", c->vendor ? c->vendor : "",
+                          c->name ? " name=" : "", c->name ? c->name : "", idx,
+                          c->min_version_major, c->min_version_minor,
+                          c->extensions ? " extensions=" : "", c->extensions ? c->extensions : "", n,
+                          n == 1 ? "" : "s");
+}
+
+/* The listed devices, in the list's order; each must exist and pass the other filters. */
+static clip_status select_listed(const clip_criteria *c, const found_device *all, int n,
+                                 int *chosen, int *n_chosen) {
+    for (int k = 0; k < c->n_indices; k++) {
+        int i = c->indices[k] - 1;
+        if (i < 0 || i >= n)
+            return clip_set_error(NULL, CLIP_ERR_NO_DEVICE,
+                                  "device %d is listed but only %d device%s present",
+                                  c->indices[k], n, n == 1 ? "" : "s");
+        clip_criteria one = *c;
+        one.n_indices = 0;
+        if (!passes(&all[i], &one))
+            return clip_set_error(NULL, CLIP_ERR_NO_DEVICE,
+                                  "device %d ('%s') is listed but does not meet the other criteria",
+                                  c->indices[k], all[i].info.name);
+        chosen[k] = i;
+    }
+    *n_chosen = c->n_indices;
+    return CLIP_OK;
+}
+
+/* Picks the devices into chosen[] (indices into all[], the primary first): one, or with
+ * c.all / c.n_indices several. The caller frees all[]'s extensions via free_found. */
+static clip_status select_devices(const clip_criteria *crit, found_device *all, int *n_all,
+                                  int *chosen, int *n_chosen) {
     clip_criteria c = {0};
     if (crit) c = *crit;
+    *n_chosen = 0;
     if (apply_env(&c))
         return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "CLIP_DEVICE='%s' is not a device spec",
                               getenv("CLIP_DEVICE"));
     int n = enumerate(all, MAX_DEVICES);
     *n_all = n < 0 ? 0 : n;
     if (n < 0) return CLIP_ERR_NO_DEVICE;
-    int best = -1;
-    for (int i = 0; i < n; i++)
-        if (passes(&all[i], &c) && (best < 0 || all[i].info.score > all[best].info.score)) best = i;
-    if (best < 0) {
-        char idx[32] = "";
-        if (c.index > 0) snprintf(idx, sizeof idx, " index=%d", c.index);
-        return clip_set_error(NULL, CLIP_ERR_NO_DEVICE,
-                              "no OpenCL device matches type=%s%s%s%s%s%s min_version=%d.%d%s%s "
-                              "(%d device%s present)",
-                              type_name(c.type), c.vendor ? " vendor=" : "", c.vendor ? c.vendor : "",
-                              c.name ? " name=" : "", c.name ? c.name : "", idx,
-                              c.min_version_major, c.min_version_minor,
-                              c.extensions ? " extensions=" : "", c.extensions ? c.extensions : "",
-                              n, n == 1 ? "" : "s");
+    if (c.n_indices > 0) return select_listed(&c, all, n, chosen, n_chosen);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!passes(&all[i], &c)) continue;
+        if (!c.all) {
+            if (m == 0 || all[i].info.score > all[chosen[0]].info.score) chosen[0] = i;
+            m = 1;
+            continue;
+        }
+        if (m == CLIP_MAX_APP_DEVICES) break;
+        /* insertion by score, stable so ties keep the lower index first */
+        int at = m++;
+        while (at > 0 && all[chosen[at - 1]].info.score < all[i].info.score) {
+            chosen[at] = chosen[at - 1];
+            at--;
+        }
+        chosen[at] = i;
     }
-    *chosen = best;
+    if (m == 0) return no_match(&c, n);
+    *n_chosen = m;
     return CLIP_OK;
 }
 
@@ -280,28 +372,26 @@ clip_status clip_device_select(const clip_criteria *crit, int *index) {
     if (!index) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "device_select: index is NULL");
     found_device *all = calloc(MAX_DEVICES, sizeof *all);
     if (!all) return clip_set_error(NULL, CLIP_ERR_OUT_OF_MEMORY, "device_select: out of memory");
-    int n = 0, best = -1;
-    clip_status s = select_device(crit, all, &n, &best);
-    if (s == CLIP_OK) *index = all[best].info.index;
+    int n = 0, chosen[CLIP_MAX_APP_DEVICES], m = 0;
+    clip_status s = select_devices(crit, all, &n, chosen, &m);
+    if (s == CLIP_OK) *index = all[chosen[0]].info.index;
     free_found(all, n);
     free(all);
     return s;
 }
 
-/* Used by app.c: chooses and reports the platform/device handles and info. */
-clip_status clip_choose_device(const clip_criteria *crit, cl_platform_id *plat, cl_device_id *dev,
-                               clip_device_info *info);
-clip_status clip_choose_device(const clip_criteria *crit, cl_platform_id *plat, cl_device_id *dev,
-                               clip_device_info *info) {
+/* Used by app.c: the chosen devices (the primary first), their platforms and info. */
+clip_status clip_choose_devices(const clip_criteria *crit, clip_chosen_device *out, int *count) {
     found_device *all = calloc(MAX_DEVICES, sizeof *all);
     if (!all) return clip_set_error(NULL, CLIP_ERR_OUT_OF_MEMORY, "app_create: out of memory");
-    int n = 0, best = -1;
-    clip_status s = select_device(crit, all, &n, &best);
-    if (s == CLIP_OK) {
-        *plat = all[best].platform;
-        *dev = all[best].device;
-        *info = all[best].info;
+    int n = 0, chosen[CLIP_MAX_APP_DEVICES], m = 0;
+    clip_status s = select_devices(crit, all, &n, chosen, &m);
+    for (int k = 0; s == CLIP_OK && k < m; k++) {
+        out[k].platform = all[chosen[k]].platform;
+        out[k].device = all[chosen[k]].device;
+        out[k].info = all[chosen[k]].info;
     }
+    *count = s == CLIP_OK ? m : 0;
     free_found(all, n);
     free(all);
     return s;

@@ -22,6 +22,20 @@ typedef struct clip_program_entry {
     struct clip_program_entry *next;
 } clip_program_entry;
 
+/* Streams per device in a split launch: while one piece's kernels run, the next piece's uploads
+ * proceed on the other queue (double buffering). */
+#define CLIP_LANES 2
+
+/* One device that selection chose (lib/device.c). */
+typedef struct clip_chosen_device {
+    cl_platform_id platform;
+    cl_device_id device;
+    clip_device_info info;
+} clip_chosen_device;
+
+/* The devices criteria name, the primary first; *count of them. Errors as clip_app_create's. */
+clip_status clip_choose_devices(const clip_criteria *crit, clip_chosen_device *out, int *count);
+
 struct clip_app {
     int refs;                 /* user handle + every data and process alive */
     int user_alive;           /* the user has not called clip_app_destroy yet */
@@ -34,6 +48,17 @@ struct clip_app {
     clip_program_entry *programs;
     clip_transfer_stats stats;
     char error[CLIP_ERRMSG_MAX];
+    /* Every device of the app (index 0 is the primary device above). Devices of one platform
+     * share one context; contexts[i] is retained once per entry. */
+    int n_devices;
+    clip_device_info infos[CLIP_MAX_APP_DEVICES];
+    cl_device_id devices[CLIP_MAX_APP_DEVICES];
+    cl_context contexts[CLIP_MAX_APP_DEVICES];
+    /* The queues a split launch runs pieces on (lib/plan.c): single-device apps of their own
+     * (lanes), made at the first split launch and freed with the app. */
+    struct clip_app *lanes[CLIP_MAX_APP_DEVICES][CLIP_LANES];
+    struct clip_app *parent;       /* set in a lane: the app it serves (lanes never split) */
+    struct clip_app *program_home; /* set in a lane: the app whose program cache it shares */
 };
 
 struct clip_data {
@@ -67,6 +92,8 @@ const char *clip_cl_error_name(cl_int code);
 
 void clip_app_retain(clip_app *app);
 void clip_app_release(clip_app *app);
+/* Makes the lanes of every device of app (once). Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_app_make_lanes(clip_app *app);
 
 /* Makes the device copy current (creating the buffer if needed). */
 clip_status clip_data_to_device(clip_data *d);

@@ -14,6 +14,8 @@ static void release_events(clip_process *p) {
 
 /* Frees everything init made: the process's own state, kernels, temporaries, auto outputs. */
 static void release_init(clip_process *p) {
+    clip_plan_free(p->plan);
+    p->plan = NULL;
     if (p->desc->release) p->desc->release(p);
     if (p->state && p->desc->state_size) memset(p->state, 0, p->desc->state_size);
     for (size_t i = 0; i < p->n_kernels; i++) clReleaseKernel(p->kernels[i]);
@@ -156,6 +158,37 @@ static clip_status check_limits(clip_process *p) {
     return CLIP_OK;
 }
 
+/* The process's own init, checked against the device's limits and for its outputs. */
+static clip_status init_whole(clip_process *p) {
+    clip_status s = p->desc->init(p);
+    if (s == CLIP_OK) s = check_limits(p);
+    for (int i = 0; i < p->desc->n_outputs && s == CLIP_OK; i++)
+        if (!p->outputs[i])
+            s = clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: init did not create output %d",
+                               p->desc->name, i);
+    return s;
+}
+
+/* Splits through the process's plan hook: always in an app of several devices, and in one of a
+ * single device when the whole work would not fit it (the first error is kept when the plan
+ * cannot help). Lanes never split: their pieces were made to fit. */
+static clip_status init_split_or_whole(clip_process *p) {
+    int can_split = p->desc->plan && !p->app->parent;
+    int whole = 1;
+    clip_status s = CLIP_OK;
+    if (can_split && p->app->n_devices > 1) s = clip_plan_make(p, &whole);
+    if (s != CLIP_OK || !whole) return s;
+    s = init_whole(p);
+    if (s != CLIP_ERR_OUT_OF_MEMORY || !can_split || p->app->n_devices > 1) return s;
+    char first[CLIP_ERRMSG_MAX];
+    snprintf(first, sizeof first, "%s", p->app->error);
+    release_init(p);
+    clip_status t = clip_plan_make(p, &whole);
+    if (t == CLIP_OK && !whole) return CLIP_OK;
+    if (t == CLIP_OK) clip_set_error(p->app, s, "%s", first);
+    return t == CLIP_OK ? s : t;
+}
+
 clip_status clip_process_init(clip_process *p) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_init: process is NULL");
     clip_clear_error(p->app);
@@ -165,16 +198,7 @@ clip_status clip_process_init(clip_process *p) {
             return clip_set_error(p->app, CLIP_ERR_MISSING_INPUT, "%s: input %d (%s) is not set",
                                   p->desc->name, i,
                                   p->desc->input_docs ? p->desc->input_docs[i] : "?");
-    clip_status s = p->desc->init(p);
-    if (s == CLIP_OK) s = check_limits(p);
-    if (s == CLIP_OK) {
-        for (int i = 0; i < p->desc->n_outputs; i++)
-            if (!p->outputs[i]) {
-                s = clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
-                                   "%s: init did not create output %d", p->desc->name, i);
-                break;
-            }
-    }
+    clip_status s = init_split_or_whole(p);
     if (s != CLIP_OK) {
         release_init(p);
         return s;
@@ -190,7 +214,7 @@ clip_status clip_process_launch(clip_process *p) {
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
                               "%s: launch before a successful init", p->desc->name);
     release_events(p);
-    clip_status s = p->desc->launch(p);
+    clip_status s = p->plan ? clip_plan_launch(p) : p->desc->launch(p);
     if (s == CLIP_OK) p->launched = 1;
     return s;
 }
@@ -237,6 +261,10 @@ clip_status clip_process_time_ms(clip_process *p, double *ms) {
     if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
     *ms = 0.0;
     clip_status s = wait_launch(p, "time");
+    if (s == CLIP_OK && p->plan) {
+        *ms = clip_plan_wall_ms(p->plan); /* its pieces ran concurrently on several queues */
+        return CLIP_OK;
+    }
     double total = 0.0;
     for (size_t i = 0; i < p->n_events && s == CLIP_OK; i++) {
         cl_ulong t0 = 0, t1 = 0;
@@ -255,6 +283,11 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
     *count = 0;
     if (span_ms) *span_ms = 0.0;
     clip_status s = wait_launch(p, "command times");
+    if (s == CLIP_OK && p->plan) {
+        *count = clip_plan_piece_times(p->plan, ms, cap);
+        if (span_ms) *span_ms = clip_plan_wall_ms(p->plan);
+        return CLIP_OK;
+    }
     cl_ulong first = 0, last = 0;
     for (size_t i = 0; i < p->n_events && s == CLIP_OK; i++) {
         cl_ulong t0 = 0, t1 = 0;

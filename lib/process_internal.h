@@ -4,7 +4,7 @@
 
 #include "internal.h"
 
-#define CLIP_PROCESS_MAX_IO 8
+#define CLIP_PROCESS_MAX_IO CLIP_PROC_MAX_IO
 
 struct clip_process {
     clip_app *app;
@@ -27,7 +27,21 @@ struct clip_process {
     cl_kernel convert_kernel[CLIP_PROCESS_MAX_IO]; /* set when input i is converted */
     cl_mem convert_mem[CLIP_PROCESS_MAX_IO];       /* the converted copy (one of temps) */
     char variant[64];
+    struct clip_plan *plan;                     /* set when init split the work (lib/plan.c) */
 };
+
+/* ---- lib/plan.c: split launches ---- */
+/* Asks the process's plan hook for pieces that fit every device. *whole is set (and no plan
+ * kept) when the hook added none. Errors: the hook's, CLIP_ERR_OUT_OF_MEMORY (no split into
+ * pieces that fit, with the sizes), CLIP_ERR_INVALID_ARG (a bad box). */
+clip_status clip_plan_make(clip_process *p, int *whole);
+/* Runs every piece and assembles the outputs on the host; returns when they are complete. */
+clip_status clip_plan_launch(clip_process *p);
+/* Frees the plan and what its launches made (waits for its queues). NULL is a no-op. */
+void clip_plan_free(struct clip_plan *plan);
+/* The last launch's wall time, and each piece's device time (ms) into ms[0..cap). */
+double clip_plan_wall_ms(const struct clip_plan *plan);
+size_t clip_plan_piece_times(const struct clip_plan *plan, double *ms, size_t cap);
 
 /* Index of parameter `name` in the descriptor, or -1. */
 int clip_param_index(const clip_process_desc *d, const char *name);

@@ -1,4 +1,5 @@
-/* Programs are built once per app: keyed by source name and the full option string. */
+/* Programs are built once per app and device: keyed by source name and the full option string.
+ * A lane (lib/plan.c) shares the cache of the app that first built for its device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,8 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     char *key = malloc(klen);
     if (!key) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
     snprintf(key, klen, "%s|%s", source, opts);
-    for (clip_program_entry *e = app->programs; e; e = e->next) {
+    clip_app *home = app->program_home ? app->program_home : app;
+    for (clip_program_entry *e = home->programs; e; e = e->next) {
         if (!strcmp(e->key, key)) {
             free(key);
             *out = e->program;
@@ -91,8 +93,8 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     }
     e->key = key;
     e->program = prog;
-    e->next = app->programs;
-    app->programs = e;
+    e->next = home->programs;
+    home->programs = e;
     *out = prog;
     return CLIP_OK;
 }

@@ -21,6 +21,7 @@
 
 #include "dot_lines.h"
 #include "reduce_common.h"
+#include "reduce_plan.h"
 
 typedef struct dot_state {
     int along;       /* 1: dot along a dimension (lines) */
@@ -57,10 +58,22 @@ static unsigned dot_epl(int variant, const clip_device_info *dev, int complex) {
     return complex && reals > 1 ? reals / 2 : reals;
 }
 
-/* dot(A, B, dim) of two arrays of the same size: dim 0 picks MATLAB's first dimension whose
- * size is not 1. */
-static clip_status dot_init_along(clip_process *p, clip_data *a, clip_data *b, int dim) {
-    dot_state *st = clip_proc_state(p);
+/* Checks the operands for MATLAB's dot and creates the output. *line_dim is the 1-based
+ * dimension dot works along (dot(A, B, dim) of arrays, and vectors with dim given), or 0 for
+ * the 1x1 product of two vectors. */
+static clip_status dot_output(clip_process *p, int *line_dim) {
+    clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1), *y = NULL;
+    clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
+    int dim = (int)clip_proc_int(p, "dim");
+    *line_dim = 0;
+    if (!dim && reduce_is_vector(a) && reduce_is_vector(b)) {
+        if (clip_data_numel(a) != clip_data_numel(b))
+            return clip_proc_fail(p, CLIP_ERR_LENGTH_MISMATCH,
+                                  "vectors differ in length: a has %zu elements, b has %zu",
+                                  clip_data_numel(a), clip_data_numel(b));
+        const size_t one[2] = {1, 1};
+        return clip_proc_output(p, 0, t, 2, one, &y);
+    }
     char da[96], db[96];
     const int na = clip_data_ndims(a), nb = clip_data_ndims(b), nd = na > nb ? na : nb;
     for (int i = 0; i < nd; i++)
@@ -80,14 +93,19 @@ static clip_status dot_init_along(clip_process *p, clip_data *a, clip_data *b, i
         dims[i] = i < na ? clip_data_dim(a, i) : 1;
     dims[dim - 1] = 1;
     const int ond = dim > na ? dim : na;
+    *line_dim = dim;
+    return clip_proc_output(p, 0, t, ond < 2 ? 2 : ond, dims, &y);
+}
+
+/* dot(A, B, dim) along dimension dim (1-based) of two arrays of the same size. */
+static clip_status dot_init_along(clip_process *p, clip_data *a, clip_data *b, int dim) {
+    dot_state *st = clip_proc_state(p);
     clip_type ta = clip_data_type(a), tb = clip_data_type(b), t = clip_type_promote(ta, tb);
     const int dbl = clip_type_is_double(t);
     const int acx = clip_type_is_complex(ta), bcx = clip_type_is_complex(tb);
     clip_type rtype = dbl ? CLIP_F64 : CLIP_F32, ctype = dbl ? CLIP_C64 : CLIP_C32;
-    clip_data *y = NULL;
     clip_status s = clip_proc_input_as(p, 0, acx ? ctype : rtype);
     if (s == CLIP_OK) s = clip_proc_input_as(p, 1, bcx ? ctype : rtype);
-    if (s == CLIP_OK) s = clip_proc_output(p, 0, t, ond < 2 ? 2 : ond, dims, &y);
     if (s == CLIP_OK) s = dot_lines_init(p, &st->lines, a, dim - 1, t, acx, bcx);
     if (s != CLIP_OK) return s;
     st->along = 1;
@@ -101,24 +119,20 @@ static clip_status dot_init_along(clip_process *p, clip_data *a, clip_data *b, i
 
 static clip_status dot_init(clip_process *p) {
     dot_state *st = clip_proc_state(p);
-    clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1), *y = NULL;
-    const int dim = (int)clip_proc_int(p, "dim");
+    clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1);
+    int dim = 0;
     st->along = 0;
-    if (dim || !reduce_is_vector(a) || !reduce_is_vector(b)) return dot_init_along(p, a, b, dim);
+    clip_status s = dot_output(p, &dim);
+    if (s != CLIP_OK) return s;
+    if (dim) return dot_init_along(p, a, b, dim);
     size_t n = clip_data_numel(a);
-    if (n != clip_data_numel(b))
-        return clip_proc_fail(p, CLIP_ERR_LENGTH_MISMATCH,
-                              "vectors differ in length: a has %zu elements, b has %zu", n,
-                              clip_data_numel(b));
     /* The result's precision for both; each operand keeps its complexity (see dot.cl). */
     clip_type ta = clip_data_type(a), tb = clip_data_type(b), t = clip_type_promote(ta, tb);
     int dbl = clip_type_is_double(t), cx = clip_type_is_complex(t);
     int acx = clip_type_is_complex(ta), bcx = clip_type_is_complex(tb);
     clip_type rtype = dbl ? CLIP_F64 : CLIP_F32, ctype = dbl ? CLIP_C64 : CLIP_C32;
-    clip_status s = clip_proc_input_as(p, 0, acx ? ctype : rtype);
+    s = clip_proc_input_as(p, 0, acx ? ctype : rtype);
     if (s == CLIP_OK) s = clip_proc_input_as(p, 1, bcx ? ctype : rtype);
-    const size_t one[2] = {1, 1};
-    if (s == CLIP_OK) s = clip_proc_output(p, 0, t, 2, one, &y);
     if (s != CLIP_OK) return s;
     st->out_bytes = clip_type_size(t);
 
@@ -141,6 +155,36 @@ static clip_status dot_init(clip_process *p) {
              st->geom.unroll, st->geom.groups, st->geom.local);
     clip_proc_set_variant(p, variant);
     return CLIP_OK;
+}
+
+/* The pieces' dot products summed in piece order, in double (then rounded to the output's
+ * precision), so the result is the same at every run: within the single-device result's
+ * rounding, not bit for bit, since the single device sums in another order. */
+static clip_status dot_combine(clip_process *p, int output, const void *partials, size_t n,
+                               void *result) {
+    clip_data *y = NULL;
+    clip_process_output(p, output, &y);
+    clip_type t = clip_data_type(y);
+    const int comps = clip_type_is_complex(t) ? 2 : 1, dbl = clip_type_is_double(t);
+    for (int c = 0; c < comps; c++) {
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            sum += dbl ? ((const double *)partials)[i * comps + c]
+                       : (double)((const float *)partials)[i * comps + c];
+        if (dbl)
+            ((double *)result)[c] = sum;
+        else
+            ((float *)result)[c] = (float)sum;
+    }
+    return CLIP_OK;
+}
+
+/* Vectors: chunks of both, partial products summed; along a dimension: bands of lines. */
+static clip_status dot_plan(clip_process *p, clip_plan *pl) {
+    int dim = 0;
+    clip_status s = dot_output(p, &dim);
+    if (s != CLIP_OK) return s;
+    return dim ? reduce_plan_lines(p, pl, 2, dim - 1) : reduce_plan_chunks(p, pl, 2, dot_combine);
 }
 
 static clip_status dot_launch(clip_process *p) {
@@ -185,4 +229,5 @@ const clip_process_desc clip_process_dot = {
     .state_size = sizeof(dot_state),
     .init = dot_init,
     .launch = dot_launch,
+    .plan = dot_plan,
 };

@@ -55,6 +55,14 @@ static clip_status scale_launch(clip_process *p) {
     return s;
 }
 
+/* Element-wise: any bands of X, each written where it was read. */
+static clip_status scale_plan(clip_process *p, clip_plan *plan) {
+    clip_data *x = clip_proc_input(p, 0), *y = NULL;
+    clip_status s = clip_proc_output(p, 0, clip_data_type(x), clip_data_ndims(x),
+                                     clip_data_dims(x), &y);
+    return s == CLIP_OK ? clip_plan_bands(plan) : s;
+}
+
 const clip_process_desc clip_process_scale = {
     .name = "scale",
     .summary = "element-wise a*X + b (MATLAB: a*X + b with real scalars a, b)",
@@ -67,4 +75,5 @@ const clip_process_desc clip_process_scale = {
     .state_size = sizeof(scale_state),
     .init = scale_init,
     .launch = scale_launch,
+    .plan = scale_plan,
 };

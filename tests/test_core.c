@@ -356,7 +356,9 @@ static void test_process_errors(clip_app *app) {
     CHECK(clip_process_count() >= 1);
 }
 
-/* Data larger than the device's largest allocation fails in init, naming the sizes. */
+/* Data larger than the device's largest allocation: a process that can split its work plans
+ * pieces in init (scale: element-wise bands), one that cannot (matpow) fails there, naming the
+ * sizes; neither moves data in init. Nothing is launched: the data is never touched. */
 static void test_limits(clip_app *app) {
     uint64_t max_alloc = clip_app_device(app)->max_alloc;
     size_t dims[2] = {(size_t)(max_alloc / 4) + 1024, 1};
@@ -368,6 +370,17 @@ static void test_limits(clip_app *app) {
     CHECK_OK(app, clip_process_set_input(p, 0, big));
     clip_transfer_stats s0, s1;
     clip_app_transfer_stats(app, &s0);
+    CHECK_OK(app, clip_process_init(p));
+    CHECK(strncmp(clip_process_variant(p), "split: ", 7) == 0);
+    clip_process_destroy(p);
+    clip_data_destroy(big);
+
+    size_t side = 1;
+    while ((uint64_t)side * side * 4 <= max_alloc) side *= 2;
+    size_t sq[2] = {side, side};
+    if (clip_data_create(app, CLIP_F32, 2, sq, &big) != CLIP_OK) return;
+    CHECK_OK(app, clip_process_create(app, "matpow", &p));
+    CHECK_OK(app, clip_process_set_input(p, 0, big));
     CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_OUT_OF_MEMORY);
     CHECK_MSG(app, "largest allocation");
     clip_app_transfer_stats(app, &s1);

@@ -72,12 +72,19 @@ clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
 clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
 
 /* Validates parameters and inputs, chooses the kernel variant, builds what must be built, and
- * creates outputs and temporaries. Errors: whatever the process rejects (its header lists them),
- * CLIP_ERR_MISSING_INPUT, CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OUT_OF_MEMORY. */
+ * creates outputs and temporaries. A process that can split its work (clip/process_author.h)
+ * plans pieces here instead when the app has several devices, or when its data is larger than
+ * the device holds (the variant then reads "split: N pieces on D devices; ..."). Errors: whatever
+ * the process rejects (its header lists them), CLIP_ERR_MISSING_INPUT, CLIP_ERR_NO_FP64,
+ * CLIP_ERR_BUILD, CLIP_ERR_OUT_OF_MEMORY (data too large and no split that fits). */
 clip_status clip_process_init(clip_process *p);
 
 /* Enqueues the process on the app's queue and returns without waiting. Inputs stale on the
- * device are uploaded first. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OPENCL. */
+ * device are uploaded first. A split launch (see init) runs its pieces over the app's devices
+ * and returns when its outputs are complete in their host storage (their device copies stale);
+ * inputs move to the pieces from the host, or from the primary device's buffer when only that
+ * is current. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OPENCL; a failed piece's message names
+ * the piece and its device. */
 clip_status clip_process_launch(clip_process *p);
 
 /* Output `index` after a successful init (borrowed: valid while the process lives, or longer if
@@ -85,7 +92,9 @@ clip_status clip_process_launch(clip_process *p);
 clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 
 /* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
- * them, then sums their profiling intervals. Errors: CLIP_ERR_NOT_INITIALIZED (never launched),
+ * them, then sums their profiling intervals. For a split launch: its wall time on the host
+ * (pieces run concurrently on several queues; clip_process_command_times gives each piece's
+ * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched),
  * CLIP_ERR_OPENCL. */
 clip_status clip_process_time_ms(clip_process *p, double *ms);
 

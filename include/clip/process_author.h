@@ -46,6 +46,8 @@ typedef struct clip_param_desc {
     const char *doc;              /* one line for help */
 } clip_param_desc;
 
+typedef struct clip_plan clip_plan;
+
 struct clip_process_desc {
     const char *name;                 /* registry name, e.g. "conv2" */
     const char *summary;              /* one line: what it computes, in MATLAB terms */
@@ -64,6 +66,11 @@ struct clip_process_desc {
     /* Optional: frees what init put in the state besides core-owned objects. Called before a
      * re-init and at destroy; must tolerate a state left half-built by a failed init. */
     void (*release)(clip_process *p);
+    /* Optional: how the work divides into pieces (see "Splitting work" below). Called by init in
+     * place of `init` when the app has several devices, or when an input or output is larger
+     * than the device can hold. Must create every output (clip_proc_output) as init would, and
+     * describe the pieces with clip_plan_add; adding no piece means "run whole, as init". */
+    clip_status (*plan)(clip_process *p, clip_plan *plan);
 };
 
 /* Adds a process to the registry (the descriptor must outlive every use, e.g. be static).
@@ -179,6 +186,58 @@ void clip_proc_keep_event(clip_process *p, cl_event ev);
 /* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
 clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
                           const void *value);
+
+/* ---- Splitting work: several devices, and data larger than a device -----------------------
+ * A process with a `plan` describes its work as pieces; the runtime (lib/plan.c) decides where
+ * and when each runs. A piece is the same process, with the same parameters, run on boxes of the
+ * inputs; from each of its outputs the runtime keeps one box and writes it into the full output
+ * at a given place (or, for an output declared with clip_plan_combine, hands every piece's whole
+ * output to a combine function, in piece order, so results never depend on timing). The runtime
+ * runs pieces round-robin over the app's devices, two queues per device so that one piece's
+ * transfers overlap the previous one's kernels, and asks for more pieces while a piece's input
+ * would not fit a device. A split launch returns when its outputs are complete on the host. */
+
+/* Most inputs/outputs of a process. */
+#define CLIP_PROC_MAX_IO 8
+
+/* A box of an N-D array: in each dimension the first index and the count. */
+typedef struct clip_box {
+    size_t start[CLIP_MAX_DIMS];
+    size_t count[CLIP_MAX_DIMS];
+} clip_box;
+
+typedef struct clip_piece {
+    clip_box in[CLIP_PROC_MAX_IO];           /* what the piece reads of each input */
+    clip_box keep[CLIP_PROC_MAX_IO];         /* what is kept of the piece's own output i */
+    size_t at[CLIP_PROC_MAX_IO][CLIP_MAX_DIMS]; /* where that box lands in the full output i */
+} clip_piece;
+
+/* Combines the n pieces' outputs (each the full output's shape and type, stored one after the
+ * other in `partials`, piece order) into `result` (the full output's host storage). */
+typedef clip_status (*clip_combine_fn)(clip_process *p, int output, const void *partials, size_t n,
+                                       void *result);
+
+/* How many pieces the runtime asks for: at least the number of devices, doubled while a piece
+ * does not fit. A plan may return fewer (small problems) or more (whole slices). */
+size_t clip_plan_target(const clip_plan *plan);
+/* The number of devices the pieces will run on. */
+int clip_plan_devices(const clip_plan *plan);
+/* The largest allocation any piece may make on every device (bytes). */
+uint64_t clip_plan_max_alloc(const clip_plan *plan);
+/* The whole of data d as a box (every dimension from 0, full count). */
+void clip_box_all(const clip_data *d, clip_box *box);
+/* Adds a piece (copied). Boxes of inputs and kept outputs must lie inside their arrays, and a
+ * kept box with its `at` inside the full output. Errors: CLIP_ERR_INVALID_ARG (a box outside,
+ * named in the message), CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece);
+/* Declares output i combined from whole partial outputs by fn instead of placed by boxes. */
+void clip_plan_combine(clip_plan *plan, int output, clip_combine_fn fn);
+/* Band b of `parts` near-equal bands of n items (the first n % parts bands one longer). */
+void clip_plan_band(size_t n, size_t parts, size_t b, size_t *start, size_t *count);
+/* For element-wise processes (every input and output of one shape): clip_plan_target bands of
+ * the largest dimension, each read and written at the same place. Adds nothing when that
+ * dimension has fewer than 2 items. Errors: as clip_plan_add. */
+clip_status clip_plan_bands(clip_plan *plan);
 
 #ifdef __cplusplus
 }

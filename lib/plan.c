@@ -1,0 +1,507 @@
+/* Split launches: a process's pieces (its `plan` hook) run over the app's devices, two queues
+ * (lanes) per device, streamed through each device when the data is larger than it can hold.
+ *
+ * Schedule: piece i runs on device i mod D, lane (i / D) mod 2. Before a lane takes its next
+ * piece it waits for its previous one, so at most two pieces per device are in flight: one
+ * uploading while the other computes. Every piece's boxes move by rectangular copies (host <->
+ * lane buffer, or primary device buffer -> lane buffer), non-blocking on the lane's queue.
+ * Outputs are assembled in the full outputs' host storage; combined outputs are reduced on the
+ * host in piece order after every piece is done, so the result never depends on timing. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fault.h"
+#include "process_internal.h"
+
+/* Pieces asked for at most, doubling from the device count, before giving up. */
+#define MAX_TARGET ((size_t)1 << 16)
+
+typedef struct lane_run {
+    clip_app *app;               /* borrowed from the app's lanes */
+    clip_process *proc;          /* the process, run on this lane's pieces */
+    int busy;
+    size_t piece;                /* the piece in flight when busy */
+    int host_out[CLIP_PROC_MAX_IO]; /* output left on the host by the piece: copied at finish */
+} lane_run;
+
+struct clip_plan {
+    clip_process *p;
+    size_t target;
+    int n_devices;
+    uint64_t max_alloc, max_mem;
+    clip_piece *pieces;
+    size_t n, cap;
+    clip_combine_fn combine[CLIP_PROC_MAX_IO];
+    unsigned char *partials[CLIP_PROC_MAX_IO];
+    lane_run lanes[CLIP_MAX_APP_DEVICES][CLIP_LANES];
+    double *piece_ms;
+    double wall_ms;
+};
+
+size_t clip_plan_target(const clip_plan *plan) { return plan->target; }
+int clip_plan_devices(const clip_plan *plan) { return plan->n_devices; }
+uint64_t clip_plan_max_alloc(const clip_plan *plan) { return plan->max_alloc; }
+
+void clip_box_all(const clip_data *d, clip_box *box) {
+    for (int i = 0; i < CLIP_MAX_DIMS; i++) {
+        box->start[i] = 0;
+        box->count[i] = d->dims[i];
+    }
+}
+
+static int box_inside(const clip_box *b, const size_t *at, const size_t *dims) {
+    for (int i = 0; i < CLIP_MAX_DIMS; i++) {
+        size_t s = at ? at[i] : b->start[i];
+        if (s > dims[i] || b->count[i] > dims[i] - s) return 0;
+    }
+    return 1;
+}
+
+static size_t box_numel(const clip_box *b) {
+    size_t n = 1;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++) n *= b->count[i];
+    return n;
+}
+
+clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece) {
+    clip_process *p = plan->p;
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        if (!box_inside(&piece->in[i], NULL, p->inputs[i]->dims))
+            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu reads outside input %d",
+                                  plan->n, i);
+    for (int i = 0; i < p->desc->n_outputs; i++)
+        if (!plan->combine[i] && !box_inside(&piece->keep[i], piece->at[i], p->outputs[i]->dims))
+            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu writes outside output %d",
+                                  plan->n, i);
+    if (plan->n == plan->cap) {
+        size_t cap = plan->cap ? 2 * plan->cap : 16;
+        clip_piece *a = realloc(plan->pieces, cap * sizeof *a);
+        if (!a) return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory");
+        plan->pieces = a;
+        plan->cap = cap;
+    }
+    plan->pieces[plan->n++] = *piece;
+    return CLIP_OK;
+}
+
+void clip_plan_combine(clip_plan *plan, int output, clip_combine_fn fn) {
+    if (output >= 0 && output < CLIP_PROC_MAX_IO) plan->combine[output] = fn;
+}
+
+void clip_plan_band(size_t n, size_t parts, size_t b, size_t *start, size_t *count) {
+    size_t q = n / parts, r = n % parts;
+    *start = b * q + (b < r ? b : r);
+    *count = q + (b < r);
+}
+
+clip_status clip_plan_bands(clip_plan *plan) {
+    const clip_data *x = plan->p->inputs[0];
+    int dim = 0;
+    for (int i = 1; i < CLIP_MAX_DIMS; i++)
+        if (x->dims[i] > x->dims[dim]) dim = i;
+    size_t n = x->dims[dim], parts = plan->target < n ? plan->target : n;
+    if (n < 2) return CLIP_OK;
+    for (size_t b = 0; b < parts; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        size_t start, count;
+        clip_plan_band(n, parts, b, &start, &count);
+        for (int k = 0; k < plan->p->desc->n_inputs + plan->p->desc->n_outputs; k++) {
+            int in = k < plan->p->desc->n_inputs, i = in ? k : k - plan->p->desc->n_inputs;
+            clip_box *box = in ? &pc.in[i] : &pc.keep[i];
+            clip_box_all(x, box);
+            box->count[dim] = count;
+            if (in) {
+                box->start[dim] = start;
+            } else {
+                for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.at[i][d] = 0;
+                pc.at[i][dim] = start;
+            }
+        }
+        clip_status s = clip_plan_add(plan, &pc);
+        if (s != CLIP_OK) return s;
+    }
+    return CLIP_OK;
+}
+
+/* Bytes a piece holds on its device: its input boxes and the output boxes it keeps. */
+static uint64_t piece_bytes(const clip_plan *pl, const clip_piece *pc, uint64_t *largest) {
+    const clip_process *p = pl->p;
+    uint64_t total = 0;
+    *largest = 0;
+    for (int k = 0; k < p->desc->n_inputs + p->desc->n_outputs; k++) {
+        int in = k < p->desc->n_inputs, i = in ? k : k - p->desc->n_inputs;
+        const clip_data *d = in ? p->inputs[i] : p->outputs[i];
+        uint64_t b = (uint64_t)(in || !pl->combine[i] ? box_numel(in ? &pc->in[i] : &pc->keep[i])
+                                                      : d->numel) *
+                     clip_type_size(d->type);
+        total += b;
+        if (b > *largest) *largest = b;
+    }
+    return total;
+}
+
+/* The first piece that would not fit a device, or -1. */
+static long misfit(const clip_plan *pl, uint64_t *need) {
+    for (size_t i = 0; i < pl->n; i++) {
+        uint64_t largest = 0, total = piece_bytes(pl, &pl->pieces[i], &largest);
+        if (largest > pl->max_alloc || total > pl->max_mem) {
+            *need = largest > pl->max_alloc ? largest : total;
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
+static void limits(clip_plan *pl) {
+    const clip_app *app = pl->p->app;
+    pl->n_devices = app->n_devices;
+    pl->max_alloc = UINT64_MAX;
+    pl->max_mem = UINT64_MAX;
+    for (int d = 0; d < app->n_devices; d++) {
+        if (app->infos[d].max_alloc < pl->max_alloc) pl->max_alloc = app->infos[d].max_alloc;
+        /* two pieces in flight per device */
+        uint64_t mem = app->infos[d].global_mem ? app->infos[d].global_mem / CLIP_LANES : UINT64_MAX;
+        if (mem < pl->max_mem) pl->max_mem = mem;
+    }
+}
+
+clip_status clip_plan_make(clip_process *p, int *whole) {
+    *whole = 0;
+    clip_plan *pl = calloc(1, sizeof *pl);
+    if (!pl) return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory");
+    pl->p = p;
+    limits(pl);
+    uint64_t need = 0;
+    long bad = 0;
+    for (pl->target = (size_t)pl->n_devices; pl->target <= MAX_TARGET; pl->target *= 2) {
+        pl->n = 0;
+        memset(pl->combine, 0, sizeof pl->combine);
+        clip_status s = p->desc->plan(p, pl);
+        if (s != CLIP_OK || pl->n == 0) {
+            *whole = s == CLIP_OK;
+            clip_plan_free(pl);
+            return s;
+        }
+        if ((bad = misfit(pl, &need)) < 0) break;
+    }
+    if (bad >= 0) {
+        clip_plan_free(pl);
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
+                              "no split into pieces that fit: a piece still needs %llu bytes on a "
+                              "device whose largest allocation is %llu bytes (memory %llu per "
+                              "piece in flight)",
+                              (unsigned long long)need, (unsigned long long)pl->max_alloc,
+                              (unsigned long long)pl->max_mem);
+    }
+    pl->piece_ms = calloc(pl->n, sizeof *pl->piece_ms);
+    for (int i = 0; i < p->desc->n_outputs && pl->piece_ms; i++) {
+        if (!pl->combine[i] || !p->outputs[i]->bytes) continue;
+        pl->partials[i] = malloc(pl->n * p->outputs[i]->bytes);
+        if (!pl->partials[i]) break;
+    }
+    for (int i = 0; i < p->desc->n_outputs; i++)
+        if (!pl->piece_ms || (pl->combine[i] && p->outputs[i]->bytes && !pl->partials[i])) {
+            clip_plan_free(pl);
+            return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory for %zu pieces",
+                                  pl->n);
+        }
+    char v[64];
+    snprintf(v, sizeof v, "split: %zu piece%s on %d device%s", pl->n, pl->n == 1 ? "" : "s",
+             pl->n_devices < (int)pl->n ? pl->n_devices : (int)pl->n,
+             pl->n_devices > 1 && pl->n > 1 ? "s" : "");
+    clip_proc_set_variant(p, v);
+    p->plan = pl;
+    return CLIP_OK;
+}
+
+void clip_plan_free(clip_plan *pl) {
+    if (!pl) return;
+    for (int d = 0; d < CLIP_MAX_APP_DEVICES; d++)
+        for (int l = 0; l < CLIP_LANES; l++) clip_process_destroy(pl->lanes[d][l].proc);
+    for (int i = 0; i < CLIP_PROC_MAX_IO; i++) free(pl->partials[i]);
+    free(pl->pieces);
+    free(pl->piece_ms);
+    free(pl);
+}
+
+double clip_plan_wall_ms(const clip_plan *pl) { return pl ? pl->wall_ms : 0.0; }
+
+size_t clip_plan_piece_times(const clip_plan *pl, double *ms, size_t cap) {
+    for (size_t i = 0; i < pl->n && i < cap; i++) ms[i] = pl->piece_ms[i];
+    return pl->n;
+}
+
+/* ---- moving boxes ----
+ * OpenCL's rectangular copies have three dimensions. Dimensions 0 and 1 are rows and columns;
+ * dimension 2 and every higher one fold into "slices": since a box's slices of dims >= 3 are
+ * whole runs of dim-2 slices, slab k of the box starts at slice start2 + dims2 * (its index in
+ * the higher dims), and each slab is one copy. */
+typedef struct rect {
+    size_t origin[3], region[3], row_pitch, slice_pitch;
+} rect;
+
+/* Slab `slab` (0 .. slabs(box)-1) of box within an array of dims: its rect. */
+static void slab_rect(const size_t *dims, const size_t *start, const size_t *count, size_t esize,
+                      size_t slab, rect *r) {
+    size_t z = 0, stride = dims[2];
+    for (int i = 3; i < CLIP_MAX_DIMS; i++) {
+        size_t idx = start[i] + slab % count[i];
+        slab /= count[i];
+        z += idx * stride;
+        stride *= dims[i];
+    }
+    r->origin[0] = start[0] * esize;
+    r->origin[1] = start[1];
+    r->origin[2] = start[2] + z;
+    r->region[0] = count[0] * esize;
+    r->region[1] = count[1];
+    r->region[2] = count[2];
+    r->row_pitch = dims[0] * esize;
+    r->slice_pitch = dims[0] * dims[1] * esize;
+}
+
+static size_t slabs(const size_t *count) {
+    size_t n = 1;
+    for (int i = 3; i < CLIP_MAX_DIMS; i++) n *= count[i];
+    return n;
+}
+
+static const size_t zero_start[CLIP_MAX_DIMS];
+
+/* Copies box `b` of `src` into the whole of `dst` (a piece input of the box's dims) on the
+ * lane's queue: from the host when src's host copy is current, else from src's device buffer
+ * (same context) or through the host (another platform). */
+static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const clip_box *b,
+                              clip_data *dst) {
+    clip_app *app = pl->p->app;
+    if (dst->bytes == 0) return CLIP_OK;
+    clip_status s = clip_data_ensure_buffer(dst);
+    if (s != CLIP_OK) return s;
+    int from_device = !src->host_valid && src->mem && ln->app->context == app->context;
+    if (!src->host_valid && !from_device) {
+        const void *h = NULL;
+        s = clip_data_host(src, &h);
+        if (s != CLIP_OK) return s;
+    }
+    size_t es = clip_type_size(src->type), n = slabs(b->count);
+    for (size_t k = 0; k < n; k++) {
+        rect from, to;
+        slab_rect(src->dims, b->start, b->count, es, k, &from);
+        slab_rect(dst->dims, zero_start, b->count, es, k, &to);
+        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+        if (e == CL_SUCCESS && from_device)
+            e = clEnqueueCopyBufferRect(ln->app->queue, src->mem, dst->mem, from.origin, to.origin,
+                                        from.region, from.row_pitch, from.slice_pitch, to.row_pitch,
+                                        to.slice_pitch, 0, NULL, NULL);
+        else if (e == CL_SUCCESS)
+            e = clEnqueueWriteBufferRect(ln->app->queue, dst->mem, CL_FALSE, to.origin, from.origin,
+                                         from.region, to.row_pitch, to.slice_pitch, from.row_pitch,
+                                         from.slice_pitch, src->host, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: copy of an input box to device "
+                                  "'%s': %s", ln->app->info.name, clip_cl_error_name(e));
+        uint64_t bytes = (uint64_t)from.region[0] * from.region[1] * from.region[2];
+        if (!from_device) {
+            app->stats.to_device++;
+            app->stats.bytes_to_device += bytes;
+        } else if (ln->app->device != app->device) {
+            app->stats.between_devices++;
+            app->stats.bytes_between_devices += bytes;
+        }
+    }
+    dst->device_valid = 1;
+    dst->host_valid = 0;
+    return CLIP_OK;
+}
+
+/* Copies box `keep` of the piece output `src` to `at` in the full output `dst`: a read on the
+ * lane's queue when src is on the device, else (host) a copy by memcpy. */
+static clip_status download_box(clip_plan *pl, lane_run *ln, clip_data *src, const clip_box *keep,
+                                const size_t *at, clip_data *dst, int on_host) {
+    size_t es = clip_type_size(src->type), n = slabs(keep->count);
+    if (box_numel(keep) == 0) return CLIP_OK;
+    for (size_t k = 0; k < n; k++) {
+        rect from, to;
+        slab_rect(src->dims, keep->start, keep->count, es, k, &from);
+        slab_rect(dst->dims, at, keep->count, es, k, &to);
+        if (on_host) {
+            for (size_t z = 0; z < from.region[2]; z++)
+                for (size_t y = 0; y < from.region[1]; y++)
+                    memcpy((char *)dst->host + to.origin[0] + (to.origin[1] + y) * to.row_pitch +
+                               (to.origin[2] + z) * to.slice_pitch,
+                           (const char *)src->host + from.origin[0] +
+                               (from.origin[1] + y) * from.row_pitch +
+                               (from.origin[2] + z) * from.slice_pitch,
+                           from.region[0]);
+            continue;
+        }
+        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                       ? CL_OUT_OF_RESOURCES
+                       : clEnqueueReadBufferRect(ln->app->queue, src->mem, CL_FALSE, from.origin,
+                                                 to.origin, from.region, from.row_pitch,
+                                                 from.slice_pitch, to.row_pitch, to.slice_pitch,
+                                                 dst->host, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of an output box from "
+                                  "device '%s': %s", ln->app->info.name, clip_cl_error_name(e));
+        pl->p->app->stats.to_host++;
+        pl->p->app->stats.bytes_to_host += (uint64_t)from.region[0] * from.region[1] * from.region[2];
+    }
+    return CLIP_OK;
+}
+
+/* Piece i's whole output j (a partial result) into its place among the partials. */
+static clip_status read_partial(clip_plan *pl, lane_run *ln, clip_data *o, size_t i, int j) {
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueReadBuffer(ln->app->queue, o->mem, CL_FALSE, 0, o->bytes,
+                                         pl->partials[j] + i * o->bytes, 0, NULL, NULL);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of piece %zu's partial result "
+                              "from device '%s': %s", i, ln->app->info.name, clip_cl_error_name(e));
+    pl->p->app->stats.to_host++;
+    pl->p->app->stats.bytes_to_host += o->bytes;
+    return CLIP_OK;
+}
+
+/* A failure of piece `piece`, told on the user's app with where it happened: the lane's own
+ * message when the process failed there, else the one already set on the user's app. */
+static clip_status lane_fail(clip_plan *pl, lane_run *ln, size_t piece, clip_status s) {
+    char msg[CLIP_ERRMSG_MAX - 128];
+    const char *why = ln->app->error[0] ? ln->app->error : pl->p->app->error;
+    size_t len = strnlen(why, sizeof msg - 1);
+    memcpy(msg, why, len);
+    msg[len] = '\0';
+    return clip_set_error(pl->p->app, s, "%s (piece %zu of %zu, on device '%s')",
+                          msg[0] ? msg : "failed", piece + 1, pl->n, ln->app->info.name);
+}
+
+static clip_status lane_process(clip_plan *pl, lane_run *ln) {
+    if (ln->proc) return CLIP_OK;
+    clip_process *p = pl->p, *q = NULL;
+    clip_status s = clip_process_create(ln->app, p->desc->name, &q);
+    if (s != CLIP_OK) return s;
+    if (p->desc->n_params) {
+        memcpy(q->values, p->values, (size_t)p->desc->n_params * sizeof *q->values);
+        memcpy(q->named, p->named, (size_t)p->desc->n_params * sizeof *q->named);
+    }
+    ln->proc = q;
+    return CLIP_OK;
+}
+
+/* Enqueues piece i on the lane: its input boxes, the process, its output boxes. */
+static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
+    clip_process *p = pl->p;
+    const clip_piece *pc = &pl->pieces[i];
+    clip_clear_error(ln->app);
+    clip_status s = lane_process(pl, ln);
+    for (int j = 0; j < p->desc->n_inputs && s == CLIP_OK; j++) {
+        clip_data *src = p->inputs[j], *d = NULL;
+        s = clip_data_create(ln->app, src->type, src->ndims, pc->in[j].count, &d);
+        if (s == CLIP_OK) s = upload_box(pl, ln, src, &pc->in[j], d);
+        if (s == CLIP_OK) s = clip_process_set_input(ln->proc, j, d);
+        clip_data_destroy(d); /* the process holds it now */
+    }
+    if (s == CLIP_OK) s = clip_process_init(ln->proc);
+    if (s == CLIP_OK) s = clip_process_launch(ln->proc);
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
+        clip_data *o = ln->proc->outputs[j];
+        ln->host_out[j] = !o->device_valid;
+        if (pl->combine[j]) {
+            if (o->bytes != p->outputs[j]->bytes || o->type != p->outputs[j]->type)
+                s = clip_proc_fail(p, CLIP_ERR_SHAPE, "plan: piece %zu's output %d is not the "
+                                   "full output's shape", i, j);
+            else if (!ln->host_out[j] && o->bytes)
+                s = read_partial(pl, ln, o, i, j);
+            continue;
+        }
+        if (!box_inside(&pc->keep[j], NULL, o->dims))
+            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu keeps a box outside its "
+                               "output %d", i, j);
+        else if (!ln->host_out[j])
+            s = download_box(pl, ln, o, &pc->keep[j], pc->at[j], p->outputs[j], 0);
+    }
+    if (s != CLIP_OK) return s;
+    clFlush(ln->app->queue);
+    ln->busy = 1;
+    ln->piece = i;
+    return CLIP_OK;
+}
+
+/* Waits for the lane's piece, takes its device time, and copies what it left on the host. */
+static clip_status lane_finish(clip_plan *pl, lane_run *ln) {
+    if (!ln->busy) return CLIP_OK;
+    ln->busy = 0;
+    clip_process *p = pl->p;
+    const clip_piece *pc = &pl->pieces[ln->piece];
+    clip_clear_error(ln->app);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clFinish(ln->app->queue);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "plan: clFinish on device '%s': %s",
+                              ln->app->info.name, clip_cl_error_name(e));
+    double ms = 0.0;
+    clip_status s = clip_process_time_ms(ln->proc, &ms);
+    pl->piece_ms[ln->piece] = ms;
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
+        clip_data *o = ln->proc->outputs[j];
+        if (!ln->host_out[j] || !o->bytes) continue;
+        if (pl->combine[j])
+            memcpy(pl->partials[j] + ln->piece * o->bytes, o->host, o->bytes);
+        else
+            s = download_box(pl, ln, o, &pc->keep[j], pc->at[j], p->outputs[j], 1);
+    }
+    return s;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+clip_status clip_plan_launch(clip_process *p) {
+    clip_plan *pl = p->plan;
+    double t0 = now_ms();
+    clip_status s = clip_app_make_lanes(p->app);
+    for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
+        for (int l = 0; l < CLIP_LANES; l++) pl->lanes[d][l].app = p->app->lanes[d][l];
+    /* The outputs' host storage receives the pieces: it must not be stale-marked meanwhile. */
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
+        p->outputs[j]->host_valid = 1;
+        p->outputs[j]->device_valid = 0;
+    }
+    for (size_t i = 0; i < pl->n && s == CLIP_OK; i++) {
+        int d = (int)(i % (size_t)pl->n_devices);
+        lane_run *ln = &pl->lanes[d][(i / (size_t)pl->n_devices) % CLIP_LANES];
+        size_t prev = ln->piece;
+        s = lane_finish(pl, ln);
+        if (s != CLIP_OK) {
+            s = lane_fail(pl, ln, prev, s);
+            break;
+        }
+        s = lane_start(pl, ln, i);
+        if (s != CLIP_OK) s = lane_fail(pl, ln, i, s);
+    }
+    /* Every lane is waited for, even after a failure: reads may still target the outputs. */
+    for (int d = 0; d < pl->n_devices; d++)
+        for (int l = 0; l < CLIP_LANES; l++) {
+            lane_run *ln = &pl->lanes[d][l];
+            size_t piece = ln->piece;
+            clip_status f = lane_finish(pl, ln);
+            if (f != CLIP_OK && s == CLIP_OK) s = lane_fail(pl, ln, piece, f);
+        }
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++)
+        if (pl->combine[j] && p->outputs[j]->bytes)
+            s = pl->combine[j](p, j, pl->partials[j], pl->n, p->outputs[j]->host);
+    pl->wall_ms = now_ms() - t0;
+    if (s == CLIP_OK && pl->n && pl->lanes[0][0].proc) {
+        char v[160];
+        snprintf(v, sizeof v, "%s; %s", p->variant, pl->lanes[0][0].proc->variant);
+        if (!strstr(p->variant, ";")) clip_proc_set_variant(p, v);
+    }
+    return s;
+}

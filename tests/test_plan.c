@@ -1,0 +1,205 @@
+/* Split launches (lib/plan.c): every process with a plan, run over 2 and 3 devices and streamed
+ * through one device in pieces (CLIP_TEST_MAX_ALLOC), against the same process on one device.
+ * PoCL presents several CPU devices through POCL_DEVICES, set here before OpenCL loads. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+
+#include "testutil.h"
+
+/* The apps under test: one device, two, three, and one device with a small allocation limit. */
+enum { ONE, TWO, THREE, SMALL, N_APPS };
+static const char *const app_names[N_APPS] = {"1 device", "2 devices", "3 devices", "streamed"};
+static clip_app *apps[N_APPS];
+/* The streamed app's largest allocation: small enough that the test data needs pieces. */
+#define SMALL_ALLOC "40000"
+
+static clip_app *open_app(int n, const char *max_alloc) {
+    clip_criteria c = {0};
+    c.ignore_env = 1;
+    for (int i = 0; i < n; i++) c.indices[i] = i + 1;
+    c.n_indices = n;
+    if (max_alloc) setenv("CLIP_TEST_MAX_ALLOC", max_alloc, 1);
+    clip_app *app = NULL;
+    clip_status s = clip_app_create(&app, &c);
+    unsetenv("CLIP_TEST_MAX_ALLOC");
+    if (s != CLIP_OK) fprintf(stderr, "app over %d devices: %s\n", n, clip_app_last_error(NULL));
+    return app;
+}
+
+static clip_data *random_data(clip_app *app, clip_type t, int ndims, const size_t *dims,
+                              unsigned long long seed) {
+    clip_data *d = NULL;
+    if (clip_data_create(app, t, ndims, dims, &d) != CLIP_OK) return NULL;
+    void *h = NULL;
+    clip_data_host_write(d, &h);
+    size_t n = clip_data_numel(d) * (clip_type_is_complex(t) ? 2 : 1);
+    for (size_t i = 0; i < n; i++) {
+        double v = tu_rand(&seed);
+        if (clip_type_is_double(t))
+            ((double *)h)[i] = v;
+        else
+            ((float *)h)[i] = (float)v;
+    }
+    return d;
+}
+
+/* The same data in another app (a copy of its host values). */
+static clip_data *copy_to(clip_app *app, clip_data *src) {
+    const void *h = NULL;
+    clip_data *d = NULL;
+    if (clip_data_host(src, &h) != CLIP_OK) return NULL;
+    clip_data_create_from(app, clip_data_type(src), clip_data_ndims(src), clip_data_dims(src), h,
+                          &d);
+    return d;
+}
+
+typedef struct param {
+    const char *name, *value;
+} param;
+
+/* Runs process `name` on inputs in `app` with text parameters; returns its output 0 (owned by
+ * the caller) or NULL, with the variant in `variant`. */
+static clip_data *run(clip_app *app, const char *name, clip_data **in, int n_in, const param *prm,
+                      char *variant, size_t cap) {
+    clip_process *p = NULL;
+    clip_data *out = NULL;
+    if (clip_process_create(app, name, &p) != CLIP_OK) return NULL;
+    clip_status s = CLIP_OK;
+    for (int i = 0; prm && prm[i].name && s == CLIP_OK; i++)
+        s = clip_process_set_text(p, prm[i].name, prm[i].value);
+    for (int i = 0; i < n_in && s == CLIP_OK; i++) s = clip_process_set_input(p, i, in[i]);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
+    if (s == CLIP_OK) {
+        const void *h = NULL;
+        s = clip_data_host(out, &h);
+    }
+    if (s == CLIP_OK) {
+        clip_data_retain(out);
+        snprintf(variant, cap, "%s", clip_process_variant(p));
+    } else {
+        fprintf(stderr, "%s: %s\n", name, clip_app_last_error(app));
+        out = NULL;
+    }
+    clip_process_destroy(p);
+    return out;
+}
+
+/* Largest |a - b| / (|b| + tiny) over the elements; 0 for bitwise-equal data. Infinity when
+ * shapes or types differ. */
+static double max_rel_diff(clip_data *a, clip_data *b) {
+    if (!a || !b || clip_data_type(a) != clip_data_type(b) || clip_data_numel(a) != clip_data_numel(b))
+        return INFINITY;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        if (clip_data_dim(a, i) != clip_data_dim(b, i)) return INFINITY;
+    const void *ha = NULL, *hb = NULL;
+    clip_data_host(a, &ha);
+    clip_data_host(b, &hb);
+    clip_type t = clip_data_type(a);
+    size_t n = clip_data_numel(a) * (clip_type_is_complex(t) ? 2 : 1);
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double x = clip_type_is_double(t) ? ((const double *)ha)[i] : ((const float *)ha)[i];
+        double y = clip_type_is_double(t) ? ((const double *)hb)[i] : ((const float *)hb)[i];
+        if (x == y || (isnan(x) && isnan(y))) continue;
+        double r = fabs(x - y) / (fabs(y) + 1e-30);
+        if (!(r <= worst)) worst = isnan(r) ? INFINITY : r;
+    }
+    return worst;
+}
+
+/* Whether any of the data is larger than the streamed app's allocation limit. */
+static int too_big(clip_data **in, int n_in, clip_data *out) {
+    size_t limit = (size_t)atol(SMALL_ALLOC);
+    for (int i = 0; i < n_in; i++)
+        if (clip_data_bytes(in[i]) > limit) return 1;
+    return out && clip_data_bytes(out) > limit;
+}
+
+/* Runs the case on every app and compares with the single device: within `tol` relative (0:
+ * bit for bit). Inputs are made in the single-device app and copied to the others. With `split`
+ * set, the multi-device runs must report a split, and so must the streamed one when the data
+ * exceeds its limit (and must not otherwise). */
+static void check_case(const char *what, const char *name, clip_data **in, int n_in,
+                       const param *prm, double tol, int split) {
+    char v1[160] = "", v[160] = "";
+    clip_data *want = run(apps[ONE], name, in, n_in, prm, v1, sizeof v1);
+    CHECK(want != NULL);
+    for (int a = TWO; a < N_APPS && want; a++) {
+        if (!apps[a]) continue;
+        clip_data *copies[8] = {0};
+        for (int i = 0; i < n_in; i++) copies[i] = copy_to(apps[a], in[i]);
+        clip_data *got = run(apps[a], name, copies, n_in, prm, v, sizeof v);
+        double diff = max_rel_diff(got, want);
+        int is_split = strncmp(v, "split", 5) == 0;
+        printf("%-10s %-28s %-10s diff %.3g  [%s]\n", name, what, app_names[a], diff, v);
+        CHECK(got != NULL);
+        CHECK(diff <= tol);
+        if (split) CHECK(is_split == (a != SMALL || too_big(in, n_in, want)));
+        for (int i = 0; i < n_in; i++) clip_data_destroy(copies[i]);
+        clip_data_destroy(got);
+    }
+    clip_data_destroy(want);
+}
+
+static void test_scale(void) {
+    const size_t dims[][3] = {{300, 70, 1}, {1, 9000, 1}, {33, 17, 9}, {7, 1, 1}};
+    const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    const param prm[] = {{"a", "-2.5"}, {"b", "0.25"}, {NULL, NULL}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (size_t t = 0; t < 4; t++) {
+            clip_data *x = random_data(apps[ONE], types[t], 3, dims[d], 11 + d);
+            char what[64];
+            snprintf(what, sizeof what, "%zux%zux%zu %s", dims[d][0], dims[d][1], dims[d][2],
+                     clip_type_name(types[t]));
+            check_case(what, "scale", &x, 1, prm, 0.0, 1);
+            clip_data_destroy(x);
+        }
+}
+
+/* a.' * b chunked, partial products summed in piece order; dot along a dimension in bands. */
+static void test_dot(void) {
+    const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    for (size_t t = 0; t < 4; t++) {
+        const size_t da[2] = {20000, 1}, db[2] = {1, 20000};
+        clip_data *in[2] = {random_data(apps[ONE], types[t], 2, da, 3),
+                            random_data(apps[ONE], types[(t + 1) % 4], 2, db, 4)};
+        char what[64];
+        snprintf(what, sizeof what, "col.row 20000 %s.%s", clip_type_name(types[t]),
+                 clip_type_name(types[(t + 1) % 4]));
+        /* summed in another order: a few roundings of the sum of |a||b| */
+        double tol = clip_type_is_double(types[t]) && clip_type_is_double(types[(t + 1) % 4]) ? 1e-10 : 1e-4;
+        check_case(what, "dot", in, 2, NULL, tol, 1);
+        clip_data_destroy(in[0]);
+        clip_data_destroy(in[1]);
+        const size_t dm[3] = {61, 150, 3};
+        in[0] = random_data(apps[ONE], types[t], 3, dm, 5);
+        in[1] = random_data(apps[ONE], types[t], 3, dm, 6);
+        snprintf(what, sizeof what, "61x150x3 columns %s", clip_type_name(types[t]));
+        check_case(what, "dot", in, 2, NULL, 0.0, 1);
+        const param along2[] = {{"dim", "2"}, {NULL, NULL}};
+        snprintf(what, sizeof what, "61x150x3 dim 2 %s", clip_type_name(types[t]));
+        check_case(what, "dot", in, 2, along2, 0.0, 1);
+        clip_data_destroy(in[0]);
+        clip_data_destroy(in[1]);
+    }
+}
+
+int main(void) {
+    /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
+    setenv("POCL_DEVICES", "pthread pthread pthread", 0);
+    apps[ONE] = open_app(1, NULL);
+    apps[TWO] = open_app(2, NULL);
+    apps[THREE] = open_app(3, NULL);
+    apps[SMALL] = open_app(1, SMALL_ALLOC);
+    if (!apps[ONE] || !apps[SMALL]) return 2;
+    if (!apps[TWO] || !apps[THREE])
+        printf("test_plan: fewer than 3 devices here; only the streamed runs are checked\n");
+    CHECK(clip_app_device_count(apps[ONE]) == 1);
+    if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
+    test_scale();
+    test_dot();
+    for (int a = 0; a < N_APPS; a++) clip_app_destroy(apps[a]);
+    return tu_finish("test_plan");
+}
