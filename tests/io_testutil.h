@@ -63,7 +63,8 @@ static inline int tu_file_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
-/* Counts the save temporaries ("<target>.tmp-<pid>-<n>", lib/save_file.h) in `dir`, naming
+/* Counts the save temporaries ("<target>.tmp-<host>-<pid>-<start>-<n>", lib/save_file.h) in
+ * `dir`, naming
  * each on stderr; -1 when the directory cannot be read. */
 static inline int tu_count_temporaries(const char *dir) {
     DIR *d = opendir(dir);

@@ -19,17 +19,29 @@
  * cannot be saved as an image (CLIP_ERR_TYPE). MAT keeps the class (single/double, complex).
  * CFL converts to complex float.
  *
- * A save is whole or absent. It writes a temporary file beside the target
- * ("<target>.tmp-<pid>-<n>"), then checks it before it commits: flushed to disk (fsync), of the
- * size the format requires (MAT 5: known exactly from the variable, since matio ignores short
- * writes; TIFF, PNG, CFL: every byte the writer handed over; MAT 7.3: the variable read back)
- * and starting with the format's signature; only then is it renamed over the target and the
- * directory fsynced, so the new name survives a crash. Any short write, fsync error (ENOSPC,
- * EDQUOT, EFBIG, EIO) or mismatch is CLIP_ERR_IO, removes the temporary and leaves the target
- * as it was; the message names the operation, the path and the system's reason, in every
- * format ("save_png: out.png: cannot write: No space left on device"). A CFL save verifies both
- * files before either is renamed. A process killed mid-save may leave a temporary behind;
- * files matching "*.tmp-<pid>-<n>" of a process no longer running may be removed.
+ * A save is whole or absent. It writes a temporary file in the target's directory, then checks
+ * it before it commits: flushed to disk (fsync), of the size the format requires (MAT 5: known
+ * exactly from the variable, since matio ignores short writes; TIFF, PNG, CFL: every byte the
+ * writer handed over; MAT 7.3: the variable read back) and starting with the format's
+ * signature; only then is it renamed over the target and the directory fsynced, so the new name
+ * survives a crash. Any short write, fsync error (ENOSPC, EDQUOT, EFBIG, EIO) or mismatch is
+ * CLIP_ERR_IO, removes the temporary and leaves the target as it was; the message names the
+ * operation, the path and the system's reason, in every format ("save_png: out.png: cannot
+ * write: No space left on device"). A CFL save verifies both files before either is renamed,
+ * and renames them back to back.
+ *
+ * A process killed mid-save (kill -9, the OOM killer):
+ *   TIFF, PNG, CFL, MAT 5 (and the tuning cache), where the file system offers O_TMPFILE
+ *   (ext4, xfs, btrfs, tmpfs) and /proc is mounted: the temporary has no name until it is
+ *   whole and on disk, so a kill leaves no file at all; it is linked to a temporary name and
+ *   renamed over the target at the commit, a window of a few system calls.
+ *   MAT 7.3 (HDF5 opens files only by a real name), and every format on file systems without
+ *   O_TMPFILE (NFS, vfat): a kill may leave "<target>.tmp-<host>-<pid>-<start>-<n>". The next
+ *   save into that directory removes it once its writer is gone (no process <pid> on this host,
+ *   or one started at another time than <start>, so a reused pid does not protect it); a live
+ *   writer's temporary, or one from another host, is never touched. (Looking costs each save
+ *   one read of its directory.)
+ *
  * A program that runs under a file-size limit (ulimit -f) should ignore SIGXFSZ, as the clip
  * tool does, so the limit becomes "File too large" rather than a kill; the library leaves
  * signal dispositions alone.
