@@ -71,16 +71,21 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * into the program's memory (pass the wrapped data to clip_process_set_output, then
  * clip_data_host syncs it there).
  * Where the device shares host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device)
- * the device buffer is made over `host` itself (CL_MEM_USE_HOST_PTR): kernels read and write it
- * in place, and syncing the two sides copies nothing (not counted in clip_app_transfer_stats).
- * Elsewhere the device has its own buffer, filled from and read back into `host` directly, with
- * no copy of clip's own in between (counted as usual).
+ * and `host` is aligned as the device's buffers are (CL_DEVICE_MEM_BASE_ADDR_ALIGN: kernels may
+ * use aligned vector loads), the device buffer is made over `host` itself (CL_MEM_USE_HOST_PTR):
+ * kernels read and write it in place, and syncing the two sides copies nothing (not counted in
+ * clip_app_transfer_stats; clip_data_in_place says so). Less aligned memory on such a device is
+ * staged: the buffer is made over an aligned host copy of clip's, and each sync is one memcpy
+ * (counted). Elsewhere the device has its own buffer, filled from and read back into `host`
+ * directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
  * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
  * clip_data_destroy and every process holding it as an input or output: destroy or unbind
  * those) and the device work that used it has finished (clip_app_finish, or reading an output
  * of that work with clip_data_host). The contents are whatever `host` holds (host copy valid).
  * `host` may be NULL only when numel is 0; any alignment of the element type is accepted.
+ * A sync of staged data copies all of it: such data is best written through clip_data_host_write
+ * or by processes, not element by element between launches.
  * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
 clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
                            void *host, clip_data **out);
