@@ -16,7 +16,7 @@ clip_app *gw_app(gw_error *e) {
 }
 
 int gw_set_device(const char *spec, gw_error *e) {
-    clip_criteria crit;
+    clip_criteria crit = {0}; /* every field defined, whatever the spec sets */
     clip_status s = clip_criteria_from_spec(spec, &crit);
     clip_app *app = NULL;
     if (s == CLIP_OK) {
@@ -24,13 +24,16 @@ int gw_set_device(const char *spec, gw_error *e) {
         s = clip_app_create(&app, &crit);
     }
     if (s != CLIP_OK) return gw_fail_clip(e, NULL, s);
-    /* Data created on the old app keeps working: clip objects may be destroyed in any order. */
+    /* Data created on the old app keeps working: clip objects may be destroyed in any order.
+     * Kept processes belong to the old app: they go with it. */
+    gw_cache_clear();
     clip_app_destroy(current);
     current = app;
     return 0;
 }
 
 void gw_app_release(void) {
+    gw_cache_clear();
     clip_app_destroy(current);
     current = NULL;
 }

@@ -9,7 +9,9 @@
  *   clip_mex('info', ID)              [size row vector, class name, isreal]
  *   clip_mex('free', ID)              releases it (clip.Array's delete)
  *   clip_mex('run', NAME, {IN}, {PARAMS}, KEEP)   runs a process (run.c)
- *   clip_mex('stats')                 transfer counters of the current app and live arrays
+ *   clip_mex('stats')                 transfer counters of the current app, live arrays and
+ *                                     kept processes
+ *   clip_mex('wait')                  waits for the device work of earlier calls
  * Users call the +clip functions, which validate arguments and wrap ids in clip.Array. */
 #include <string.h>
 
@@ -18,6 +20,7 @@
 static int registered;
 
 static void at_exit(void) {
+    gw_cache_clear();
     gw_handle_free_all();
     gw_app_release();
 }
@@ -83,12 +86,8 @@ static int cmd_device(const mxArray *spec, mxArray **out, gw_error *e) {
 static int cmd_upload(const mxArray *a, mxArray **out, gw_error *e) {
     clip_app *app = gw_app(e);
     clip_data *d = NULL;
-    if (!app || gw_from_matlab(app, a, &d, e)) return 1;
-    clip_status s = clip_data_upload(d); /* now, so the chain that follows moves nothing */
-    if (s != CLIP_OK) {
-        clip_data_destroy(d);
-        return gw_fail_clip(e, app, s);
-    }
+    /* Uploaded now, so the chain that follows moves nothing. */
+    if (!app || gw_upload(app, a, &d, e)) return 1;
     uint64_t id = gw_handle_add(d);
     if (!id) {
         clip_data_destroy(d);
@@ -121,18 +120,19 @@ static int cmd_info(const mxArray *a, int nlhs, mxArray *plhs[], gw_error *e) {
 
 static int cmd_stats(mxArray **out, gw_error *e) {
     static const char *fields[] = {"to_device", "to_host", "bytes_to_device", "bytes_to_host",
-                                   "live_arrays"};
+                                   "live_arrays", "cached_processes"};
     clip_app *app = gw_app(e);
     clip_transfer_stats st;
     if (!app) return 1;
     clip_status s = clip_app_transfer_stats(app, &st);
     if (s != CLIP_OK) return gw_fail_clip(e, app, s);
-    mxArray *r = mxCreateStructMatrix(1, 1, 5, fields);
+    mxArray *r = mxCreateStructMatrix(1, 1, 6, fields);
     mxSetField(r, 0, "to_device", mxCreateDoubleScalar((double)st.to_device));
     mxSetField(r, 0, "to_host", mxCreateDoubleScalar((double)st.to_host));
     mxSetField(r, 0, "bytes_to_device", mxCreateDoubleScalar((double)st.bytes_to_device));
     mxSetField(r, 0, "bytes_to_host", mxCreateDoubleScalar((double)st.bytes_to_host));
     mxSetField(r, 0, "live_arrays", mxCreateDoubleScalar((double)gw_handle_count()));
+    mxSetField(r, 0, "cached_processes", mxCreateDoubleScalar((double)gw_cache_count()));
     *out = r;
     return 0;
 }
@@ -154,6 +154,11 @@ static int dispatch(const char *cmd, int nlhs, mxArray *plhs[], int nrhs, const 
         return 0;
     }
     if (!strcmp(cmd, "stats") && nrhs == 0) return cmd_stats(&plhs[0], e);
+    if (!strcmp(cmd, "wait") && nrhs == 0) {
+        clip_app *app = gw_app(e);
+        clip_status s = app ? clip_app_finish(app) : CLIP_OK;
+        return !app || (s != CLIP_OK && gw_fail_clip(e, app, s));
+    }
     if (!strcmp(cmd, "run") && nrhs == 4) {
         char *name = gw_string_arg(prhs[0], "the process name", e);
         if (!name) return 1;

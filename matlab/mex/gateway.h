@@ -48,18 +48,51 @@ size_t gw_handle_count(void);
 /* Destroys every live array (mexAtExit). */
 void gw_handle_free_all(void);
 
-/* MATLAB array <-> clip data (convert.c). */
-/* Uploads-to-be: a new clip_data holding a copy of `a` (single or double, real or complex,
- * full, any number of dimensions); the caller destroys it. Returns 0 or fills *e (clip:badClass
- * for other classes, clip:sparse). */
-int gw_from_matlab(clip_app *app, const mxArray *a, clip_data **out, gw_error *e);
+/* MATLAB array <-> clip data (convert.c). Arrays are single or double, real or complex, full,
+ * of any number of dimensions; others fail with clip:badClass, clip:sparse or clip:dims. */
+/* A view of `a` for the duration of one call: its own memory wrapped (clip_data_wrap; read in
+ * place where the device shares host memory), or, for complex parts MATLAB keeps split, an
+ * interleaved copy. The caller destroys it, and finishes the device work that reads it, before
+ * returning to MATLAB. Returns 0 or fills *e. */
+int gw_wrap_input(clip_app *app, const mxArray *a, clip_data **out, gw_error *e);
+/* A new device-resident copy of `a` (clip.Array), written straight from a's memory to the
+ * device. Returns 0 or fills *e. */
+int gw_upload(clip_app *app, const mxArray *a, clip_data **out, gw_error *e);
+/* A new MATLAB array of type t and dims and, in *out, clip data wrapped over it, for a process
+ * to write its result into. Both NULL (and 0 returned) for complex types in split storage, which
+ * go through gw_to_matlab instead. On success the caller owns both. */
+int gw_new_output(clip_app *app, clip_type t, int nd, const size_t *dims, mxArray **mx,
+                  clip_data **out, gw_error *e);
 /* A new MATLAB array with d's contents, dims and class (f32/c32 -> single, f64/c64 -> double;
- * complex stays complex). Reads d back from the device when the host copy is stale. */
+ * complex stays complex), read straight from the device when the host copy is stale. */
 int gw_to_matlab(clip_data *d, mxArray **out, gw_error *e);
 /* Reads a uint64 id argument (a clip.Array's Id). Returns 0 or fills *e. */
 int gw_id_arg(const mxArray *a, uint64_t *id, gw_error *e);
 /* A copy of a char argument (mxFree it), or NULL with *e filled naming `what`. */
 char *gw_string_arg(const mxArray *a, const char *what, gw_error *e);
+
+/* Processes kept for reuse (cache.c), keyed by process name, parameters and input types and
+ * sizes, a bounded number of them, least recently used first out. A kept process holds no data
+ * (clip_process_unbind after each call) and no wait: calls on clip.Array inputs return without
+ * waiting for their device work. */
+enum { GW_MAX_IO = 8 }; /* inputs and outputs of one call */
+typedef struct gw_cached {
+    clip_process *p;
+    int known;                        /* the outputs below are those of an earlier init */
+    int n_out;
+    clip_type out_type[GW_MAX_IO];
+    int out_nd[GW_MAX_IO];
+    size_t out_dims[GW_MAX_IO][CLIP_MAX_DIMS];
+} gw_cached;
+/* The entry of `key`, or NULL (then add one with gw_cache_add). */
+gw_cached *gw_cache_find(const char *key);
+/* Keeps p (taking it) under `key`, destroying the least recently used entry when full. NULL
+ * when out of memory (then p is destroyed). */
+gw_cached *gw_cache_add(const char *key, clip_process *p);
+/* Number of kept processes. */
+size_t gw_cache_count(void);
+/* Destroys every kept process (device switch, mexAtExit); waits for their work. */
+void gw_cache_clear(void);
 
 /* Runs process `name` (run.c): prhs = {inputs cell, params cell (name, value, ...), keep}.
  * Inputs are numeric arrays or structs with a field `id` (clip.Array). Outputs go to plhs as

@@ -1,0 +1,69 @@
+/* The gateway's process cache. Creating a process and setting its parameters from MATLAB values
+ * is cheap, but destroying one waits for the device (clip_process_destroy finishes the queue),
+ * which made every call wait for its own work; and a result written straight into the MATLAB
+ * array needs its size before init. A kept process gives both: it is never destroyed per call,
+ * and it remembers the output types and sizes its last init made for this key. Inits still run
+ * per call: an input's values may steer init (conv2 reads K to choose the separable path), and
+ * init costs 1-32 us on PoCL (matmul, matpow, conv2, scale at 512^2, measured). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway.h"
+
+/* Enough for the distinct calls of a script's inner loop; each entry holds only a process with
+ * its parameters (no data, no temporaries: clip_process_unbind). */
+enum { CAP = 32 };
+
+typedef struct slot {
+    char *key;
+    uint64_t used; /* the call counter when last found: the smallest goes first */
+    gw_cached c;
+} slot;
+
+static slot slots[CAP];
+static size_t count;
+static uint64_t clock_;
+
+gw_cached *gw_cache_find(const char *key) {
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(slots[i].key, key)) {
+            slots[i].used = ++clock_;
+            return &slots[i].c;
+        }
+    return NULL;
+}
+
+static void drop(size_t i) {
+    clip_process_destroy(slots[i].c.p);
+    free(slots[i].key);
+    slots[i] = slots[--count];
+}
+
+gw_cached *gw_cache_add(const char *key, clip_process *p) {
+    char *k = malloc(strlen(key) + 1);
+    if (!k) {
+        clip_process_destroy(p);
+        return NULL;
+    }
+    strcpy(k, key);
+    if (count == CAP) {
+        size_t lru = 0;
+        for (size_t i = 1; i < count; i++)
+            if (slots[i].used < slots[lru].used) lru = i;
+        drop(lru);
+    }
+    slot *s = &slots[count++];
+    memset(s, 0, sizeof *s);
+    s->key = k;
+    s->used = ++clock_;
+    s->c.p = p;
+    return &s->c;
+}
+
+size_t gw_cache_count(void) {
+    return count;
+}
+
+void gw_cache_clear(void) {
+    while (count) drop(count - 1);
+}
