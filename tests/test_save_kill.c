@@ -20,11 +20,11 @@
 
 typedef struct writer {
     const char *label;
-    const char *has;   /* clip_io_has() name */
+    const char *has; /* clip_io_has() name */
     const char *ext;
-    int v73;           /* MAT 7.3 through clip_save_mat */
-    int named;         /* may leave a named temporary: MAT 7.3, and the forced named path */
-    int force_named;   /* CLIP_TEST_SAVE_NAMED=1 in the child */
+    int v73;         /* MAT 7.3 through clip_save_mat */
+    int named;       /* may leave a named temporary: MAT 7.3, and the forced named path */
+    int force_named; /* CLIP_TEST_SAVE_NAMED=1 in the child */
     clip_type type;
     int nd;
     size_t dims[3];
@@ -173,8 +173,8 @@ static void remove_targets(const writer *w, const char *path, const char *dir) {
 static int reads_back(clip_app *app, const char *path, clip_data *d) {
     clip_data *back = NULL;
     int ok = clip_load(app, path, &back) == CLIP_OK && same_data(d, back);
-    if (!ok) fprintf(stderr, "  %s does not read back as saved: %s\n", path,
-                     clip_app_last_error(app));
+    if (!ok)
+        fprintf(stderr, "  %s does not read back as saved: %s\n", path, clip_app_last_error(app));
     clip_data_destroy(back);
     return ok;
 }
@@ -202,9 +202,10 @@ static void test_kills(clip_app *app, const writer *w) {
         if (o.others || o.targets > (pair ? 2 : 1) || (o.temporaries && !w->named) ||
             (o.targets && o.targets != (pair ? 2 : 1))) {
             tu_failures++;
-            fprintf(stderr, "%s: killed at %.0f ms: %d temporaries, %d of %d target files, %d "
-                    "others\n", w->label, delay, o.temporaries, o.targets, pair ? 2 : 1,
-                    o.others);
+            fprintf(stderr,
+                    "%s: killed at %.0f ms: %d temporaries, %d of %d target files, %d "
+                    "others\n",
+                    w->label, delay, o.temporaries, o.targets, pair ? 2 : 1, o.others);
         }
         if (o.targets == (pair ? 2 : 1)) {
             CHECK(reads_back(app, path, d));
@@ -214,8 +215,11 @@ static void test_kills(clip_app *app, const writer *w) {
             temporary++;
             next_save(app, dir);
             outcome after = look(dir, 0);
-            if (after.temporaries) fprintf(stderr, "%s: the next save left a dead writer's "
-                                           "temporary\n", w->label);
+            if (after.temporaries)
+                fprintf(stderr,
+                        "%s: the next save left a dead writer's "
+                        "temporary\n",
+                        w->label);
             CHECK(after.temporaries == 0);
         }
         if (!o.targets && !o.temporaries) nothing++;
@@ -311,7 +315,8 @@ static void test_rule(clip_app *app) {
     CHECK(present(dir, not_ours));
     printf("test_save_kill: the next save removed the temporaries of a dead writer (pid %ld) and "
            "of a reused pid (%ld, other start time); kept this live process's, another host's "
-           "and a name outside the pattern\n", (long)child, me);
+           "and a name outside the pattern\n",
+           (long)child, me);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[700];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -353,7 +358,8 @@ static void test_live_writer(clip_app *app) {
     CHECK(reads_back(app, path, d));
     CHECK(look(dir, 0).temporaries == 0);
     printf("test_save_kill: a live writer stopped with %d temporaries kept them through the next "
-           "save, then finished its save\n", o.temporaries);
+           "save, then finished its save\n",
+           o.temporaries);
     clip_data_destroy(d);
 }
 
