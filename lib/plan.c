@@ -177,7 +177,9 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
     limits(pl);
     uint64_t need = 0;
     long bad = 0;
-    for (pl->target = (size_t)pl->n_devices; pl->target <= MAX_TARGET; pl->target *= 2) {
+    /* one piece could not help a single device: ask for two at least */
+    for (pl->target = pl->n_devices > 2 ? (size_t)pl->n_devices : 2; pl->target <= MAX_TARGET;
+         pl->target *= 2) {
         pl->n = 0;
         memset(pl->combine, 0, sizeof pl->combine);
         clip_status s = p->desc->plan(p, pl);

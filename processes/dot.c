@@ -184,7 +184,8 @@ static clip_status dot_plan(clip_process *p, clip_plan *pl) {
     int dim = 0;
     clip_status s = dot_output(p, &dim);
     if (s != CLIP_OK) return s;
-    return dim ? reduce_plan_lines(p, pl, 2, dim - 1) : reduce_plan_chunks(p, pl, 2, dot_combine);
+    return dim ? reduce_plan_lines(p, pl, 2, dim - 1)
+               : reduce_plan_chunks(p, pl, 2, 0, dot_combine);
 }
 
 static clip_status dot_launch(clip_process *p) {

@@ -40,6 +40,7 @@
 
 #include "norm.h"
 #include "reduce_common.h"
+#include "reduce_plan.h"
 
 enum { MODE_SUM = 1, MODE_SUMSQ = 2, MODE_MAX = 3, MODE_MIN = 4, MODE_POW2 = 5, MODE_POW1 = 6 };
 enum { NORM_MAX_INT_P = 64 };
@@ -138,20 +139,12 @@ static int is_2d(const clip_data *x) {
     return 1;
 }
 
-/* vecnorm(A, p, dim): the norms along dimension dim (1-based) into A's size, 1 along it. */
-static clip_status norm_init_dim(clip_process *p, clip_data *x, int dim, clip_type rt) {
+/* vecnorm(A, p, dim): the norms along dimension dim (1-based) into A's size, 1 along it (the
+ * output is made by norm_output). */
+static clip_status norm_init_dim(clip_process *p, clip_data *x, int dim) {
     norm_state *st = clip_proc_state(p);
-    int nd = clip_data_ndims(x);
-    size_t dims[CLIP_MAX_DIMS];
-    for (int i = 0; i < CLIP_MAX_DIMS; i++)
-        dims[i] = i < nd ? clip_data_dim(x, i) : 1;
-    if (dim > nd) nd = dim;
-    dims[dim - 1] = 1;
-    clip_data *y = NULL;
-    clip_status s = clip_proc_output(p, 0, rt, nd < 2 ? 2 : nd, dims, &y);
-    if (s != CLIP_OK) return s;
     st->kind = NORM_LINES;
-    s = norm_lines_init(p, &st->lines, x, dim - 1, st->pv, 0);
+    clip_status s = norm_lines_init(p, &st->lines, x, dim - 1, st->pv, 0);
     if (s != CLIP_OK) return s;
     char variant[64];
     snprintf(variant, sizeof variant, "lines dim %d %s l%zu", dim,
@@ -174,44 +167,66 @@ static clip_status norm_init_matrix(clip_process *p, clip_data *x, double pv) {
     return s;
 }
 
-static clip_status norm_init(clip_process *p) {
-    norm_state *st = clip_proc_state(p);
+enum { SHAPE_VECTOR, SHAPE_LINES, SHAPE_MATRIX };
+
+/* Checks the order and shape as MATLAB's norm and vecnorm do and creates the output (real, of
+ * the input's precision). *shape says which computation it is; *pv is the order (2 for fro). */
+static clip_status norm_output(clip_process *p, int *shape, double *pv) {
     clip_data *x = clip_proc_input(p, 0), *y = NULL;
     const int fro = clip_proc_named(p, "p") == 0;
     const int dim = (int)clip_proc_int(p, "dim");
-    double pv = fro ? 2 : clip_proc_real(p, "p");
+    *pv = fro ? 2 : clip_proc_real(p, "p");
     char dims[96];
     if (fro && dim)
         return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
                               "p = fro takes no dim: vecnorm's orders are p >= 1 and Inf; "
                               "norm(A, 'fro') is the 2-norm of every element");
-    if (isnan(pv) || (pv < 1 && pv != -INFINITY))
+    if (isnan(*pv) || (*pv < 1 && *pv != -INFINITY))
         return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER, "p must be >= 1, Inf or -Inf, got %g",
-                              pv);
-    st->pv = pv;
-    st->kind = NORM_VECTOR;
-    clip_type t = clip_data_type(x);
-    clip_type rt = clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
-    st->out_bytes = clip_type_size(rt);
-    if (dim) return norm_init_dim(p, x, dim, rt);
+                              *pv);
+    clip_type rt = clip_type_is_double(clip_data_type(x)) ? CLIP_F64 : CLIP_F32;
+    if (dim) {
+        int nd = clip_data_ndims(x);
+        size_t od[CLIP_MAX_DIMS];
+        for (int i = 0; i < CLIP_MAX_DIMS; i++)
+            od[i] = i < nd ? clip_data_dim(x, i) : 1;
+        if (dim > nd) nd = dim;
+        od[dim - 1] = 1;
+        *shape = SHAPE_LINES;
+        return clip_proc_output(p, 0, rt, nd < 2 ? 2 : nd, od, &y);
+    }
     const size_t one[2] = {1, 1};
-    const int empty = clip_data_numel(x) == 0;
-    if (!empty && !fro && !reduce_is_vector(x)) {
+    *shape = SHAPE_VECTOR;
+    if (clip_data_numel(x) != 0 && !fro && !reduce_is_vector(x)) {
         if (!is_2d(x))
             return clip_proc_fail(p, CLIP_ERR_SHAPE,
                                   "input is %s: MATLAB's norm takes vectors and matrices (and "
                                   "any array with p = fro); use dim for norms along a dimension",
                                   reduce_dims_str(x, dims, sizeof dims));
-        if (pv != 1 && pv != 2 && pv != INFINITY)
+        if (*pv != 1 && *pv != 2 && *pv != INFINITY)
             return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
                                   "p = %g is not a matrix norm: MATLAB's norm(A, p) of a matrix "
                                   "(here %s) takes 1, 2, Inf or 'fro'",
-                                  pv, reduce_dims_str(x, dims, sizeof dims));
-        clip_status s = clip_proc_output(p, 0, rt, 2, one, &y);
-        return s == CLIP_OK ? norm_init_matrix(p, x, pv) : s;
+                                  *pv, reduce_dims_str(x, dims, sizeof dims));
+        *shape = SHAPE_MATRIX;
     }
-    clip_status s = clip_proc_output(p, 0, rt, 2, one, &y);
+    return clip_proc_output(p, 0, rt, 2, one, &y);
+}
+
+static clip_status norm_init(clip_process *p) {
+    norm_state *st = clip_proc_state(p);
+    clip_data *x = clip_proc_input(p, 0);
+    int shape = SHAPE_VECTOR;
+    double pv = 2;
+    clip_status s = norm_output(p, &shape, &pv);
     if (s != CLIP_OK) return s;
+    st->pv = pv;
+    st->kind = NORM_VECTOR;
+    clip_type t = clip_data_type(x);
+    clip_type rt = clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
+    st->out_bytes = clip_type_size(rt);
+    if (shape == SHAPE_LINES) return norm_init_dim(p, x, (int)clip_proc_int(p, "dim"));
+    if (shape == SHAPE_MATRIX) return norm_init_matrix(p, x, pv);
 
     int pint = 0, phalf = 0;
     if (pv == 1)
@@ -307,6 +322,68 @@ static clip_status norm_launch(clip_process *p) {
     return norm_pass(p, st->s1, st->s2, xm, ym, pv, dbl);
 }
 
+/* The pieces' norms combined in piece order, in double: p = 1 and 2 and any other order by
+ * M * (sum (n_i / M)^p)^(1/p) with M the largest piece norm (no overflow), Inf and the matrix
+ * 1- and Inf-norms by the largest, -Inf by the smallest; a NaN piece gives NaN. Within the
+ * single-device result's rounding, not bit for bit (another summation order). */
+static clip_status norm_combine(clip_process *p, int output, const void *partials, size_t n,
+                                void *result) {
+    clip_data *y = NULL;
+    clip_process_output(p, output, &y);
+    const int dbl = clip_type_is_double(clip_data_type(y));
+    const int fro = clip_proc_named(p, "p") == 0;
+    const double pv = fro ? 2 : clip_proc_real(p, "p");
+    const int by_max = pv == INFINITY || (!fro && !reduce_is_vector(clip_proc_input(p, 0)));
+#define PIECE(i) (dbl ? ((const double *)partials)[i] : (double)((const float *)partials)[i])
+    double m = 0.0, r = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double v = PIECE(i);
+        if (isnan(v)) m = NAN;
+        else if (!isnan(m) && (i == 0 || (pv == -INFINITY ? v < m : v > m))) m = v;
+    }
+    if (isnan(m) || by_max || pv == -INFINITY || m == 0.0 || isinf(m)) {
+        r = m;
+    } else {
+        for (size_t i = 0; i < n; i++) r += pv == 1 ? PIECE(i) / m : pow(PIECE(i) / m, pv);
+        r = m * (pv == 1 ? r : pv == 2 ? sqrt(r) : pow(r, 1.0 / pv));
+    }
+#undef PIECE
+    if (dbl)
+        *(double *)result = r;
+    else
+        *(float *)result = (float)r;
+    return CLIP_OK;
+}
+
+/* Vectors and fro: chunks, combined; the matrix 1-norm: bands of columns, Inf-norm: bands of
+ * rows (at least two rows each: a single row would read as a vector), combined by the largest;
+ * vecnorm: bands of lines; the matrix 2-norm and empties run whole. */
+static clip_status norm_plan(clip_process *p, clip_plan *pl) {
+    int shape = SHAPE_VECTOR;
+    double pv = 2;
+    clip_status s = norm_output(p, &shape, &pv);
+    clip_data *x = clip_proc_input(p, 0);
+    if (s != CLIP_OK || clip_data_numel(x) == 0) return s;
+    if (shape == SHAPE_LINES) return reduce_plan_lines(p, pl, 1, (int)clip_proc_int(p, "dim") - 1);
+    if (shape == SHAPE_VECTOR) return reduce_plan_chunks(p, pl, 1, 0, norm_combine);
+    if (pv == 2) return CLIP_OK;
+    /* the box runs along columns (dim 1) for p = 1, rows (dim 0) for Inf */
+    const int along = pv == 1 ? 1 : 0;
+    const size_t n = clip_data_dim(x, along);
+    size_t parts = clip_plan_target(pl);
+    if (parts > n / 2) parts = n / 2;
+    if (parts < 2) return CLIP_OK;
+    clip_plan_combine(pl, 0, norm_combine);
+    for (size_t b = 0; b < parts && s == CLIP_OK; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        clip_box_all(x, &pc.in[0]);
+        clip_plan_band(n, parts, b, &pc.in[0].start[along], &pc.in[0].count[along]);
+        s = clip_plan_add(pl, &pc);
+    }
+    return s;
+}
+
 static void norm_release(clip_process *p) {
     norm_state *st = clip_proc_state(p);
     norm_svd_release(&st->svd);
@@ -325,5 +402,6 @@ const clip_process_desc clip_process_norm = {
     .state_size = sizeof(norm_state),
     .init = norm_init,
     .launch = norm_launch,
+    .plan = norm_plan,
     .release = norm_release,
 };

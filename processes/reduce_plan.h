@@ -7,20 +7,24 @@
 
 #include "clip/process_author.h"
 
-/* The dimension (0-based) along which a vector runs: its one dimension other than 1, else 0. */
-static inline int reduce_vector_dim(const clip_data *d) {
-    for (int i = 0; i < clip_data_ndims(d); i++)
-        if (clip_data_dim(d, i) != 1) return i;
-    return 0;
+/* The largest dimension (0-based) of d: for a vector, the one it runs along. */
+static inline int reduce_long_dim(const clip_data *d) {
+    int e = 0;
+    for (int i = 1; i < CLIP_MAX_DIMS; i++)
+        if (clip_data_dim(d, i) > clip_data_dim(d, e)) e = i;
+    return e;
 }
 
-/* Every input a vector of the same length (each along its own dimension): chunks of it, output
- * 0 (of the full output's shape per piece) combined by fn in piece order. */
+/* Inputs whose longest dimensions have one length (vectors in any orientation, or one array):
+ * chunks along each input's longest dimension, output 0 (of the full output's shape per piece)
+ * combined by fn in piece order. At most `max_parts` pieces (0: no limit). */
 static inline clip_status reduce_plan_chunks(clip_process *p, clip_plan *pl, int n_inputs,
-                                             clip_combine_fn fn) {
-    size_t n = clip_data_numel(clip_proc_input(p, 0)), target = clip_plan_target(pl);
-    size_t parts = target < n ? target : n;
-    if (n < 2) return CLIP_OK;
+                                             size_t max_parts, clip_combine_fn fn) {
+    const clip_data *x = clip_proc_input(p, 0);
+    size_t n = clip_data_dim(x, reduce_long_dim(x)), parts = clip_plan_target(pl);
+    if (parts > n) parts = n;
+    if (max_parts && parts > max_parts) parts = max_parts;
+    if (parts < 2) return CLIP_OK;
     clip_plan_combine(pl, 0, fn);
     for (size_t b = 0; b < parts; b++) {
         clip_piece pc;
@@ -28,9 +32,9 @@ static inline clip_status reduce_plan_chunks(clip_process *p, clip_plan *pl, int
         size_t start, count;
         clip_plan_band(n, parts, b, &start, &count);
         for (int i = 0; i < n_inputs; i++) {
-            const clip_data *x = clip_proc_input(p, i);
-            int dv = reduce_vector_dim(x);
-            clip_box_all(x, &pc.in[i]);
+            const clip_data *in = clip_proc_input(p, i);
+            int dv = reduce_long_dim(in);
+            clip_box_all(in, &pc.in[i]);
             pc.in[i].start[dv] = start;
             pc.in[i].count[dv] = count;
         }

@@ -186,6 +186,65 @@ static void test_dot(void) {
     }
 }
 
+/* Vector norms of every order in chunks, fro of an N-D array, the matrix 1- and Inf-norms in
+ * bands, vecnorm in bands of lines; NaN and Inf in one piece reach the result. */
+static void test_norm(void) {
+    const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    const char *const orders[] = {"1", "2", "3", "2.5", "inf", "-inf", "fro"};
+    for (size_t t = 0; t < 4; t++) {
+        const int dbl = clip_type_is_double(types[t]);
+        const double tol = dbl ? 1e-12 : 1e-5;
+        const size_t dv[2] = {1, 30001}, dm[2] = {301, 70}, dn[3] = {40, 30, 20};
+        clip_data *v = random_data(apps[ONE], types[t], 2, dv, 21);
+        clip_data *m = random_data(apps[ONE], types[t], 2, dm, 22);
+        clip_data *n3 = random_data(apps[ONE], types[t], 3, dn, 23);
+        char what[64];
+        for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+            const param prm[] = {{"p", orders[o]}, {NULL, NULL}};
+            snprintf(what, sizeof what, "1x30001 p=%s %s", orders[o], clip_type_name(types[t]));
+            check_case(what, "norm", &v, 1, prm, tol, 1);
+        }
+        const char *const mat[] = {"1", "inf", "fro"};
+        for (size_t o = 0; o < 3; o++) {
+            const param prm[] = {{"p", mat[o]}, {NULL, NULL}};
+            snprintf(what, sizeof what, "301x70 p=%s %s", mat[o], clip_type_name(types[t]));
+            check_case(what, "norm", &m, 1, prm, mat[o][0] == 'f' ? tol : 0.0, 1);
+        }
+        const param fro[] = {{"p", "fro"}, {NULL, NULL}};
+        snprintf(what, sizeof what, "40x30x20 fro %s", clip_type_name(types[t]));
+        check_case(what, "norm", &n3, 1, fro, tol, 1);
+        const param vec[] = {{"p", "3"}, {"dim", "2"}, {NULL, NULL}};
+        snprintf(what, sizeof what, "40x30x20 p=3 dim 2 %s", clip_type_name(types[t]));
+        check_case(what, "norm", &n3, 1, vec, 0.0, 1);
+        const param two[] = {{"p", "2"}, {NULL, NULL}};
+        const size_t ds[2] = {61, 30}; /* fits the streamed app: the 2-norm runs whole */
+        clip_data *small = random_data(apps[ONE], types[t], 2, ds, 25);
+        snprintf(what, sizeof what, "61x30 p=2 (whole) %s", clip_type_name(types[t]));
+        check_case(what, "norm", &small, 1, two, 0.0, 0);
+        clip_data_destroy(small);
+        clip_data_destroy(v);
+        clip_data_destroy(m);
+        clip_data_destroy(n3);
+    }
+    /* NaN and Inf in the last piece */
+    const size_t dv[2] = {5000, 1};
+    const double specials[] = {NAN, INFINITY};
+    for (int k = 0; k < 2; k++) {
+        clip_data *v = random_data(apps[ONE], CLIP_F64, 2, dv, 24);
+        double *h = NULL;
+        clip_data_host_write(v, (void **)&h);
+        h[4990] = specials[k];
+        for (int o = 0; o < 3; o++) {
+            const char *ord[] = {"2", "inf", "-inf"};
+            const param prm[] = {{"p", ord[o]}, {NULL, NULL}};
+            char what[64];
+            snprintf(what, sizeof what, "5000 with %s p=%s", k ? "Inf" : "NaN", ord[o]);
+            check_case(what, "norm", &v, 1, prm, 0.0, 1);
+        }
+        clip_data_destroy(v);
+    }
+}
+
 int main(void) {
     /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
     setenv("POCL_DEVICES", "pthread pthread pthread", 0);
@@ -200,6 +259,7 @@ int main(void) {
     if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
     test_scale();
     test_dot();
+    test_norm();
     for (int a = 0; a < N_APPS; a++) clip_app_destroy(apps[a]);
     return tu_finish("test_plan");
 }

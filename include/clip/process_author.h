@@ -217,8 +217,8 @@ typedef struct clip_piece {
 typedef clip_status (*clip_combine_fn)(clip_process *p, int output, const void *partials, size_t n,
                                        void *result);
 
-/* How many pieces the runtime asks for: at least the number of devices, doubled while a piece
- * does not fit. A plan may return fewer (small problems) or more (whole slices). */
+/* How many pieces the runtime asks for: the number of devices (2 at least), doubled while a
+ * piece does not fit. A plan may return fewer (small problems) or more (whole slices). */
 size_t clip_plan_target(const clip_plan *plan);
 /* The number of devices the pieces will run on. */
 int clip_plan_devices(const clip_plan *plan);
