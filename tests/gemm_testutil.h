@@ -98,6 +98,20 @@ static inline gt_mat gt_as(const gt_mat *m, clip_type t) {
     return r;
 }
 
+/* op(M) on the host: M itself (op 0), M.' (1) or M' (2: the imaginary parts negated where M's
+ * own type is complex, as MATLAB: ' of a real matrix is its transpose). */
+static inline gt_mat gt_op(const gt_mat *m, int op) {
+    gt_mat r = gt_alloc(m->type, op ? m->cols : m->rows, op ? m->rows : m->cols);
+    const double sign = op == 2 && clip_type_is_complex(m->type) ? -1 : 1;
+    for (size_t j = 0; j < m->cols; j++)
+        for (size_t i = 0; i < m->rows; i++) {
+            size_t from = i + j * m->rows, to = op ? j + i * r.rows : from;
+            r.re[to] = m->re[from];
+            r.im[to] = sign * m->im[from];
+        }
+    return r;
+}
+
 /* C = A*B in double, with bound(i,j) = sum_k |A(i,k)| |B(k,j)| (moduli over-estimated by
  * |re| + |im|) for the error check. */
 static inline gt_mat gt_product(const gt_mat *a, const gt_mat *b, clip_type t, gt_mat *bound) {

@@ -14,12 +14,19 @@ typedef struct tiles {
 static const char *const tile_names[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc", "vw",
                                                 "vwn", "ksplit", "stages", "wm",    "streamk"};
 
-/* Runs matmul on a and b; returns the output (the caller destroys it) or NULL with *st set. */
-static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
-                         clip_status *st) {
+/* transa/transb values by operation (0 none, 1 transpose, 2 ctranspose); the long names are
+ * checked through the CLI. */
+static const char *const op_names[3] = {"n", "t", "c"};
+
+/* Runs matmul on a and b with op(A), op(B) = ops (NULL: none); returns the output (the caller
+ * destroys it) or NULL with *st set. */
+static clip_data *run_mm_op(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
+                            const int *ops, clip_status *st) {
     clip_process *p = NULL;
     clip_data *out = NULL;
     clip_status s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK && ops) s = clip_process_set_choice(p, "transa", op_names[ops[0]]);
+    if (s == CLIP_OK && ops) s = clip_process_set_choice(p, "transb", op_names[ops[1]]);
     if (s == CLIP_OK && tl) {
         s = clip_process_set_choice(p, "variant", tl->variant);
         for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
@@ -37,24 +44,41 @@ static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles 
     return s == CLIP_OK ? out : NULL;
 }
 
-/* A (type ta, m x k) * B (type tb, k x n) with the given tiles, checked against the reference
- * computed from the inputs as converted to the promoted type. */
-static void check_product(clip_app *app, clip_type ta, clip_type tb, size_t m, size_t k, size_t n,
-                          const tiles *tl, unsigned long long *seed) {
-    gt_mat A = gt_random(ta, m, k, 1.0, seed), B = gt_random(tb, k, n, 1.0, seed);
+static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
+                         clip_status *st) {
+    return run_mm_op(app, a, b, tl, NULL, st);
+}
+
+/* op(A) (type ta, m x k) * op(B) (type tb, k x n) with the given tiles, the stored A and B
+ * transposed where op says, checked against the reference computed from op of the inputs (in
+ * their own types: ' conjugates only a complex operand) converted to the promoted type. */
+static void check_product_op(clip_app *app, clip_type ta, clip_type tb, size_t m, size_t k,
+                             size_t n, const int ops[2], const tiles *tl, unsigned long long *seed) {
+    gt_mat A = gt_random(ta, ops[0] ? k : m, ops[0] ? m : k, 1.0, seed);
+    gt_mat B = gt_random(tb, ops[1] ? n : k, ops[1] ? k : n, 1.0, seed);
+    gt_mat opA = gt_op(&A, ops[0]), opB = gt_op(&B, ops[1]);
     clip_type t = clip_type_promote(ta, tb);
-    gt_mat Ap = gt_as(&A, t), Bp = gt_as(&B, t), bound;
+    gt_mat Ap = gt_as(&opA, t), Bp = gt_as(&opB, t), bound;
     gt_mat R = gt_product(&Ap, &Bp, t, &bound);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
-    clip_data *c = run_mm(app, a, b, tl, NULL);
+    clip_data *c = run_mm_op(app, a, b, tl, ops, NULL);
     char what[160];
-    snprintf(what, sizeof what, "%s(%zux%zu) * %s(%zux%zu) [%s]", clip_type_name(ta), m, k,
-             clip_type_name(tb), k, n, tl ? tl->variant : "default");
+    snprintf(what, sizeof what, "op%s(%s %zux%zu) * op%s(%s %zux%zu) [%s]", op_names[ops[0]],
+             clip_type_name(ta), A.rows, A.cols, op_names[ops[1]], clip_type_name(tb), B.rows,
+             B.cols, tl ? tl->variant : "default");
     gt_check(c, t, &R, &bound, (double)k, what);
     clip_data_destroy(c);
     clip_data_destroy(a);
     clip_data_destroy(b);
-    gt_free(&A), gt_free(&B), gt_free(&Ap), gt_free(&Bp), gt_free(&R), gt_free(&bound);
+    gt_free(&A), gt_free(&B), gt_free(&opA), gt_free(&opB);
+    gt_free(&Ap), gt_free(&Bp), gt_free(&R), gt_free(&bound);
+}
+
+/* A (type ta, m x k) * B (type tb, k x n) with the given tiles. */
+static void check_product(clip_app *app, clip_type ta, clip_type tb, size_t m, size_t k, size_t n,
+                          const tiles *tl, unsigned long long *seed) {
+    static const int plain[2] = {0, 0};
+    check_product_op(app, ta, tb, m, k, n, plain, tl, seed);
 }
 
 static const size_t shapes[][3] = {
@@ -129,6 +153,128 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
     clip_data_destroy(a);
     clip_data_destroy(b);
     gt_free(&A), gt_free(&B);
+}
+
+/* Transposed operands (transa/transb), read in place: every type and pairing of operations on
+ * odd shapes (M, N or K of 1 included), and mixed types, where ' conjugates only an operand that
+ * is complex itself (a real A' stays real when B is complex). */
+static const int trans_ops[][2] = {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {1, 1}, {2, 2}, {1, 2}};
+#define N_TRANS_OPS (sizeof trans_ops / sizeof trans_ops[0])
+
+static void test_transposed(clip_app *app, unsigned long long *seed) {
+    static const size_t sh[][3] = {{1, 1, 1}, {3, 17, 1}, {17, 33, 65}, {65, 3, 33}, {1, 65, 17}};
+    for (int ti = 0; ti < 4; ti++)
+        for (size_t o = 0; o < N_TRANS_OPS; o++)
+            for (size_t z = 0; z < sizeof sh / sizeof sh[0]; z++)
+                check_product_op(app, gt_types[ti], gt_types[ti], sh[z][0], sh[z][1], sh[z][2],
+                                 trans_ops[o], NULL, seed);
+    static const int mixed_ops[][2] = {{2, 2}, {1, 2}};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int o = 0; o < 2; o++)
+                if (i != j)
+                    check_product_op(app, gt_types[i], gt_types[j], 19, 23, 21, mixed_ops[o], NULL,
+                                     seed);
+}
+
+/* Transposed operands on every variant and on tile sets with edges in M, N and K, vectors along
+ * K and N (aligned and not), a split K, the warp layout and stream-K's schedule; then the read
+ * in place sums exactly as the plain product of the transposed copies does (the same tiles, the
+ * same order of the K sum): bit for bit. */
+static void test_transposed_variants(clip_app *app, unsigned long long *seed) {
+    static const tiles sets[] = {
+        {"tiled", {0}},
+        {"direct", {0}},
+        {"small", {0}},
+        {"tiled", {32, 32, 8, 8, 8, 4}},
+        {"tiled", {32, 16, 8, 4, 4, 4, 2, 3, 2}},
+        {"tiled", {64, 32, 8, 16, 8, 2, 2, 1, 2, 8}},
+        {"tiled", {16, 16, 8, 4, 4, 2, 2, 1, 3, 4, 2}},
+        {"direct", {8, 3, 5, 1, 1, 4}},
+    };
+    static const size_t sizes[][3] = {{67, 45, 70}, {13, 3, 9}, {40, 64, 32}};
+    static const int ops[][2] = {{1, 1}, {2, 0}, {0, 2}};
+    static const clip_type types[] = {CLIP_F32, CLIP_C64};
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
+        for (int ti = 0; ti < 2; ti++) {
+            if (s >= 3 && ti != (int)(s % 2)) continue;
+            for (int o = 0; o < 3; o++)
+                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                    check_product_op(app, types[ti], types[ti], sizes[z][0], sizes[z][1],
+                                     sizes[z][2], ops[o], &sets[s], seed);
+        }
+    for (int v = 0; v < 3; v++)
+        for (size_t o = 0; o < N_TRANS_OPS; o++) {
+            const clip_type t = o % 2 ? CLIP_C64 : CLIP_F64;
+            const int *op = trans_ops[o], plain[2] = {0, 0};
+            gt_mat A = gt_random(t, op[0] ? 21 : 29, op[0] ? 29 : 21, 1.0, seed);
+            gt_mat B = gt_random(t, op[1] ? 31 : 21, op[1] ? 21 : 31, 1.0, seed);
+            gt_mat opA = gt_op(&A, op[0]), opB = gt_op(&B, op[1]);
+            clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+            clip_data *ac = gt_data(app, &opA), *bc = gt_data(app, &opB);
+            clip_data *c = run_mm_op(app, a, b, &sets[v], op, NULL);
+            clip_data *r = run_mm_op(app, ac, bc, &sets[v], plain, NULL);
+            const void *hc = NULL, *hr = NULL;
+            CHECK(c && r && clip_data_host(c, &hc) == CLIP_OK && clip_data_host(r, &hr) == CLIP_OK);
+            if (hc && hr) CHECK(memcmp(hc, hr, 29 * 31 * clip_type_size(t)) == 0);
+            clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(ac);
+            clip_data_destroy(bc), clip_data_destroy(c), clip_data_destroy(r);
+            gt_free(&A), gt_free(&B), gt_free(&opA), gt_free(&opB);
+        }
+}
+
+/* Transposed empties: op(A) 3x0 times op(B) 0x4 (K = 0) is zeros(3, 4); an empty M or N stays
+ * empty; a 1x1 operand with a transposed other is s*X.' (shape swapped), a conjugated complex
+ * scalar conj(s)*X; transposing an N-D operand is MATLAB's error. */
+static void test_transposed_empty_scalar(clip_app *app, unsigned long long *seed) {
+    static const int tt[2] = {1, 1}, ct[2] = {2, 2};
+    for (int ti = 0; ti < 4; ti++) {
+        size_t da[2] = {0, 3}, db[2] = {4, 0};
+        clip_data *a = NULL, *b = NULL;
+        CHECK_OK(app, clip_data_create(app, gt_types[ti], 2, da, &a));
+        CHECK_OK(app, clip_data_create(app, gt_types[ti], 2, db, &b));
+        clip_data *c = run_mm_op(app, a, b, NULL, ti % 2 ? ct : tt, NULL);
+        const void *h = NULL;
+        CHECK(c && clip_data_dim(c, 0) == 3 && clip_data_dim(c, 1) == 4 &&
+              clip_data_host(c, &h) == CLIP_OK);
+        for (size_t i = 0; h && i < 12; i++) {
+            double re, im;
+            gt_get(h, gt_types[ti], i, &re, &im);
+            CHECK(re == 0 && im == 0);
+        }
+        clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+    }
+    size_t d50[2] = {5, 0}, d53[2] = {5, 3};
+    clip_data *a = NULL, *b = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, d50, &a));
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_C64, 2, d53, &b));
+    static const int ta[2] = {1, 0};
+    clip_data *c = run_mm_op(app, a, b, NULL, ta, NULL); /* op(A) 0x5 * 5x3 */
+    CHECK(c && clip_data_dim(c, 0) == 0 && clip_data_dim(c, 1) == 3 &&
+          clip_data_type(c) == CLIP_C32); /* single wins, as MATLAB */
+    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+
+    for (int side = 0; side < 2; side++)
+        for (int op = 1; op <= 2; op++) {
+            gt_mat S = gt_random(CLIP_C64, 1, 1, 2.0, seed), X = gt_random(CLIP_C32, 3, 4, 1.0, seed);
+            gt_mat opS = gt_op(&S, op), opX = gt_op(&X, op);
+            gt_mat Sp = gt_as(&opS, CLIP_C32), Xp = gt_as(&opX, CLIP_C32);
+            /* The reference: op(s)*op(X) element by element (a scalar product has no inner
+             * dimension for gt_product). */
+            gt_mat Ref = gt_alloc(CLIP_C32, Xp.rows, Xp.cols), Bnd = gt_alloc(CLIP_F64, Xp.rows, Xp.cols);
+            for (size_t e = 0; e < Xp.numel; e++) {
+                Ref.re[e] = Sp.re[0] * Xp.re[e] - Sp.im[0] * Xp.im[e];
+                Ref.im[e] = Sp.re[0] * Xp.im[e] + Sp.im[0] * Xp.re[e];
+                Bnd.re[e] = (fabs(Sp.re[0]) + fabs(Sp.im[0])) * (fabs(Xp.re[e]) + fabs(Xp.im[e]));
+            }
+            clip_data *s = gt_data(app, &S), *x = gt_data(app, &X);
+            const int ops[2] = {op, op};
+            clip_data *y = side ? run_mm_op(app, x, s, NULL, ops, NULL) : run_mm_op(app, s, x, NULL, ops, NULL);
+            gt_check(y, CLIP_C32, &Ref, &Bnd, 1, side ? "op(X)*op(s)" : "op(s)*op(X)");
+            clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(y);
+            gt_free(&S), gt_free(&X), gt_free(&opS), gt_free(&opX), gt_free(&Sp), gt_free(&Xp);
+            gt_free(&Ref), gt_free(&Bnd);
+        }
 }
 
 /* NaN and Inf propagate as in a plain loop, and only where they belong: a NaN in the last row
@@ -239,20 +385,24 @@ static void test_scalar(clip_app *app, unsigned long long *seed) {
     clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(c);
 }
 
-/* Runs C = alpha*A*B + beta*C through the engine with set prm (fitted here to the operands) on
- * sub-matrices (leading dimensions past the sizes, offsets) and checks every element of C's
+/* Runs C = alpha*op(A)*op(B) + beta*C through the engine with set prm (fitted here to the
+ * operands) on sub-matrices (leading dimensions past the sizes, offsets; a transposed operand's
+ * leading dimension is that of the stored k x m or n x k matrix) and checks every element of C's
  * buffer: the product inside, untouched outside. Returns how many tiles ran stream-K. */
-static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size_t m, size_t n,
-                          size_t k, size_t lda, size_t ldb, size_t ldc, size_t oa, size_t ob,
-                          size_t oc, unsigned long long *seed) {
+static size_t engine_case_op(clip_app *app, clip_type t, clip_gemm_params prm, const int ops[2],
+                             size_t m, size_t n, size_t k, size_t lda, size_t ldb, size_t ldc,
+                             size_t oa, size_t ob, size_t oc, unsigned long long *seed) {
     int cx = clip_type_is_complex(t);
-    gt_mat A = gt_random(t, lda, k + 1, 1.0, seed), B = gt_random(t, ldb, n + 1, 1.0, seed);
+    gt_mat A = gt_random(t, lda, (m > k ? m : k) + 1, 1.0, seed);
+    gt_mat B = gt_random(t, ldb, (n > k ? n : k) + 1, 1.0, seed);
+    const double ca = ops[0] == 2 ? -1 : 1, cb = ops[1] == 2 ? -1 : 1; /* conjugation */
     gt_mat C = gt_random(t, ldc, n + 1, 1.0, seed);
     clip_gemm_scalar alpha = {0.75, cx ? -0.5 : 0}, beta = {-1.25, cx ? 0.25 : 0};
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
     clip_process *p = NULL;
     size_t sk_tiles = 0;
     CHECK_OK(app, clip_process_create(app, "matmul", &p));
+    clip_gemm_set_trans(&prm, t, (clip_gemm_trans)ops[0], (clip_gemm_trans)ops[1]);
     clip_gemm_fit(&prm, clip_app_device(app), t, 1, m, lda, ldb, ldc, oa, ob, oc);
     clip_gemm g;
     cl_mem am = NULL, bm = NULL, cm = NULL;
@@ -276,9 +426,11 @@ static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size
                 size_t ci = (e - oc) % ldc, cj = (e - oc) / ldc;
                 double sr = 0, si = 0;
                 for (size_t q = 0; q < k; q++) {
-                    size_t ea = oa + ci + q * lda, eb = ob + q + cj * ldb;
-                    sr += A.re[ea] * B.re[eb] - A.im[ea] * B.im[eb];
-                    si += A.re[ea] * B.im[eb] + A.im[ea] * B.re[eb];
+                    size_t ea = oa + (ops[0] ? q + ci * lda : ci + q * lda);
+                    size_t eb = ob + (ops[1] ? cj + q * ldb : q + cj * ldb);
+                    const double ai = ca * A.im[ea], bi = cb * B.im[eb];
+                    sr += A.re[ea] * B.re[eb] - ai * bi;
+                    si += A.re[ea] * bi + ai * B.re[eb];
                     bnd += (fabs(A.re[ea]) + fabs(A.im[ea])) * (fabs(B.re[eb]) + fabs(B.im[eb]));
                 }
                 want_r = alpha.re * sr - alpha.im * si + beta.re * C.re[e] - beta.im * C.im[e];
@@ -302,6 +454,13 @@ static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size
     return sk_tiles;
 }
 
+static size_t engine_case(clip_app *app, clip_type t, clip_gemm_params prm, size_t m, size_t n,
+                          size_t k, size_t lda, size_t ldb, size_t ldc, size_t oa, size_t ob,
+                          size_t oc, unsigned long long *seed) {
+    static const int plain[2] = {0, 0};
+    return engine_case_op(app, t, prm, plain, m, n, k, lda, ldb, ldc, oa, ob, oc, seed);
+}
+
 /* The engine directly: C = alpha*A*B + beta*C on sub-matrices (offsets and leading dimensions
  * larger than the rows), for every type, tiled (K split in two) and direct. */
 static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
@@ -317,6 +476,15 @@ static void test_engine_alpha_beta(clip_app *app, unsigned long long *seed) {
                 prm.sk = 0;
             }
             engine_case(app, t, prm, m, n, k, 25, 22, 24, 3, 2, 5, seed);
+            /* Transposed operands in place: A stored k x m, B n x k (leading dimensions 25 >= k
+             * and 22 >= n), conjugated or not; then aligned leading dimensions and offsets, so
+             * that the tiled kernel's vectors along K (transposed A) and N (transposed B) load
+             * whole. */
+            static const int ops[2][2] = {{1, 2}, {2, 1}};
+            for (int o = 0; o < 2; o++) {
+                engine_case_op(app, t, prm, ops[o], m, n, k, 25, 22, 24, 3, 2, 5, seed);
+                engine_case_op(app, t, prm, ops[o], m, n, k, 24, 20, 24, 4, 8, 4, seed);
+            }
         }
 }
 
@@ -381,6 +549,22 @@ static void test_errors(clip_app *app) {
     CHECK_OK(app, clip_process_set_input(p, 0, a));
     CHECK_OK(app, clip_process_set_input(p, 1, b));
     expect_init_error(app, p, CLIP_ERR_INNER_DIM, "matmul: inner dimensions differ: A is 3x4, B is 5x2");
+
+    /* Transposed: the message names op(A) and op(B); A.' of a 3x4 A is 4x3. */
+    CHECK_OK(app, clip_process_set_choice(p, "transa", "t"));
+    expect_init_error(app, p, CLIP_ERR_INNER_DIM,
+                      "matmul: inner dimensions differ: A.' is 4x3 (A is 3x4), B is 5x2");
+    CHECK_OK(app, clip_process_set_choice(p, "transb", "ctranspose"));
+    expect_init_error(app, p, CLIP_ERR_INNER_DIM, "A.' is 4x3 (A is 3x4), B.' is 2x5 (B is 5x2)");
+    CHECK_STATUS(app, clip_process_set_choice(p, "transa", "h"), CLIP_ERR_BAD_CHOICE);
+    size_t one[2] = {1, 1};
+    clip_data *s11 = filled(app, CLIP_F32, 2, one);
+    CHECK_OK(app, clip_process_set_input(p, 0, s11));
+    CHECK_OK(app, clip_process_set_input(p, 1, cube));
+    expect_init_error(app, p, CLIP_ERR_SHAPE, "B is 2x2x2: transpose is defined for 2-D");
+    clip_data_destroy(s11);
+    CHECK_OK(app, clip_process_set_choice(p, "transa", "none"));
+    CHECK_OK(app, clip_process_set_choice(p, "transb", "n"));
 
     CHECK_OK(app, clip_process_set_input(p, 0, cube));
     CHECK_OK(app, clip_process_set_input(p, 1, sq));
@@ -481,6 +665,22 @@ static void test_cli(clip_app *app, unsigned long long *seed) {
     gt_mat R = gt_product(&Ap, &B, CLIP_C32, &bound);
     gt_check(c, CLIP_C32, &R, &bound, 5, "cli c32");
     clip_data_destroy(c);
+    /* A' * X' through the CLI: A is 7x5, X (6x7, complex) is stored as given; with a real A
+     * (MAT files) ' only transposes it. */
+    gt_mat X = gt_random(CLIP_C32, 6, 7, 1.0, seed), opX = gt_op(&X, 2), opA = gt_op(&A, 2);
+    gt_mat opAp = gt_as(&opA, CLIP_C32), bound2;
+    gt_mat R2 = gt_product(&opAp, &opX, CLIP_C32, &bound2);
+    clip_data *xd = gt_data(app, &X);
+    char xt_path[32];
+    snprintf(xt_path, sizeof xt_path, "mm_xt.%s", ext);
+    CHECK_OK(app, clip_save(app, xt_path, xd));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s -o %s --transa c --transb ctranspose",
+             a_path, xt_path, c_path);
+    CHECK(gt_system(cmd) == 0);
+    CHECK_OK(app, clip_load(app, c_path, &c));
+    gt_check(c, CLIP_C32, &R2, &bound2, 7, "cli A'*X'");
+    clip_data_destroy(c), clip_data_destroy(xd);
+    gt_free(&X), gt_free(&opX), gt_free(&opA), gt_free(&opAp), gt_free(&bound2), gt_free(&R2);
 
     size_t d34[2] = {3, 4}, d52[2] = {5, 2};
     clip_data *x = filled(app, tz, 2, d34), *y = filled(app, tz, 2, d52);
@@ -489,6 +689,12 @@ static void test_cli(clip_app *app, unsigned long long *seed) {
     snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s -o mm_z.%s 2>mm_err.txt", x_path, y_path, ext);
     CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "matmul: inner dimensions differ: A is 3x4, B is 5x2"));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s -o mm_z.%s --transa t 2>mm_err.txt", x_path, y_path, ext);
+    CHECK(gt_system(cmd) != 0);
+    CHECK(gt_file_has("mm_err.txt", "matmul: inner dimensions differ: A.' is 4x3 (A is 3x4), B is 5x2"));
+    snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --transb x 2>mm_err.txt", a_path, b_path);
+    CHECK(gt_system(cmd) != 0);
+    CHECK(gt_file_has("mm_err.txt", "n|t|c|none|transpose|ctranspose"));
     snprintf(cmd, sizeof cmd, CLIP_TOOL " run matmul %s %s --variant bogus 2>mm_err.txt", a_path, b_path);
     CHECK(gt_system(cmd) != 0);
     CHECK(gt_file_has("mm_err.txt", "bogus"));
@@ -516,6 +722,9 @@ int main(void) {
     test_types_and_shapes(app, &seed);
     test_mixed(app, &seed);
     test_variants_and_tiles(app, &seed);
+    test_transposed(app, &seed);
+    test_transposed_variants(app, &seed);
+    test_transposed_empty_scalar(app, &seed);
     test_nonfinite(app, &seed);
     test_empty(app);
     test_scalar(app, &seed);
