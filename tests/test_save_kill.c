@@ -287,6 +287,7 @@ static void test_rule(clip_app *app) {
     /* A dead writer: a child that was alive (its start time read then) and is gone. */
     int fds[2];
     CHECK(pipe(fds) == 0);
+    fflush(stdout);
     pid_t child = fork();
     if (child == 0) {
         char c;
