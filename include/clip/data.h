@@ -85,7 +85,10 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * of that work with clip_data_host). The contents are whatever `host` holds (host copy valid).
  * `host` may be NULL only when numel is 0; any alignment of the element type is accepted.
  * A sync of staged data copies all of it: such data is best written through clip_data_host_write
- * or by processes, not element by element between launches.
+ * or by processes, not element by element between launches. On Linux, large wrapped memory (and
+ * clip_data_read's destination) is advised into transparent huge pages (madvise MADV_HUGEPAGE on
+ * the whole 2 MiB pages inside it), since first touches of fresh memory in 4 KiB pages can cost
+ * more than the copy itself; it is advice only.
  * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
 clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
                            void *host, clip_data **out);

@@ -5,10 +5,7 @@
  * is interleaved in clip and either interleaved in MATLAB too (built with -R2018a or
  * MX_HAS_INTERLEAVED_COMPLEX: handled as real data is) or split into real and imaginary parts
  * (Octave's default, older MATLAB), which is re-laid here through a copy. */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
-#include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "gateway.h"
 
@@ -117,38 +114,15 @@ int gw_upload(clip_app *app, const mxArray *a, clip_data **out, gw_error *e) {
     return gw_fail_clip(e, app, s);
 }
 
-/* Fresh memory on Linux is faulted in 4 KiB pages when first touched. On the 2-core VM the
- * gateway was measured on, a fault costs ~11 us, so writing a new 32 MB result cost ~90 ms before
- * any computing; in transparent huge pages (2 MiB) the same write took ~3 ms. Large results ask
- * for them (advice only: where THP is off or unsupported, nothing changes). */
-static void advise_huge_pages(void *p, size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (bytes >= 2 * huge && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 /* A new MATLAB array of clip type t and dims, contents undefined. */
 static mxArray *new_array(clip_type t, int nd, const size_t *dims) {
     mwSize md[CLIP_MAX_DIMS];
     for (int i = 0; i < nd; i++) md[i] = (mwSize)dims[i];
-    mxArray *a = mxCreateUninitNumericArray((mwSize)nd, md,
-                                            clip_type_is_double(t) ? mxDOUBLE_CLASS
-                                                                   : mxSINGLE_CLASS,
-                                            clip_type_is_complex(t) ? mxCOMPLEX : mxREAL);
-    size_t bytes = mxGetNumberOfElements(a) * clip_type_size(t);
-    if (storage(a)) {
-        advise_huge_pages(storage(a), bytes);
-    } else { /* split complex parts */
-        advise_huge_pages(mxGetData(a), bytes / 2);
-        advise_huge_pages(mxGetImagData(a), bytes / 2);
-    }
-    return a;
+    /* Uninitialised: clip writes every element (and wrapping or reading into it advises large
+     * ones into huge pages, clip_data_wrap). */
+    return mxCreateUninitNumericArray((mwSize)nd, md,
+                                      clip_type_is_double(t) ? mxDOUBLE_CLASS : mxSINGLE_CLASS,
+                                      clip_type_is_complex(t) ? mxCOMPLEX : mxREAL);
 }
 
 int gw_new_output(clip_app *app, clip_type t, int nd, const size_t *dims, mxArray **mx,
