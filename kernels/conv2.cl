@@ -12,8 +12,8 @@
  *
  * Compile-time options (chosen by processes/conv2*.c; each program holds one kernel, so a build
  * compiles only what it launches):
- *   KERNEL         1 conv2_local, 2 conv2_global, 3 conv2_block, 4 conv2_cols, 5 conv2_kinfo,
- *                  6 the FFT helpers
+ *   KERNEL         1 conv2_local, 2 conv2_global, 3 conv2_block, 4 conv2_cols, 5 conv2_kinfo
+ *                  and conv2_kinfo_uv, 6 the FFT helpers
  *   PAD            0 zero, 1 replicate, 2 symmetric, 3 circular (imfilter's boundary options)
  *   WX, WY         work-group: WX work-items down the rows (coalesced) by WY across
  *   RI, RJ         outputs per work-item: RI rows by RJ columns (meaning per kernel below)
@@ -482,10 +482,11 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
  * work-group: its input is the filter, which every group of the convolution reads in full
  * anyway, so this is never the expensive part. */
 #define KSUM_WG 64
-__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
-    __global const elem_t *restrict K, __global elem_t *restrict out, const int n) {
-    __local elem_t part[KSUM_WG];
-    __local int bad[KSUM_WG];
+
+/* The work-group's sum of the n values of K and whether one is Inf or NaN (every work-item gets
+ * both). */
+inline elem_t ksum(__global const elem_t *restrict K, const int n, __local elem_t *part,
+                   __local int *bad, int *nonfinite) {
     const int lid = (int)get_local_id(0);
     elem_t s = ZERO;
     int nf = 0;
@@ -505,14 +506,46 @@ __kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
         if (lid < h) part[lid] += part[lid + h], bad[lid] |= bad[lid + h];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) {
-        out[0] = part[0];
+    s = part[0];
+    *nonfinite = bad[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* part and bad may be reused */
+    return s;
+}
+
+inline void kinfo_store(__global elem_t *out, const elem_t sum, const int nonfinite) {
+    out[0] = sum;
 #if CLIP_COMPLEX
-        out[1] = (elem_t)(bad[0] ? 1 : 0, 0);
+    out[1] = (elem_t)(nonfinite ? 1 : 0, 0);
 #else
-        out[1] = bad[0] ? 1 : 0;
+    out[1] = nonfinite ? 1 : 0;
 #endif
-    }
+}
+
+__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
+    __global const elem_t *restrict K, __global elem_t *restrict out, const int n) {
+    __local elem_t part[KSUM_WG];
+    __local int bad[KSUM_WG];
+    int nf = 0;
+    const elem_t s = ksum(K, n, part, bad, &nf);
+    if (get_local_id(0) == 0) kinfo_store(out, s, nf);
+}
+
+/* conv2(u, v, A)'s two passes: out1 = u's (sum, flag) for the column pass, out2 = (sum(u) *
+ * sum(v), v's flag) for the row pass, which normalizes by sum(K(:)) of K = u(:)*v(:).'. */
+__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo_uv(
+    __global const elem_t *restrict U, const int nu, __global const elem_t *restrict V,
+    const int nv, __global elem_t *restrict out1, __global elem_t *restrict out2) {
+    __local elem_t part[KSUM_WG];
+    __local int bad[KSUM_WG];
+    int fu = 0, fv = 0;
+    const elem_t su = ksum(U, nu, part, bad, &fu), sv = ksum(V, nv, part, bad, &fv);
+    if (get_local_id(0) != 0) return;
+    kinfo_store(out1, su, fu);
+#if CLIP_COMPLEX
+    kinfo_store(out2, clip_cmul(su, sv), fv);
+#else
+    kinfo_store(out2, su * sv, fv);
+#endif
 }
 #endif
 

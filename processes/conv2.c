@@ -85,6 +85,21 @@
  * K's values are read on the host in init only for the separable decision (auto, when the
  * model favours it, or on). A K written after init (by a process launched later, or through
  * clip_data_host_write) needs another init, as for any change of an input.
+ *
+ * conv2sep: C = conv2(u, v, A, shape), MATLAB's separable form (a process of its own, since a
+ * process has a fixed number of inputs: u, v, A in MATLAB's order). The columns of A are
+ * convolved with the vector u, then the rows of the result with the vector v; u and v may each
+ * be a row or a column. Every rule above holds for the implied K = u(:)*v(:).' (mu x nv):
+ * shapes and their sizes and offsets ('same' centred at floor(mu/2), floor(nv/2) as Octave's
+ * conv2(u, v, A, 'same')), pad, correlate (u and v not reversed), normalize (by sum(K(:)) =
+ * sum(u)*sum(v), on the device), types (promoted from u, v and A), N-D A. It runs the separable
+ * path's two 1-D passes with u and v as given (no rank test, no SVD), with each pass's kernel
+ * chosen as the separable path does (variant local/global/block forces it for both). Inf or NaN
+ * in u or v: each pass sums only the taps that overlap its input (MATLAB's sums over the
+ * overlap), so an Inf next to the zero padding gives +-Inf as Octave's conv2(u, v, A). An empty
+ * u, v or A gives the sizes of the formulas with zeros (NaN when normalizing an empty K), as
+ * conv2(A, u(:)*v(:).'), by that very path: K is formed on the host in init (then u and v are
+ * read there).
  */
 #include <float.h>
 #include <math.h>
@@ -106,8 +121,11 @@ typedef struct conv2_state {
     int npass;
     cl_kernel kinfo_k;
     cl_mem kinfo, tmp, gate;
-    cl_int nk;
-    clip_data *u, *v; /* the separable path's column and row factors */
+    cl_mem kinfo1; /* conv2sep: the column pass's kinfo (u's), beside the row pass's in kinfo */
+    cl_int nk, nu, nv;
+    int ia;           /* A's input: 0 (conv2: A, K) or 2 (conv2sep: u, v, A) */
+    clip_data *u, *v; /* the separable path's column and row factors (conv2's rank-one K) */
+    clip_data *k;     /* conv2sep with an empty operand: K = u(:)*v(:).', formed in init */
     conv2_fft *fft;
 } conv2_state;
 
@@ -117,15 +135,20 @@ static const char *const variant_names[] = {"auto", "local", "global", "block", 
 static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
+/* The parameters conv2 and conv2sep share (conv2sep's K is u(:)*v(:).'). */
+#define CONV2_COMMON_PARAMS                                                                       \
+    {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,                          \
+     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},       \
+        {"correlate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
+         "correlation as filter2/imfilter (K not rotated) instead of convolution"},              \
+        {"pad", CLIP_PARAM_CHOICE, 0, 0, 0, 0, pad_names,                                         \
+         "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"},         \
+        {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
+         "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"}
+#define CONV2_COMMON_COUNT 4
+
 static const clip_param_desc conv2_params[] = {
-    {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,
-     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},
-    {"correlate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
-     "correlation as filter2/imfilter (K not rotated) instead of convolution"},
-    {"pad", CLIP_PARAM_CHOICE, 0, 0, 0, 0, pad_names,
-     "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"},
-    {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
-     "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"},
+    CONV2_COMMON_PARAMS,
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
      "blocks) or fft (errors relative to the largest values, not per output)"},
@@ -163,6 +186,18 @@ static size_t out_size(int shape, size_t m, size_t k, size_t *off) {
     return m + k > 0 ? m + k - 1 : 0;
 }
 
+/* Rows and columns of d (named `name`) below the kernels' 32-bit index limit. */
+static clip_status check_limits(clip_process *p, clip_data *d, const char *name) {
+    char buf[128];
+    for (int i = 0; i < 2; i++)
+        if (clip_data_dim(d, i) >= DIM_LIMIT) {
+            dims_str(d, buf, sizeof buf);
+            return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                  "%s is %s: rows and columns must be below 2^30", name, buf);
+        }
+    return CLIP_OK;
+}
+
 static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
     char buf[128];
     for (int i = 2; i < clip_data_ndims(k); i++)
@@ -170,14 +205,8 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
             dims_str(k, buf, sizeof buf);
             return clip_proc_fail(p, CLIP_ERR_SHAPE, "K must be 2-D, got %s", buf);
         }
-    for (int i = 0; i < 2; i++)
-        if (clip_data_dim(a, i) >= DIM_LIMIT || clip_data_dim(k, i) >= DIM_LIMIT) {
-            dims_str(clip_data_dim(a, i) >= DIM_LIMIT ? a : k, buf, sizeof buf);
-            return clip_proc_fail(p, CLIP_ERR_SHAPE,
-                                  "%s is %s: rows and columns must be below 2^30",
-                                  clip_data_dim(a, i) >= DIM_LIMIT ? "A" : "K", buf);
-        }
-    return CLIP_OK;
+    clip_status s = check_limits(p, a, "A");
+    return s == CLIP_OK ? check_limits(p, k, "K") : s;
 }
 
 /* ---- the cost model -------------------------------------------------------------------- */
@@ -265,6 +294,53 @@ static void sep_cfgs(clip_process *p, const conv2_geom *g1, const conv2_geom *g2
     }
 }
 
+/* Element e of host data of type t as (re, im). */
+static void host_get(const void *h, clip_type t, size_t e, double *re, double *im) {
+    const int cx = clip_type_is_complex(t), db = clip_type_is_double(t);
+    const size_t i = cx ? 2 * e : e;
+    *re = db ? ((const double *)h)[i] : ((const float *)h)[i];
+    *im = cx ? (db ? ((const double *)h)[i + 1] : ((const float *)h)[i + 1]) : 0;
+}
+
+/* Stores re + i*im as element e of host data of type t (rounding to single where t is). */
+static void host_set(void *h, clip_type t, size_t e, double re, double im) {
+    const int cx = clip_type_is_complex(t);
+    const double val[2] = {re, im};
+    for (int c = 0; c <= cx; c++) {
+        const size_t i = e * (size_t)(cx + 1) + (size_t)c;
+        if (clip_type_is_double(t))
+            ((double *)h)[i] = val[c];
+        else
+            ((float *)h)[i] = (float)val[c];
+    }
+}
+
+/* New data of type t and dims rows x cols whose element e is f(e) (re, im); f reads `ctx`. */
+static clip_status host_data(clip_process *p, clip_type t, size_t rows, size_t cols,
+                             void (*f)(const void *ctx, size_t e, double *re, double *im),
+                             const void *ctx, clip_data **out) {
+    size_t dims[2] = {rows, cols};
+    void *dst = NULL;
+    clip_status s = clip_data_create(clip_proc_app(p), t, 2, dims, out);
+    if (s == CLIP_OK && rows * cols > 0) s = clip_data_host_write(*out, &dst);
+    for (size_t e = 0; e < rows * cols && s == CLIP_OK; e++) {
+        double re, im;
+        f(ctx, e, &re, &im);
+        host_set(dst, t, e, re, im);
+    }
+    return s;
+}
+
+/* One of factor_k's factors: len values at re, im. */
+typedef struct factor_src {
+    const double *re, *im;
+} factor_src;
+
+static void factor_value(const void *ctx, size_t e, double *re, double *im) {
+    const factor_src *f = ctx;
+    *re = f->re[e], *im = f->im[e];
+}
+
 /* Reads K on the host and runs the rank-one test; on success creates the factor data u (mk x 1)
  * and v (1 x nk) of type t. Returns 1 for rank one, 0 otherwise (message filled), -1 on error
  * (status in *s). */
@@ -276,7 +352,7 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
     *s = clip_data_host(k, &h);
     if (*s != CLIP_OK) return -1;
     const clip_type kt = clip_data_type(k);
-    const int kcx = clip_type_is_complex(kt), kdb = clip_type_is_double(kt);
+    const int kcx = clip_type_is_complex(kt);
     double *buf = malloc((2 * n + 4 * (mk + nk)) * sizeof *buf);
     if (!buf) {
         *s = clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
@@ -285,9 +361,7 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
     double *re = buf, *im = buf + n, *cr = im + n, *ci = cr + mk, *rr = ci + mk, *ri = rr + nk;
     int finite = 1;
     for (size_t e = 0; e < n; e++) {
-        const size_t i = kcx ? 2 * e : e;
-        re[e] = kdb ? ((const double *)h)[i] : ((const float *)h)[i];
-        im[e] = kcx ? (kdb ? ((const double *)h)[i + 1] : ((const float *)h)[i + 1]) : 0;
+        host_get(h, kt, e, &re[e], &im[e]);
         finite &= isfinite(re[e]) && isfinite(im[e]);
     }
     double s1, s2, tol;
@@ -304,25 +378,9 @@ static int factor_k(clip_process *p, clip_data *k, clip_type t, char *why, size_
         return 0;
     }
     /* The factors as data of type t (interleaved when complex), uploaded at the first launch. */
-    const int cx = clip_type_is_complex(t), db = clip_type_is_double(t);
-    size_t du[2] = {mk, 1}, dv[2] = {1, nk};
-    *s = clip_data_create(clip_proc_app(p), t, 2, du, &st->u);
-    if (*s == CLIP_OK) *s = clip_data_create(clip_proc_app(p), t, 2, dv, &st->v);
-    for (int f = 0; f < 2 && *s == CLIP_OK; f++) {
-        void *dst = NULL;
-        *s = clip_data_host_write(f ? st->v : st->u, &dst);
-        const size_t len = f ? nk : mk;
-        const double *xr = f ? rr : cr, *xi = f ? ri : ci;
-        for (size_t e = 0; e < len && *s == CLIP_OK; e++) {
-            const double val[2] = {xr[e], xi[e]};
-            for (int c = 0; c <= cx; c++) {
-                if (db)
-                    ((double *)dst)[e * (size_t)(cx + 1) + (size_t)c] = val[c];
-                else
-                    ((float *)dst)[e * (size_t)(cx + 1) + (size_t)c] = (float)val[c];
-            }
-        }
-    }
+    const factor_src col = {cr, ci}, row = {rr, ri};
+    *s = host_data(p, t, mk, 1, factor_value, &col, &st->u);
+    if (*s == CLIP_OK) *s = host_data(p, t, 1, nk, factor_value, &row, &st->v);
     free(buf);
     if (*s != CLIP_OK) {
         *s = clip_proc_fail(p, *s, "cannot store the separable factors: %s",
@@ -342,23 +400,25 @@ static clip_status init_kinfo(clip_process *p, const conv2_geom *g, int need) {
     return s;
 }
 
-/* Sets up the two passes of the separable path with kernel `kind` (0: by device). */
-static clip_status init_separable(clip_process *p, const conv2_geom *g, int kind, int normalize) {
+/* Sets up the two passes of the separable path with kernel `kind` (0: by device); skipz as for
+ * the direct kernels (conv2sep's factors may hold Inf or NaN; a rank-one K's never do). */
+static clip_status init_separable(clip_process *p, const conv2_geom *g, int kind, int normalize,
+                                  int skipz) {
     conv2_state *st = clip_proc_state(p);
     conv2_geom g1, g2;
     conv2_cfg c1, c2;
     sep_geoms(g, &g1, &g2);
     sep_cfgs(p, &g1, &g2, kind, &c1, &c2);
     const int forced = kind != 0;
-    clip_status s = conv2_direct_build(p, &g1, &c1, forced, 0, 0, &st->pass[0]);
+    clip_status s = conv2_direct_build(p, &g1, &c1, forced, 0, skipz, &st->pass[0]);
     if (s == CLIP_ERR_UNSUPPORTED && !forced) {
         c1 = conv2_default_cfg(p, &g1, CONV2_GLOBAL);
-        s = conv2_direct_build(p, &g1, &c1, 1, 0, 0, &st->pass[0]);
+        s = conv2_direct_build(p, &g1, &c1, 1, 0, skipz, &st->pass[0]);
     }
-    if (s == CLIP_OK) s = conv2_direct_build(p, &g2, &c2, forced, normalize, 0, &st->pass[1]);
+    if (s == CLIP_OK) s = conv2_direct_build(p, &g2, &c2, forced, normalize, skipz, &st->pass[1]);
     if (s == CLIP_ERR_UNSUPPORTED && !forced) {
         c2 = conv2_default_cfg(p, &g2, CONV2_GLOBAL);
-        s = conv2_direct_build(p, &g2, &c2, 1, normalize, 0, &st->pass[1]);
+        s = conv2_direct_build(p, &g2, &c2, 1, normalize, skipz, &st->pass[1]);
     }
     if (s == CLIP_OK)
         s = clip_proc_temp(p, g->mo * g->na * g->slices * clip_type_size(g->t), &st->tmp);
@@ -399,6 +459,14 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
     return CLIP_OK;
 }
 
+/* An empty A or K: the global kernel with run-time sizes sums nothing (zeros, or NaN when
+ * normalizing by an empty K's zero sum), and pads an empty A with zeros. */
+static clip_status init_empty(clip_process *p, const conv2_geom *g, int normalize) {
+    conv2_cfg ce = conv2_default_cfg(p, g, CONV2_GLOBAL);
+    ce.fixed = 0;
+    return init_direct(p, g, ce, 1, 0, normalize, 0, 0);
+}
+
 static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg direct, int normalize,
                             int skipz) {
     conv2_state *st = clip_proc_state(p);
@@ -427,9 +495,44 @@ static int tuned(clip_process *p, const conv2_geom *g, char *value, size_t cap) 
     return clip_tuning_lookup(clip_proc_app(p), "conv2", key, value, cap);
 }
 
+/* The geometry of A (every 2-D slice) with an mk x nk filter under the shared parameters, and
+ * the output's dims; returns their count. g->t is left to the caller. */
+static int geom_of(clip_process *p, clip_data *a, size_t mk, size_t nk, conv2_geom *g,
+                   size_t dims[CLIP_MAX_DIMS]) {
+    const int shape = clip_proc_choice(p, "shape");
+    memset(g, 0, sizeof *g);
+    g->ma = clip_data_dim(a, 0), g->na = clip_data_dim(a, 1);
+    g->mk = mk, g->nk = nk;
+    g->mo = out_size(shape, g->ma, g->mk, &g->oi), g->no = out_size(shape, g->na, g->nk, &g->oj);
+    g->pad = clip_proc_choice(p, "pad"), g->corr = clip_proc_bool(p, "correlate");
+    int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
+    g->slices = 1;
+    for (int i = 0; i < nd; i++)
+        dims[i] = clip_data_dim(a, i);
+    for (int i = 2; i < nd; i++)
+        g->slices *= dims[i];
+    dims[0] = g->mo, dims[1] = g->no;
+    return nd;
+}
+
+/* Converts inputs [0, n) to g->t and creates the output; 1 when it is empty (nothing to run),
+ * 0 when there is work, -1 on error (status in *s). */
+static int prepare_io(clip_process *p, const conv2_geom *g, int n, int nd, const size_t *dims,
+                      clip_status *s) {
+    clip_data *c = NULL;
+    *s = CLIP_OK;
+    for (int i = 0; i < n && *s == CLIP_OK; i++)
+        *s = clip_proc_input_as(p, i, g->t);
+    if (*s == CLIP_OK) *s = clip_proc_output(p, 0, g->t, nd, dims, &c);
+    if (*s != CLIP_OK) return -1;
+    if (clip_data_numel(c)) return 0;
+    clip_proc_set_variant(p, "empty");
+    return 1;
+}
+
 static clip_status conv2_init(clip_process *p) {
     conv2_state *st = clip_proc_state(p);
-    clip_data *a = clip_proc_input(p, 0), *k = clip_proc_input(p, 1), *c = NULL;
+    clip_data *a = clip_proc_input(p, 0), *k = clip_proc_input(p, 1);
     clip_status s = check_inputs(p, a, k);
     if (s != CLIP_OK) return s;
 
@@ -437,29 +540,12 @@ static clip_status conv2_init(clip_process *p) {
     const int sepmode = clip_proc_choice(p, "separable");
     const int normwise = clip_proc_choice(p, "accuracy") == ACCURACY_NORMWISE;
     const int normalize = clip_proc_bool(p, "normalize");
-    conv2_geom g = {0};
-    g.ma = clip_data_dim(a, 0), g.na = clip_data_dim(a, 1);
-    g.mk = clip_data_dim(k, 0), g.nk = clip_data_dim(k, 1);
-    g.mo = out_size(shape, g.ma, g.mk, &g.oi), g.no = out_size(shape, g.na, g.nk, &g.oj);
-    g.pad = clip_proc_choice(p, "pad"), g.corr = clip_proc_bool(p, "correlate");
-
-    int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
+    conv2_geom g;
     size_t dims[CLIP_MAX_DIMS];
-    g.slices = 1;
-    for (int i = 0; i < nd; i++)
-        dims[i] = clip_data_dim(a, i);
-    for (int i = 2; i < nd; i++)
-        g.slices *= dims[i];
-    dims[0] = g.mo, dims[1] = g.no;
+    const int nd = geom_of(p, a, clip_data_dim(k, 0), clip_data_dim(k, 1), &g, dims);
     g.t = clip_type_promote(clip_data_type(a), clip_data_type(k));
-    s = clip_proc_input_as(p, 0, g.t);
-    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, g.t);
-    if (s == CLIP_OK) s = clip_proc_output(p, 0, g.t, nd, dims, &c);
-    if (s != CLIP_OK) return s;
-    if (clip_data_numel(c) == 0) {
-        clip_proc_set_variant(p, "empty");
-        return CLIP_OK;
-    }
+    const int io = prepare_io(p, &g, 2, nd, dims, &s);
+    if (io) return s;
     if (variant == VARIANT_FFT && sepmode == SEP_ON)
         return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
                               "separable on runs direct 1-D passes: it excludes variant fft");
@@ -471,11 +557,7 @@ static clip_status conv2_init(clip_process *p) {
     st->nk = (cl_int)(g.mk * g.nk);
     s = init_kinfo(p, &g, normalize);
     if (s != CLIP_OK) return s;
-    if (empty) {
-        conv2_cfg ce = conv2_default_cfg(p, &g, CONV2_GLOBAL);
-        ce.fixed = 0;
-        return init_direct(p, &g, ce, 1, 0, normalize, 0, 0);
-    }
+    if (empty) return init_empty(p, &g, normalize);
 
     char why[160];
     int r1 = 0;
@@ -486,7 +568,7 @@ static clip_status conv2_init(clip_process *p) {
             return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "separable on: K is not rank one (%s)",
                                   why);
         static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
-        return init_separable(p, &g, kinds[variant], normalize);
+        return init_separable(p, &g, kinds[variant], normalize, 0);
     }
     if (variant == VARIANT_LOCAL || variant == VARIANT_GLOBAL || variant == VARIANT_BLOCK) {
         static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
@@ -507,7 +589,7 @@ static clip_status conv2_init(clip_process *p) {
             if (other == 2 && sepmode == SEP_AUTO) {
                 r1 = factor_k(p, k, g.t, why, sizeof why, &s);
                 if (r1 < 0) return s;
-                if (r1) return init_separable(p, &g, 0, normalize);
+                if (r1) return init_separable(p, &g, 0, normalize, 0);
             }
             if (other == 0) { /* a cached "fft" under elementwise accuracy falls through */
                 s = init_direct(p, &g, tc, 0, 0, normalize, skipz, 0);
@@ -527,7 +609,7 @@ static clip_status conv2_init(clip_process *p) {
         if (t_sep < best) {
             r1 = factor_k(p, k, g.t, why, sizeof why, &s);
             if (r1 < 0) return s;
-            if (r1) return init_separable(p, &g, 0, normalize);
+            if (r1) return init_separable(p, &g, 0, normalize, 0);
         }
     }
     if (normwise && conv2_fft_available() && fft_ms(&rt, &g) < best) {
@@ -540,36 +622,65 @@ static clip_status conv2_init(clip_process *p) {
     return init_direct(p, &g, direct, 0, 1, normalize, skipz, 0);
 }
 
+/* The buffers of the launch (indexed by CONV2_BUF_*): A, the filter (conv2's K, its rank-one
+ * factors, or conv2sep's u and v or formed K), C and the temporary. */
+static clip_status launch_buffers(clip_process *p, conv2_state *st, clip_data *c, cl_mem *bufs) {
+    clip_status s = clip_proc_input_buffer(p, st->ia, &bufs[CONV2_BUF_A]);
+    if (st->ia == 0) {
+        const int need_k = !st->u || st->kinfo;
+        if (s == CLIP_OK && need_k) s = clip_proc_input_buffer(p, 1, &bufs[CONV2_BUF_K]);
+        if (s == CLIP_OK && st->u) s = clip_proc_read_buffer(p, st->u, &bufs[CONV2_BUF_U]);
+        if (s == CLIP_OK && st->v) s = clip_proc_read_buffer(p, st->v, &bufs[CONV2_BUF_V]);
+    } else if (st->k) {
+        if (s == CLIP_OK) s = clip_proc_read_buffer(p, st->k, &bufs[CONV2_BUF_K]);
+    } else {
+        if (s == CLIP_OK) s = clip_proc_input_buffer(p, 0, &bufs[CONV2_BUF_U]);
+        if (s == CLIP_OK) s = clip_proc_input_buffer(p, 1, &bufs[CONV2_BUF_V]);
+    }
+    if (s == CLIP_OK) s = clip_proc_write_buffer(p, c, 0, &bufs[CONV2_BUF_C]);
+    bufs[CONV2_BUF_T] = st->tmp;
+    return s;
+}
+
+/* conv2_kinfo on K, or conv2_kinfo_uv on conv2sep's u and v (one kinfo per pass). */
+static clip_status launch_kinfo(clip_process *p, conv2_state *st, const cl_mem *bufs) {
+    size_t g = 64;
+    cl_kernel k = st->kinfo_k;
+    clip_status s;
+    if (st->kinfo1) {
+        s = clip_proc_arg(p, k, 0, sizeof(cl_mem), &bufs[CONV2_BUF_U]);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 1, sizeof st->nu, &st->nu);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 2, sizeof(cl_mem), &bufs[CONV2_BUF_V]);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 3, sizeof st->nv, &st->nv);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 4, sizeof(cl_mem), &st->kinfo1);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 5, sizeof(cl_mem), &st->kinfo);
+    } else {
+        s = clip_proc_arg(p, k, 0, sizeof(cl_mem), &bufs[CONV2_BUF_K]);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 1, sizeof(cl_mem), &st->kinfo);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, 2, sizeof st->nk, &st->nk);
+    }
+    return s == CLIP_OK ? clip_proc_enqueue(p, k, 1, &g, &g) : s;
+}
+
 static clip_status conv2_launch(clip_process *p) {
     conv2_state *st = clip_proc_state(p);
     clip_data *c = NULL;
     clip_process_output(p, 0, &c);
     if (clip_data_numel(c) == 0) return CLIP_OK;
     cl_mem bufs[CONV2_NBUF] = {0};
-    clip_status s = clip_proc_input_buffer(p, 0, &bufs[CONV2_BUF_A]);
-    const int need_k = !st->u || st->kinfo;
-    if (s == CLIP_OK && need_k) s = clip_proc_input_buffer(p, 1, &bufs[CONV2_BUF_K]);
-    if (s == CLIP_OK) s = clip_proc_write_buffer(p, c, 0, &bufs[CONV2_BUF_C]);
-    if (s == CLIP_OK && st->u) s = clip_proc_read_buffer(p, st->u, &bufs[CONV2_BUF_U]);
-    if (s == CLIP_OK && st->v) s = clip_proc_read_buffer(p, st->v, &bufs[CONV2_BUF_V]);
+    clip_status s = launch_buffers(p, st, c, bufs);
+    if (s == CLIP_OK && st->kinfo) s = launch_kinfo(p, st, bufs);
     if (s != CLIP_OK) return s;
-    bufs[CONV2_BUF_T] = st->tmp;
-    if (st->kinfo) {
-        size_t g = 64;
-        s = clip_proc_arg(p, st->kinfo_k, 0, sizeof(cl_mem), &bufs[CONV2_BUF_K]);
-        if (s == CLIP_OK) s = clip_proc_arg(p, st->kinfo_k, 1, sizeof(cl_mem), &st->kinfo);
-        if (s == CLIP_OK) s = clip_proc_arg(p, st->kinfo_k, 2, sizeof st->nk, &st->nk);
-        if (s == CLIP_OK) s = clip_proc_enqueue(p, st->kinfo_k, 1, &g, &g);
-        if (s != CLIP_OK) return s;
-    }
     if (st->fft) {
         const cl_int zero = 0;
         s = clip_proc_fill(p, st->gate, &zero, sizeof zero, 0, sizeof zero);
         if (s == CLIP_OK) s = conv2_fft_launch(p, st->fft, bufs, st->kinfo, st->gate);
         if (s != CLIP_OK) return s;
     }
+    /* conv2sep's column pass reads u's kinfo; every other pass the one kinfo. */
     for (int i = 0; i < st->npass && s == CLIP_OK; i++)
-        s = conv2_direct_launch(p, &st->pass[i], bufs, st->kinfo, st->gate);
+        s = conv2_direct_launch(p, &st->pass[i], bufs, i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo,
+                                st->gate);
     return s;
 }
 
@@ -577,7 +688,8 @@ static void conv2_release(clip_process *p) {
     conv2_state *st = clip_proc_state(p);
     clip_data_destroy(st->u);
     clip_data_destroy(st->v);
-    st->u = st->v = NULL;
+    clip_data_destroy(st->k);
+    st->u = st->v = st->k = NULL;
     conv2_fft_release(st->fft);
     st->fft = NULL;
 }
@@ -590,9 +702,125 @@ const clip_process_desc clip_process_conv2 = {
     .n_outputs = 1,
     .output_docs = conv2_outputs,
     .params = conv2_params,
-    .n_params = 7,
+    .n_params = CONV2_COMMON_COUNT + 3,
     .state_size = sizeof(conv2_state),
     .init = conv2_init,
+    .launch = conv2_launch,
+    .release = conv2_release,
+};
+
+/* ---- conv2sep: conv2(u, v, A) ------------------------------------------------------------ */
+
+static const char *const sep_variant_names[] = {"auto", "local", "global", "block", NULL};
+static const clip_param_desc conv2sep_params[] = {
+    CONV2_COMMON_PARAMS,
+    {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, sep_variant_names,
+     "the 1-D passes' kernel: auto (by device, as conv2's separable path), local, global, block"},
+};
+static const char *const conv2sep_inputs[] = {
+    "u  vector (row or column) convolved with the columns of A, any type",
+    "v  vector (row or column) convolved with the rows, any type",
+    "A  image: rows x cols (x channels x ...), any type"};
+static const char *const conv2sep_outputs[] = {
+    "C  conv2(u, v, A, shape) per 2-D slice of A, = conv2(A, u(:)*v(:).', shape); type promoted "
+    "from u, v and A"};
+
+/* u and v must be vectors (MATLAB: one dimension at most differs from 1; 0x1 and 1x0 are). */
+static clip_status check_vector(clip_process *p, clip_data *d, const char *name) {
+    size_t long_dims = 0;
+    for (int i = 0; i < clip_data_ndims(d); i++)
+        long_dims += clip_data_dim(d, i) != 1;
+    if (long_dims <= 1) return CLIP_OK;
+    char buf[128];
+    dims_str(d, buf, sizeof buf);
+    return clip_proc_fail(p, CLIP_ERR_SHAPE, "%s must be a vector, got %s", name, buf);
+}
+
+/* The outer product's sources: u and v on the host. */
+typedef struct outer_src {
+    const void *u, *v;
+    clip_type tu, tv;
+    size_t mu;
+} outer_src;
+
+static void outer_value(const void *ctx, size_t e, double *re, double *im) {
+    const outer_src *o = ctx;
+    double ur, ui, vr, vi;
+    host_get(o->u, o->tu, e % o->mu, &ur, &ui);
+    host_get(o->v, o->tv, e / o->mu, &vr, &vi);
+    *re = ur * vr - ui * vi;
+    *im = ur * vi + ui * vr;
+}
+
+/* An empty u, v or A: K = u(:)*v(:).' formed on the host, then conv2's own empty path. */
+static clip_status init_sep_empty(clip_process *p, conv2_geom *g, int normalize) {
+    conv2_state *st = clip_proc_state(p);
+    clip_data *u = clip_proc_input(p, 0), *v = clip_proc_input(p, 1);
+    outer_src o = {NULL, NULL, clip_data_type(u), clip_data_type(v), g->mk};
+    clip_status s = CLIP_OK;
+    if (g->mk * g->nk > 0) s = clip_data_host(u, &o.u);
+    if (s == CLIP_OK && g->mk * g->nk > 0) s = clip_data_host(v, &o.v);
+    if (s == CLIP_OK) s = host_data(p, g->t, g->mk, g->nk, outer_value, &o, &st->k);
+    if (s != CLIP_OK)
+        return clip_proc_fail(p, s, "cannot form u(:)*v(:).': %s",
+                              clip_app_last_error(clip_proc_app(p)));
+    st->nk = (cl_int)(g->mk * g->nk);
+    s = init_kinfo(p, g, normalize);
+    return s == CLIP_OK ? init_empty(p, g, normalize) : s;
+}
+
+/* conv2_kinfo_uv for normalize and the zero padding's skip: one kinfo per pass. */
+static clip_status init_kinfo_uv(clip_process *p, const conv2_geom *g) {
+    conv2_state *st = clip_proc_state(p);
+    const size_t bytes = 2 * clip_type_size(g->t);
+    st->nu = (cl_int)g->mk, st->nv = (cl_int)g->nk;
+    clip_status s =
+        clip_proc_kernel(p, "conv2", g->t, "-DKERNEL=5 -DPAD=0", "conv2_kinfo_uv", &st->kinfo_k);
+    if (s == CLIP_OK) s = clip_proc_temp(p, bytes, &st->kinfo);
+    if (s == CLIP_OK) s = clip_proc_temp(p, bytes, &st->kinfo1);
+    return s;
+}
+
+static clip_status conv2sep_init(clip_process *p) {
+    conv2_state *st = clip_proc_state(p);
+    clip_data *u = clip_proc_input(p, 0), *v = clip_proc_input(p, 1), *a = clip_proc_input(p, 2);
+    st->ia = 2;
+    clip_status s = check_vector(p, u, "u");
+    if (s == CLIP_OK) s = check_vector(p, v, "v");
+    if (s == CLIP_OK) s = check_limits(p, a, "A");
+    if (s == CLIP_OK && clip_data_numel(u) >= DIM_LIMIT) s = check_limits(p, u, "u");
+    if (s == CLIP_OK && clip_data_numel(v) >= DIM_LIMIT) s = check_limits(p, v, "v");
+    if (s != CLIP_OK) return s;
+    const int shape = clip_proc_choice(p, "shape"), variant = clip_proc_choice(p, "variant");
+    const int normalize = clip_proc_bool(p, "normalize");
+    conv2_geom g;
+    size_t dims[CLIP_MAX_DIMS];
+    const int nd = geom_of(p, a, clip_data_numel(u), clip_data_numel(v), &g, dims);
+    g.t = clip_type_promote(clip_type_promote(clip_data_type(u), clip_data_type(v)),
+                            clip_data_type(a));
+    const int io = prepare_io(p, &g, 3, nd, dims, &s);
+    if (io) return s;
+    if (clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0)
+        return init_sep_empty(p, &g, normalize);
+    /* Each pass reads the zero padding under full and same: an Inf in u or v must skip it. */
+    const int skipz = g.pad == 0 && shape != CONV2_SHAPE_VALID;
+    if (normalize || skipz) s = init_kinfo_uv(p, &g);
+    static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
+    return s == CLIP_OK ? init_separable(p, &g, kinds[variant], normalize, skipz) : s;
+}
+
+const clip_process_desc clip_process_conv2sep = {
+    .name = "conv2sep",
+    .summary = "separable 2-D convolution per slice (MATLAB conv2(u, v, A, shape): columns by u, "
+               "rows by v)",
+    .n_inputs = 3,
+    .input_docs = conv2sep_inputs,
+    .n_outputs = 1,
+    .output_docs = conv2sep_outputs,
+    .params = conv2sep_params,
+    .n_params = CONV2_COMMON_COUNT + 1,
+    .state_size = sizeof(conv2_state),
+    .init = conv2sep_init,
     .launch = conv2_launch,
     .release = conv2_release,
 };

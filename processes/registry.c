@@ -3,6 +3,7 @@
 
 extern const clip_process_desc clip_process_scale;
 extern const clip_process_desc clip_process_conv2;
+extern const clip_process_desc clip_process_conv2sep;
 extern const clip_process_desc clip_process_norm;
 extern const clip_process_desc clip_process_dot;
 extern const clip_process_desc clip_process_matmul;
@@ -14,6 +15,7 @@ void clip_register_builtin_processes(void) {
     static const clip_process_desc *const builtins[] = {
         &clip_process_scale,
         &clip_process_conv2,
+        &clip_process_conv2sep,
         &clip_process_norm,
         &clip_process_dot,
         &clip_process_matmul,

@@ -209,16 +209,24 @@ static inline int variant_is(const char *reported, const char *variant) {
  * ("auto", "on", "off") and checks the result against the reference (relative to norm(A) *
  * norm(K) when `fft_scale`, which also lets auto weigh fft: accuracy normwise). When a variant or separable on is forced, checks that it is the one
  * reported. Returns the process (the caller destroys it) for further checks. */
-static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *ha, clip_data *k,
-                                   const host_arr *hk, const conv_case *cc, const char *variant,
-                                   const char *sep, int fft_scale) {
+/* Creates process `name` (conv2 or conv2sep) with the case's shape, pad, correlate, normalize
+ * and `variant`. */
+static inline clip_process *c2_process(clip_app *app, const char *name, const conv_case *cc,
+                                       const char *variant) {
     clip_process *p = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    CHECK_OK(app, clip_process_create(app, name, &p));
     CHECK_OK(app, clip_process_set_choice(p, "shape", shape_name[cc->shape]));
     CHECK_OK(app, clip_process_set_choice(p, "pad", pad_name[cc->pad]));
     CHECK_OK(app, clip_process_set_bool(p, "correlate", cc->corr));
     CHECK_OK(app, clip_process_set_bool(p, "normalize", cc->normalize));
     CHECK_OK(app, clip_process_set_choice(p, "variant", variant));
+    return p;
+}
+
+static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *ha, clip_data *k,
+                                   const host_arr *hk, const conv_case *cc, const char *variant,
+                                   const char *sep, int fft_scale) {
+    clip_process *p = c2_process(app, "conv2", cc, variant);
     CHECK_OK(app, clip_process_set_choice(p, "separable", sep));
     if (fft_scale) CHECK_OK(app, clip_process_set_choice(p, "accuracy", "normwise"));
     CHECK_OK(app, clip_process_set_input(p, 0, a));
@@ -263,6 +271,63 @@ static inline void run_case(clip_app *app, const conv_case *cc, const char *vari
     free(hk.v);
     clip_data_destroy(a);
     clip_data_destroy(k);
+}
+
+/* K = u(:)*v(:).' on the host: conv2(u, v, A) is conv2(A, K). */
+static inline host_arr ref_outer(const host_arr *u, const host_arr *v) {
+    host_arr k;
+    const size_t mu = numel3(u->dims), nv = numel3(v->dims);
+    k.dims[0] = mu, k.dims[1] = nv, k.dims[2] = 1;
+    k.v = malloc((mu * nv > 0 ? mu * nv : 1) * sizeof(double complex));
+    for (size_t j = 0; j < nv; j++)
+        for (size_t i = 0; i < mu; i++)
+            k.v[i + j * mu] = u->v[i] * v->v[j];
+    return k;
+}
+
+/* Runs conv2sep(u, v, A) (host copies hu, hv, ha) with the case's options (cc->k unused) and
+ * `variant`, and checks it against the reference conv2 of A with K = u(:)*v(:).'; a forced
+ * variant must be the kernel of both passes ("separable local ... + local ..."). */
+static inline void c2sep_run(clip_app *app, clip_data *u, const host_arr *hu, clip_data *v,
+                             const host_arr *hv, clip_data *a, const host_arr *ha,
+                             const conv_case *cc, const char *variant) {
+    clip_process *p = c2_process(app, "conv2sep", cc, variant);
+    CHECK_OK(app, clip_process_set_input(p, 0, u));
+    CHECK_OK(app, clip_process_set_input(p, 1, v));
+    CHECK_OK(app, clip_process_set_input(p, 2, a));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    clip_data *out = NULL;
+    CHECK_OK(app, clip_process_output(p, 0, &out));
+    host_arr k = ref_outer(hu, hv);
+    host_arr ref = ref_conv2(ha, &k, cc->shape, cc->pad, cc->corr, cc->normalize);
+    const clip_type t = clip_type_promote(
+        clip_type_promote(clip_data_type(u), clip_data_type(v)), clip_data_type(a));
+    char what[320];
+    snprintf(what, sizeof what,
+             "conv2sep %s(%zux%zu) %s(%zux%zu) %s(%zux%zux%zu) %s pad=%s corr=%d norm=%d "
+             "variant=%s [%s]",
+             clip_type_name(clip_data_type(u)), hu->dims[0], hu->dims[1],
+             clip_type_name(clip_data_type(v)), hv->dims[0], hv->dims[1],
+             clip_type_name(clip_data_type(a)), ha->dims[0], ha->dims[1], ha->dims[2],
+             shape_name[cc->shape], pad_name[cc->pad], cc->corr, cc->normalize, variant,
+             clip_process_variant(p));
+    tu_checks++;
+    if (out) tu_failures += compare(app, out, t, &ref, what);
+    const int empty = !numel3(ha->dims) || !k.dims[0] || !k.dims[1] || !numel3(ref.dims);
+    if (strcmp(variant, "auto") && !empty) {
+        char first[64], second[64];
+        snprintf(first, sizeof first, "separable %s ", variant);
+        snprintf(second, sizeof second, " + %s ", variant);
+        const char *got = clip_process_variant(p);
+        tu_checks++;
+        if (strncmp(got, first, strlen(first)) || !strstr(got, second)) {
+            tu_failures++;
+            fprintf(stderr, "%s: variant reported '%s'\n", what, got);
+        }
+    }
+    free(k.v), free(ref.v);
+    clip_process_destroy(p);
 }
 
 #endif

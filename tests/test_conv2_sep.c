@@ -1,7 +1,8 @@
 /* conv2's separable path (two 1-D passes for a rank-one K) against the plain double-precision
  * reference (conv2_testutil.h) of the full 2-D filter: every type, shape, pad mode, orientation
  * and pass kernel; the rank-one test's tolerance (single accepts what double rejects); auto's
- * choice; errors through the API and the CLI; the transfers of a chain. */
+ * choice; errors through the API and the CLI; the transfers of a chain. Then conv2sep, MATLAB's
+ * conv2(u, v, A), on the same passes, against the reference with K = u(:)*v(:).'. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,10 +205,15 @@ static void test_errors(clip_app *app) {
     clip_data_destroy(k);
 }
 
-static int run_cli(const char *args) {
+static int run_cli_as(const char *process, const char *args) {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s run conv2 %s 2>conv2s_err.txt >conv2s_out.txt", CLIP_TOOL, args);
+    snprintf(cmd, sizeof cmd, "%s run %s %s 2>conv2s_err.txt >conv2s_out.txt", CLIP_TOOL, process,
+             args);
     return system(cmd);
+}
+
+static int run_cli(const char *args) {
+    return run_cli_as("conv2", args);
 }
 
 static int file_has(const char *path, const char *needle) {
@@ -291,6 +297,158 @@ static void test_chain(clip_app *app) {
     clip_data_destroy(k);
 }
 
+/* ---- conv2sep: conv2(u, v, A) ---------------------------------------------------------- */
+
+/* A vector of length n of type t, a column or (row) a row; h holds the stored values. */
+static clip_data *make_vec(clip_app *app, clip_type t, size_t n, int row, unsigned long long seed,
+                           host_arr *h) {
+    return make_data(app, t, row ? 1 : n, row ? n : 1, 1, seed, h);
+}
+
+/* conv2sep of random u (length mu, a row when urow), v (nv, vrow) and A (ma x na x s) of the
+ * given types, with the case's options. */
+static void run_uv(clip_app *app, const clip_type ty[3], size_t mu, int urow, size_t nv, int vrow,
+                   const size_t a[3], const conv_case *cc, const char *variant,
+                   unsigned long long seed) {
+    host_arr hu, hv, ha;
+    clip_data *u = make_vec(app, ty[0], mu, urow, seed, &hu);
+    clip_data *v = make_vec(app, ty[1], nv, vrow, seed * 5 + 3, &hv);
+    clip_data *A = make_data(app, ty[2], a[0], a[1], a[2], seed * 11 + 7, &ha);
+    c2sep_run(app, u, &hu, v, &hv, A, &ha, cc, variant);
+    free(hu.v), free(hv.v), free(ha.v);
+    clip_data_destroy(u), clip_data_destroy(v), clip_data_destroy(A);
+}
+
+/* Every shape, pad mode and orientation on odd sizes (filters longer than A too, length-1
+ * filters, row and column vectors), normalize, 3-D A; f64. */
+static void test_uv_geometry(clip_app *app) {
+    static const clip_type f64[3] = {CLIP_F64, CLIP_F64, CLIP_F64};
+    static const size_t geo[][5] = {
+        /* ma, na, slices, mu, nv */
+        {17, 33, 1, 5, 4}, {1, 1, 1, 3, 1}, {3, 65, 1, 1, 7}, {4, 3, 2, 7, 9}, {33, 17, 1, 2, 3}};
+    unsigned long long seed = 1000;
+    for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++)
+        for (int shape = 0; shape < 3; shape++)
+            for (int pad = 0; pad < 4; pad++) {
+                if (quick && (pad + shape) % 2) continue;
+                conv_case cc = {CLIP_F64, CLIP_F64, {0}, {0}, shape, pad, (int)(g + pad) % 2,
+                                pad == 1 && shape != VALID};
+                const size_t a[3] = {geo[g][0], geo[g][1], geo[g][2]};
+                run_uv(app, f64, geo[g][3], (int)g % 2, geo[g][4], (int)(g / 2) % 2, a, &cc, "auto",
+                       seed++);
+            }
+}
+
+/* Every type, the three inputs alike and mixed (promoted as MATLAB), and each pass kernel forced
+ * on a real and a complex type. */
+static void test_uv_types(clip_app *app) {
+    static const size_t a[3] = {19, 23, 1};
+    unsigned long long seed = 2000;
+    for (int t = 0; t < 4; t++) {
+        const clip_type ty[3] = {all_types[t], all_types[t], all_types[t]};
+        conv_case cc = {all_types[t], all_types[t], {0}, {0}, SAME, t % 4, t % 2, 0};
+        run_uv(app, ty, 5, 0, 3, 1, a, &cc, "auto", seed++);
+    }
+    static const clip_type mixed[][3] = {{CLIP_C64, CLIP_F64, CLIP_F64},
+                                         {CLIP_F64, CLIP_C64, CLIP_F32},
+                                         {CLIP_F32, CLIP_F64, CLIP_C64},
+                                         {CLIP_C32, CLIP_F32, CLIP_F64}};
+    for (int m = 0; m < 4; m++) {
+        conv_case cc = {CLIP_F64, CLIP_F64, {0}, {0}, m % 3, ZERO, 0, m == 1};
+        run_uv(app, mixed[m], 4, m % 2, 5, 1, a, &cc, "auto", seed++);
+    }
+    static const char *const kernels[] = {"local", "global", "block"};
+    static const clip_type kt[2] = {CLIP_F32, CLIP_C64};
+    for (int k = 0; k < 3; k++)
+        for (int t = 0; t < 2; t++) {
+            const clip_type ty[3] = {kt[t], kt[t], kt[t]};
+            conv_case cc = {kt[t], kt[t], {0}, {0}, k, k == 2 ? SYMMETRIC : ZERO, t, 0};
+            const size_t a3[3] = {37, 29, 2};
+            run_uv(app, ty, 7, t, 5, !t, a3, &cc, kernels[k], seed++);
+        }
+}
+
+/* Empty u, v or A: the sizes of the formulas for K = u(:)*v(:).' with zeros, NaN when
+ * normalizing by an empty K's zero sum; an Inf in u next to the zero padding gives Inf, as
+ * Octave, on every pass kernel. */
+static void test_uv_empty_nonfinite(clip_app *app) {
+    static const size_t cases[][5] = {
+        /* ma, na, mu, nv, shape */
+        {5, 6, 0, 4, FULL}, {5, 6, 3, 0, SAME}, {0, 3, 2, 2, FULL}, {0, 3, 2, 2, SAME},
+        {4, 0, 2, 3, VALID}, {2, 2, 3, 3, VALID}};
+    static const clip_type ty[3] = {CLIP_F32, CLIP_F32, CLIP_C32};
+    unsigned long long seed = 3000;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int norm = 0; norm < 2; norm++) {
+            conv_case cc = {CLIP_F32, CLIP_F32, {0}, {0}, (int)cases[c][4], ZERO, 0, norm};
+            const size_t a[3] = {cases[c][0], cases[c][1], 1};
+            run_uv(app, ty, cases[c][2], 0, cases[c][3], 1, a, &cc, "auto", seed++);
+        }
+    static const char *const kernels[] = {"auto", "local", "global", "block"};
+    for (int k = 0; k < 4; k++) {
+        host_arr hu = {{2, 1, 1}, NULL}, hv = {{1, 2, 1}, NULL}, ha;
+        hu.v = malloc(2 * sizeof(double complex)), hv.v = malloc(2 * sizeof(double complex));
+        hu.v[0] = INFINITY, hu.v[1] = 1, hv.v[0] = hv.v[1] = 1;
+        clip_data *u = c2_upload(app, CLIP_F64, &hu), *v = c2_upload(app, CLIP_F64, &hv);
+        clip_data *A = make_data(app, CLIP_F64, 2, 2, 1, 77, &ha);
+        for (size_t i = 0; i < 4; i++) ha.v[i] = 1;
+        clip_data_destroy(A);
+        A = c2_upload(app, CLIP_F64, &ha);
+        conv_case cc = {CLIP_F64, CLIP_F64, {0}, {0}, FULL, ZERO, 0, 0};
+        c2sep_run(app, u, &hu, v, &hv, A, &ha, &cc, kernels[k]);
+        free(hu.v), free(hv.v), free(ha.v);
+        clip_data_destroy(u), clip_data_destroy(v), clip_data_destroy(A);
+    }
+}
+
+/* Errors: u or v not a vector, a variant conv2sep has not, a missing input; the CLI runs the
+ * three-input form and names its errors. */
+static void test_uv_errors_cli(clip_app *app) {
+    size_t d32[2] = {3, 2}, d3[2] = {3, 1}, d222[3] = {2, 2, 2};
+    clip_data *m = NULL, *u = NULL, *cube = NULL;
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, d32, &m));
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, d3, &u));
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 3, d222, &cube));
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2sep", &p));
+    CHECK_OK(app, clip_process_set_input(p, 0, m));
+    CHECK_OK(app, clip_process_set_input(p, 1, u));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_MISSING_INPUT);
+    CHECK_OK(app, clip_process_set_input(p, 2, m));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_SHAPE);
+    CHECK_MSG(app, "conv2sep: u must be a vector, got 3x2");
+    CHECK_OK(app, clip_process_set_input(p, 0, u));
+    CHECK_OK(app, clip_process_set_input(p, 1, cube));
+    CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_SHAPE);
+    CHECK_MSG(app, "conv2sep: v must be a vector, got 2x2x2");
+    CHECK_STATUS(app, clip_process_set_choice(p, "variant", "fft"), CLIP_ERR_BAD_CHOICE);
+    clip_process_destroy(p);
+    clip_data_destroy(m), clip_data_destroy(u), clip_data_destroy(cube);
+
+    host_arr hu, hv, ha;
+    clip_data *cu = make_data(app, CLIP_C32, 1, 5, 1, 61, &hu);
+    clip_data *cv = make_data(app, CLIP_C32, 4, 1, 1, 62, &hv);
+    clip_data *ca = make_data(app, CLIP_C32, 21, 12, 1, 63, &ha);
+    CHECK_OK(app, clip_save(app, "conv2s_u.cfl", cu));
+    CHECK_OK(app, clip_save(app, "conv2s_v.cfl", cv));
+    CHECK_OK(app, clip_save(app, "conv2s_a.cfl", ca));
+    CHECK(run_cli_as("conv2sep", "conv2s_u.cfl conv2s_v.cfl conv2s_a.cfl -o conv2s_c.cfl --shape "
+                                 "same --correlate --time") == 0);
+    CHECK(file_has("conv2s_err.txt", "variant conv2sep separable "));
+    clip_data *c = NULL;
+    CHECK_OK(app, clip_load(app, "conv2s_c.cfl", &c));
+    host_arr k = ref_outer(&hu, &hv), ref = ref_conv2(&ha, &k, SAME, ZERO, 1, 0);
+    tu_checks++;
+    if (c) tu_failures += compare(app, c, CLIP_C32, &ref, "CLI conv2sep");
+    clip_data_destroy(c);
+    CHECK(run_cli_as("conv2sep", "conv2s_u.cfl conv2s_a.cfl -o conv2s_c.cfl") != 0);
+    CHECK(file_has("conv2s_err.txt", "conv2sep takes 3 inputs, got 2"));
+    CHECK(run_cli_as("conv2sep", "conv2s_a.cfl conv2s_v.cfl conv2s_a.cfl") != 0);
+    CHECK(file_has("conv2s_err.txt", "u must be a vector, got 21x12"));
+    free(hu.v), free(hv.v), free(ha.v), free(k.v), free(ref.v);
+    clip_data_destroy(cu), clip_data_destroy(cv), clip_data_destroy(ca);
+}
+
 int main(void) {
     quick = tu_quick();
     clip_app *app = tu_app();
@@ -302,6 +460,10 @@ int main(void) {
     test_auto(app);
     test_cli(app);
     test_chain(app);
+    test_uv_geometry(app);
+    test_uv_types(app);
+    test_uv_empty_nonfinite(app);
+    test_uv_errors_cli(app);
     clip_app_destroy(app);
     return tu_finish("test_conv2_sep");
 }
