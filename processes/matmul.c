@@ -10,6 +10,7 @@
  * (MATLAB: A' is real, then A'*B). */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "clip/process_author.h"
 #include "gemm.h"
@@ -57,12 +58,11 @@ static void op_str(const clip_data *d, const char *name, clip_gemm_trans op, cha
                  clip_data_dim(d, 1), clip_data_dim(d, 0), name, sd);
 }
 
-/* The product of a 1x1 operand with anything: the other operand's shape, transposed when it is
- * (a 2-D operand only, as MATLAB); a conjugated complex scalar is conjugated. */
-static clip_status init_scalar(clip_process *p, matmul_state *st, clip_type t, int si) {
+/* The product of a 1x1 operand (input si) with anything: the other operand's shape,
+ * transposed when it is (a 2-D operand only, as MATLAB). */
+static clip_status scalar_output(clip_process *p, const clip_gemm_trans *op, clip_type t, int si) {
     clip_data *x = clip_proc_input(p, 1 - si), *c = NULL;
-    const clip_gemm_trans ox = st->op[1 - si];
-    st->scalar_input = si;
+    const clip_gemm_trans ox = op[1 - si];
     if (ox != CLIP_GEMM_NOTRANS && !clip_gemm_is_2d(x)) {
         char sx[128];
         op_str(x, si ? "A" : "B", CLIP_GEMM_NOTRANS, sx, sizeof sx);
@@ -70,30 +70,20 @@ static clip_status init_scalar(clip_process *p, matmul_state *st, clip_type t, i
                               "%s: transpose is defined for 2-D operands only (MATLAB)", sx);
     }
     size_t dims[2] = {clip_data_dim(x, 1), clip_data_dim(x, 0)};
-    clip_status s = ox != CLIP_GEMM_NOTRANS
-                        ? clip_proc_output(p, 0, t, 2, dims, &c)
-                        : clip_proc_output(p, 0, t, clip_data_ndims(x), clip_data_dims(x), &c);
-    if (s != CLIP_OK || clip_data_numel(x) == 0) return s;
-    st->yrows = clip_data_dim(c, 0);
-    clip_proc_set_variant(p, "scalar");
-    char opts[96];
-    snprintf(opts, sizeof opts, "-DGEMM_SCALAR_ONLY=1 -DSCALAR_CONJ=%d -DX_TRANS=%d",
-             st->op[si] == CLIP_GEMM_CTRANS, (int)ox);
-    return clip_proc_kernel(p, "matmul", t, opts, "gemm_scalar", &st->scalar);
+    return ox != CLIP_GEMM_NOTRANS
+               ? clip_proc_output(p, 0, t, 2, dims, &c)
+               : clip_proc_output(p, 0, t, clip_data_ndims(x), clip_data_dims(x), &c);
 }
 
-static clip_status matmul_init(clip_process *p) {
-    matmul_state *st = clip_proc_state(p);
+/* Checks the operands as MATLAB's mtimes and creates C. *si is the input that is a 1x1 scalar,
+ * or -1 for a matrix product op(A) (m x k) * op(B) (k x n), whose sizes go to st. */
+static clip_status matmul_output(clip_process *p, matmul_state *st, int *si) {
     clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1), *c = NULL;
     clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
-    clip_status s = clip_proc_input_as(p, 0, t);
-    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
-    if (s != CLIP_OK) return s;
     st->op[0] = op_of(p, 0);
     st->op[1] = op_of(p, 1);
-    if (clip_data_numel(a) == 1) return init_scalar(p, st, t, 0);
-    if (clip_data_numel(b) == 1) return init_scalar(p, st, t, 1);
-
+    *si = clip_data_numel(a) == 1 ? 0 : clip_data_numel(b) == 1 ? 1 : -1;
+    if (*si >= 0) return scalar_output(p, st->op, t, *si);
     char sa[128], sb[128];
     op_str(a, "A", st->op[0], sa, sizeof sa);
     op_str(b, "B", st->op[1], sb, sizeof sb);
@@ -111,10 +101,35 @@ static clip_status matmul_init(clip_process *p) {
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "%s and %s: a dimension exceeds %d", sa, sb,
                               INT_MAX);
     size_t dims[2] = {st->m, st->n};
-    s = clip_proc_output(p, 0, t, 2, dims, &c);
-    if (s != CLIP_OK) return s;
-    if (c == a || c == b)
+    clip_status s = clip_proc_output(p, 0, t, 2, dims, &c);
+    if (s == CLIP_OK && (c == a || c == b))
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "the output must not be one of the inputs");
+    return s;
+}
+
+/* The scalar product's kernel; a conjugated complex scalar is conjugated. */
+static clip_status init_scalar(clip_process *p, matmul_state *st, clip_type t, int si) {
+    clip_data *x = clip_proc_input(p, 1 - si);
+    st->scalar_input = si;
+    if (clip_data_numel(x) == 0) return CLIP_OK;
+    st->yrows = clip_data_dim(x, st->op[1 - si] != CLIP_GEMM_NOTRANS); /* C's rows */
+    clip_proc_set_variant(p, "scalar");
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DGEMM_SCALAR_ONLY=1 -DSCALAR_CONJ=%d -DX_TRANS=%d",
+             st->op[si] == CLIP_GEMM_CTRANS, (int)st->op[1 - si]);
+    return clip_proc_kernel(p, "matmul", t, opts, "gemm_scalar", &st->scalar);
+}
+
+static clip_status matmul_init(clip_process *p) {
+    matmul_state *st = clip_proc_state(p);
+    clip_data *a = clip_proc_input(p, 0), *b = clip_proc_input(p, 1);
+    clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
+    int si = -1;
+    clip_status s = matmul_output(p, st, &si);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 0, t);
+    if (s == CLIP_OK) s = clip_proc_input_as(p, 1, t);
+    if (s != CLIP_OK) return s;
+    if (si >= 0) return init_scalar(p, st, t, si);
 
     clip_gemm_params prm;
     s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &prm);
@@ -131,6 +146,77 @@ static clip_status matmul_init(clip_process *p) {
     clip_gemm_describe(&prm, desc, sizeof desc);
     clip_proc_set_variant(p, desc);
     return clip_gemm_build(p, t, &prm, st->m, st->n, &st->gemm);
+}
+
+/* Bands of the non-scalar operand (of its largest dimension; a transposed one lands
+ * transposed), the scalar whole in every piece. */
+static clip_status plan_scalar(clip_process *p, clip_plan *pl, const matmul_state *st, int si) {
+    clip_data *x = clip_proc_input(p, 1 - si);
+    const int tx = st->op[1 - si] != CLIP_GEMM_NOTRANS;
+    int e = 0;
+    for (int i = 1; i < (tx ? 2 : CLIP_MAX_DIMS); i++)
+        if (clip_data_dim(x, i) > clip_data_dim(x, e)) e = i;
+    const size_t n = clip_data_dim(x, e), target = clip_plan_target(pl);
+    const size_t parts = target < n ? target : n;
+    clip_status s = CLIP_OK;
+    for (size_t b = 0; b < parts && parts > 1 && s == CLIP_OK; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        clip_box_all(clip_proc_input(p, si), &pc.in[si]);
+        clip_box_all(x, &pc.in[1 - si]);
+        clip_plan_band(n, parts, b, &pc.in[1 - si].start[e], &pc.in[1 - si].count[e]);
+        const int oe = tx ? 1 - e : e;
+        clip_box_all(x, &pc.keep[0]);
+        if (tx) {
+            pc.keep[0].count[0] = clip_data_dim(x, 1);
+            pc.keep[0].count[1] = clip_data_dim(x, 0);
+        }
+        pc.keep[0].count[oe] = pc.in[1 - si].count[e];
+        pc.at[0][oe] = pc.in[1 - si].start[e];
+        s = clip_plan_add(pl, &pc);
+    }
+    return s;
+}
+
+/* Blocks of C: a grid of r bands of op(A)'s rows by c bands of op(B)'s columns, r * c near the
+ * target. Column bands only (every piece reads all of A) while A is small beside a device's
+ * largest allocation; square-ish grids otherwise, so that no piece needs all of A. */
+static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
+    matmul_state *st = clip_proc_state(p);
+    int si = -1;
+    clip_status s = matmul_output(p, st, &si);
+    if (s != CLIP_OK) return s;
+    if (si >= 0) return plan_scalar(p, pl, st, si);
+    if (st->m == 0 || st->n == 0 || st->k == 0) return CLIP_OK;
+    const size_t target = clip_plan_target(pl);
+    size_t r = 1, c = target;
+    if ((uint64_t)clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl)) {
+        while (r * r < target) r++;
+        c = r;
+    }
+    if (c > st->n) {
+        r = (target + st->n - 1) / st->n;
+        c = st->n;
+    }
+    if (r > st->m) r = st->m;
+    const int ta = st->op[0] != CLIP_GEMM_NOTRANS, tb = st->op[1] != CLIP_GEMM_NOTRANS;
+    for (size_t i = 0; i < r && s == CLIP_OK; i++)
+        for (size_t j = 0; j < c && s == CLIP_OK; j++) {
+            clip_piece pc;
+            memset(&pc, 0, sizeof pc);
+            clip_box_all(clip_proc_input(p, 0), &pc.in[0]);
+            clip_box_all(clip_proc_input(p, 1), &pc.in[1]);
+            size_t i0, ni, j0, nj;
+            clip_plan_band(st->m, r, i, &i0, &ni);
+            clip_plan_band(st->n, c, j, &j0, &nj);
+            pc.in[0].start[ta] = i0, pc.in[0].count[ta] = ni;   /* op(A)'s rows */
+            pc.in[1].start[!tb] = j0, pc.in[1].count[!tb] = nj; /* op(B)'s columns */
+            for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.keep[0].count[d] = 1;
+            pc.keep[0].count[0] = ni, pc.keep[0].count[1] = nj;
+            pc.at[0][0] = i0, pc.at[0][1] = j0;
+            s = clip_plan_add(pl, &pc);
+        }
+    return s;
 }
 
 static clip_status launch_scalar(clip_process *p, matmul_state *st) {
@@ -185,4 +271,5 @@ const clip_process_desc clip_process_matmul = {
     .state_size = sizeof(matmul_state),
     .init = matmul_init,
     .launch = matmul_launch,
+    .plan = matmul_plan,
 };

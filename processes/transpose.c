@@ -8,6 +8,7 @@
  * and writes both move contiguous runs (memory speed, not the strided half of a naive copy);
  * 32 x 8 work-items per block where the device allows 256, else 16 x 4 blocks of 16. */
 #include <stdio.h>
+#include <string.h>
 
 #include "clip/process_author.h"
 
@@ -24,9 +25,24 @@ static const clip_param_desc transpose_params[] = {
 static const char *const transpose_inputs[] = {"A  m x n (x ...), any type"};
 static const char *const transpose_outputs[] = {"C  n x m (x ...): A.' or A' per 2-D slice"};
 
+/* Checks A's size and creates C, n x m (x the rest). */
+static clip_status transpose_output(clip_process *p) {
+    clip_data *a = clip_proc_input(p, 0), *c = NULL;
+    const int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
+    size_t dims[CLIP_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        dims[i] = clip_data_dim(a, i);
+    if (dims[0] > 0xFFFFFFFFu || dims[1] > 0xFFFFFFFFu)
+        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A is %zux%zu: rows and columns must be below 2^32",
+                              dims[0], dims[1]);
+    const size_t m = dims[0];
+    dims[0] = dims[1], dims[1] = m;
+    return clip_proc_output(p, 0, clip_data_type(a), nd, dims, &c);
+}
+
 static clip_status transpose_init(clip_process *p) {
     transpose_state *st = clip_proc_state(p);
-    clip_data *a = clip_proc_input(p, 0), *c = NULL;
+    clip_data *a = clip_proc_input(p, 0);
     const int nd = clip_data_ndims(a) < 2 ? 2 : clip_data_ndims(a);
     size_t dims[CLIP_MAX_DIMS], slices = 1;
     for (int i = 0; i < nd; i++)
@@ -34,12 +50,8 @@ static clip_status transpose_init(clip_process *p) {
     for (int i = 2; i < nd; i++)
         slices *= dims[i];
     const size_t m = dims[0], n = dims[1];
-    if (m > 0xFFFFFFFFu || n > 0xFFFFFFFFu)
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A is %zux%zu: rows and columns must be below 2^32",
-                              m, n);
-    dims[0] = n, dims[1] = m;
     const clip_type t = clip_data_type(a);
-    clip_status s = clip_proc_output(p, 0, t, nd, dims, &c);
+    clip_status s = transpose_output(p);
     if (s != CLIP_OK) return s;
     const size_t big = clip_proc_device(p)->max_work_group >= 256;
     const size_t tile = big ? 32 : 16, rows = big ? 8 : 4;
@@ -75,6 +87,31 @@ static clip_status transpose_launch(clip_process *p) {
     return s;
 }
 
+/* Bands of A's largest dimension: of slices they stay slices; of rows (columns) of A they
+ * become columns (rows) of C. */
+static clip_status transpose_plan(clip_process *p, clip_plan *pl) {
+    clip_status s = transpose_output(p);
+    clip_data *a = clip_proc_input(p, 0);
+    int e = 0;
+    for (int i = 1; i < CLIP_MAX_DIMS; i++)
+        if (clip_data_dim(a, i) > clip_data_dim(a, e)) e = i;
+    const size_t n = clip_data_dim(a, e), target = clip_plan_target(pl);
+    const size_t parts = target < n ? target : n;
+    for (size_t b = 0; b < parts && parts > 1 && s == CLIP_OK; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        clip_box_all(a, &pc.in[0]);
+        clip_plan_band(n, parts, b, &pc.in[0].start[e], &pc.in[0].count[e]);
+        pc.keep[0] = pc.in[0];
+        pc.keep[0].count[0] = pc.in[0].count[1];
+        pc.keep[0].count[1] = pc.in[0].count[0];
+        pc.keep[0].start[e] = 0;
+        pc.at[0][e < 2 ? 1 - e : e] = pc.in[0].start[e];
+        s = clip_plan_add(pl, &pc);
+    }
+    return s;
+}
+
 const clip_process_desc clip_process_transpose = {
     .name = "transpose",
     .summary = "A.' (MATLAB transpose), or A' with --conjugate, of every 2-D slice",
@@ -87,4 +124,5 @@ const clip_process_desc clip_process_transpose = {
     .state_size = sizeof(transpose_state),
     .init = transpose_init,
     .launch = transpose_launch,
+    .plan = transpose_plan,
 };

@@ -245,6 +245,61 @@ static void test_norm(void) {
     }
 }
 
+/* Bands of rows, columns or slices, each landing transposed. */
+static void test_transpose(void) {
+    const size_t shapes[][3] = {{300, 41, 1}, {23, 500, 1}, {17, 9, 40}};
+    const clip_type types[] = {CLIP_F32, CLIP_C64};
+    for (size_t d = 0; d < 3; d++)
+        for (size_t t = 0; t < 2; t++) {
+            clip_data *a = random_data(apps[ONE], types[t], 3, shapes[d], 31 + d);
+            const param conj[] = {{"conjugate", "true"}, {NULL, NULL}};
+            char what[64];
+            snprintf(what, sizeof what, "%zux%zux%zu %s'", shapes[d][0], shapes[d][1],
+                     shapes[d][2], clip_type_name(types[t]));
+            check_case(what, "transpose", &a, 1, conj, 0.0, 1);
+            clip_data_destroy(a);
+        }
+}
+
+/* Blocks of C (column bands while A is small, grids when streaming needs them), every
+ * transposition, mixed types, and the scalar product in bands. Each block of C is the same
+ * product of the same rows and columns: bit for bit where the kernel's tiling does not depend on
+ * the block's size, within rounding otherwise (a K split or another tile changes the order). */
+static void test_matmul(void) {
+    const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    const char *const ops[] = {"n", "t", "c"};
+    for (size_t t = 0; t < 4; t++)
+        for (int oa = 0; oa < 3; oa++)
+            for (int ob = 0; ob < 3; ob += 2) {
+                const size_t m = 67, k = 45, n = 93;
+                const size_t da[2] = {oa ? k : m, oa ? m : k}, db[2] = {ob ? n : k, ob ? k : n};
+                clip_data *in[2] = {random_data(apps[ONE], types[t], 2, da, 41),
+                                    random_data(apps[ONE], types[(t + oa) % 4], 2, db, 42)};
+                const param prm[] = {{"transa", ops[oa]}, {"transb", ops[ob]}, {NULL, NULL}};
+                char what[64];
+                snprintf(what, sizeof what, "%s(A)%s(B) %s.%s", ops[oa], ops[ob],
+                         clip_type_name(types[t]), clip_type_name(types[(t + oa) % 4]));
+                const int dbl = clip_type_is_double(types[t]) && clip_type_is_double(types[(t + oa) % 4]);
+                check_case(what, "matmul", in, 2, prm, dbl ? 1e-12 : 1e-4, 1);
+                clip_data_destroy(in[0]);
+                clip_data_destroy(in[1]);
+            }
+    /* A larger than the streamed app's quarter allocation: a grid of blocks */
+    const size_t da[2] = {150, 40}, db[2] = {40, 130};
+    clip_data *in[2] = {random_data(apps[ONE], CLIP_F64, 2, da, 43),
+                        random_data(apps[ONE], CLIP_F64, 2, db, 44)};
+    check_case("150x40*40x130 f64 grid", "matmul", in, 2, NULL, 1e-12, 1);
+    clip_data_destroy(in[1]);
+    const size_t ds[2] = {1, 1};
+    in[1] = random_data(apps[ONE], CLIP_C32, 2, ds, 45);
+    const param tr[] = {{"transa", "t"}, {NULL, NULL}};
+    check_case("150x40.' * scalar c32", "matmul", in, 2, tr, 0.0, 1);
+    clip_data *sw[2] = {in[1], in[0]};
+    check_case("scalar * 150x40 c32", "matmul", sw, 2, NULL, 0.0, 1);
+    clip_data_destroy(in[0]);
+    clip_data_destroy(in[1]);
+}
+
 int main(void) {
     /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
     setenv("POCL_DEVICES", "pthread pthread pthread", 0);
@@ -260,6 +315,8 @@ int main(void) {
     test_scale();
     test_dot();
     test_norm();
+    test_transpose();
+    test_matmul();
     for (int a = 0; a < N_APPS; a++) clip_app_destroy(apps[a]);
     return tu_finish("test_plan");
 }
