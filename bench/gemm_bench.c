@@ -1,12 +1,18 @@
 /* gemm_bench: clip's matmul against CLBlast (where found at build time), side by side on one
- * device, column-major C = A*B with A M x K and B K x N.
+ * device, column-major C = op(A)*op(B) with op(A) M x K and op(B) K x N.
  *
  *   gemm_bench [SIZE...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
+ *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
  *              [--variant V] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
  *               --ksplit X --stages X --wm X --streamk X] [--ptxinfo]
  *
- * SIZE is n (a square product) or MxNxK. --ptxinfo builds clip's chosen kernel once more with
- * NVIDIA's -cl-nv-verbose and prints the compiler's register and spill report.
+ * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
+ * stored), t (transpose, MATLAB .') or c (conjugate transpose, '): --ops nn,tn,nt,tt times the
+ * plain product and the three transposed ones one after the other in the same run (clip reads a
+ * transposed operand in place; CLBlast gets the same transpose flags on the same stored data).
+ * --transa/--transb set a single pair (default nn). Lines of a transposed case carry ":OPS" after
+ * the shape. --ptxinfo builds clip's chosen kernel once more with NVIDIA's -cl-nv-verbose and
+ * prints the compiler's register and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
@@ -29,9 +35,13 @@
 
 #define N_TILES 11
 
+#define MAX_OPS 9
+
 typedef struct opts {
     size_t sizes[32][3]; /* m, n, k */
     int n_sizes;
+    int ops[MAX_OPS][2]; /* op(A), op(B): clip_gemm_trans */
+    int n_ops;
     int ptxinfo;
     clip_type type;
     int repeat;
@@ -56,6 +66,26 @@ static int cmp_d(const void *a, const void *b) {
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* n, t or c as a clip_gemm_trans; -1 otherwise. */
+static int op_of(char c) {
+    return c == 'n' ? CLIP_GEMM_NOTRANS : c == 't' ? CLIP_GEMM_TRANS : c == 'c' ? CLIP_GEMM_CTRANS : -1;
+}
+
+/* --ops "nn,tn,nt,tt": each item two of n/t/c. Returns 0, or -1 with a message. */
+static int parse_ops(const char *v, opts *o) {
+    o->n_ops = 0;
+    for (const char *q = v; *q;) {
+        if (o->n_ops == MAX_OPS || !q[0] || !q[1] || op_of(q[0]) < 0 || op_of(q[1]) < 0 ||
+            (q[2] && q[2] != ','))
+            return fprintf(stderr, "gemm_bench: --ops %s: want pairs of n/t/c, e.g. nn,tn,nt,tt\n", v), -1;
+        o->ops[o->n_ops][0] = op_of(q[0]);
+        o->ops[o->n_ops][1] = op_of(q[1]);
+        o->n_ops++;
+        q += q[2] ? 3 : 2;
+    }
+    return 0;
 }
 
 static int parse(int argc, char **argv, opts *o) {
@@ -85,6 +115,14 @@ static int parse(int argc, char **argv, opts *o) {
             if (o->repeat < 1) return fprintf(stderr, "gemm_bench: --repeat must be >= 1\n"), -1;
         } else if (!strcmp(a, "--device")) {
             o->device = v;
+        } else if (!strcmp(a, "--ops")) {
+            if (parse_ops(v, o)) return -1;
+        } else if (!strcmp(a, "--transa") || !strcmp(a, "--transb")) {
+            const int which = a[7] == 'b';
+            if (op_of(v[0]) < 0 || v[1])
+                return fprintf(stderr, "gemm_bench: %s %s: want n, t or c\n", a, v), -1;
+            o->n_ops = 1;
+            o->ops[0][which] = op_of(v[0]);
         } else if (!strcmp(a, "--variant")) {
             o->variant = v;
         } else if (!strncmp(a, "--", 2)) {
@@ -104,6 +142,7 @@ static int parse(int argc, char **argv, opts *o) {
         i++;
     }
     if (!o->n_sizes) o->sizes[o->n_sizes][0] = o->sizes[o->n_sizes][1] = o->sizes[o->n_sizes][2] = 1024, o->n_sizes++;
+    if (!o->n_ops) o->n_ops = 1; /* nn */
     return 0;
 }
 
@@ -137,8 +176,15 @@ static cl_device_id device_by_index(int index) {
 
 /* CLBlast's GEMM on the same data: fills t_dev/t_wall (ms, median) and the result in `out`.
  * Returns 0, or -1 with a message. */
-static int run_clblast(int dev_index, clip_type t, size_t m, size_t n, size_t k, const void *a,
-                       const void *b, void *out, int repeat, double *t_dev, double *t_wall) {
+static CLBlastTranspose clblast_op(int op) {
+    return op == CLIP_GEMM_CTRANS ? CLBlastTransposeConjugate
+           : op == CLIP_GEMM_TRANS ? CLBlastTransposeYes
+                                   : CLBlastTransposeNo;
+}
+
+static int run_clblast(int dev_index, clip_type t, const int ops[2], size_t m, size_t n, size_t k,
+                       const void *a, const void *b, void *out, int repeat, double *t_dev,
+                       double *t_wall) {
     cl_device_id dev = device_by_index(dev_index);
     if (!dev) return fprintf(stderr, "clblast: device %d not found\n", dev_index), -1;
     cl_int e = CL_SUCCESS;
@@ -151,29 +197,32 @@ static int run_clblast(int dev_index, clip_type t, size_t m, size_t n, size_t k,
     cl_mem C = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
     double *dv = calloc((size_t)repeat, sizeof *dv), *wv = calloc((size_t)repeat, sizeof *wv);
     int rc = 0;
+    /* The stored operands: k x m for a transposed A, n x k for a transposed B. */
+    const CLBlastTranspose ta = clblast_op(ops[0]), tb = clblast_op(ops[1]);
+    const size_t lda = ops[0] ? k : m, ldb = ops[1] ? n : k;
     for (int r = -1; r < repeat && rc == 0; r++) { /* r = -1 builds and warms up */
         cl_event ev = NULL;
         double w0 = now_s();
         CLBlastStatusCode s;
         switch (t) {
         case CLIP_F32:
-            s = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.f,
-                             A, 0, m, B, 0, k, 0.f, C, 0, m, &q, &ev);
+            s = CLBlastSgemm(CLBlastLayoutColMajor, ta, tb, m, n, k, 1.f,
+                             A, 0, lda, B, 0, ldb, 0.f, C, 0, m, &q, &ev);
             break;
         case CLIP_F64:
-            s = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0,
-                             A, 0, m, B, 0, k, 0.0, C, 0, m, &q, &ev);
+            s = CLBlastDgemm(CLBlastLayoutColMajor, ta, tb, m, n, k, 1.0,
+                             A, 0, lda, B, 0, ldb, 0.0, C, 0, m, &q, &ev);
             break;
         case CLIP_C32: {
             cl_float2 one = {{1, 0}}, zero = {{0, 0}};
-            s = CLBlastCgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, one,
-                             A, 0, m, B, 0, k, zero, C, 0, m, &q, &ev);
+            s = CLBlastCgemm(CLBlastLayoutColMajor, ta, tb, m, n, k, one,
+                             A, 0, lda, B, 0, ldb, zero, C, 0, m, &q, &ev);
             break;
         }
         default: {
             cl_double2 one = {{1, 0}}, zero = {{0, 0}};
-            s = CLBlastZgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, one,
-                             A, 0, m, B, 0, k, zero, C, 0, m, &q, &ev);
+            s = CLBlastZgemm(CLBlastLayoutColMajor, ta, tb, m, n, k, one,
+                             A, 0, lda, B, 0, ldb, zero, C, 0, m, &q, &ev);
             break;
         }
         }
@@ -238,14 +287,15 @@ static char *slurp(const char *path) {
 
 /* Builds the set named by `variant` for an m-row product of depth k as clip would, plus
  * -cl-nv-verbose, and prints the lines of the build log that report registers and spills. */
-static void print_ptxinfo(const clip_device_info *info, clip_type t, const char *variant, size_t m,
-                          size_t k) {
+static void print_ptxinfo(const clip_device_info *info, clip_type t, const char *variant,
+                          const int ops[2], size_t m, size_t n, size_t k) {
     clip_gemm_params prm;
     if (clip_gemm_parse(variant, &prm)) {
         printf("ptxinfo: '%s' is not a GEMM set\n", variant);
         return;
     }
-    clip_gemm_fit(&prm, info, t, 0, m, m, k, m, 0, 0, 0);
+    clip_gemm_set_trans(&prm, t, (clip_gemm_trans)ops[0], (clip_gemm_trans)ops[1]);
+    clip_gemm_fit_packed(&prm, info, t, 0, m, n, k);
     char opts[512], defs[384];
     clip_gemm_options(&prm, defs, sizeof defs);
     snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s -cl-nv-verbose",
@@ -283,7 +333,7 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     free(src[0]), free(src[1]);
 }
 
-static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
+static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int ops[2]) {
     clip_type t = o->type;
     const size_t m = mnk[0], n = mnk[1], k = mnk[2];
     int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
@@ -292,7 +342,9 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     unsigned long long seed = 88172645463325252ULL;
     random_fill(ha, m * k * (cx ? 2 : 1), dbl, &seed);
     random_fill(hb, k * n * (cx ? 2 : 1), dbl, &seed);
-    size_t da[2] = {m, k}, db[2] = {k, n};
+    /* The stored operands: op(A) is m x k, so a transposed A is k x m; likewise B. */
+    size_t da[2] = {ops[0] ? k : m, ops[0] ? m : k}, db[2] = {ops[1] ? n : k, ops[1] ? k : n};
+    static const char *const op_names[3] = {"n", "t", "c"};
     clip_data *A = NULL, *B = NULL, *C = NULL;
     clip_process *p = NULL;
     int rc = -1;
@@ -303,6 +355,8 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     clip_status s = clip_data_create_from(app, t, 2, da, ha, &A);
     if (s == CLIP_OK) s = clip_data_create_from(app, t, 2, db, hb, &B);
     if (s == CLIP_OK) s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "transa", op_names[ops[0]]);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "transb", op_names[ops[1]]);
     if (s == CLIP_OK && o->variant) s = clip_process_set_choice(p, "variant", o->variant);
     for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
         if (o->tiles[i] >= 0) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
@@ -337,6 +391,9 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
     static const char *const kind[4] = {"sgemm", "dgemm", "cgemm", "zgemm"};
     char shape[64];
     snprintf(shape, sizeof shape, "%zux%zux%zu", m, n, k);
+    if (ops[0] || ops[1]) /* a plain product's lines stay as the scripts parse them */
+        snprintf(shape + strlen(shape), sizeof shape - strlen(shape), ":%s%s", op_names[ops[0]],
+                 op_names[ops[1]]);
     double flop = (cx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
     double md = median(dv, o->repeat), mw = median(wv, o->repeat);
     printf("clip    %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f build_s=%.2f "
@@ -350,13 +407,14 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk) {
         for (size_t c = 0; c < ncmd && c < 4; c++) printf("%s%.4f", c ? "," : "", median(cv[c], o->repeat));
         printf("\n");
     }
-    if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), m, k);
+    if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), ops, m, n, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST
     if (o->clblast) {
         void *out = malloc(bytes);
         double cd = 0, cw = 0;
-        if (run_clblast(clip_app_device(app)->index, t, m, n, k, ha, hb, out, o->repeat, &cd, &cw) == 0) {
+        if (run_clblast(clip_app_device(app)->index, t, ops, m, n, k, ha, hb, out, o->repeat, &cd,
+                        &cw) == 0) {
             printf("clblast %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f\n", kind[t],
                    shape, cd, flop / cd * 1e-6, cw, flop / cw * 1e-6);
             printf("ratio   %s %-16s clip/clblast device=%.3fx wall=%.3fx max_rel_diff=%.2g\n", kind[t],
@@ -397,7 +455,8 @@ int main(int argc, char **argv) {
 #endif
     int rc = 0;
     for (int i = 0; i < o.n_sizes; i++)
-        if (bench_size(app, &o, o.sizes[i])) rc = 1;
+        for (int j = 0; j < o.n_ops; j++)
+            if (bench_size(app, &o, o.sizes[i], o.ops[j])) rc = 1;
     clip_app_destroy(app);
     return rc;
 }
