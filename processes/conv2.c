@@ -694,9 +694,59 @@ static void conv2_release(clip_process *p) {
     st->fft = NULL;
 }
 
+/* Slices of an N-D A when there are enough of them; else bands of output columns, each from the
+ * input columns its filter window reads (clipped to A), run with the same shape and pad and
+ * cropped to the band: an interior band's edge outputs read only real columns, and at A's edges
+ * the piece pads as the whole would (symmetric padding reflects up to nk - 1 columns, so an edge
+ * band reaches that far). Circular padding reads the far edge: slices only. */
+static clip_status conv2_plan(clip_process *p, clip_plan *pl) {
+    clip_data *a = clip_proc_input(p, 0), *k = clip_proc_input(p, 1), *c = NULL;
+    clip_status s = check_inputs(p, a, k);
+    conv2_geom g;
+    size_t dims[CLIP_MAX_DIMS];
+    const int nd = geom_of(p, a, clip_data_dim(k, 0), clip_data_dim(k, 1), &g, dims);
+    g.t = clip_type_promote(clip_data_type(a), clip_data_type(k));
+    if (s == CLIP_OK) s = clip_proc_output(p, 0, g.t, nd, dims, &c);
+    if (s != CLIP_OK || clip_data_numel(c) == 0 || g.mk == 0 || g.nk == 0) return s;
+    const size_t target = clip_plan_target(pl);
+    int e = 2; /* the largest slice dimension */
+    for (int i = 3; i < CLIP_MAX_DIMS; i++)
+        if (clip_data_dim(a, i) > clip_data_dim(a, e)) e = i;
+    const int by_slices = clip_data_dim(a, e) >= target || g.pad == 3;
+    const size_t n = by_slices ? clip_data_dim(a, e) : g.no;
+    const size_t parts = target < n ? target : n;
+    for (size_t b = 0; b < parts && parts > 1 && s == CLIP_OK; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        clip_box_all(a, &pc.in[0]);
+        clip_box_all(k, &pc.in[1]);
+        clip_box_all(c, &pc.keep[0]);
+        size_t j0, nj;
+        clip_plan_band(n, parts, b, &j0, &nj);
+        if (by_slices) {
+            pc.in[0].start[e] = j0, pc.in[0].count[e] = nj;
+            pc.keep[0].count[e] = nj;
+            pc.at[0][e] = j0;
+        } else {
+            /* output column j reads full-result column j + oj, i.e. input columns
+             * j + oj - (nk - 1) .. j + oj */
+            size_t lo = j0 + g.oj >= g.nk - 1 ? j0 + g.oj - (g.nk - 1) : 0;
+            size_t hi = j0 + nj + g.oj < g.na ? j0 + nj + g.oj : g.na;
+            if (g.pad == 2 && lo == 0 && hi < g.nk) hi = g.nk < g.na ? g.nk : g.na;
+            if (g.pad == 2 && hi == g.na && lo + g.nk > g.na) lo = g.na > g.nk ? g.na - g.nk : 0;
+            pc.in[0].start[1] = lo, pc.in[0].count[1] = hi - lo;
+            pc.keep[0].start[1] = j0 - lo, pc.keep[0].count[1] = nj;
+            pc.at[0][1] = j0;
+        }
+        s = clip_plan_add(pl, &pc);
+    }
+    return s;
+}
+
 const clip_process_desc clip_process_conv2 = {
     .name = "conv2",
-    .summary = "2-D convolution per slice (MATLAB conv2(A, K, shape); filter2/imfilter options)",
+    .summary = "2-D convolution per slice (MATLAB conv2(A, K, shape); filter2/imfilter options; "
+               "conv2(u, v, A) is conv2sep)",
     .n_inputs = 2,
     .input_docs = conv2_inputs,
     .n_outputs = 1,
@@ -707,6 +757,7 @@ const clip_process_desc clip_process_conv2 = {
     .init = conv2_init,
     .launch = conv2_launch,
     .release = conv2_release,
+    .plan = conv2_plan,
 };
 
 /* ---- conv2sep: conv2(u, v, A) ------------------------------------------------------------ */
@@ -812,7 +863,7 @@ static clip_status conv2sep_init(clip_process *p) {
 const clip_process_desc clip_process_conv2sep = {
     .name = "conv2sep",
     .summary = "separable 2-D convolution per slice (MATLAB conv2(u, v, A, shape): columns by u, "
-               "rows by v)",
+               "rows by v; K below is u(:)*v(:).')",
     .n_inputs = 3,
     .input_docs = conv2sep_inputs,
     .n_outputs = 1,
