@@ -300,6 +300,41 @@ static void test_matmul(void) {
     clip_data_destroy(in[1]);
 }
 
+/* Bands of output columns with their halos (every shape and pad, odd and even filters,
+ * convolution and correlation) and slices of N-D stacks (circular padding too). The variant is
+ * fixed, so every piece sums in the whole's order: bit for bit. */
+static void test_conv2(void) {
+    const char *const shapes[] = {"full", "same", "valid"};
+    const char *const pads[] = {"zero", "replicate", "symmetric", "circular"};
+    const size_t ks[][2] = {{5, 7}, {4, 6}, {1, 9}};
+    const size_t da[3] = {37, 211, 1}, dn[3] = {23, 19, 6};
+    clip_data *a = random_data(apps[ONE], CLIP_F32, 2, da, 51);
+    clip_data *stack = random_data(apps[ONE], CLIP_F64, 3, dn, 52);
+    for (size_t kk = 0; kk < 3; kk++) {
+        clip_data *k = random_data(apps[ONE], CLIP_F32, 2, ks[kk], 53 + kk);
+        for (int sh = 0; sh < 3; sh++)
+            for (int pd = 0; pd < 4; pd++) {
+                const param prm[] = {{"shape", shapes[sh]}, {"pad", pads[pd]},
+                                     {"correlate", kk == 1 ? "true" : "false"},
+                                     {"variant", "global"}, {"separable", "off"}, {NULL, NULL}};
+                clip_data *in[2] = {a, k};
+                char what[64];
+                snprintf(what, sizeof what, "37x211 * %zux%zu %s %s%s", ks[kk][0], ks[kk][1],
+                         shapes[sh], pads[pd], kk == 1 ? " corr" : "");
+                check_case(what, "conv2", in, 2, prm, 0.0, pd != 3); /* circular: whole */
+                if (sh == 1) {
+                    in[0] = stack;
+                    snprintf(what, sizeof what, "23x19x6 * %zux%zu same %s", ks[kk][0], ks[kk][1],
+                             pads[pd]);
+                    check_case(what, "conv2", in, 2, prm, 0.0, 1);
+                }
+            }
+        clip_data_destroy(k);
+    }
+    clip_data_destroy(a);
+    clip_data_destroy(stack);
+}
+
 int main(void) {
     /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
     setenv("POCL_DEVICES", "pthread pthread pthread", 0);
@@ -317,6 +352,7 @@ int main(void) {
     test_norm();
     test_transpose();
     test_matmul();
+    test_conv2();
     for (int a = 0; a < N_APPS; a++) clip_app_destroy(apps[a]);
     return tu_finish("test_plan");
 }
