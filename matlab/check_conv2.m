@@ -9,8 +9,8 @@ function check_conv2()
 % correlation, normalize (including a zero-sum kernel). Then the FFT path (when clip has clFFT;
 % error relative to norm(A)*norm(K)), the separable path (rank-one kernels, --separable on),
 % Inf in K next to the zero padding (Inf as Octave, not NaN) for every path, PNG and TIFF input,
-% and the CLI's errors. Relative error at most 1e-5 (single) or 1e-12 (double); class and size
-% must match.
+% and the CLI's errors; then conv2(u, v, A) (clip run conv2sep, check_conv2sep). Relative error
+% at most 1e-5 (single) or 1e-12 (double); class and size must match.
   clip = getenv('CLIP');
   if isempty(clip)
     error('check_conv2: set CLIP to the clip command-line tool');
@@ -25,6 +25,7 @@ function check_conv2()
   n = n + check_fft(clip);
   n = n + check_separable(clip);
   n = n + check_nonfinite(clip);
+  n = n + check_conv2sep(clip);
 
   % Image files: clip loads PNG and TIFF samples as single values 0..255.
   img = uint8(floor(rand(37, 53, 3) * 256));
@@ -272,6 +273,122 @@ function n = check_nonfinite(clip)
   end
 end
 
+% conv2(u, v, A) as `clip run conv2sep u v A`: every shape with row and column vectors, odd
+% sizes, filters longer than A, single and double, real and complex, mixed classes, every pad
+% mode and correlation (defined by K = u(:)*v(:).'), normalize, each pass kernel, 3-D A, empty
+% u, v or A, Inf in u next to the zero padding, and the errors.
+function n = check_conv2sep(clip)
+  n = 0;
+  shapes = {'full', 'same', 'valid'};
+  sizes = [17 33 5 4; 1 1 3 1; 3 65 1 7; 4 3 7 9; 33 17 2 3];
+  classes = {@double, @single};
+  for z = 1:rows(sizes)
+    for s = 1:3
+      for c = 1:2
+        for cx = 0:1
+          u = make(classes{c}, [sizes(z, 3) 1], cx);
+          v = make(classes{c}, [1 sizes(z, 4)], mod(z + c, 2));
+          if mod(z + s, 2)
+            u = u.';
+            v = v.';
+          end
+          A = make(classes{c}, sizes(z, 1:2), mod(z, 2));
+          what = sprintf('conv2(u, v, A, %s) %s cx=%d %s', shapes{s}, func2str(classes{c}), cx, ...
+                         mat2str(sizes(z, :)));
+          compare(run_conv2sep(clip, u, v, A, ['--shape ' shapes{s}]), ref_sep(u, v, A, shapes{s}), what);
+          n = n + 1;
+        end
+      end
+    end
+  end
+  % Mixed classes (single wins, complex if any is); pads and correlation; normalize; each pass
+  % kernel; 3-D A.
+  u = single(randn(5, 1));
+  v = complex(randn(1, 3), randn(1, 3));
+  A = randn(19, 23);
+  compare(run_conv2sep(clip, u, v, A, '--shape same'), ref_sep(u, v, A, 'same'), 'mixed classes');
+  pads = {'zero', 'replicate', 'symmetric', 'circular'};
+  for p = 1:4
+    for s = 1:3
+      corr = mod(p + s, 2);
+      opts = sprintf('--shape %s --pad %s', shapes{s}, pads{p});
+      if corr
+        opts = [opts ' --correlate'];
+      end
+      K = double(u(:)) * double(v(:)).';
+      ref = single(ref_filter(A, K, shapes{s}, pads{p}, corr));
+      compare(run_conv2sep(clip, u, v, A, opts), ref, ['conv2sep ' opts]);
+      n = n + 1;
+    end
+  end
+  u = randn(1, 4);
+  v = randn(6, 1);
+  compare(run_conv2sep(clip, u, v, A, '--shape same --normalize'), ...
+          conv2(A, u(:) * v(:).', 'same') / sum(sum(u(:) * v(:).')), 'conv2sep normalize');
+  for k = {'local', 'global', 'block'}
+    compare(run_conv2sep(clip, single(u), single(v), single(A), ['--shape full --variant ' k{1}]), ...
+            single(conv2(u, v, A)), ['conv2sep variant ' k{1}]);
+    n = n + 1;
+  end
+  A3 = make(@double, [13 11 2], 1);
+  ref = zeros(13, 11, 2);
+  for p = 1:2
+    ref(:, :, p) = conv2(A3(:, :, p), u(:) * v(:).', 'same');
+  end
+  compare(run_conv2sep(clip, u, v, A3, '--shape same'), ref, 'conv2sep 3-D');
+  % Empties: MATLAB's sizes, zeros (NaN when normalizing by an empty K's zero sum).
+  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), ''), zeros(2, 4), 'conv2sep empty u');
+  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), '--normalize'), NaN(2, 4), 'conv2sep empty u normalize');
+  compare(run_conv2sep(clip, single([1 2]), [1; 2], zeros(0, 3), ''), single(zeros(1, 4)), 'conv2sep empty A');
+  compare(run_conv2sep(clip, [1 2 3], zeros(1, 0), magic(3), '--shape same'), zeros(3, 3), 'conv2sep empty v same');
+  compare(run_conv2sep(clip, [1 2 3], [1 2], ones(2, 2), '--shape valid'), zeros(0, 1), 'conv2sep valid empty');
+  % Inf in u beside the zero padding: Inf, as Octave (only the overlap is summed).
+  compare(run_conv2sep(clip, [Inf; 1], [1 1], ones(2, 2), ''), conv2([Inf; 1], [1 1], ones(2, 2)), 'conv2sep Inf');
+  n = n + 11;
+  save('-v7', 'a.mat', 'A');
+  save('-v7', 'u.mat', 'u');
+  expect_error(clip, 'a.mat u.mat a.mat -o c.mat', 'u must be a vector, got 19x23', 'conv2sep');
+  expect_error(clip, 'u.mat u.mat -o c.mat', 'conv2sep takes 3 inputs, got 2', 'conv2sep');
+  expect_error(clip, 'u.mat u.mat a.mat --variant fft', 'is not one of auto|local|global|block', 'conv2sep');
+  n = n + 3;
+end
+
+% conv2(u, v, A, shape) in double, of the class MATLAB gives (single if any input is). Octave's
+% own separable form is checked against conv2(A, u(:)*v(:).', shape), MATLAB's definition:
+% Octave 7.3 drops the imaginary part of a complex u beside a real v, so where they disagree the
+% second is the reference. Empty inputs get MATLAB's sizes (Octave returns 0x0).
+function R = ref_sep(u, v, A, shape)
+  ud = double(u);
+  vd = double(v);
+  Ad = double(A);
+  R = conv2(Ad, ud(:) * vd(:).', shape);
+  if ~isempty(R)
+    R1 = conv2(ud, vd, Ad, shape);
+    if ~isequal(size(R1), size(R)) || norm(R1(:) - R(:)) > 1e-10 * max(1, norm(R(:)))
+      printf('check_conv2: note: Octave''s conv2(u, v, A, ''%s'') differs from conv2(A, u(:)*v(:).'', ''%s'') (complex u %d, v %d); the latter is the reference\n', ...
+             shape, shape, iscomplex(u), iscomplex(v));
+    end
+  end
+  if isa(u, 'single') || isa(v, 'single') || isa(A, 'single')
+    R = single(R);
+  end
+end
+
+function C = run_conv2sep(clip, u, v, A, opts)
+  save('-v7', 'u.mat', 'u');
+  save('-v7', 'v.mat', 'v');
+  save('-v7', 'a.mat', 'A');
+  if exist('c.mat', 'file')
+    delete('c.mat');
+  end
+  [st, out] = system(sprintf('%s run conv2sep u.mat v.mat a.mat -o c.mat %s 2>&1', clip, opts));
+  if st ~= 0
+    error('check_conv2: clip conv2sep failed (%s): %s', opts, out);
+  end
+  r = load('c.mat');
+  C = r.result;
+end
+
 function x = make(cls, sz, cx)
   x = randn(sz);
   if cx
@@ -373,8 +490,12 @@ function compare(got, want, what, scale)
   end
 end
 
-function expect_error(clip, args, needle)
-  st = system(sprintf('%s run conv2 %s 2>err.txt >/dev/null', clip, args));
+% `clip run PROCESS args` (conv2 unless given) must fail with `needle` in its message.
+function expect_error(clip, args, needle, process)
+  if nargin < 4
+    process = 'conv2';
+  end
+  st = system(sprintf('%s run %s %s 2>err.txt >/dev/null', clip, process, args));
   msg = fileread('err.txt');
   if st == 0
     error('check_conv2: "%s" succeeded, expected an error', args);
