@@ -235,7 +235,7 @@ clip_status clip_criteria_from_spec(const char *spec, clip_criteria *crit) {
         crit->all = 1;
         return CLIP_OK;
     }
-    if (strchr(spec, ',') && strspn(spec, "0123456789, -") == len) return parse_index_list(spec, crit);
+    if (strchr(spec, ',')) return parse_index_list(spec, crit);
     char *end = NULL;
     long v = strtol(spec, &end, 10);
     if (end && *end == '\0' && end != spec) {

@@ -25,6 +25,10 @@ typedef struct lane_run {
     int busy;
     size_t piece;                /* the piece in flight when busy */
     int host_out[CLIP_PROC_MAX_IO]; /* output left on the host by the piece: copied at finish */
+    /* What the process's inputs hold in this launch: a piece reading the same box of the same
+     * data keeps it (matmul's column bands all read A) instead of moving it again. */
+    const clip_data *held_src[CLIP_PROC_MAX_IO];
+    clip_box held_box[CLIP_PROC_MAX_IO];
 } lane_run;
 
 struct clip_plan {
@@ -403,10 +407,14 @@ static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
     clip_status s = lane_process(pl, ln);
     for (int j = 0; j < p->desc->n_inputs && s == CLIP_OK; j++) {
         clip_data *src = p->inputs[j], *d = NULL;
+        if (ln->held_src[j] == src && !memcmp(&ln->held_box[j], &pc->in[j], sizeof pc->in[j]))
+            continue;
+        ln->held_src[j] = NULL;
         s = clip_data_create(ln->app, src->type, src->ndims, pc->in[j].count, &d);
         if (s == CLIP_OK) s = upload_box(pl, ln, src, &pc->in[j], d);
         if (s == CLIP_OK) s = clip_process_set_input(ln->proc, j, d);
         clip_data_destroy(d); /* the process holds it now */
+        if (s == CLIP_OK) ln->held_src[j] = src, ln->held_box[j] = pc->in[j];
     }
     if (s == CLIP_OK) s = clip_process_init(ln->proc);
     if (s == CLIP_OK) s = clip_process_launch(ln->proc);
@@ -470,7 +478,11 @@ clip_status clip_plan_launch(clip_process *p) {
     double t0 = now_ms();
     clip_status s = clip_app_make_lanes(p->app);
     for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
-        for (int l = 0; l < CLIP_LANES; l++) pl->lanes[d][l].app = p->app->lanes[d][l];
+        for (int l = 0; l < CLIP_LANES; l++) {
+            pl->lanes[d][l].app = p->app->lanes[d][l];
+            /* the inputs may have changed since the last launch */
+            memset(pl->lanes[d][l].held_src, 0, sizeof pl->lanes[d][l].held_src);
+        }
     /* The outputs' host storage receives the pieces: it must not be stale-marked meanwhile. */
     for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
         p->outputs[j]->host_valid = 1;

@@ -335,6 +335,114 @@ static void test_conv2(void) {
     clip_data_destroy(stack);
 }
 
+/* Specs naming several devices, as CLIP_DEVICE and --device take them. */
+static void test_specs(void) {
+    clip_criteria c;
+    memset(&c, 0, sizeof c);
+    CHECK_OK(NULL, clip_criteria_from_spec("all", &c));
+    CHECK(c.all == 1 && c.type == CLIP_DEVICE_ANY);
+    memset(&c, 0, sizeof c);
+    CHECK_OK(NULL, clip_criteria_from_spec("cpu:all", &c));
+    CHECK(c.all == 1 && c.type == CLIP_DEVICE_CPU);
+    memset(&c, 0, sizeof c);
+    CHECK_OK(NULL, clip_criteria_from_spec("2,1", &c));
+    CHECK(c.n_indices == 2 && c.indices[0] == 2 && c.indices[1] == 1);
+    const char *const bad[] = {"1,1", "0,1", "1,,2", "1,x", ","};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&c, 0, sizeof c);
+        CHECK_STATUS(NULL, clip_criteria_from_spec(bad[i], &c), CLIP_ERR_INVALID_ARG);
+    }
+    CHECK_MSG(NULL, "device spec ','");
+    clip_app *app = NULL;
+    memset(&c, 0, sizeof c);
+    c.ignore_env = 1;
+    c.n_indices = 1;
+    c.indices[0] = 999;
+    CHECK_STATUS(NULL, clip_app_create(&app, &c), CLIP_ERR_NO_DEVICE);
+    CHECK_MSG(NULL, "device 999 is listed");
+    if (!apps[TWO]) return;
+    /* CLIP_DEVICE=2,1: the second device is the primary one */
+    setenv("CLIP_DEVICE", "2,1", 1);
+    CHECK_OK(NULL, clip_app_create(&app, NULL));
+    unsetenv("CLIP_DEVICE");
+    if (!app) return;
+    CHECK(clip_app_device_count(app) == 2);
+    CHECK(clip_app_device(app)->index == 2 && clip_app_device_at(app, 1)->index == 1);
+    CHECK(clip_app_device_at(app, 2) == NULL);
+    clip_app_destroy(app);
+    memset(&c, 0, sizeof c);
+    c.ignore_env = 1;
+    c.all = 1;
+    CHECK_OK(NULL, clip_app_create(&app, &c));
+    if (app) CHECK(clip_app_device_count(app) >= 3);
+    clip_app_destroy(app);
+}
+
+/* What moves: one upload and one download per piece for host data; a piece reading the primary
+ * device's copy (the output of a process that runs whole, matpow) copies between devices instead
+ * of uploading; a lane keeps a box it already holds (matmul's A in column bands). */
+static void test_transfers(void) {
+    if (!apps[TWO]) return;
+    const size_t dims[2] = {300, 70};
+    clip_data *x = random_data(apps[TWO], CLIP_F32, 2, dims, 61), *y = NULL;
+    clip_transfer_stats s0, s1;
+    clip_app_transfer_stats(apps[TWO], &s0);
+    const param prm[] = {{"a", "2"}, {NULL, NULL}};
+    char v[160];
+    y = run(apps[TWO], "scale", &x, 1, prm, v, sizeof v);
+    clip_app_transfer_stats(apps[TWO], &s1);
+    CHECK(s1.to_device - s0.to_device == 2 && s1.bytes_to_device - s0.bytes_to_device == 84000);
+    CHECK(s1.to_host - s0.to_host == 2 && s1.bytes_to_host - s0.bytes_to_host == 84000);
+    CHECK(s1.between_devices == s0.between_devices);
+    clip_data_destroy(y);
+    clip_data_destroy(x);
+
+    const size_t sq[2] = {40, 40};
+    clip_data *a1 = random_data(apps[ONE], CLIP_F64, 2, sq, 62);
+    clip_data *a2 = copy_to(apps[TWO], a1);
+    const param pw[] = {{"power", "3"}, {NULL, NULL}};
+    clip_data *p1 = run(apps[ONE], "matpow", &a1, 1, pw, v, sizeof v);
+    clip_process *mp = NULL;
+    clip_data *p2 = NULL;
+    clip_process_create(apps[TWO], "matpow", &mp);
+    clip_process_set_text(mp, "power", "3");
+    clip_process_set_input(mp, 0, a2);
+    CHECK_OK(apps[TWO], clip_process_init(mp));
+    CHECK(strncmp(clip_process_variant(mp), "split", 5) != 0); /* matpow runs whole */
+    CHECK_OK(apps[TWO], clip_process_launch(mp));
+    clip_process_output(mp, 0, &p2);
+    clip_app_transfer_stats(apps[TWO], &s0);
+    clip_data *q1 = run(apps[ONE], "scale", &p1, 1, prm, v, sizeof v);
+    clip_data *q2 = run(apps[TWO], "scale", &p2, 1, prm, v, sizeof v);
+    clip_app_transfer_stats(apps[TWO], &s1);
+    CHECK(max_rel_diff(q2, q1) == 0.0);
+    CHECK(s1.between_devices - s0.between_devices == 1);      /* the device-2 piece */
+    CHECK(s1.bytes_to_device == s0.bytes_to_device);          /* nothing from the host */
+    clip_process_destroy(mp);
+    clip_data_destroy(a1);
+    clip_data_destroy(a2);
+    clip_data_destroy(p1);
+    clip_data_destroy(q1);
+    clip_data_destroy(q2);
+
+    /* streamed matmul in column bands: A moves once per lane, not once per piece */
+    const size_t da[2] = {20, 60}, db[2] = {60, 400};
+    clip_data *in[2] = {random_data(apps[SMALL], CLIP_F32, 2, da, 63),
+                        random_data(apps[SMALL], CLIP_F32, 2, db, 64)};
+    clip_app_transfer_stats(apps[SMALL], &s0);
+    clip_data *c = run(apps[SMALL], "matmul", in, 2, NULL, v, sizeof v);
+    clip_app_transfer_stats(apps[SMALL], &s1);
+    size_t pieces = 0;
+    sscanf(v, "split: %zu", &pieces);
+    CHECK(pieces > 2);
+    printf("streamed matmul 20x60*60x400 f32 [%s]: %llu bytes uploaded\n", v,
+           (unsigned long long)(s1.bytes_to_device - s0.bytes_to_device));
+    CHECK(s1.bytes_to_device - s0.bytes_to_device == 2 * 4800 + 96000);
+    clip_data_destroy(c);
+    clip_data_destroy(in[0]);
+    clip_data_destroy(in[1]);
+}
+
 int main(void) {
     /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
     setenv("POCL_DEVICES", "pthread pthread pthread", 0);
@@ -347,6 +455,8 @@ int main(void) {
         printf("test_plan: fewer than 3 devices here; only the streamed runs are checked\n");
     CHECK(clip_app_device_count(apps[ONE]) == 1);
     if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
+    test_specs();
+    test_transfers();
     test_scale();
     test_dot();
     test_norm();
