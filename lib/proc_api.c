@@ -113,10 +113,12 @@ clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_m
 clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
     *mem = NULL;
     if (bytes == 0) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "temporary of 0 bytes");
-    if (bytes > p->app->info.max_alloc)
+    if (bytes > p->app->info.max_alloc) {
+        p->over_limit = 1;
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
                               "temporary of %zu bytes exceeds the device's largest allocation (%llu)",
                               bytes, (unsigned long long)p->app->info.max_alloc);
+    }
     if (grow((void **)&p->temps, &p->cap_temps, p->n_temps, sizeof *p->temps))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
     cl_int e = CLIP_FAULT(CLIP_FAULT_ALLOC) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;

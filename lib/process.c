@@ -130,6 +130,7 @@ clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
 /* Data the device cannot hold is an error here, in init, not a driver failure at launch. */
 static clip_status check_limits(clip_process *p) {
     const clip_device_info *dev = &p->app->info;
+    p->over_limit = 1; /* until every size is found to fit */
     uint64_t total = 0;
     for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
         clip_data *d[2] = {i < p->desc->n_inputs ? p->inputs[i] : NULL,
@@ -149,7 +150,8 @@ static clip_status check_limits(clip_process *p) {
             total += d[k]->bytes;
         }
     }
-    if (dev->global_mem && total > dev->global_mem)
+    p->over_limit = dev->global_mem && total > dev->global_mem;
+    if (p->over_limit)
         return clip_set_error(p->app, CLIP_ERR_OUT_OF_MEMORY,
                               "%s: inputs and outputs need %llu bytes, more than device '%s' has "
                               "(%llu bytes)",
@@ -170,16 +172,19 @@ static clip_status init_whole(clip_process *p) {
 }
 
 /* Splits through the process's plan hook: always in an app of several devices, and in one of a
- * single device when the whole work would not fit it (the first error is kept when the plan
- * cannot help). Lanes never split: their pieces were made to fit. */
+ * single device when the whole work would not fit it, by its sizes (a failed allocation of data
+ * that fits stays an error). The first error is kept when the plan cannot help. Lanes never
+ * split: their pieces were made to fit. */
 static clip_status init_split_or_whole(clip_process *p) {
     int can_split = p->desc->plan && !p->app->parent;
     int whole = 1;
     clip_status s = CLIP_OK;
     if (can_split && p->app->n_devices > 1) s = clip_plan_make(p, &whole);
     if (s != CLIP_OK || !whole) return s;
+    p->over_limit = 0;
     s = init_whole(p);
-    if (s != CLIP_ERR_OUT_OF_MEMORY || !can_split || p->app->n_devices > 1) return s;
+    if (s != CLIP_ERR_OUT_OF_MEMORY || !p->over_limit || !can_split || p->app->n_devices > 1)
+        return s;
     char first[CLIP_ERRMSG_MAX];
     snprintf(first, sizeof first, "%s", p->app->error);
     release_init(p);

@@ -28,6 +28,8 @@ struct clip_process {
     cl_mem convert_mem[CLIP_PROCESS_MAX_IO];       /* the converted copy (one of temps) */
     char variant[64];
     struct clip_plan *plan;                     /* set when init split the work (lib/plan.c) */
+    int over_limit;                             /* init met data or a temporary larger than the
+                                                   device holds (not a failed allocation) */
 };
 
 /* ---- lib/plan.c: split launches ---- */

@@ -4,12 +4,13 @@
  * counted; the test fails if one is never reached): load, create, every process and its kernel
  * variants (scale; conv2 local/block/global/separable/fft with each padding; norm one- and
  * two-pass; dot with type promotion; matmul with edge tiles, split K, complex and K = 0; matpow
- * with p = 0, 1, 13), read, time, finish, save. For each chain a failing OpenCL allocation,
+ * with p = 0, 1, 13; split launches streamed in pieces), read, time, finish, save. For each chain a failing OpenCL allocation,
  * enqueue or program build is walked over the first call of each site in each step (every
  * call with CLIP_FAULT_FULL=1; the first of each site in each chain with CLIP_TEST_QUICK=1), and
  * each time the chain must return that failure's code, the same app must then run the chain again
  * to the bit-identical result, and the saved file must be complete or absent. Leaks are caught by
  * the sanitizer and valgrind builds that run this test. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ typedef struct step {
 typedef struct chain {
     const char *name;
     step steps[MAX_STEPS];
+    const char *max_alloc; /* CLIP_TEST_MAX_ALLOC for the chain's apps (split launches), or NULL */
 } chain;
 
 static const chain chains[] = {
@@ -60,14 +62,16 @@ static const chain chains[] = {
       {"conv2", "shape=valid variant=block correlate=true", {MAX_SLOTS + 1, IN_K7}, 0},
       {"conv2", "shape=same pad=circular variant=global normalize=true", {MAX_SLOTS + 2, IN_K3}, 0},
       {"conv2", "shape=same pad=replicate separable=on", {MAX_SLOTS + 3, IN_KSEP}, 0},
-      {"conv2", "shape=full variant=fft", {MAX_SLOTS + 4, IN_K7}, 1}}},
+      {"conv2", "shape=full variant=fft", {MAX_SLOTS + 4, IN_K7}, 1}},
+     NULL},
     {"reduce",
      {{"scale", "a=0.5", {IN_COL, -1}, 0},
       {"norm", "p=2", {MAX_SLOTS + 0, -1}, 0},
       {"norm", "p=3 method=twopass", {MAX_SLOTS + 0, -1}, 0},
       {"norm", "p=2.5 method=onepass", {IN_COLC, -1}, 0},
       {"norm", "p=Inf", {IN_COL, -1}, 0},
-      {"dot", "", {IN_COLC, MAX_SLOTS + 0}, 0}}},
+      {"dot", "", {IN_COLC, MAX_SLOTS + 0}, 0}},
+     NULL},
     {"gemm",
      {{"matmul", "", {IN_A, IN_B}, 0},
       {"matmul",
@@ -83,7 +87,18 @@ static const chain chains[] = {
       {"matmul", "", {IN_E1, IN_E2}, 0},
       {"matpow", "power=13", {IN_S, -1}, 0},
       {"matpow", "power=0", {IN_S, -1}, 0},
-      {"matpow", "power=1", {IN_S, -1}, 0}}},
+      {"matpow", "power=1", {IN_S, -1}, 0}},
+     NULL},
+    /* Split launches streamed through a device that holds 4 KiB (lib/plan.c): matpow runs whole
+     * (16x16 f32 fits) and its device-only result is copied into matmul's pieces; the other
+     * pieces upload from the host; norm combines partials; conv2 reads halos. */
+    {"split",
+     {{"matpow", "power=3", {IN_S, -1}, 0},
+      {"matmul", "", {MAX_SLOTS + 0, IN_TA}, 0},
+      {"norm", "p=fro", {IN_TA, -1}, 0},
+      {"scale", "a=2", {IN_IMG, -1}, 0},
+      {"conv2", "shape=same variant=global", {IN_IMG, IN_K3}, 0}},
+     "4096"},
 };
 #define N_CHAINS (int)(sizeof chains / sizeof chains[0])
 
@@ -292,6 +307,7 @@ int main(void) {
     clip_fault_sites_reset();
     long injected = 0, by_kind[8] = {0};
     for (int c = 0; c < N_CHAINS; c++) {
+        if (chains[c].max_alloc) setenv("CLIP_TEST_MAX_ALLOC", chains[c].max_alloc, 1);
         /* Reference: no failure; records which site each call is. */
         static const clip_fault_site *trace[MAX_CALLS];
         clip_app *app = tu_app();
@@ -302,6 +318,9 @@ int main(void) {
         long calls = clip_fault_calls();
         clip_fault_record(NULL, 0);
         clip_app_destroy(app);
+        if (ref.status != CLIP_OK || calls > MAX_CALLS)
+            fprintf(stderr, "fault: chain %s: reference run %s after %ld calls\n", chains[c].name,
+                    clip_status_str(ref.status), calls);
         CHECK(ref.status == CLIP_OK);
         CHECK(calls > 10 && calls <= MAX_CALLS);
         CHECK(complete_or_absent(out, &ref, NULL) && access(out, F_OK) == 0);
@@ -345,6 +364,7 @@ int main(void) {
                chains[c].name, calls, app_calls, failures);
         injected += failures;
         free(ref.bytes);
+        unsetenv("CLIP_TEST_MAX_ALLOC");
     }
     /* Coverage: every site compiled into the library was reached by the chains above. */
     clip_fault_site *const *sites = NULL;
