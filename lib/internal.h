@@ -75,8 +75,9 @@ struct clip_data {
     int device_valid;
     int borrowed;             /* host is the caller's memory (clip_data_wrap): never freed here */
     int in_place;             /* borrowed and mem is made over host (CL_MEM_USE_HOST_PTR) */
-    void *stage;              /* borrowed but misaligned for the device: mem is made over this
-                                 aligned copy of clip's, freed with mem (destructor callback) */
+    void *stage;              /* on a device sharing host memory, not in_place: the device
+                                 copy's memory, clip's own (mem is made over it; freed with mem
+                                 by a destructor callback) */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */

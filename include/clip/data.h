@@ -7,7 +7,10 @@
  *
  * Host and device copies are synced lazily: each side is copied to the other only when it is
  * needed there and stale (counted in clip_app_transfer_stats). A process writes its outputs on
- * the device; clip_data_host() brings them back.
+ * the device; clip_data_host() brings them back. On a device that works on host memory
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device) the device copy is still a copy, in
+ * memory clip allocates (aligned for the device, in transparent huge pages when large) rather
+ * than the driver.
  *
  * Ownership: data objects are reference counted. clip_data_destroy() releases the caller's
  * reference; a process that uses data as an input or output holds its own reference, so
@@ -75,8 +78,8 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * use aligned vector loads), the device buffer is made over `host` itself (CL_MEM_USE_HOST_PTR):
  * kernels read and write it in place, and syncing the two sides copies nothing (not counted in
  * clip_app_transfer_stats; clip_data_in_place says so). Less aligned memory on such a device is
- * staged: the buffer is made over an aligned host copy of clip's, and each sync is one memcpy
- * (counted). Elsewhere the device has its own buffer, filled from and read back into `host`
+ * treated as clip's own data is there: the buffer is made over aligned memory clip allocates,
+ * and each sync is one memcpy (counted). Elsewhere the device has its own buffer, filled from and read back into `host`
  * directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
  * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
