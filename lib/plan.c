@@ -18,6 +18,9 @@
 
 /* Pieces asked for at most, doubling from the device count, before giving up. */
 #define MAX_TARGET ((size_t)1 << 16)
+/* Streamed pieces hold at most this much on their device, so that several are in flight on each
+ * device's two queues: uploads, kernels and downloads then overlap. */
+#define STREAM_PIECE ((uint64_t)1 << 30)
 
 typedef struct lane_run {
     clip_app *app;               /* borrowed from the app's lanes */
@@ -160,6 +163,16 @@ static long misfit(const clip_plan *pl, uint64_t *need) {
     return -1;
 }
 
+/* Streaming (data larger than a device, or one device that cannot hold the work): pieces small
+ * enough to pipeline. Several devices with data that fits: one piece per device. */
+static int streaming(const clip_plan *pl) {
+    const clip_process *p = pl->p;
+    uint64_t total = 0;
+    for (int i = 0; i < p->desc->n_inputs; i++) total += p->inputs[i]->bytes;
+    for (int i = 0; i < p->desc->n_outputs; i++) total += p->outputs[i] ? p->outputs[i]->bytes : 0;
+    return p->app->n_devices == 1 || total > pl->max_alloc;
+}
+
 static void limits(clip_plan *pl) {
     const clip_app *app = pl->p->app;
     pl->n_devices = app->n_devices;
@@ -192,6 +205,9 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
             clip_plan_free(pl);
             return s;
         }
+        if (pl->target == (pl->n_devices > 2 ? (size_t)pl->n_devices : 2) && streaming(pl) &&
+            pl->max_mem > STREAM_PIECE)
+            pl->max_mem = STREAM_PIECE; /* the outputs exist now: decide once */
         if ((bad = misfit(pl, &need)) < 0) break;
     }
     if (bad >= 0) {
@@ -399,6 +415,14 @@ static clip_status lane_process(clip_plan *pl, lane_run *ln) {
     return CLIP_OK;
 }
 
+/* Whether d has type t and exactly the dims `count`. */
+static int same_shape(const clip_data *d, clip_type t, const size_t *count) {
+    if (d->type != t) return 0;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        if (d->dims[i] != count[i]) return 0;
+    return 1;
+}
+
 /* Enqueues piece i on the lane: its input boxes, the process, its output boxes. */
 static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
     clip_process *p = pl->p;
@@ -406,17 +430,24 @@ static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
     clip_clear_error(ln->app);
     clip_status s = lane_process(pl, ln);
     for (int j = 0; j < p->desc->n_inputs && s == CLIP_OK; j++) {
-        clip_data *src = p->inputs[j], *d = NULL;
+        clip_data *src = p->inputs[j], *d = ln->proc->inputs[j];
         if (ln->held_src[j] == src && !memcmp(&ln->held_box[j], &pc->in[j], sizeof pc->in[j]))
             continue;
         ln->held_src[j] = NULL;
-        s = clip_data_create(ln->app, src->type, src->ndims, pc->in[j].count, &d);
-        if (s == CLIP_OK) s = upload_box(pl, ln, src, &pc->in[j], d);
-        if (s == CLIP_OK) s = clip_process_set_input(ln->proc, j, d);
-        clip_data_destroy(d); /* the process holds it now */
+        if (d && ln->proc->initialized && same_shape(d, src->type, pc->in[j].count)) {
+            s = upload_box(pl, ln, src, &pc->in[j], d); /* into the buffer the kernels know */
+        } else {
+            d = NULL;
+            s = clip_data_create(ln->app, src->type, src->ndims, pc->in[j].count, &d);
+            if (s == CLIP_OK) s = upload_box(pl, ln, src, &pc->in[j], d);
+            if (s == CLIP_OK) s = clip_process_set_input(ln->proc, j, d); /* drops its init */
+            clip_data_destroy(d); /* the process holds it now */
+        }
         if (s == CLIP_OK) ln->held_src[j] = src, ln->held_box[j] = pc->in[j];
     }
-    if (s == CLIP_OK) s = clip_process_init(ln->proc);
+    /* The previous piece's init holds when every input kept its shape (see plan in
+     * clip/process_author.h): kernels, temporaries and outputs are reused. */
+    if (s == CLIP_OK && !ln->proc->initialized) s = clip_process_init(ln->proc);
     if (s == CLIP_OK) s = clip_process_launch(ln->proc);
     for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
         clip_data *o = ln->proc->outputs[j];

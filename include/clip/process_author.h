@@ -195,7 +195,10 @@ clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t si
  * output to a combine function, in piece order, so results never depend on timing). The runtime
  * runs pieces round-robin over the app's devices, two queues per device so that one piece's
  * transfers overlap the previous one's kernels, and asks for more pieces while a piece's input
- * would not fit a device. A split launch returns when its outputs are complete on the host. */
+ * would not fit a device. A split launch returns when its outputs are complete on the host.
+ * A queue's next piece reuses the previous piece's init when its inputs keep their shapes (only
+ * their values change): so init may depend on the shapes, types and parameters, and on the
+ * values of inputs every piece reads whole (conv2's K), never on the values of a cut input. */
 
 /* Most inputs/outputs of a process. */
 #define CLIP_PROC_MAX_IO 8
