@@ -18,6 +18,7 @@
  * norm's against a double sum on the host. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +60,9 @@ static clip_data *make(clip_app *app, int nd, const size_t *dims, unsigned seed)
     float *h = NULL;
     if (clip_data_host_write(d, (void **)&h) != CLIP_OK) die(app, "host");
     size_t n = clip_data_numel(d);
-    for (size_t i = 0; i < n; i++) {
-        unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ULL ^ seed;
-        x ^= x >> 29;
-        h[i] = (float)((x >> 40) & 0xFFFF) / 32768.0f - 1.0f;
-    }
+    /* a multiplicative hash the compiler vectorises: tens of GB are filled in seconds */
+    for (size_t i = 0; i < n; i++)
+        h[i] = (float)(((uint32_t)i * 2654435761u + seed * 40503u) >> 16) / 32768.0f - 1.0f;
     return d;
 }
 
