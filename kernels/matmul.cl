@@ -8,8 +8,10 @@
  *   VW             vector width along M, the contiguous direction of A and C
  * gemm_tiled only:
  *   VWN            vector width of the local B reads along N
- *   VWB            vector width of the global B loads along K (B's contiguous direction)
- *   PADA, PADB     local padding in elements (multiples of VW and VWN)
+ *   VWB            vector width of the global loads along K: a plain B's (its contiguous
+ *                  direction), and a transposed A's (stored K x M, contiguous along K)
+ *   PADA, PADB     local padding in elements (multiples of VW and VWN): spreads the element
+ *                  stores that transpose vectors along K into the k-major local tiles
  *   DB             1: two local buffers, the next slice fetched into registers while the current
  *                  one is multiplied (one barrier per slice); 0: one buffer, two barriers;
  *                  2: as 1, and each k's A and B operands read from local memory while the
@@ -22,7 +24,6 @@
  *                  VW, so A and C move as whole aligned vectors (NVIDIA splits an access it cannot
  *                  prove aligned into scalar ones); 0: unaligned vloads and element-wise edges
  *                  (with TRANSA only C's leading dimension and offset count)
- *   VWA            TRANSA: vector width of the global A loads along K (A's contiguous direction)
  *   ALIGNB         TRANSB: B's leading dimension and offset are multiples of VWN, so its rows
  *                  move as whole aligned VWN vectors
  * Both kernels:
@@ -100,9 +101,6 @@
 #ifndef TRANSB
 #define TRANSB 0
 #endif
-#ifndef VWA
-#define VWA 1
-#endif
 #ifndef ALIGNB
 #define ALIGNB 0
 #endif
@@ -167,19 +165,6 @@
 #else
 #error "VWB must be 1, 2, 4, 8 or 16 reals wide"
 #endif
-#if VWA * CPX == 1
-#define VAR 1
-#elif VWA * CPX == 2
-#define VAR 2
-#elif VWA * CPX == 4
-#define VAR 4
-#elif VWA * CPX == 8
-#define VAR 8
-#elif VWA * CPX == 16
-#define VAR 16
-#else
-#error "VWA must be 1, 2, 4, 8 or 16 reals wide"
-#endif
 
 /* RVEC(n): the vector of n reals; RLOAD/RSTORE(n, p): unaligned access to one. */
 #define RVEC_1 REAL
@@ -212,11 +197,6 @@ typedef union {
     gvec_t v;
     elem_t e[VWB];
 } gvec_u;
-typedef RVEC(VAR) kavec_t; /* VWA elements along K (global A, TRANSA) */
-typedef union {
-    kavec_t v;
-    elem_t e[VWA];
-} kavec_u;
 
 /* Conjugation as an operand is loaded (TRANSA/TRANSB 2): CONJ_R(n, v) negates the imaginary
  * lanes of n interleaved reals, CONJ_E one element. Multiplying by -1 rather than subtracting
