@@ -13,11 +13,13 @@
  * Compile-time options (chosen by processes/conv2*.c; each program holds one kernel, so a build
  * compiles only what it launches):
  *   KERNEL         1 conv2_local, 2 conv2_global, 3 conv2_block, 4 conv2_cols, 5 conv2_kinfo
- *                  and conv2_kinfo_uv, 6 the FFT helpers
+ *                  and conv2_kinfo_uv, 6 the FFT helpers, 7 conv2_rblock
  *   PAD            0 zero, 1 replicate, 2 symmetric, 3 circular (imfilter's boundary options)
  *   WX, WY         work-group: WX work-items down the rows (coalesced) by WY across
  *   RI, RJ         outputs per work-item: RI rows by RJ columns (meaning per kernel below)
- *   VW             conv2_global: rows per work-item as one vector (VW > 1 only for real types)
+ *   VW             conv2_global, conv2_rblock: rows as one vector (VW > 1 only for real types)
+ *   CORR           conv2_rblock: correlation orientation compiled in (filter offsets fold into
+ *                  the loads)
  *   KR, KC         filter size when compiled in (loops unroll, branches on l fold away, the
  *                  filter sits in registers); without them the sizes are the arguments kr, kc
  *
@@ -253,7 +255,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
 }
 #endif
 
-#if KERNEL == 2
+#if KERNEL == 2 || KERNEL == 7
 /* vec_t: VW consecutive rows of one column. */
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -280,6 +282,9 @@ typedef CAT(float, VW) vec_t;
 #define VDIV(v, s) ((v) / (s))
 #endif
 
+#endif
+
+#if KERNEL == 2
 /* VW rows of column gc of A from row r on (zeros where the column is padding), as one vector
  * load when all of them lie inside A (`inside`), else element by element through the pad map. */
 inline vec_t load_rows(__global const elem_t *A, int gc, int r, int ma, int inside) {
@@ -474,6 +479,102 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
     if (j >= no) return;
     for (int r = lx; r < WX * RI; r += WX)
         if (i0 + r < mo) store_out(C, i0 + r, j, mo, tile[ly * th + r], normalize, kinfo);
+}
+#endif
+
+#if KERNEL == 7
+/* conv2_rblock (CPUs; filter size and orientation compiled in): register blocks for medium and
+ * large filters. One work-item per group (PoCL runs a group on one thread; explicit vectors give
+ * the SIMD) computes RI vectors of VW consecutive rows by RJ consecutive columns, RI*RJ vector
+ * accumulators that stay in registers (AVX-512: 32 of them). For each filter row k (a rolled loop)
+ * it streams the RJ + KC - 1 input columns of its window once: each column's RI vectors (rows
+ * r + k ...) are loaded once and feed every accumulator whose filter tap l = c - q lies in
+ * [0, KC), the filter value broadcast from K (its offset is a constant once the loops unroll).
+ * Per filter row: RI*RJ*KC vector multiply-adds for RI*(RJ+KC-1) vector loads and RJ*KC
+ * broadcasts, e.g. 744 for 84 and 372 with RI = 2, RJ = 12, K 31x31. Each output is one direct
+ * sum in a fixed order, as the other direct kernels (the elementwise accuracy contract).
+ * Groups whose window lies inside A read it in place; the others (borders, partial blocks)
+ * first copy their padded window into local memory (one work-item, no barrier) and run the same
+ * loop on it, so the padding costs nothing inside the image. */
+#ifdef CORR
+#define FROW(k) (K + (k))
+#define FSTEP KR
+#else
+#define FROW(k) (K + (KR * KC - 1 - (k)))
+#define FSTEP (-KR)
+#endif
+
+/* acc[v][q] += the window of SRC (leading dimension LD, row and column 0 at the window's origin)
+ * times the filter. */
+#define RB_SUM(SRC, LD)                                                                          \
+    _Pragma("unroll 1") for (int k = 0; k < KR; k++) {                                          \
+        __global const elem_t *fk = FROW(k);                                                     \
+        _Pragma("unroll") for (int c = 0; c < RJ + KC - 1; c++) {                               \
+            vec_t a_[RI];                                                                        \
+            _Pragma("unroll") for (int v = 0; v < RI; v++) a_[v] =                              \
+                VLOAD((SRC) + k + c * (LD) + v * VW);                                            \
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) {                                    \
+                const int l = c - q;                                                             \
+                if (l >= 0 && l < KC) {                                                          \
+                    const elem_t f_ = fk[l * FSTEP];                                             \
+                    _Pragma("unroll") for (int v = 0; v < RI; v++) VMAC(acc[v][q], a_[v], f_);  \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
+    }
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
+    CONV2_ARGS, __local elem_t *tile) {
+    if (GATE_OFF) return;
+    GROUP_COORDS(RI * VW, RJ);
+    const int th = RI * VW + KR - 1, tw = RJ + KC - 1;
+    const int rb = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1);
+    /* Every output past mo or no reads past A too, so inner groups store without checks. */
+    const int edge = rb < 0 || rb + th > ma || cb < 0 || cb + tw > na;
+    if (edge && SKIP_ACTIVE) {
+        SKIP_OUTPUTS(i0, 1, RI * VW, j0, RJ);
+        return;
+    }
+    vec_t acc[RI][RJ];
+    _Pragma("unroll") for (int v = 0; v < RI; v++)
+        _Pragma("unroll") for (int q = 0; q < RJ; q++) acc[v][q] = VZERO;
+    if (edge) {
+        /* The padded window, column by column (no divisions: pad_map is a compare inside A). */
+        for (int cc = 0; cc < tw; cc++) {
+            const int gc = pad_map(cb + cc, na);
+            __local elem_t *dst = tile + cc * th;
+            if (gc < 0) {
+                for (int rr = 0; rr < th; rr++) dst[rr] = ZERO;
+                continue;
+            }
+            __global const elem_t *col = A + gc * (long)ma;
+            for (int rr = 0; rr < th; rr++) {
+                const int gr = pad_map(rb + rr, ma);
+                dst[rr] = gr < 0 ? ZERO : col[gr];
+            }
+        }
+        RB_SUM(tile, th);
+    } else {
+        __global const elem_t *src = A + cb * (long)ma + rb;
+        RB_SUM(src, ma);
+    }
+    const elem_t s = normalize ? kinfo[0] : ZERO;
+    _Pragma("unroll") for (int q = 0; q < RJ; q++) {
+        if (j0 + q >= no) break;
+        _Pragma("unroll") for (int v = 0; v < RI; v++) {
+            const int i = i0 + v * VW;
+            if (i >= mo) break;
+            const vec_t o = normalize ? VDIV(acc[v][q], s) : acc[v][q];
+            __global elem_t *dst = C + (j0 + q) * (long)mo + i;
+            if (i + VW <= mo) {
+                VSTORE(o, dst);
+            } else {
+                elem_t t[VW];
+                VSTORE(o, t);
+                for (int e = 0; i + e < mo; e++) dst[e] = t[e];
+            }
+        }
+    }
 }
 #endif
 

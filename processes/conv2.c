@@ -112,7 +112,7 @@
 #define DIM_LIMIT ((size_t)1 << 30)
 
 enum { CONV2_SHAPE_FULL, CONV2_SHAPE_SAME, CONV2_SHAPE_VALID };
-enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL, VARIANT_BLOCK, VARIANT_FFT };
+enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL, VARIANT_BLOCK, VARIANT_FFT, VARIANT_RBLOCK };
 enum { SEP_AUTO, SEP_ON, SEP_OFF };
 enum { ACCURACY_ELEMENTWISE, ACCURACY_NORMWISE };
 
@@ -131,7 +131,10 @@ typedef struct conv2_state {
 
 static const char *const shape_names[] = {"full", "same", "valid", NULL};
 static const char *const pad_names[] = {"zero", "replicate", "symmetric", "circular", NULL};
-static const char *const variant_names[] = {"auto", "local", "global", "block", "fft", NULL};
+static const char *const variant_names[] = {"auto", "local", "global", "block",
+                                             "fft",  "rblock", NULL};
+/* The direct kernel of each variant (0: none). */
+static const int variant_kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK, 0, CONV2_RBLOCK};
 static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
@@ -151,7 +154,8 @@ static const clip_param_desc conv2_params[] = {
     CONV2_COMMON_PARAMS,
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
-     "blocks) or fft (errors relative to the largest values, not per output)"},
+     "blocks), fft (errors relative to the largest values, not per output) or rblock (CPU "
+     "register blocks)"},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
     {"accuracy", CLIP_PARAM_CHOICE, ACCURACY_ELEMENTWISE, 0, 0, 0, accuracy_names,
@@ -219,7 +223,7 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
  * 2.2 ms, FFT 2100^2 82 ms). */
 typedef struct rates {
-    double small, block, runtime, bw, fft, fft_fixed, launch;
+    double small, block, runtime, bw, fft, fft_fixed, launch, rblock;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -227,26 +231,33 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
     double per = clip_type_is_double(t) ? 2 : 1;
     if (clip_type_is_complex(t)) per *= 4;
     r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per, r.bw *= scale;
+    r.rblock *= scale / per;
     r.fft *= (double)clip_type_size(t) / 4 / scale;
     return r;
 }
 
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
-    const double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
+    double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
     const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
-    const double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
-                        : c->fixed                                      ? r->small
-                                                                        : r->runtime;
+    double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
+                  : c->fixed                                      ? r->small
+                                                                  : r->runtime;
+    if (c->kind == CONV2_RBLOCK) {
+        /* per filter row a work-item issues ri*rj*nk vector multiply-adds and ri*(rj+nk-1)
+         * vector loads, which cost about as much each */
+        macs *= 1 + (c->rj + (double)g->nk - 1) / ((double)c->rj * (double)g->nk);
+        rate = r->rblock;
+    }
     return fmax(macs / rate, bytes / r->bw) + r->launch;
 }
 
@@ -269,12 +280,21 @@ static void sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
     g2->ma = g->mo, g2->oi = 0, g2->mk = 1;
 }
 
-/* The direct kernel auto takes on this device: global on CPUs; on GPUs local for up to 16 taps
- * (H100: 3x3 local 0.265 ms, block 0.278 ms), block above (7x7: block 0.342 ms, local 0.41 ms;
- * bench/CONV2.md), while its tile fits local memory (init falls back to global otherwise). */
+/* The CPU's direct kernel for g: global or rblock, the cheaper by the cost model. */
+static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
+    const rates r = device_rates(p, g->t);
+    const conv2_cfg gl = conv2_default_cfg(p, g, CONV2_GLOBAL);
+    const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
+    return pass_ms(&r, &rb, g) < pass_ms(&r, &gl, g) ? rb : gl;
+}
+
+/* The direct kernel auto takes on this device: on CPUs global or rblock (cpu_direct); on GPUs
+ * local for up to 16 taps (H100: 3x3 local 0.265 ms, block 0.278 ms), block above (7x7: block
+ * 0.342 ms, local 0.41 ms; bench/CONV2.md), while its tile fits local memory (init falls back to
+ * global otherwise). */
 #define LOCAL_MAX_TAPS 16
 static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
-    if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) return conv2_default_cfg(p, g, CONV2_GLOBAL);
+    if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) return cpu_direct(p, g);
     if (g->mk * g->nk <= LOCAL_MAX_TAPS) return conv2_default_cfg(p, g, CONV2_LOCAL);
     return conv2_default_cfg(p, g, CONV2_BLOCK);
 }
@@ -286,8 +306,8 @@ static void sep_cfgs(clip_process *p, const conv2_geom *g1, const conv2_geom *g2
         *c1 = conv2_default_cfg(p, g1, kind);
         *c2 = conv2_default_cfg(p, g2, kind);
     } else if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) {
-        *c1 = conv2_default_cfg(p, g1, CONV2_GLOBAL);
-        *c2 = conv2_default_cfg(p, g2, CONV2_GLOBAL);
+        *c1 = cpu_direct(p, g1);
+        *c2 = cpu_direct(p, g2);
     } else {
         *c1 = conv2_default_cfg(p, g1, CONV2_COLS);
         *c2 = conv2_default_cfg(p, g2, CONV2_BLOCK);
@@ -446,7 +466,9 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
     }
     /* The local and block kernels find a non-finite K themselves; the others read kinfo. */
     if (s == CLIP_OK)
-        s = init_kinfo(p, g, skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS));
+        s = init_kinfo(p, g,
+                       skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS ||
+                                 c.kind == CONV2_RBLOCK));
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
     st->pass[0].gated = gated;
@@ -567,14 +589,11 @@ static clip_status conv2_init(clip_process *p) {
         if (!r1)
             return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "separable on: K is not rank one (%s)",
                                   why);
-        static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
-        return init_separable(p, &g, kinds[variant], normalize, 0);
+        return init_separable(p, &g, variant_kinds[variant], normalize, 0);
     }
-    if (variant == VARIANT_LOCAL || variant == VARIANT_GLOBAL || variant == VARIANT_BLOCK) {
-        static const int kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK};
-        return init_direct(p, &g, conv2_default_cfg(p, &g, kinds[variant]), 1, 0, normalize, skipz,
-                           0);
-    }
+    if (variant_kinds[variant])
+        return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0,
+                           normalize, skipz, 0);
     conv2_cfg direct = auto_direct(p, &g);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
 

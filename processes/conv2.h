@@ -8,7 +8,15 @@
 #include "clip/process_author.h"
 
 /* Kernel kinds: the values of -DKERNEL in kernels/conv2.cl. */
-enum { CONV2_LOCAL = 1, CONV2_GLOBAL, CONV2_BLOCK, CONV2_COLS, CONV2_KINFO, CONV2_FFTK };
+enum {
+    CONV2_LOCAL = 1,
+    CONV2_GLOBAL,
+    CONV2_BLOCK,
+    CONV2_COLS,
+    CONV2_KINFO,
+    CONV2_FFTK,
+    CONV2_RBLOCK
+};
 
 /* Buffers a pass reads or writes. */
 enum { CONV2_BUF_A, CONV2_BUF_K, CONV2_BUF_C, CONV2_BUF_T, CONV2_BUF_U, CONV2_BUF_V, CONV2_NBUF };
@@ -22,8 +30,8 @@ typedef struct conv2_geom {
 } conv2_geom;
 
 /* A direct kernel's configuration: kind, work-group wx x wy, outputs per work-item (local: rj
- * along the row; global: vw rows by rj; block: ri rows by rj; cols: ri rows), and whether the
- * filter size is compiled in. */
+ * along the row; global: vw rows by rj; block: ri rows by rj; cols: ri rows; rblock: ri vectors
+ * of vw rows by rj, one work-item per group), and whether the filter size is compiled in. */
 typedef struct conv2_cfg {
     int kind, wx, wy, ri, rj, vw, fixed;
 } conv2_cfg;
@@ -45,7 +53,7 @@ typedef struct conv2_fft conv2_fft;
  * fit; conv2_direct_build shrinks block tiles that do not fit). */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind);
 /* Parses a tuning value "NAME" or "NAME:a,b,c[,d]" (local:wx,wy,rj; global:wx,wy,rj,vw;
- * block:wx,wy,ri,rj) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
+ * block:wx,wy,ri,rj; rblock:ri,rj[,vw]) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
  * Returns 0 when the value is well formed and its sizes are sane for the device, -1 otherwise. */
 int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
                        int *other);

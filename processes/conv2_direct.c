@@ -12,7 +12,12 @@
  * block kernel takes over above it. */
 #define SMALL_K_NUMEL 81
 
-static const char *const kind_names[] = {"?", "local", "global", "block", "cols"};
+static const char *const kind_names[] = {"?",     "local", "global", "block",
+                                          "cols",  "kinfo", "fftk",   "rblock"};
+
+/* rblock's default register block (conv2_default_cfg). */
+#define RBLOCK_RI 4
+#define RBLOCK_RJ 6
 
 static int is_cpu(clip_process *p) {
     return clip_proc_device(p)->type == CLIP_DEVICE_CPU;
@@ -43,6 +48,9 @@ static int simd_rows(clip_process *p, clip_type t) {
  *           49.9 TFLOP/s; the best of 8 tiles tried). CPUs (only when forced): 16 x 2
  *           work-items of 1 x 4, small unrolled code.
  *   cols    32 x 8 work-items of 15 consecutive rows (odd: conflict-free strided reads).
+ *   rblock  one work-item per group of RBLOCK_RI native SIMD vectors of rows by RBLOCK_RJ
+ *           columns: 24 vector accumulators of AVX-512's 32 registers, leaving room for the RI
+ *           loaded vectors and a broadcast filter value (complex types: scalars, 4 x 6).
  * The measurements behind these are in bench/CONV2.md. */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     const int cpu = is_cpu(p);
@@ -55,6 +63,11 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         if (cpu) c = (conv2_cfg){kind, 16, 2, 1, 4, 1, 1};
     }
     if (kind == CONV2_COLS) c = (conv2_cfg){kind, 32, 8, 15, 1, 1, 1};
+    if (kind == CONV2_RBLOCK) {
+        const int vw = simd_rows(p, g->t);
+        c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, RBLOCK_RJ, vw, 1}
+                   : (conv2_cfg){kind, 1, 1, 4, 6, 1, 1};
+    }
     return c;
 }
 
@@ -81,12 +94,26 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
     const char *colon = strchr(value, ':');
     size_t n = colon ? (size_t)(colon - value) : strlen(value);
     int kind = 0;
-    for (int k = CONV2_LOCAL; k <= CONV2_BLOCK; k++)
-        if (strlen(kind_names[k]) == n && !strncmp(value, kind_names[k], n)) kind = k;
+    for (int k = CONV2_LOCAL; k <= CONV2_RBLOCK; k++)
+        if ((k <= CONV2_BLOCK || k == CONV2_RBLOCK) && strlen(kind_names[k]) == n &&
+            !strncmp(value, kind_names[k], n))
+            kind = k;
     if (!kind) return -1;
     *cfg = conv2_default_cfg(p, g, kind);
     if (!colon) return 0;
     int v[4];
+    if (kind == CONV2_RBLOCK) {
+        /* ri,rj with the native vector width, or ri,rj,vw; the accumulators are vectors, so
+         * their count is bounded by the register file (AVX-512: 32). */
+        const int three = !parse_ints(colon + 1, v, 3);
+        if (!three && parse_ints(colon + 1, v, 2)) return -1;
+        cfg->ri = v[0], cfg->rj = v[1];
+        if (three) cfg->vw = v[2];
+        if ((cfg->vw & (cfg->vw - 1)) || cfg->vw > 16 ||
+            (cfg->vw > 1 && clip_type_is_complex(g->t)) || cfg->ri * cfg->rj > 32)
+            return -1;
+        return 0;
+    }
     if (kind == CONV2_LOCAL) {
         if (parse_ints(colon + 1, v, 3)) return -1;
         cfg->wx = v[0], cfg->wy = v[1], cfg->rj = v[2];
@@ -117,6 +144,8 @@ void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t ca
         snprintf(buf, cap, "local %dx%d 1x%d %s", c->wx, c->wy, c->rj, k);
     else if (c->kind == CONV2_COLS)
         snprintf(buf, cap, "cols %dx%d %dx1 %s", c->wx, c->wy, c->ri, k);
+    else if (c->kind == CONV2_RBLOCK)
+        snprintf(buf, cap, "rblock %dx%dx%d %s", c->ri, c->vw, c->rj, k);
     else
         snprintf(buf, cap, "block %dx%d %dx%d %s", c->wx, c->wy, c->ri, c->rj, k);
 }
@@ -135,6 +164,8 @@ static size_t local_need(const conv2_cfg *c, const conv2_geom *g) {
         return ((wx * ri + mk - 1) * (wy * rj + nk - 1) + mk * nk) * esz;
     case CONV2_COLS:
         return (wx * ri + mk - 1) * wy * esz;
+    case CONV2_RBLOCK: /* the padded window of a border group */
+        return (ri * (size_t)c->vw + mk - 1) * (rj + nk - 1) * esz;
     default:
         return 0;
     }
@@ -165,6 +196,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     const char *name = c.kind == CONV2_LOCAL    ? "conv2_local"
                        : c.kind == CONV2_GLOBAL ? "conv2_global"
                        : c.kind == CONV2_BLOCK  ? "conv2_block"
+                       : c.kind == CONV2_RBLOCK ? "conv2_rblock"
                                                 : "conv2_cols";
     while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wy > 1)
         c.wy /= 2;
@@ -189,7 +221,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     int n =
         snprintf(opts, sizeof opts, "-DKERNEL=%d -DPAD=%d -DWX=%d -DWY=%d -DRI=%d -DRJ=%d -DVW=%d",
                  c.kind, g->pad, c.wx, c.wy, c.ri, c.rj, c.vw);
-    if (c.fixed) snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
+    if (c.fixed)
+        n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
+    if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     clip_status s = clip_proc_kernel(p, "conv2", g->t, opts, name, &ps->kernel);
     if (s != CLIP_OK) return s;
     size_t kwg = 0;
@@ -212,8 +246,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     }
 
     size_t rows = (size_t)c.wx, cols = (size_t)(c.wy * c.rj);
-    if (c.kind == CONV2_GLOBAL) rows *= (size_t)c.vw;
-    if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS) rows *= (size_t)c.ri;
+    if (c.kind == CONV2_GLOBAL || c.kind == CONV2_RBLOCK) rows *= (size_t)c.vw;
+    if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK)
+        rows *= (size_t)c.ri;
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
     const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
     if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)

@@ -6,6 +6,8 @@
 #define CLIP_CONV2_TESTUTIL_H
 
 #include <complex.h>
+#include <float.h>
+#include <math.h>
 
 #include "testutil.h"
 
@@ -193,6 +195,62 @@ static inline int compare(clip_app *app, clip_data *out, clip_type want, const h
     return compare_scaled(app, out, want, ref, what, 0);
 }
 
+/* |h| elementwise (complex modulus): |A| and |K| for the direct-summation error bound. */
+static inline host_arr c2_abs(const host_arr *h) {
+    host_arr r = *h;
+    const size_t n = numel3(h->dims);
+    r.v = malloc((n ? n : 1) * sizeof(double complex));
+    for (size_t i = 0; i < n; i++)
+        r.v[i] = cabs(h->v[i]);
+    return r;
+}
+
+/* The per-output accuracy contract of the direct paths (processes/conv2.c, "accuracy"): every
+ * finite output within tol * eps * B(i) of the double reference, where B = |A| conv |K| with
+ * the case's shape, pad and orientation (normalized: B / |sum(K)| + |ref(i)|, the quotient's own
+ * rounding). A sum of n products in any order errs by at most about n * eps * B; its rounding
+ * errors add like a random walk, so tol grows as sqrt(n): tol = 16 + 2 sqrt(n) with n the
+ * filter's taps (complex products round twice). Non-finite outputs are compare()'s business.
+ * Returns 1 on a miss (message names the first), with the largest error in eps * B at *worst. */
+static inline int compare_elementwise(clip_app *app, clip_data *out, const host_arr *ref,
+                                      const host_arr *ha, const host_arr *hk, int shape, int pad,
+                                      int corr, int normalize, const char *what, double *worst) {
+    const clip_type t = clip_data_type(out);
+    const int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
+    const void *h = NULL;
+    *worst = 0;
+    if (clip_data_host(out, &h) != CLIP_OK) {
+        fprintf(stderr, "%s: read failed: %s\n", what, clip_app_last_error(app));
+        return 1;
+    }
+    host_arr aa = c2_abs(ha), ak = c2_abs(hk);
+    host_arr b = ref_conv2(&aa, &ak, shape, pad, corr, 0);
+    double complex ksum = 0;
+    for (size_t e = 0; e < numel3(hk->dims); e++)
+        ksum += hk->v[e];
+    const double taps = (double)(hk->dims[0] * hk->dims[1]);
+    const double eps = dbl ? DBL_EPSILON : FLT_EPSILON, tol = 16 + 2 * sqrt(taps);
+    int bad = 0;
+    for (size_t i = 0; i < numel3(ref->dims); i++) {
+        const size_t re = cx ? 2 * i : i;
+        const double xr = dbl ? ((const double *)h)[re] : ((const float *)h)[re];
+        const double xi = cx ? (dbl ? ((const double *)h)[re + 1] : ((const float *)h)[re + 1]) : 0;
+        const double complex r = ref->v[i];
+        double bound = creal(b.v[i]);
+        if (normalize) bound = bound / cabs(ksum) + cabs(r);
+        const double err = cabs(mkc(xr - creal(r), xi - cimag(r)));
+        if (!isfinite(creal(r)) || !isfinite(cimag(r)) || !isfinite(bound)) continue;
+        const double units = bound > 0 ? err / (eps * bound) : (err > 0 ? INFINITY : 0);
+        if (!(units <= *worst)) *worst = units;
+        if (!(units <= tol) && !bad++)
+            fprintf(stderr, "%s: output %zu is %.9g%+.9gi, want %.9g%+.9gi: error %.3g eps * "
+                            "(|A| conv |K|), allowed %.3g\n",
+                    what, i, xr, xi, creal(r), cimag(r), units, tol);
+    }
+    free(aa.v), free(ak.v), free(b.v);
+    return bad != 0;
+}
+
 typedef struct conv_case {
     clip_type ta, tk;
     size_t a[3], k[2];
@@ -247,6 +305,16 @@ static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *
     if (out)
         tu_failures += compare_scaled(
             app, out, clip_type_promote(clip_data_type(a), clip_data_type(k)), &ref, what, scale);
+    /* The direct kernels keep each output's error within the contract's bound (the separable
+     * path adds its factors' error and fft is normwise: compare() covers those). */
+    const char *got = clip_process_variant(p);
+    if (out && strncmp(got, "fft", 3) && strncmp(got, "separable", 9) && numel3(ref.dims) &&
+        clip_data_type(out) == clip_type_promote(clip_data_type(a), clip_data_type(k))) {
+        double worst = 0;
+        tu_checks++;
+        tu_failures += compare_elementwise(app, out, &ref, ha, hk, cc->shape, cc->pad, cc->corr,
+                                           cc->normalize, what, &worst);
+    }
     int empty_in = !numel3(ha->dims) || !hk->dims[0] || !hk->dims[1];
     const char *want = !strcmp(sep, "on") ? "separable" : variant;
     if (strcmp(want, "auto") && numel3(ref.dims) && !empty_in) {

@@ -19,6 +19,8 @@ static int expected_variant(const char *value, char *out, size_t cap) {
         snprintf(out, cap, "global %dx%d %dx%d ", a, b, d, c);
     else if (sscanf(value, "block:%d,%d,%d,%d", &a, &b, &c, &d) == 4)
         snprintf(out, cap, "block %dx%d %dx%d ", a, b, c, d);
+    else if (sscanf(value, "rblock:%d,%d,%d", &a, &b, &c) == 3)
+        snprintf(out, cap, "rblock %dx%dx%d ", a, c, b);
     else return -1;
     return 0;
 }

@@ -1,8 +1,9 @@
 /* `clip bench`: times any registered process on random data made on the host, as the median of
  * repeated launches measured by device events, and prints ms, GFLOP/s and GB/s.
  *   clip bench NAME SHAPE... [--type f32|f64|c32|c64] [--PARAM VALUE]... [--repeat R]
- *              [--warmup W] [--device SPEC] [--csv FILE]
- * SHAPE is RxC or RxCxD... (one per input). */
+ *              [--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]
+ * SHAPE is RxC or RxCxD... (one per input). --rank1 I makes input I (from 0) the outer product
+ * u * v.' of two random vectors (e.g. a separable conv2 filter). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static double flops_of(const char *name, clip_data **in, int n_in, clip_process 
 int clip_bench_main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "clip: usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
-                        "[--warmup W] [--device SPEC] [--csv FILE]\n");
+                        "[--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]\n");
         return 2;
     }
     const char *name = argv[0];
@@ -81,6 +82,7 @@ int clip_bench_main(int argc, char **argv) {
     clip_type type = CLIP_F32;
     long repeat = 20, warmup = 2;
     const char *device = NULL, *csv = NULL;
+    long rank1 = -1;
     const char *params[16][2];
     int n_params = 0;
     for (int i = 1; i < argc; i++) {
@@ -97,6 +99,8 @@ int clip_bench_main(int argc, char **argv) {
             device = v, i++;
         } else if (!strcmp(a, "--csv") && v) {
             csv = v, i++;
+        } else if (!strcmp(a, "--rank1") && v) {
+            rank1 = strtol(v, NULL, 10), i++;
         } else if (!strncmp(a, "--", 2) && n_params < 16) {
             int pi = -1;
             for (int k = 0; k < d->n_params; k++)
@@ -116,7 +120,7 @@ int clip_bench_main(int argc, char **argv) {
             goto bad;
         }
     }
-    if (n_in != d->n_inputs || repeat < 1 || warmup < 0) goto bad;
+    if (n_in != d->n_inputs || repeat < 1 || warmup < 0 || rank1 >= n_in) goto bad;
 
     clip_criteria crit = {0};
     if (device) {
@@ -137,12 +141,35 @@ int clip_bench_main(int argc, char **argv) {
         if (clip_data_create(app, type, nd[i], dims[i], &in[i]) != CLIP_OK) goto fail;
         void *h = NULL;
         if (clip_data_host_write(in[i], &h) != CLIP_OK) goto fail;
-        size_t n = clip_data_numel(in[i]) * (clip_type_is_complex(type) ? 2 : 1);
+        const int cx = clip_type_is_complex(type);
+        size_t n = clip_data_numel(in[i]) * (cx ? 2 : 1);
         for (size_t k = 0; k < n; k++) {
             seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
             double r = (double)(seed >> 11) / 9007199254740992.0;
             if (clip_type_is_double(type)) ((double *)h)[k] = r;
             else ((float *)h)[k] = (float)r;
+        }
+        if (i == rank1) {
+            /* element (r, c) = K(r, 0) * K(0, c) / K(0, 0): rank one, its first column and row
+             * random (complex products where the type is complex) */
+            const size_t rows = dims[i][0], cols = clip_data_numel(in[i]) / (rows ? rows : 1);
+            const int db = clip_type_is_double(type), w = cx ? 2 : 1;
+#define BENCH_AT(e) (db ? ((double *)h)[e] : (double)((float *)h)[e])
+            const double z0r = BENCH_AT(0), z0i = cx ? BENCH_AT(1) : 0, z0 = z0r * z0r + z0i * z0i;
+            for (size_t c = 1; c < cols; c++)
+                for (size_t r = 1; r < rows; r++) {
+                    const size_t ur = r * (size_t)w, vc = c * rows * (size_t)w;
+                    const double ar = BENCH_AT(ur), ai = cx ? BENCH_AT(ur + 1) : 0;
+                    const double br = BENCH_AT(vc), bi = cx ? BENCH_AT(vc + 1) : 0;
+                    const double pr = ar * br - ai * bi, pi = ar * bi + ai * br;
+                    const double val[2] = {(pr * z0r + pi * z0i) / z0, (pi * z0r - pr * z0i) / z0};
+                    for (int part = 0; part < w; part++) {
+                        const size_t e = (r + c * rows) * (size_t)w + (size_t)part;
+                        if (db) ((double *)h)[e] = val[part];
+                        else ((float *)h)[e] = (float)val[part];
+                    }
+                }
+#undef BENCH_AT
         }
     }
     if (clip_process_create(app, name, &p) != CLIP_OK) goto fail;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# conv2's selection grid (issue 14, item 3): for each image size, type and filter (square k x k,
+# rows 1 x k, columns k x 1; random, and rank one for some squares) the time of every direct
+# variant, of auto (with the variant it picked), of the separable path where K is rank one, and of
+# fft for reference, each `clip bench conv2 IMGxIMG FILTER --shape same` (median of R launches
+# after 2 warm-ups; random data, zero padding). Writes one CSV line per run and, at the end, a
+# summary line per point: the fastest variant auto may choose (direct kernels and separable;
+# fft is normwise), auto's pick and the ratio of their times.
+#   bench/conv2_grid.sh [BUILD_DIR (build)] [CSV (conv2_grid.csv)] [--device SPEC]
+# Environment: IMAGES ("512 2048"), TYPES ("f32 f64"), SQUARE ("3 5 7 11 15 21 31 47 63"),
+# LINES (k for 1 x k and k x 1: "7 31"), RANK1 (rank-one squares: "7 15 31 63"), VARIANTS
+# (forced direct variants: "global rblock"; local and block run on GPUs by adding them here),
+# FFT (1: time fft too), REPEAT (5; points past 2 GFLOP use 3).
+# The summary's variants are those in VARIANTS plus separable; timings under other load are as
+# noisy as the machine: rerun a point before believing a ratio near 1.1.
+set -euo pipefail
+b=${1:-build}
+csv=${2:-conv2_grid.csv}
+shift $(($# > 2 ? 2 : $#))
+dev=()
+if [ "${1:-}" = --device ]; then dev=(--device "${2:?--device needs a SPEC}"); fi
+images=${IMAGES:-512 2048}
+types=${TYPES:-f32 f64}
+square=${SQUARE:-3 5 7 11 15 21 31 47 63}
+lines=${LINES:-7 31}
+rank1=${RANK1:-7 15 31 63}
+variants=${VARIANTS:-global rblock}
+fft=${FFT:-1}
+repeat=${REPEAT:-5}
+
+echo "image,type,filter,rank1,variant,reported,median_ms" >"$csv"
+device_name=""
+# bench IMG TYPE FILTER RANK1 LABEL ARGS...: one run, one CSV line
+bench() {
+  local img=$1 t=$2 f=$3 r1=$4 label=$5
+  shift 5
+  local m=${f%x*} n=${f#*x} reps=$repeat extra=()
+  # 2 * outputs * taps past 2 GFLOP: 3 launches are enough to see the median
+  if [ $((2 * img * img * m * n)) -gt 2000000000 ]; then reps=3; fi
+  [ "$r1" = 1 ] && extra=(--rank1 1)
+  local line
+  if ! line=$("$b/clip" bench conv2 "${img}x${img}" "$f" --shape same --type "$t" \
+    --repeat "$reps" "${extra[@]}" "${dev[@]}" "$@" 2>&1); then
+    echo "$img,$t,$f,$r1,$label,error,nan" >>"$csv"
+    echo "  $label: ${line##*: }" >&2
+    return 0
+  fi
+  [ -n "$device_name" ] || device_name=$(sed -n 's/.*device="\(.*\)"$/\1/p' <<<"$line")
+  local var ms
+  var=$(sed -n 's/.* variant=\(.*\) median_ms=.*/\1/p' <<<"$line")
+  ms=$(sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' <<<"$line")
+  echo "$img,$t,$f,$r1,$label,$var,$ms" >>"$csv"
+  printf '%-6s %-4s %-6s r1=%s %-9s %-30s %10s ms\n' "$img" "$t" "$f" "$r1" "$label" "$var" "$ms"
+}
+
+point() { # IMG TYPE FILTER RANK1
+  local v
+  for v in $variants; do bench "$@" "$v" --variant "$v" --separable off; done
+  [ "$4" = 1 ] && bench "$@" separable --separable on
+  bench "$@" auto
+  [ "$fft" = 1 ] && bench "$@" fft --variant fft
+  return 0
+}
+
+start=$(date +%s)
+for img in $images; do
+  for t in $types; do
+    for k in $square; do point "$img" "$t" "${k}x${k}" 0; done
+    for k in $lines; do
+      point "$img" "$t" "1x${k}" 0
+      point "$img" "$t" "${k}x1" 0
+    done
+    for k in $rank1; do point "$img" "$t" "${k}x${k}" 1; done
+  done
+done
+# The summary: per point, the fastest of the variants auto may choose against auto's pick.
+sed -i "1i # device: ${device_name:-unknown}; $(date -u +%Y-%m-%dT%H:%MZ); $(($(date +%s) - start)) s" "$csv"
+awk -F, -v vs="$variants separable" '
+  BEGIN { n = split(vs, allowed, " "); for (i = 1; i <= n; i++) ok[allowed[i]] = 1 }
+  /^#/ || $1 == "image" { next }
+  { key = $1 "," $2 "," $3 "," $4
+    if (!(key in seen)) { seen[key] = 1; order[++np] = key }
+    if ($7 == "nan") next
+    if ($5 == "auto") { auto[key] = $7; pick[key] = $6 }
+    else if ($5 == "fft") fftms[key] = $7
+    else if ($5 in ok && (!(key in best) || $7 + 0 < best[key] + 0)) { best[key] = $7; bestv[key] = $5 } }
+  END {
+    printf "summary: image,type,filter,rank1,fastest,fastest_ms,auto_pick,auto_ms,auto/fastest,fft_ms\n"
+    for (i = 1; i <= np; i++) {
+      k = order[i]; split(pick[k], w, " ")
+      r = (k in best) && best[k] > 0 && (k in auto) ? auto[k] / best[k] : 0
+      printf "summary: %s,%s,%s,%s,%s,%.3f,%s\n", k, bestv[k], best[k], w[1], auto[k], r, fftms[k]
+      if (r > worst) { worst = r; where = k }
+    }
+    printf "worst auto/fastest: %.3f at %s\n", worst, where
+  }' "$csv"
