@@ -7,6 +7,7 @@
 # summary line per point: the fastest variant auto may choose (direct kernels and separable;
 # fft is normwise), auto's pick and the ratio of their times.
 #   bench/conv2_grid.sh [BUILD_DIR (build)] [CSV (conv2_grid.csv)] [--device SPEC]
+#   bench/conv2_grid.sh --summary CSV        the summary of a CSV made earlier (or cut short)
 # Environment: IMAGES ("512 2048"), TYPES ("f32 f64"), SQUARE ("3 5 7 11 15 21 31 47 63"),
 # LINES (k for 1 x k and k x 1: "7 31"), RANK1 (rank-one squares: "7 15 31 63"), VARIANTS
 # (forced direct variants: "global rblock"; local and block run on GPUs by adding them here),
@@ -14,6 +15,32 @@
 # The summary's variants are those in VARIANTS plus separable; timings under other load are as
 # noisy as the machine: rerun a point before believing a ratio near 1.1.
 set -euo pipefail
+# summary CSV VARIANTS: per point, the fastest of the variants auto may choose against auto's pick
+summary() {
+  awk -F, -v vs="$2 separable" '
+  BEGIN { n = split(vs, allowed, " "); for (i = 1; i <= n; i++) ok[allowed[i]] = 1 }
+  /^#/ || $1 == "image" { next }
+  { key = $1 "," $2 "," $3 "," $4
+    if (!(key in seen)) { seen[key] = 1; order[++np] = key }
+    if ($7 == "nan") next
+    if ($5 == "auto") { auto[key] = $7; pick[key] = $6 }
+    else if ($5 == "fft") fftms[key] = $7
+    else if ($5 in ok && (!(key in best) || $7 + 0 < best[key] + 0)) { best[key] = $7; bestv[key] = $5 } }
+  END {
+    printf "summary: image,type,filter,rank1,fastest,fastest_ms,auto_pick,auto_ms,auto/fastest,fft_ms\n"
+    for (i = 1; i <= np; i++) {
+      k = order[i]; split(pick[k], w, " ")
+      r = (k in best) && best[k] > 0 && (k in auto) ? auto[k] / best[k] : 0
+      printf "summary: %s,%s,%s,%s,%s,%.3f,%s\n", k, bestv[k], best[k], w[1], auto[k], r, fftms[k]
+      if (r > worst) { worst = r; where = k }
+    }
+    printf "worst auto/fastest: %.3f at %s\n", worst, where
+  }' "$1"
+}
+if [ "${1:-}" = --summary ]; then
+  summary "${2:?--summary needs a CSV}" "${VARIANTS:-global rblock}"
+  exit 0
+fi
 b=${1:-build}
 csv=${2:-conv2_grid.csv}
 shift $(($# > 2 ? 2 : $#))
@@ -73,24 +100,5 @@ for img in $images; do
     for k in $rank1; do point "$img" "$t" "${k}x${k}" 1; done
   done
 done
-# The summary: per point, the fastest of the variants auto may choose against auto's pick.
 sed -i "1i # device: ${device_name:-unknown}; $(date -u +%Y-%m-%dT%H:%MZ); $(($(date +%s) - start)) s" "$csv"
-awk -F, -v vs="$variants separable" '
-  BEGIN { n = split(vs, allowed, " "); for (i = 1; i <= n; i++) ok[allowed[i]] = 1 }
-  /^#/ || $1 == "image" { next }
-  { key = $1 "," $2 "," $3 "," $4
-    if (!(key in seen)) { seen[key] = 1; order[++np] = key }
-    if ($7 == "nan") next
-    if ($5 == "auto") { auto[key] = $7; pick[key] = $6 }
-    else if ($5 == "fft") fftms[key] = $7
-    else if ($5 in ok && (!(key in best) || $7 + 0 < best[key] + 0)) { best[key] = $7; bestv[key] = $5 } }
-  END {
-    printf "summary: image,type,filter,rank1,fastest,fastest_ms,auto_pick,auto_ms,auto/fastest,fft_ms\n"
-    for (i = 1; i <= np; i++) {
-      k = order[i]; split(pick[k], w, " ")
-      r = (k in best) && best[k] > 0 && (k in auto) ? auto[k] / best[k] : 0
-      printf "summary: %s,%s,%s,%s,%s,%.3f,%s\n", k, bestv[k], best[k], w[1], auto[k], r, fftms[k]
-      if (r > worst) { worst = r; where = k }
-    }
-    printf "worst auto/fastest: %.3f at %s\n", worst, where
-  }' "$csv"
+summary "$csv" "$variants"

@@ -42,7 +42,9 @@
  * default tiles).
  *   direct     local (tile staged in local memory, 8 outputs per work-item along a row),
  *              global (no staging; explicit SIMD rows on CPUs), block (GPUs: register blocks of
- *              2x16 outputs from a staged tile, filter size compiled in).
+ *              2x16 outputs from a staged tile, filter size compiled in), rblock (CPUs: one
+ *              work-item of 4 SIMD vectors of rows by 6 columns in registers, each input column
+ *              loaded once per filter row; filter size and orientation compiled in).
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -59,7 +61,8 @@
  *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
  *      the device is ignored (a block tile too large for local memory is shrunk to fit).
  *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
- *      (CPU: global; GPU: local up to 16 taps, block above while its tile fits local memory,
+ *      (CPU: global or rblock, the cheaper by the model; GPU: local up to 16 taps, block above
+ *      while its tile fits local memory,
  *      else global with run-time sizes; filters up to 81 taps are compiled into local and global,
  *      always into block), the separable path (only when
  *      K is rank one; the SVD runs only when the model says the path would win), and, with
@@ -68,8 +71,9 @@
  *   against the machine they were fitted on; device_rates() lists the fits, bench/CONV2.md the
  *   measurements):
  *      a kernel pass   max(multiply-adds / rate, bytes moved / bandwidth) + launch overhead,
- *                      rate by kernel: compiled-in local/global, block, run-time; complex
- *                      multiply-adds count 4, double ones 2
+ *                      rate by kernel: compiled-in local/global, block, run-time, rblock (whose
+ *                      vector loads per filter row, ri*(rj+nk-1), count as multiply-adds);
+ *                      complex multiply-adds count 4, double ones 2
  *      separable       two passes (the column pass writes and the row pass reads mo x na)
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
  *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
@@ -77,7 +81,7 @@
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
- *   Forced variants: variant local/global/block forces that direct kernel (with separable on,
+ *   Forced variants: variant local/global/block/rblock forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
  *   CLIP_ERR_UNSUPPORTED.
@@ -223,7 +227,7 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
  * 2.2 ms, FFT 2100^2 82 ms). */
 typedef struct rates {
-    double small, block, runtime, bw, fft, fft_fixed, launch, rblock;
+    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -231,10 +235,10 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
@@ -246,16 +250,28 @@ static rates device_rates(clip_process *p, clip_type t) {
     return r;
 }
 
+#define RB_STAGE 16
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
     double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
     const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
     double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
                   : c->fixed                                      ? r->small
                                                                   : r->runtime;
+    if (c->kind == CONV2_GLOBAL || c->kind == CONV2_RBLOCK) {
+        /* CPUs: per filter row a work-item issues rj*nk vector multiply-adds per vector of rows
+         * and rj+nk-1 vector loads, which cost about as much each (r->loads) */
+        macs *= 1 + r->loads * (c->rj + (double)g->nk - 1) / ((double)c->rj * (double)g->nk);
+    }
     if (c->kind == CONV2_RBLOCK) {
-        /* per filter row a work-item issues ri*rj*nk vector multiply-adds and ri*(rj+nk-1)
-         * vector loads, which cost about as much each */
-        macs *= 1 + (c->rj + (double)g->nk - 1) / ((double)c->rj * (double)g->nk);
+        /* Border groups first copy their padded window, th x tw values at about RB_STAGE
+         * multiply-adds each (a pad_map and a scalar copy against 16 lanes of a vector FMA;
+         * fitted on the 512^2 grid points of bench/CONV2.md). */
+        const double rows = (double)c->ri * c->vw, th = rows + (double)g->mk - 1;
+        const double tw = (double)c->rj + (double)g->nk - 1;
+        const double ngx = ceil((double)g->mo / rows), ngy = ceil((double)g->no / c->rj);
+        const double er = fmin(ngx, 2 + floor(((double)g->mk - 1) / rows));
+        const double ec = fmin(ngy, 2 + floor(((double)g->nk - 1) / c->rj));
+        macs += (er * ngy + ec * ngx - er * ec) * (double)g->slices * th * tw * RB_STAGE;
         rate = r->rblock;
     }
     return fmax(macs / rate, bytes / r->bw) + r->launch;
