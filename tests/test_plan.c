@@ -6,6 +6,9 @@
 
 #include "testutil.h"
 
+/* Quick mode (valgrind): f32 and c64 only, one conv2 filter; every path is still taken. */
+#define TYPE_STEP (tu_quick() ? 3u : 1u)
+
 /* The apps under test: one device, two, three, and one device with a small allocation limit. */
 enum { ONE, TWO, THREE, SMALL, N_APPS };
 static const char *const app_names[N_APPS] = {"1 device", "2 devices", "3 devices", "streamed"};
@@ -109,6 +112,40 @@ static double max_rel_diff(clip_data *a, clip_data *b) {
     return worst;
 }
 
+/* Whether every device of app is the same model and driver (on one platform) as the first:
+ * then a piece runs the kernels the whole would, bit for bit. Mixed apps (a GPU beside PoCL on
+ * the GPU machine) are compared normwise within rounding instead. */
+static int uniform(const clip_app *app) {
+    const clip_device_info *a = clip_app_device_at(app, 0);
+    for (int i = 1; i < clip_app_device_count(app); i++) {
+        const clip_device_info *b = clip_app_device_at(app, i);
+        if (strcmp(a->name, b->name) || strcmp(a->driver, b->driver) ||
+            strcmp(a->platform, b->platform))
+            return 0;
+    }
+    return 1;
+}
+
+/* Largest |a - b| / max |b|. */
+static double normwise_diff(clip_data *a, clip_data *b) {
+    if (max_rel_diff(a, b) == INFINITY) return INFINITY;
+    const void *ha = NULL, *hb = NULL;
+    clip_data_host(a, &ha);
+    clip_data_host(b, &hb);
+    clip_type t = clip_data_type(a);
+    size_t n = clip_data_numel(a) * (clip_type_is_complex(t) ? 2 : 1);
+    double big = 0, worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = clip_type_is_double(t) ? ((const double *)ha)[i] : ((const float *)ha)[i];
+        double y = clip_type_is_double(t) ? ((const double *)hb)[i] : ((const float *)hb)[i];
+        if (isfinite(y) && fabs(y) > big) big = fabs(y);
+        if (x == y || (isnan(x) && isnan(y))) continue;
+        double e = fabs(x - y);
+        if (!(e <= worst)) worst = isnan(e) ? INFINITY : e;
+    }
+    return big > 0 ? worst / big : worst;
+}
+
 /* Whether any of the data is larger than the streamed app's allocation limit. */
 static int too_big(clip_data **in, int n_in, clip_data *out) {
     size_t limit = (size_t)atol(SMALL_ALLOC);
@@ -132,6 +169,11 @@ static void check_case(const char *what, const char *name, clip_data **in, int n
         for (int i = 0; i < n_in; i++) copies[i] = copy_to(apps[a], in[i]);
         clip_data *got = run(apps[a], name, copies, n_in, prm, v, sizeof v);
         double diff = max_rel_diff(got, want);
+        if (!uniform(apps[a]) && got) { /* other kernels on other devices: rounding differs */
+            diff = normwise_diff(got, want);
+            double r = clip_type_is_double(clip_data_type(want)) ? 1e-12 : 1e-4;
+            if (diff <= r) diff = 0;
+        }
         int is_split = strncmp(v, "split", 5) == 0;
         printf("%-10s %-28s %-10s diff %.3g  [%s]\n", name, what, app_names[a], diff, v);
         CHECK(got != NULL);
@@ -148,7 +190,7 @@ static void test_scale(void) {
     const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
     const param prm[] = {{"a", "-2.5"}, {"b", "0.25"}, {NULL, NULL}};
     for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
-        for (size_t t = 0; t < 4; t++) {
+        for (size_t t = 0; t < 4; t += TYPE_STEP) {
             clip_data *x = random_data(apps[ONE], types[t], 3, dims[d], 11 + d);
             char what[64];
             snprintf(what, sizeof what, "%zux%zux%zu %s", dims[d][0], dims[d][1], dims[d][2],
@@ -161,7 +203,7 @@ static void test_scale(void) {
 /* a.' * b chunked, partial products summed in piece order; dot along a dimension in bands. */
 static void test_dot(void) {
     const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
-    for (size_t t = 0; t < 4; t++) {
+    for (size_t t = 0; t < 4; t += TYPE_STEP) {
         const size_t da[2] = {20000, 1}, db[2] = {1, 20000};
         clip_data *in[2] = {random_data(apps[ONE], types[t], 2, da, 3),
                             random_data(apps[ONE], types[(t + 1) % 4], 2, db, 4)};
@@ -191,7 +233,7 @@ static void test_dot(void) {
 static void test_norm(void) {
     const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
     const char *const orders[] = {"1", "2", "3", "2.5", "inf", "-inf", "fro"};
-    for (size_t t = 0; t < 4; t++) {
+    for (size_t t = 0; t < 4; t += TYPE_STEP) {
         const int dbl = clip_type_is_double(types[t]);
         const double tol = dbl ? 1e-12 : 1e-5;
         const size_t dv[2] = {1, 30001}, dm[2] = {301, 70}, dn[3] = {40, 30, 20};
@@ -268,7 +310,7 @@ static void test_transpose(void) {
 static void test_matmul(void) {
     const clip_type types[] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
     const char *const ops[] = {"n", "t", "c"};
-    for (size_t t = 0; t < 4; t++)
+    for (size_t t = 0; t < 4; t += TYPE_STEP)
         for (int oa = 0; oa < 3; oa++)
             for (int ob = 0; ob < 3; ob += 2) {
                 const size_t m = 67, k = 45, n = 93;
@@ -310,7 +352,7 @@ static void test_conv2(void) {
     const size_t da[3] = {37, 211, 1}, dn[3] = {23, 19, 6};
     clip_data *a = random_data(apps[ONE], CLIP_F32, 2, da, 51);
     clip_data *stack = random_data(apps[ONE], CLIP_F64, 3, dn, 52);
-    for (size_t kk = 0; kk < 3; kk++) {
+    for (size_t kk = 0; kk < (tu_quick() ? 1u : 3u); kk++) {
         clip_data *k = random_data(apps[ONE], CLIP_F32, 2, ks[kk], 53 + kk);
         for (int sh = 0; sh < 3; sh++)
             for (int pd = 0; pd < 4; pd++) {
@@ -415,9 +457,14 @@ static void test_transfers(void) {
     clip_data *q1 = run(apps[ONE], "scale", &p1, 1, prm, v, sizeof v);
     clip_data *q2 = run(apps[TWO], "scale", &p2, 1, prm, v, sizeof v);
     clip_app_transfer_stats(apps[TWO], &s1);
-    CHECK(max_rel_diff(q2, q1) == 0.0);
-    CHECK(s1.between_devices - s0.between_devices == 1);      /* the device-2 piece */
-    CHECK(s1.bytes_to_device == s0.bytes_to_device);          /* nothing from the host */
+    CHECK(uniform(apps[TWO]) ? max_rel_diff(q2, q1) == 0.0 : normwise_diff(q2, q1) < 1e-12);
+    if (!strcmp(clip_app_device_at(apps[TWO], 0)->platform,
+                clip_app_device_at(apps[TWO], 1)->platform)) {
+        CHECK(s1.between_devices - s0.between_devices == 1); /* the device-2 piece */
+        CHECK(s1.bytes_to_device == s0.bytes_to_device);     /* nothing from the host */
+    } else { /* another platform's context: through the host, once */
+        CHECK(s1.to_host - s0.to_host >= 1 && s1.bytes_to_device > s0.bytes_to_device);
+    }
     clip_process_destroy(mp);
     clip_data_destroy(a1);
     clip_data_destroy(a2);
