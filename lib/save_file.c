@@ -341,6 +341,26 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
     for (size_t i = 0; i < n; i++)
         if (!sf[i].verified && (s = clip_save_verify(app, op, &sf[i], path[i], &expect[i])))
             return discard_rest(sf, 0, n, s);
+    /* A lone unnamed file with no target yet takes the target's name in one linkat, so that
+     * no kill leaves a temporary; where the target exists (EEXIST) it goes the renaming way. */
+    if (n == 1 && !sf->tmp && sf->fd >= 0 &&
+        linkat(AT_FDCWD, sf->fd_path, AT_FDCWD, path[0], AT_SYMLINK_FOLLOW) == 0) {
+        int fd = sf->fd;
+        sf->fd = -1;
+        if (close(fd) != 0) {
+            int err = errno;
+            unlink(path[0]);
+            return fail_errno(app, op, sf, path[0], "cannot write", err);
+        }
+        set_discarded(sf);
+        int err = sync_dir(path[0]);
+        if (err)
+            return clip_set_error(app, CLIP_ERR_IO,
+                                  "%s: %s: saved, but its directory cannot be flushed to disk, so "
+                                  "the new file may not survive a crash: %s", op, path[0],
+                                  strerror(err));
+        return CLIP_OK;
+    }
     /* Unnamed temporaries get their names only now, verified and on disk: from here to the
      * last rename is the one window in which a kill leaves (whole) temporaries behind, and the
      * renames follow one another so that a pair (CFL) is never half new for longer than that. */

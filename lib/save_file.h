@@ -10,9 +10,12 @@
  *
  * Where the file system has O_TMPFILE (ext4, xfs, btrfs, tmpfs) the temporary has no name while
  * it is written and verified: a killed process's unnamed file vanishes with its descriptors.
- * Only at the commit is it linked to a temporary name and renamed over the target at once
- * (linkat cannot replace a file, rename can); the name exists from that linkat to the rename,
- * a few system calls with no data written in between, the only moment a kill leaves a file.
+ * At the commit a single file whose target does not exist yet is linked to the target's own
+ * name (one linkat: no kill can leave anything but nothing or the whole file). Otherwise (the
+ * target exists, which linkat cannot replace; or CFL's pair) it is linked to a temporary name
+ * and renamed over the target at once; the name exists from that linkat to the rename, a few
+ * system calls with no data written in between, the only moment a kill leaves a file (which
+ * the next save into the directory removes, as below).
  *
  * A named temporary, "<target>.tmp-<host>-<pid>-<start>-<n>", is used for the whole save where
  * O_TMPFILE is refused (EOPNOTSUPP, EISDIR, EINVAL: NFS, vfat, older kernels), where /proc is not

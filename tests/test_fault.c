@@ -358,6 +358,10 @@ int main(void) {
             if (!app) app = tu_app();
             CHECK(complete_or_absent(out, &ref, app));
             result again = run_chain(app, c, png, out, 0);
+            if (!same(&again, &ref))
+                fprintf(stderr, "chain %s, call %ld (%s:%d): the rerun differs from the reference "
+                        "(status %s)\n", chains[c].name, nth, site ? site->file : "app",
+                        site ? site->line : 0, clip_status_str(again.status));
             CHECK(same(&again, &ref));
             clip_app_destroy(app);
             free(r.bytes);
