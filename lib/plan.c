@@ -480,7 +480,10 @@ static clip_status lane_finish(clip_plan *pl, lane_run *ln) {
     clip_process *p = pl->p;
     const clip_piece *pc = &pl->pieces[ln->piece];
     clip_clear_error(ln->app);
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clFinish(ln->app->queue);
+    /* An injected failure still waits, as a real one leaves nothing running that it knows of:
+     * the piece's reads may target memory the caller frees once the launch has failed. */
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? (clFinish(ln->app->queue), CL_OUT_OF_RESOURCES)
+                                              : clFinish(ln->app->queue);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "plan: clFinish on device '%s': %s",
                               ln->app->info.name, clip_cl_error_name(e));
@@ -531,11 +534,13 @@ clip_status clip_plan_launch(clip_process *p) {
         s = lane_start(pl, ln, i);
         if (s != CLIP_OK) s = lane_fail(pl, ln, i, s);
     }
-    /* Every lane is waited for, even after a failure: reads may still target the outputs. */
+    /* Every lane is waited for, even after a failure: reads may still target the outputs. A
+     * lane whose piece failed half-enqueued is not busy but may hold work too. */
     for (int d = 0; d < pl->n_devices; d++)
         for (int l = 0; l < CLIP_LANES; l++) {
             lane_run *ln = &pl->lanes[d][l];
             size_t piece = ln->piece;
+            if (!ln->busy && ln->app && s != CLIP_OK) clFinish(ln->app->queue);
             clip_status f = lane_finish(pl, ln);
             if (f != CLIP_OK && s == CLIP_OK) s = lane_fail(pl, ln, piece, f);
         }
