@@ -14,9 +14,11 @@
 
 #include "clip/process_author.h"
 #include "gemm.h"
+#include "gemm_skinny.h"
 
 typedef struct matmul_state {
     clip_gemm gemm;
+    clip_skinny skinny; /* its kernel set when the product takes a skinny path */
     cl_kernel scalar;   /* set when one operand is 1x1 */
     int scalar_input;   /* which input is the scalar */
     cl_ulong yrows;     /* the scalar product's rows */
@@ -32,7 +34,7 @@ static const char *const trans_names[] = {"n", "t", "c", "none", "transpose", "c
 static const clip_param_desc matmul_params[] = {
     {"transa", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("A")},
     {"transb", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("B")},
-    CLIP_GEMM_PARAM_ROWS};
+    CLIP_GEMM_PARAM_ROWS, CLIP_SKINNY_PARAM_ROW};
 static const char *const matmul_inputs[] = {
     "A  left matrix, op(A) M x K (A is K x M when transposed), or a 1x1 scalar",
     "B  right matrix, op(B) K x N (B is N x K when transposed), or a 1x1 scalar"};
@@ -142,6 +144,8 @@ static clip_status matmul_init(clip_process *p) {
         clip_proc_set_variant(p, "zeros");
         return CLIP_OK;
     }
+    s = clip_skinny_init(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &st->skinny);
+    if (s != CLIP_OK || st->skinny.kernel) return s;
     char desc[128];
     clip_gemm_describe(&prm, desc, sizeof desc);
     clip_proc_set_variant(p, desc);
@@ -249,6 +253,7 @@ static clip_status matmul_launch(clip_process *p) {
     if (s == CLIP_OK) s = clip_proc_input_buffer(p, 1, &bm);
     if (s == CLIP_OK) s = clip_proc_write_buffer(p, c, 0, &cm);
     if (s != CLIP_OK) return s;
+    if (st->skinny.kernel) return clip_skinny_enqueue(p, &st->skinny, am, bm, cm);
     clip_gemm g = st->gemm;
     if (st->k == 0) g.type = clip_data_type(c); /* no kernel was built: C is only zero-filled */
     const clip_gemm_scalar one = {1, 0}, zero = {0, 0};
@@ -267,7 +272,7 @@ const clip_process_desc clip_process_matmul = {
     .n_outputs = 1,
     .output_docs = matmul_outputs,
     .params = matmul_params,
-    .n_params = 2 + CLIP_GEMM_PARAM_COUNT,
+    .n_params = 3 + CLIP_GEMM_PARAM_COUNT,
     .state_size = sizeof(matmul_state),
     .init = matmul_init,
     .launch = matmul_launch,
