@@ -510,6 +510,12 @@ static double now_ms(void) {
 clip_status clip_plan_launch(clip_process *p) {
     clip_plan *pl = p->plan;
     double t0 = now_ms();
+    /* Inputs the app's own queue is still computing (a device-only result of the previous
+     * process) are read by the lanes' queues, which OpenCL does not order after it. */
+    cl_int e = clFinish(p->app->queue);
+    if (e != CL_SUCCESS)
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "plan: clFinish on device '%s': %s",
+                              p->app->info.name, clip_cl_error_name(e));
     clip_status s = clip_app_make_lanes(p->app);
     for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
         for (int l = 0; l < CLIP_LANES; l++) {

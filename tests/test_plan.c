@@ -490,6 +490,49 @@ static void test_transfers(void) {
     clip_data_destroy(in[1]);
 }
 
+/* A split process reading a device-only result that the app's queue is still computing: the
+ * lanes' queues must wait for it (a slow matpow, then a split scale and matmul at once). */
+static void test_pending_input(void) {
+    const size_t sq[2] = {300, 300};
+    clip_data *a1 = random_data(apps[ONE], CLIP_F64, 2, sq, 71);
+    const param pw[] = {{"power", "9"}, {NULL, NULL}}, half[] = {{"a", "0.5"}, {NULL, NULL}};
+    char v[160];
+    clip_data *p1 = run(apps[ONE], "matpow", &a1, 1, pw, v, sizeof v);
+    clip_data *s1 = run(apps[ONE], "scale", &p1, 1, half, v, sizeof v);
+    clip_data *in1[2] = {p1, a1};
+    clip_data *m1 = run(apps[ONE], "matmul", in1, 2, NULL, v, sizeof v);
+    for (int a = TWO; a <= THREE; a++) { /* matpow runs whole: too large for SMALL */
+        if (!apps[a]) continue;
+        for (int round = 0; round < 3; round++) {
+            clip_data *a2 = copy_to(apps[a], a1), *p2 = NULL;
+            clip_process *mp = NULL;
+            clip_process_create(apps[a], "matpow", &mp);
+            clip_process_set_text(mp, "power", "9");
+            clip_process_set_input(mp, 0, a2);
+            CHECK_OK(apps[a], clip_process_init(mp));
+            CHECK_OK(apps[a], clip_process_launch(mp)); /* not waited for */
+            clip_process_output(mp, 0, &p2);
+            clip_data *s2 = run(apps[a], "scale", &p2, 1, half, v, sizeof v);
+            clip_data *in2[2] = {p2, a2};
+            clip_data *m2 = run(apps[a], "matmul", in2, 2, NULL, v, sizeof v);
+            double ds = uniform(apps[a]) ? max_rel_diff(s2, s1) : normwise_diff(s2, s1);
+            double dm = uniform(apps[a]) ? max_rel_diff(m2, m1) : normwise_diff(m2, m1);
+            if (!(ds <= 1e-12 && dm <= 1e-12))
+                fprintf(stderr, "%s, round %d: scale and matmul of a pending matpow differ by %g "
+                        "and %g\n", app_names[a], round, ds, dm);
+            CHECK(ds <= 1e-12 && dm <= 1e-12);
+            clip_process_destroy(mp);
+            clip_data_destroy(a2);
+            clip_data_destroy(s2);
+            clip_data_destroy(m2);
+        }
+    }
+    clip_data_destroy(a1);
+    clip_data_destroy(p1);
+    clip_data_destroy(s1);
+    clip_data_destroy(m1);
+}
+
 int main(void) {
     /* PoCL reads this when the ICD loader first loads it: three CPU devices. */
     setenv("POCL_DEVICES", "pthread pthread pthread", 0);
@@ -504,6 +547,7 @@ int main(void) {
     if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
     test_specs();
     test_transfers();
+    test_pending_input();
     test_scale();
     test_dot();
     test_norm();
