@@ -115,10 +115,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_rows(
     for (int j = 0; j < NB; j++) ST(acc[j], P, pe + j * psj);
 }
 
-/* Local memory of skinny_dots: the staged panel of X (MB rows of WG + 1) or a batch of the
- * lanes' sums (SK_OB outputs x WG), whichever is larger. */
-#define SK_OB (MB * NB < 16 ? MB * NB : 16)
-#define SK_LOCAL (STAGEX && MB * (WG + 1) > SK_OB * WG ? MB * (WG + 1) : SK_OB * WG)
+/* Local memory of skinny_dots: the staged panel of X (MB rows of WG + 1) or every lane's sums
+ * (MB * NB outputs x WG), whichever is larger. (Every output at once, with the accumulators
+ * indexed by compile-time constants only: an accumulator array indexed at run time goes to
+ * off-chip memory on NVIDIA's compiler, which made the whole K loop slow.) */
+#define SK_OUT (MB * NB)
+#define SK_LOCAL (STAGEX && MB * (WG + 1) > SK_OUT * WG ? MB * (WG + 1) : SK_OUT * WG)
 
 /* C'(0..MB-1, j0..j0+NB-1) over the chunk of K given by group 1, j0 = NB * group 0. Columns past
  * N are computed on a clamped column and not stored. */
@@ -166,22 +168,22 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
             }
         }
     }
-    /* The lanes' sums, SK_OB outputs at a time, in a fixed tree: lane t takes lane t + s. */
+    /* The lanes' sums in a fixed tree: lane t takes lane t + s, for every output at once. */
+    barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int o0 = 0; o0 < MB * NB; o0 += SK_OB) {
-        barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < NB; j++)
 #pragma unroll
-        for (int b = 0; b < SK_OB; b++)
-            if (o0 + b < MB * NB) lm[b * WG + t] = acc[(o0 + b) % MB][(o0 + b) / MB];
-        for (int s = WG / 2; s > 0; s >>= 1) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (t < s)
-                for (int b = 0; b < SK_OB; b++) lm[b * WG + t] += lm[b * WG + t + s];
-        }
+        for (int i = 0; i < MB; i++) lm[(i + j * MB) * WG + t] = acc[i][j];
+    for (int s = WG / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int o = o0 + t, i = o % MB, j = o / MB;
-        if (t < SK_OB && o < MB * NB && j0 + j < N)
-            ST(lm[t * WG], P, offp + (long)c * pstride + (long)i * psi + (long)(j0 + j) * psj);
+        if (t < s)
+            for (int o = 0; o < SK_OUT; o++) lm[o * WG + t] += lm[o * WG + t + s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int o = t; o < SK_OUT; o += WG) {
+        const int i = o % MB, j = o / MB;
+        if (j0 + j < N)
+            ST(lm[o * WG], P, offp + (long)c * pstride + (long)i * psi + (long)(j0 + j) * psj);
     }
 }
 

@@ -56,10 +56,12 @@ static int pow2_floor(size_t x) {
     return p;
 }
 
-/* Chunks of K that bring `lanes` work-items in flight per chunk up to `want`, each chunk at
- * least `min_len` long and a multiple of `align`; sets kchunk and chunks. */
-static void split_k(clip_skinny_plan *pl, size_t lanes, size_t want, size_t min_len, size_t align) {
-    size_t s = (want + lanes - 1) / lanes, most = (pl->k + min_len - 1) / min_len;
+/* Chunks of K that bring `per` (work-items or work-groups) per chunk up to about `want`, each
+ * chunk at least `min_len` long and a multiple of `align`; sets kchunk and chunks. Rounded down:
+ * a grid that nearly fills the device already gains less from a second chunk than the summing
+ * kernel's launch costs (H100, 1x8192x8192: 1024 work-groups took 2 chunks and 8.7 us more). */
+static void split_k(clip_skinny_plan *pl, size_t per, size_t want, size_t min_len, size_t align) {
+    size_t s = want / per, most = (pl->k + min_len - 1) / min_len;
     if (s > most) s = most;
     if (s > 4096) s = 4096;
     if (s < 1) s = 1;
@@ -89,11 +91,11 @@ static void shape_launch(const clip_device_info *dev, clip_type t, clip_skinny_p
         if (nb > CLIP_SKINNY_MAX_COLS) nb = CLIP_SKINNY_MAX_COLS;
         if (nb > pl->np) nb = pl->np;
         pl->nb = nb < 1 ? 1 : (int)nb;
-        const size_t ob = pl->mp * (size_t)pl->nb < 16 ? pl->mp * (size_t)pl->nb : 16;
         for (;;) {
-            size_t local = ob * (size_t)pl->wg, stage = pl->mp * ((size_t)pl->wg + 1);
+            size_t local = pl->mp * (size_t)pl->nb * (size_t)pl->wg;
+            size_t stage = pl->mp * ((size_t)pl->wg + 1);
             if (pl->stagex && stage > local) local = stage;
-            if (local * esz <= budget || pl->wg <= 16) break;
+            if (local * esz <= budget || pl->wg <= 32) break;
             pl->wg /= 2;
         }
         size_t groups = (pl->np + (size_t)pl->nb - 1) / (size_t)pl->nb;

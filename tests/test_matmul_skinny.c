@@ -163,7 +163,7 @@ static void test_forms(clip_app *app, unsigned long long *seed) {
         {2, 333, 1030, {2, 2}, CLIP_SKINNY_ROWS, 1},  {1, 3000, 300, {0, 0}, CLIP_SKINNY_DOTS, 0},
         {3, 20000, 5, {0, 0}, CLIP_SKINNY_DOTS, 0},   {16, 40009, 17, {0, 0}, CLIP_SKINNY_DOTS, 0},
         {300, 2000, 2, {1, 0}, CLIP_SKINNY_DOTS, 1},  {5, 7001, 3, {2, 0}, CLIP_SKINNY_DOTS, 1},
-        {7, 999, 40, {1, 0}, CLIP_SKINNY_DOTS, 0},
+        {7, 999, 40, {1, 0}, CLIP_SKINNY_DOTS, 0},    {8, 200, 600, {0, 0}, CLIP_SKINNY_DOTS, 0},
     };
     int saw_stage = 0, saw_tree = 0, saw_items = 0, saw_one = 0;
     for (int ti = 0; ti < 4; ti++)
@@ -176,8 +176,16 @@ static void test_forms(clip_app *app, unsigned long long *seed) {
             saw_tree |= pl.chunks > 1 && pl.tree;
             saw_items |= pl.chunks > 1 && !pl.tree;
             saw_one |= pl.chunks == 1;
+            if (getenv("SKINNY_VERBOSE")) {
+                char d[128];
+                clip_skinny_describe(&pl, d, sizeof d);
+                printf("%s k %zu: %s\n", clip_type_name(gt_types[ti]), cases[c].k, d);
+            }
         }
     CHECK(saw_stage && saw_tree && saw_items && saw_one); /* every code path ran */
+    if (!(saw_stage && saw_tree && saw_items && saw_one))
+        fprintf(stderr, "forms: stage %d tree %d items %d one chunk %d\n", saw_stage, saw_tree,
+                saw_items, saw_one);
 }
 
 /* The split sums (the H100's plan) are no less accurate than the GEMM kernel's single running
