@@ -1,9 +1,7 @@
 /* Helpers shared by the reduction tests (test_norm.c, test_dot.c): data from double arrays,
- * random fills, and running the clip tool. */
+ * random fills, an app without fp64, and reading the clip tool's output. */
 #ifndef CLIP_REDUCE_TESTUTIL_H
 #define CLIP_REDUCE_TESTUTIL_H
-
-#include <sys/wait.h>
 
 #include "testutil.h"
 
@@ -38,6 +36,19 @@ static clip_data *rt_make(clip_app *app, clip_type t, size_t rows, size_t cols, 
     return d;
 }
 
+/* An app whose device counts as lacking fp64 (clip_criteria.disable_fp64); NULL, counted as a
+ * failure, when none opens. */
+static inline clip_app *rt_app_no_fp64(void) {
+    clip_criteria c = {.disable_fp64 = 1};
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &c) != CLIP_OK) {
+        fprintf(stderr, "cannot open an app without fp64: %s\n", clip_app_last_error(NULL));
+        tu_failures++;
+        return NULL;
+    }
+    return app;
+}
+
 /* |re + i*im| in long double, with hypot's Inf and NaN rules but without hypotl. Under valgrind,
  * x87 code runs in double precision and range, hypotl returns about LDBL_MAX for 3e300 and 4e300,
  * and a long double Inf stored to memory reads back as the largest finite value (isinf() false,
@@ -55,15 +66,6 @@ static inline long double rt_hypotl(double re, double im) {
 static void rt_fill_random(double *v, size_t n, unsigned long long *seed) {
     for (size_t i = 0; i < n; i++)
         v[i] = tu_rand(seed);
-}
-
-/* Runs the clip tool with `args`; returns its exit status, stdout and stderr left in
- * PREFIX_out.txt and PREFIX_err.txt. */
-static int rt_run_tool(const char *prefix, const char *args) {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s >%s_out.txt 2>%s_err.txt", CLIP_TOOL, args, prefix, prefix);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* The contents of a (small) text file, or "" when it cannot be read. */

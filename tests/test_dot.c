@@ -417,13 +417,8 @@ static void test_errors(clip_app *app, clip_process *p) {
 
 /* f64/c64 inputs need fp64, even when promotion would make the result single. */
 static void test_no_fp64(void) {
-    clip_criteria c = {.disable_fp64 = 1};
-    clip_app *app = NULL;
-    if (clip_app_create(&app, &c) != CLIP_OK) {
-        fprintf(stderr, "cannot open an app without fp64: %s\n", clip_app_last_error(NULL));
-        tu_failures++;
-        return;
-    }
+    clip_app *app = rt_app_no_fp64();
+    if (!app) return;
     clip_process *p = NULL;
     CHECK_OK(app, clip_process_create(app, "dot", &p));
     double v[3] = {1, 2, 2}, re = 0, im = 0;
@@ -508,28 +503,22 @@ static void test_cli(clip_app *app) {
     CHECK_OK(app, clip_save(app, "dot_b.cfl", b));
     CHECK_OK(app, clip_save(app, "dot_c.cfl", c));
     CHECK_OK(app, clip_save(app, "dot_m.cfl", m));
-    char out[4096], err[4096];
-    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_b.cfl") == 0);
+    char out[4096];
+    CHECK(tu_run_tool("dot", "run dot dot_a.cfl dot_b.cfl") == 0);
     rt_read_file("dot_out.txt", out, sizeof out);
     char *end = NULL;
     double re = strtod(out, &end), im = strtod(end, NULL);
     ref_t r = ref_dot(CLIP_C32, CLIP_C32, v[0], v[1], v[2], v[3], N);
     CHECK(close_to(re, r.re, r.scale, 1) && close_to(im, r.im, r.scale, 1));
 
-    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_c.cfl") != 0);
-    rt_read_file("dot_err.txt", err, sizeof err);
-    CHECK(strstr(err, "dot: vectors differ in length: a has 31 elements, b has 4") != NULL);
-    CHECK(rt_run_tool("dot", "run dot dot_m.cfl dot_c.cfl") != 0);
-    rt_read_file("dot_err.txt", err, sizeof err);
-    CHECK(strstr(err, "dot: A is 3x4 and B is 4x1: MATLAB's dot of arrays needs equal sizes") !=
-          NULL);
-    CHECK(rt_run_tool("dot", "run dot dot_a.cfl") != 0);
-    rt_read_file("dot_err.txt", err, sizeof err);
-    CHECK(strstr(err, "dot takes 2 inputs") != NULL);
-    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_b.cfl --local 5") != 0);
-    rt_read_file("dot_err.txt", err, sizeof err);
-    CHECK(strstr(err, "local must be a power of two") != NULL);
-    CHECK(rt_run_tool("dot", "run dot dot_a.cfl dot_b.cfl --local 8 --unroll 2 --groups 1") == 0);
+    CHECK_TOOL_FAILS("dot", "run dot dot_a.cfl dot_c.cfl",
+                     "dot: vectors differ in length: a has 31 elements, b has 4");
+    CHECK_TOOL_FAILS("dot", "run dot dot_m.cfl dot_c.cfl",
+                     "dot: A is 3x4 and B is 4x1: MATLAB's dot of arrays needs equal sizes");
+    CHECK_TOOL_FAILS("dot", "run dot dot_a.cfl", "dot takes 2 inputs");
+    CHECK_TOOL_FAILS("dot", "run dot dot_a.cfl dot_b.cfl --local 5",
+                     "local must be a power of two");
+    CHECK(tu_run_tool("dot", "run dot dot_a.cfl dot_b.cfl --local 8 --unroll 2 --groups 1") == 0);
     rt_read_file("dot_out.txt", out, sizeof out);
     re = strtod(out, &end), im = strtod(end, NULL);
     CHECK(close_to(re, r.re, r.scale, 1) && close_to(im, r.im, r.scale, 1));

@@ -213,7 +213,7 @@ static void test_cli(clip_app *app) {
     rt_fill_random(im, 12, &seed);
     clip_data *a = rt_make(app, CLIP_C32, 3, 4, re, im);
     CHECK_OK(app, clip_save(app, "dotd_a.cfl", a));
-    CHECK(rt_run_tool("dotd", "run dot dotd_a.cfl dotd_a.cfl --dim 2") == 0);
+    CHECK(tu_run_tool("dotd", "run dot dotd_a.cfl dotd_a.cfl --dim 2") == 0);
     char out[4096];
     rt_read_file("dotd_out.txt", out, sizeof out);
     char *end = NULL;

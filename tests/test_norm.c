@@ -528,13 +528,8 @@ static void test_errors(clip_app *app, clip_process *p) {
 
 /* f64 and c64 need fp64; single precision still works on such a device. */
 static void test_no_fp64(void) {
-    clip_criteria c = {.disable_fp64 = 1};
-    clip_app *app = NULL;
-    if (clip_app_create(&app, &c) != CLIP_OK) {
-        fprintf(stderr, "cannot open an app without fp64: %s\n", clip_app_last_error(NULL));
-        tu_failures++;
-        return;
-    }
+    clip_app *app = rt_app_no_fp64();
+    if (!app) return;
     clip_process *p = NULL;
     CHECK_OK(app, clip_process_create(app, "norm", &p));
     double v[3] = {1, 2, 2}, got = 0;
@@ -606,30 +601,22 @@ static void test_cli(clip_app *app) {
     clip_data *v = rt_make(app, CLIP_C32, 1, N, re, im), *m = rt_make(app, CLIP_C32, 3, 4, re, im);
     CHECK_OK(app, clip_save(app, "norm_v.cfl", v));
     CHECK_OK(app, clip_save(app, "norm_m.cfl", m));
-    char out[4096], err[4096];
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 3") == 0);
+    char out[4096];
+    CHECK(tu_run_tool("norm", "run norm norm_v.cfl --p 3") == 0);
     rt_read_file("norm_out.txt", out, sizeof out);
     check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, 3), 1, "cli p=3");
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p -inf") == 0);
+    CHECK(tu_run_tool("norm", "run norm norm_v.cfl --p -inf") == 0);
     rt_read_file("norm_out.txt", out, sizeof out);
     check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, -INFINITY), 1, "cli p=-inf");
 
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 0.5") != 0);
-    rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "norm: p must be >= 1, Inf or -Inf, got 0.5") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p nan") != 0);
-    rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "p must be >= 1") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_m.cfl --p 2.5") != 0);
-    rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "p = 2.5 is not a matrix norm") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --variant bogus") != 0);
-    rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "bogus") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 3 --local 12") != 0);
-    rt_read_file("norm_err.txt", err, sizeof err);
-    CHECK(strstr(err, "local must be a power of two") != NULL);
-    CHECK(rt_run_tool("norm", "run norm norm_v.cfl --p 2.5 --method twopass --local 16 "
+    CHECK_TOOL_FAILS("norm", "run norm norm_v.cfl --p 0.5",
+                     "norm: p must be >= 1, Inf or -Inf, got 0.5");
+    CHECK_TOOL_FAILS("norm", "run norm norm_v.cfl --p nan", "p must be >= 1");
+    CHECK_TOOL_FAILS("norm", "run norm norm_m.cfl --p 2.5", "p = 2.5 is not a matrix norm");
+    CHECK_TOOL_FAILS("norm", "run norm norm_v.cfl --variant bogus", "bogus");
+    CHECK_TOOL_FAILS("norm", "run norm norm_v.cfl --p 3 --local 12",
+                     "local must be a power of two");
+    CHECK(tu_run_tool("norm", "run norm norm_v.cfl --p 2.5 --method twopass --local 16 "
                               "--unroll 3 --groups 2") == 0);
     rt_read_file("norm_out.txt", out, sizeof out);
     check_value(strtod(out, NULL), ref_norm(CLIP_C32, re, im, N, 2.5), 1, "cli twopass");

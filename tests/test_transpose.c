@@ -106,7 +106,7 @@ static void test_cli(clip_app *app) {
     double re[6] = {1, 2, 3, 4, 5, 6}, im[6] = {6, 5, 4, 3, 2, 1};
     clip_data *a = rt_make(app, CLIP_C32, 2, 3, re, im);
     CHECK_OK(app, clip_save(app, "tr_a.cfl", a));
-    CHECK(rt_run_tool("tr", "run transpose tr_a.cfl --conjugate -o tr_c.cfl") == 0);
+    CHECK(tu_run_tool("tr", "run transpose tr_a.cfl --conjugate -o tr_c.cfl") == 0);
     clip_data *c = NULL;
     CHECK_OK(app, clip_load(app, "tr_c.cfl", &c));
     const void *h = NULL;
@@ -117,7 +117,7 @@ static void test_cli(clip_app *app) {
     clip_data_destroy(c);
     clip_data_destroy(a);
     char out[4096];
-    CHECK(rt_run_tool("tr", "help transpose") == 0);
+    CHECK(tu_run_tool("tr", "help transpose") == 0);
     rt_read_file("tr_out.txt", out, sizeof out);
     CHECK(strstr(out, "--conjugate") != NULL);
 }

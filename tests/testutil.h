@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "clip/clip.h"
 
@@ -101,5 +102,33 @@ static inline double tu_rand(unsigned long long *state) {
     *state = x;
     return (double)((x * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
 }
+
+/* Runs the clip tool with `args`; returns its exit status (-1 if it did not exit normally),
+ * stdout and stderr left in PREFIX_out.txt and PREFIX_err.txt. */
+static inline int tu_run_tool(const char *prefix, const char *args) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >%s_out.txt 2>%s_err.txt", CLIP_TOOL, args, prefix, prefix);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Whether the first 4 KiB of the text file at path hold needle (0 when it cannot be read). */
+static inline int tu_file_has(const char *path, const char *needle) {
+    char buf[4096] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return strstr(buf, needle) != NULL;
+}
+
+/* Checks that `clip ARGS` fails and says `needle` on stderr (PREFIX_err.txt; prefix a string
+ * literal). Two checks, each reported at the caller's line. */
+#define CHECK_TOOL_FAILS(prefix, args, needle)                \
+    do {                                                      \
+        CHECK(tu_run_tool(prefix, args) != 0);                \
+        CHECK(tu_file_has(prefix "_err.txt", needle));        \
+    } while (0)
 
 #endif
