@@ -300,7 +300,11 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     clip_gemm_options(&prm, defs, sizeof defs);
     snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s -cl-nv-verbose",
              clip_type_is_double(t), clip_type_is_complex(t), defs);
-    char *src[2] = {slurp(CLIP_SOURCE_DIR "/kernels/common.cl"), slurp(CLIP_SOURCE_DIR "/kernels/matmul.cl")};
+    /* The tensor family builds tensor_core.cl and matmul_tc.cl after common.cl (gemm_tc.c). */
+    const int tc = prm.variant == CLIP_GEMM_TENSOR;
+    char *src[3] = {slurp(CLIP_SOURCE_DIR "/kernels/common.cl"),
+                    slurp(tc ? CLIP_SOURCE_DIR "/kernels/tensor_core.cl" : CLIP_SOURCE_DIR "/kernels/matmul.cl"),
+                    tc ? slurp(CLIP_SOURCE_DIR "/kernels/matmul_tc.cl") : NULL};
 #ifdef CLIP_HAVE_CLBLAST
     cl_device_id dev = device_by_index(info->index);
 #else
@@ -310,9 +314,9 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     if (clGetPlatformIDs(1, &plat, &np) == CL_SUCCESS && np) clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
 #endif
     cl_int e = CL_SUCCESS;
-    cl_context ctx = dev && src[0] && src[1] ? clCreateContext(NULL, 1, &dev, NULL, NULL, &e) : NULL;
+    cl_context ctx = dev && src[0] && src[1] && (!tc || src[2]) ? clCreateContext(NULL, 1, &dev, NULL, NULL, &e) : NULL;
     if (ctx) {
-        cl_program prog = clCreateProgramWithSource(ctx, 2, (const char **)src, NULL, &e);
+        cl_program prog = clCreateProgramWithSource(ctx, tc ? 3 : 2, (const char **)src, NULL, &e);
         e = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
         size_t len = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
@@ -320,7 +324,7 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
         if (log && clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS) {
             log[len] = '\0';
             for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
-                if (strstr(line, "gemm_tiled") || strstr(line, "registers") || strstr(line, "spill") ||
+                if (strstr(line, "gemm_tiled") || strstr(line, "gemm_tc") || strstr(line, "registers") || strstr(line, "spill") ||
                     strstr(line, "error"))
                     printf("ptxinfo: %s\n", line);
         }
@@ -330,7 +334,7 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     } else {
         printf("ptxinfo: cannot read the kernel sources under %s or open the device\n", CLIP_SOURCE_DIR);
     }
-    free(src[0]), free(src[1]);
+    free(src[0]), free(src[1]), free(src[2]);
 }
 
 static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int ops[2]) {

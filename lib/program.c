@@ -44,9 +44,16 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
                               "%s: %s data needs double precision, which device '%s' lacks "
                               "(no cl_khr_fp64)",
                               source, clip_type_name(type), app->info.name);
-    const char *body = clip_kernel_source(source);
+    /* "lib+body": kernels/lib.cl is built between common.cl and body.cl (shared building
+     * blocks that only some programs may compile, e.g. tensor_core.cl). */
+    const char *plus = strchr(source, '+');
+    char lib_name[64] = "";
+    if (plus && (size_t)(plus - source) < sizeof lib_name)
+        memcpy(lib_name, source, (size_t)(plus - source)), lib_name[plus - source] = '\0';
+    const char *body = clip_kernel_source(plus ? plus + 1 : source);
+    const char *lib = plus ? clip_kernel_source(lib_name) : NULL;
     const char *common = clip_kernel_source("common");
-    if (!body || !common)
+    if (!body || !common || (plus && !lib))
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source '%s'", source);
     char opts[1024];
     int n = snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s",
@@ -65,11 +72,11 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
             return CLIP_OK;
         }
     }
-    const char *srcs[2] = {common, body};
+    const char *srcs[3] = {common, lib ? lib : body, body};
     cl_int err = CL_SUCCESS;
     cl_program prog = CLIP_FAULT(CLIP_FAULT_BUILD)
                           ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
-                          : clCreateProgramWithSource(app->context, 2, srcs, NULL, &err);
+                          : clCreateProgramWithSource(app->context, lib ? 3 : 2, srcs, NULL, &err);
     if (err != CL_SUCCESS) {
         free(key);
         return clip_set_error(app, CLIP_ERR_OPENCL, "%s: clCreateProgramWithSource: %s", source,

@@ -2,13 +2,14 @@
  * text form and candidates live in gemm_params.c; this file resolves a process's set, builds the
  * kernels and enqueues products. */
 #include "gemm.h"
+#include "gemm_tc.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", NULL};
+const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", "tensor", NULL};
 
 /* The tile parameters of CLIP_GEMM_PARAM_ROWS past the variant, but for streamk (a schedule). */
 static const char *const tile_param_names[10] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc",
@@ -45,11 +46,30 @@ static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size
     return 1;
 }
 
+/* Whether the process sets any tile parameter or stream-K (then auto keeps the FFMA family). */
+static int tile_overrides(clip_process *p) {
+    for (int i = 0; i < 10; i++)
+        if (clip_proc_int(p, tile_param_names[i]) > 0) return 1;
+    return clip_proc_int(p, "streamk") >= 0;
+}
+
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
                                           size_t k, clip_gemm_trans transa,
                                           clip_gemm_trans transb, clip_gemm_params *out) {
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
+    if (v == CLIP_GEMM_TENSOR && !clip_gemm_tc_device(p))
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant tensor needs an NVIDIA device of compute capability 8.0 or "
+                              "later (cl_nv_device_attribute_query); '%s' is not one", dev->name);
+    if (v == CLIP_GEMM_AUTO && t == CLIP_F32 && !transa && !transb && !tile_overrides(p) &&
+        clip_gemm_tc_auto() && clip_gemm_tc_device(p)) {
+        /* The tensor family where it runs and is wanted, unless its operands are not aligned. */
+        char why[160];
+        clip_gemm_default(dev, t, CLIP_GEMM_TENSOR, m, n, k, out);
+        clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
+        if (!clip_gemm_check(out, dev, t, why, sizeof why)) return CLIP_OK;
+    }
     clip_gemm_default(dev, t, v, m, n, k, out);
     clip_gemm_set_trans(out, t, transa, transb);
     clip_gemm_params cached;
@@ -108,6 +128,10 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 }
 
 void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
+    if (q->variant == CLIP_GEMM_TENSOR) {
+        clip_gemm_tc_options(q, buf, cap);
+        return;
+    }
     snprintf(buf, cap,
              "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DVW=%d -DVWN=%d -DVWB=%d -DPADA=%d "
              "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DSK=%d -DGEMM_KERNEL=%d",
@@ -127,6 +151,7 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
                             size_t n, clip_gemm *g) {
+    if (prm->variant == CLIP_GEMM_TENSOR) return clip_gemm_tc_build(p, prm, g);
     char opts[320];
     clip_gemm_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
@@ -342,6 +367,8 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
                               k, k, n);
     if (k == 0 && beta.re == 0 && beta.im == 0) return fill_zero(p, g->type, m, n, c);
     const clip_gemm_params *q = &g->prm;
+    if (q->variant == CLIP_GEMM_TENSOR)
+        return clip_gemm_tc_enqueue(p, g, m, n, k, (float)alpha.re, a, b, (float)beta.re, c);
     if (q->variant == CLIP_GEMM_TILED) {
         /* What clip_gemm_fit assumed of the operands the set was built for. */
         size_t vw = (size_t)q->vw, vwb = (size_t)q->vwb, vwn = (size_t)q->vwn;

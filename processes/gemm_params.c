@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "gemm_tc.h"
 
 /* Below this many multiply-adds a product is launch-bound: the one-output-per-item kernel is as
  * fast as any and wastes no work on a tile that is mostly outside the matrix. */
@@ -120,6 +121,10 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
                        size_t n, size_t k, clip_gemm_params *out) {
     const int cpu = dev->type == CLIP_DEVICE_CPU;
     const size_t esize = clip_type_size(t);
+    if (v == CLIP_GEMM_TENSOR) {
+        clip_gemm_tc_default(out);
+        return;
+    }
     if (v == CLIP_GEMM_AUTO) {
         if ((double)m * (double)n * (double)k <= CLIP_GEMM_SMALL_WORK)
             v = CLIP_GEMM_SMALL;
@@ -216,6 +221,10 @@ static int k_aligned(const clip_gemm_params *p, size_t w, size_t lda, size_t ldb
 void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t, int narrow_vw,
                    size_t m, size_t lda, size_t ldb, size_t ldc, size_t offa, size_t offb,
                    size_t offc) {
+    if (p->variant == CLIP_GEMM_TENSOR) {
+        clip_gemm_tc_fit(p, lda, ldb, offa, offb);
+        return;
+    }
     if (narrow_vw && dev->type != CLIP_DEVICE_CPU) {
         size_t vw = (size_t)p->vw;
         if (p->variant == CLIP_GEMM_TILED)
@@ -249,6 +258,7 @@ static int pow2_ok(int v, int cpx) { return v >= 1 && !(v & (v - 1)) && v * cpx 
 
 int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t, char *why,
                     size_t cap) {
+    if (p->variant == CLIP_GEMM_TENSOR) return clip_gemm_tc_check(p, dev, t, why, cap);
     const int cpx = clip_type_is_complex(t) ? 2 : 1, tiled = p->variant == CLIP_GEMM_TILED;
     if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->vw < 1 ||
         p->vwn < 1 || p->vwb < 1 || p->wm < 1 || p->ksplit < 1 || p->stages < 1 || p->pada < 0 ||
@@ -339,6 +349,8 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
     if (p->variant == CLIP_GEMM_TILED)
         n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm, p->ksplit,
                       p->stages);
+    if (p->variant == CLIP_GEMM_TENSOR) /* wg: warps along M and N */
+        n += snprintf(buf + n, cap - (size_t)n, " st %d", p->stages);
     if (p->variant == CLIP_GEMM_TILED && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
@@ -366,6 +378,11 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
         rest += used;
         used = 0;
         if (sscanf(rest, " sk %d%n", &p->sk, &used) == 1) rest += used;
+    }
+    if (p->variant == CLIP_GEMM_TENSOR) {
+        used = 0;
+        if (sscanf(rest, " st %d%n", &p->stages, &used) != 1) return -1;
+        rest += used;
     }
     while (*rest == ' ') rest++;
     if (!strncmp(rest, "tuned", 5)) rest += 5;

@@ -114,6 +114,8 @@ void clip_proc_set_variant(clip_process *p, const char *variant);
 /* Builds (once per app; cached by source, type and options) the program of kernels/SOURCE.cl
  * with kernels/common.cl before it, compiled with -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
  * `type` and the extra `options`, and creates kernel `kernel_name` owned by the process.
+ * SOURCE "LIB+NAME" builds kernels/LIB.cl between common.cl and NAME.cl (shared building blocks
+ * that only some devices compile, such as tensor_core.cl).
  * Errors: CLIP_ERR_NO_FP64 (double type on a device without fp64), CLIP_ERR_BUILD (message
  * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name),
  * CLIP_ERR_OPENCL. */

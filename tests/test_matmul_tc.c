@@ -1,0 +1,288 @@
+/* matmul's tensor-core family (variant "tensor": 3xTF32 on NVIDIA sm_80+, processes/gemm_tc.h).
+ * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, and the rest is
+ * skipped. On one: edge shapes against the K-term rounding bound, NaN/Inf and values near the
+ * fp32 range, alpha/beta on sub-matrices through the engine, and the error against a double
+ * reference beside the FFMA kernel's (variant tiled) on the same inputs: random, ill-scaled rows
+ * and columns, long K, large magnitudes. The tensor family must be no less accurate than an
+ * FFMA run over the same K (where the FFMA kernel splits K the figures are printed only). */
+#include <float.h>
+
+#include "gemm_testutil.h"
+#include "../processes/gemm.h"
+
+/* matmul of a and b with the given variant; NULL with *st set on failure. */
+static clip_data *run_variant(clip_app *app, clip_data *a, clip_data *b, const char *variant,
+                              clip_status *st, char *chosen, size_t cap) {
+    clip_process *p = NULL;
+    clip_data *out = NULL;
+    clip_status s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", variant);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK && chosen) snprintf(chosen, cap, "%s", clip_process_variant(p));
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
+    if (s == CLIP_OK) clip_data_retain(out);
+    *st = s;
+    clip_process_destroy(p);
+    return s == CLIP_OK ? out : NULL;
+}
+
+/* The reference A*B in double with bound(i,j) = sum |A(i,k)| |B(k,j)|, through a row-major copy
+ * of A so the inner loop runs contiguously (the large cases). */
+static gt_mat ref_product(const gt_mat *a, const gt_mat *b, gt_mat *bound) {
+    const size_t m = a->rows, k = a->cols, n = b->cols;
+    gt_mat c = gt_alloc(CLIP_F32, m, n), at = gt_alloc(CLIP_F64, k, m);
+    *bound = gt_alloc(CLIP_F64, m, n);
+    for (size_t i = 0; i < m; i++)
+        for (size_t q = 0; q < k; q++) at.re[q + i * k] = a->re[i + q * m];
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++) {
+            const double *x = at.re + i * k, *y = b->re + j * k;
+            double s = 0, sb = 0;
+            for (size_t q = 0; q < k; q++) {
+                s += x[q] * y[q];
+                sb += fabs(x[q] * y[q]);
+            }
+            c.re[i + j * m] = s;
+            bound->re[i + j * m] = sb;
+        }
+    gt_free(&at);
+    return c;
+}
+
+/* Error of c against the reference, each element relative to its bound: the largest and the
+ * root mean square over the elements with a finite, non-zero bound. */
+static void rel_errors(clip_data *c, const gt_mat *r, const gt_mat *bound, double *mx, double *rms) {
+    const void *h = NULL;
+    *mx = *rms = INFINITY;
+    if (!c || clip_data_host(c, &h) != CLIP_OK) return;
+    double m = 0, s = 0;
+    size_t cnt = 0;
+    for (size_t i = 0; i < r->numel; i++) {
+        if (!(bound->re[i] > 0) || !isfinite(bound->re[i])) continue;
+        double re, im;
+        gt_get(h, CLIP_F32, i, &re, &im);
+        double e = fabs(re - r->re[i]) / bound->re[i];
+        if (!(e <= m)) m = e; /* NaN wins */
+        s += e * e;
+        cnt++;
+    }
+    *mx = m;
+    *rms = cnt ? sqrt(s / (double)cnt) : 0;
+}
+
+/* Random m x k and k x n operands, rows of A and columns of B scaled by 2^e with e uniform in
+ * [-spread, spread] (0: plain), magnitudes times 2^shift. */
+static void operands(size_t m, size_t k, size_t n, int spread, int shift, gt_mat *A, gt_mat *B,
+                     unsigned long long *seed) {
+    *A = gt_random(CLIP_F32, m, k, 1.0, seed);
+    *B = gt_random(CLIP_F32, k, n, 1.0, seed);
+    for (size_t i = 0; i < m; i++) {
+        double f = ldexp(1.0, shift + (int)lround(spread * tu_rand(seed)));
+        for (size_t q = 0; q < k; q++) A->re[i + q * m] = (float)(A->re[i + q * m] * f);
+    }
+    for (size_t j = 0; j < n; j++) {
+        double f = ldexp(1.0, shift + (int)lround(spread * tu_rand(seed)));
+        for (size_t q = 0; q < k; q++) B->re[q + j * k] = (float)(B->re[q + j * k] * f);
+    }
+}
+
+/* The tensor family against the FFMA kernel on the same operands. */
+static void compare_ffma(clip_app *app, const char *what, size_t m, size_t k, size_t n, int spread,
+                         int shift, unsigned long long *seed) {
+    gt_mat A, B, bound;
+    operands(m, k, n, spread, shift, &A, &B, seed);
+    gt_mat R = ref_product(&A, &B, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_status s1, s2;
+    char v1[128] = "", v2[128] = "";
+    clip_data *ct = run_variant(app, a, b, "tensor", &s1, v1, sizeof v1);
+    clip_data *cf = run_variant(app, a, b, "tiled", &s2, v2, sizeof v2);
+    CHECK(s1 == CLIP_OK && s2 == CLIP_OK);
+    double tmax, trms, fmax, frms;
+    rel_errors(ct, &R, &bound, &tmax, &trms);
+    rel_errors(cf, &R, &bound, &fmax, &frms);
+    /* Where the FFMA kernel splits K (ks > 1) its partial sums are shorter than the tensor
+     * kernel's single run over K, so only an unsplit FFMA run is a like-for-like comparison
+     * (the split ones are printed, and every tensor result is within the rounding bound). */
+    const int split = !strstr(v2, " ks 1 ");
+    printf("accuracy %-22s %5zux%5zux%6zu  tensor max %.3g rms %.3g | ffma max %.3g rms %.3g "
+           "(error / sum|a||b|; ffma '%s'%s)\n",
+           what, m, n, k, tmax, trms, fmax, frms, v2, split ? ", K split: not compared" : "");
+    const double tol = (double)(k + 4) * 2 * 0x1p-24;
+    CHECK(tmax <= tol);
+    if (!split) {
+        CHECK(trms <= frms);
+        CHECK(tmax <= fmax);
+        if (!(trms <= frms) || !(tmax <= fmax))
+            fprintf(stderr, "%s: tensor error above the FFMA kernel's\n", what);
+    }
+    clip_data_destroy(ct), clip_data_destroy(cf), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+}
+
+/* A product through variant tensor checked element-wise against the K-term rounding bound
+ * (non-finite references exactly). */
+static void check_tensor(clip_app *app, gt_mat *A, gt_mat *B, const char *what) {
+    gt_mat bound, R = gt_product(A, B, CLIP_F32, &bound);
+    clip_data *a = gt_data(app, A), *b = gt_data(app, B);
+    clip_status s;
+    char v[128] = "";
+    clip_data *c = run_variant(app, a, b, "tensor", &s, v, sizeof v);
+    CHECK(s == CLIP_OK && !strncmp(v, "tensor", 6));
+    if (s != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
+    gt_check(c, CLIP_F32, &R, &bound, (double)A->cols, what);
+    clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&R), gt_free(&bound);
+}
+
+static void test_shapes(clip_app *app, unsigned long long *seed) {
+    /* M and K multiples of 4 (packed A and B: lda = M, ldb = K); N free. Partial tiles in every
+     * direction, K shorter than a slice, one slice, and many. */
+    static const size_t shapes[][3] = {{4, 4, 1},     {4, 8, 3},      {12, 20, 8},
+                                       {132, 36, 260}, {128, 128, 128}, {200, 1000, 136},
+                                       {1028, 1028, 517}, {64, 68, 1040}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        gt_mat A = gt_random(CLIP_F32, shapes[i][0], shapes[i][1], 1.0, seed);
+        gt_mat B = gt_random(CLIP_F32, shapes[i][1], shapes[i][2], 1.0, seed);
+        char what[96];
+        snprintf(what, sizeof what, "tensor %zux%zu * %zux%zu", A.rows, A.cols, B.rows, B.cols);
+        check_tensor(app, &A, &B, what);
+        gt_free(&A), gt_free(&B);
+    }
+}
+
+/* NaN and infinities propagate as in an fp32 product; FLT_MAX (whose TF32 rounding overflows)
+ * and values near the range limits keep their accuracy. */
+static void test_nonfinite(clip_app *app, unsigned long long *seed) {
+    gt_mat A = gt_random(CLIP_F32, 132, 36, 1.0, seed), B = gt_random(CLIP_F32, 36, 70, 1.0, seed);
+    A.re[5 + 7 * 132] = NAN;
+    A.re[9 + 3 * 132] = INFINITY;
+    B.re[11 + 20 * 36] = -INFINITY;
+    A.re[100 + 30 * 132] = FLT_MAX;
+    A.re[101 + 30 * 132] = -FLT_MAX;
+    for (size_t j = 0; j < 70; j++) B.re[30 + j * 36] = ldexp(B.re[30 + j * 36], -8);
+    check_tensor(app, &A, &B, "tensor NaN/Inf/FLT_MAX");
+    gt_free(&A), gt_free(&B);
+    /* Large and small magnitudes: products near 2^120 and near 2^-120 (still normal). */
+    for (int e = -60; e <= 60; e += 120) {
+        gt_mat X = gt_random(CLIP_F32, 64, 256, 1.0, seed), Y = gt_random(CLIP_F32, 256, 40, 1.0, seed);
+        for (size_t i = 0; i < X.numel; i++) X.re[i] = ldexp(X.re[i], e);
+        for (size_t i = 0; i < Y.numel; i++) Y.re[i] = ldexp(Y.re[i], e);
+        check_tensor(app, &X, &Y, e > 0 ? "tensor magnitudes 2^60" : "tensor magnitudes 2^-60");
+        gt_free(&X), gt_free(&Y);
+    }
+}
+
+/* The engine directly: C = alpha*A*B + beta*C on sub-matrices (leading dimensions and offsets
+ * multiples of 4, C's free), every element of C's buffer checked, outside untouched; beta = 0
+ * ignores a NaN-filled C. */
+static void test_engine(clip_app *app, unsigned long long *seed) {
+    const size_t m = 133, n = 70, k = 45, lda = 140, ldb = 52, ldc = 137, oa = 8, ob = 4, oc = 3;
+    for (int zero_beta = 0; zero_beta < 2; zero_beta++) {
+        gt_mat A = gt_random(CLIP_F32, lda, k + 3, 1.0, seed);
+        gt_mat B = gt_random(CLIP_F32, ldb, n + 1, 1.0, seed);
+        gt_mat C = gt_random(CLIP_F32, ldc, n + 1, 1.0, seed);
+        if (zero_beta)
+            for (size_t i = 0; i < C.numel; i++) C.re[i] = NAN;
+        const clip_gemm_scalar alpha = {0.75, 0}, beta = {zero_beta ? 0 : -1.25, 0};
+        clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
+        clip_process *p = NULL;
+        CHECK_OK(app, clip_process_create(app, "matmul", &p));
+        clip_gemm_params prm;
+        clip_gemm_default(clip_app_device(app), CLIP_F32, CLIP_GEMM_TENSOR, m, n, k, &prm);
+        clip_gemm_fit(&prm, clip_app_device(app), CLIP_F32, 0, m, lda, ldb, ldc, oa, ob, oc);
+        char why[160] = "";
+        CHECK(clip_gemm_check(&prm, clip_app_device(app), CLIP_F32, why, sizeof why) == 0);
+        clip_gemm g;
+        cl_mem am = NULL, bm = NULL, cm = NULL;
+        CHECK_OK(app, clip_gemm_build(p, CLIP_F32, &prm, m, n, &g));
+        CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
+        CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
+        CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
+        const clip_gemm_operand Ao = {am, oa, lda}, Bo = {bm, ob, ldb}, Co = {cm, oc, ldc};
+        CHECK_OK(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bo, beta, Co));
+        /* A misaligned operand is refused, not misread. */
+        const clip_gemm_operand Bbad = {bm, ob + 1, ldb};
+        CHECK_STATUS(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bbad, beta, Co),
+                     CLIP_ERR_INVALID_ARG);
+        const void *h = NULL;
+        CHECK_OK(app, clip_data_host(c, &h));
+        int bad = 0;
+        for (size_t e = 0; h && e < C.numel; e++) {
+            double want = C.re[e], tol = 0;
+            if (e >= oc && (e - oc) % ldc < m && (e - oc) / ldc < n) {
+                size_t i = (e - oc) % ldc, j = (e - oc) / ldc;
+                double s = 0, bnd = 0;
+                for (size_t q = 0; q < k; q++) {
+                    double x = A.re[oa + i + q * lda], y = B.re[ob + q + j * ldb];
+                    s += x * y;
+                    bnd += fabs(x * y);
+                }
+                want = alpha.re * s + (zero_beta ? 0 : beta.re * C.re[e]);
+                tol = (k + 8) * 2 * 0x1p-24 * (bnd + (zero_beta ? 0 : 2 * fabs(C.re[e])));
+            }
+            double re, im;
+            gt_get(h, CLIP_F32, e, &re, &im);
+            if (!gt_close(re, want, tol)) bad++;
+        }
+        CHECK(bad == 0);
+        if (bad) fprintf(stderr, "engine tensor beta %s: %d bad elements\n", zero_beta ? "0" : "-1.25", bad);
+        clip_process_destroy(p);
+        clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+        gt_free(&A), gt_free(&B), gt_free(&C);
+    }
+}
+
+/* What the family refuses: types other than f32, transposed operands, unaligned operands. */
+static void test_refusals(clip_app *app, unsigned long long *seed) {
+    gt_mat A = gt_random(CLIP_F32, 6, 8, 1.0, seed), B = gt_random(CLIP_F32, 8, 5, 1.0, seed);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_status s;
+    clip_data *c = run_variant(app, a, b, "tensor", &s, NULL, 0);
+    CHECK(s == CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "multiples of 4");
+    clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+    gt_mat D = gt_random(CLIP_F64, 8, 8, 1.0, seed);
+    clip_data *d = gt_data(app, &D);
+    c = run_variant(app, d, d, "tensor", &s, NULL, 0);
+    CHECK(s == CLIP_ERR_PARAM_RANGE);
+    CHECK_MSG(app, "f32 only");
+    clip_data_destroy(c), clip_data_destroy(d);
+    gt_free(&A), gt_free(&B), gt_free(&D);
+}
+
+int main(void) {
+    setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
+    clip_app *app = tu_app();
+    unsigned long long seed = 0x2545f4914f6cdd1dULL;
+    /* Probe: the family on this device, or the error that says why not. */
+    gt_mat A = gt_random(CLIP_F32, 8, 8, 1.0, &seed);
+    clip_data *a = gt_data(app, &A);
+    clip_status s;
+    clip_data *c = run_variant(app, a, a, "tensor", &s, NULL, 0);
+    clip_data_destroy(c), clip_data_destroy(a), gt_free(&A);
+    if (s != CLIP_OK) {
+        CHECK(s == CLIP_ERR_UNSUPPORTED);
+        CHECK_MSG(app, "compute capability 8.0");
+        int failed = tu_failures;
+        clip_app_destroy(app);
+        if (failed) return tu_finish("test_matmul_tc");
+        return tu_skip("test_matmul_tc", "the tensor family needs an NVIDIA device of compute "
+                                         "capability 8.0 or later (the refusal was checked)");
+    }
+    test_shapes(app, &seed);
+    test_nonfinite(app, &seed);
+    test_engine(app, &seed);
+    test_refusals(app, &seed);
+    const int quick = tu_quick();
+    compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, &seed);
+    compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, &seed);
+    compare_ffma(app, "long K", 64, quick ? 16384 : 131072, 64, 0, 0, &seed);
+    compare_ffma(app, "magnitudes 2^60", 256, 256, 256, 0, 60, &seed);
+    compare_ffma(app, "magnitudes 2^-60", 256, 256, 256, 0, -60, &seed);
+    clip_app_destroy(app);
+    return tu_finish("test_matmul_tc");
+}
