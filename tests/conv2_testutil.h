@@ -398,4 +398,23 @@ static inline void c2sep_run(clip_app *app, clip_data *u, const host_arr *hu, cl
     clip_process_destroy(p);
 }
 
+/* The CLI's result in the CFL file at path (complex single) against ref: a check for the load and
+ * one for the values (compare). */
+static inline void c2_check_file(clip_app *app, const char *path, const host_arr *ref,
+                                 const char *what) {
+    clip_data *c = NULL;
+    CHECK_OK(app, clip_load(app, path, &c));
+    tu_checks++;
+    if (c) tu_failures += compare(app, c, CLIP_C32, ref, what);
+    clip_data_destroy(c);
+}
+
+/* `clip run PROCESS ARGS`, stdout and stderr left in PREFIX_out.txt and PREFIX_err.txt; the exit
+ * status (tu_run_tool). */
+static inline int c2_run_tool(const char *prefix, const char *process, const char *args) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "run %s %s", process, args);
+    return tu_run_tool(prefix, cmd);
+}
+
 #endif

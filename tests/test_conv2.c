@@ -308,19 +308,7 @@ static void test_errors(clip_app *app) {
 }
 
 static int run_cli(const char *args) {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s run conv2 %s 2>conv2_err.txt >conv2_out.txt", CLIP_TOOL, args);
-    return system(cmd);
-}
-
-static int file_has(const char *path, const char *needle) {
-    char buf[4096] = "";
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return strstr(buf, needle) != NULL;
+    return c2_run_tool("conv2", "conv2", args);
 }
 
 /* The CLI on CFL files (always built in; complex single). */
@@ -335,26 +323,22 @@ static void test_cli(clip_app *app) {
 
     CHECK(run_cli("conv2_a.cfl conv2_k.cfl -o conv2_c.cfl --shape same --pad circular --correlate "
                   "--time") == 0);
-    CHECK(file_has("conv2_err.txt", "time conv2 "));
-    CHECK(file_has("conv2_err.txt", "variant conv2 "));
+    CHECK(tu_file_has("conv2_err.txt", "time conv2 "));
+    CHECK(tu_file_has("conv2_err.txt", "variant conv2 "));
     CHECK(run_cli("conv2_a.cfl conv2_k.cfl -o conv2_d.cfl --variant block --time") == 0);
-    CHECK(file_has("conv2_err.txt", "variant conv2 block "));
-    CHECK(run_cli("conv2_a.cfl conv2_k.cfl --variant fast") != 0);
-    CHECK(file_has("conv2_err.txt", "variant 'fast' is not one of auto|local|global|block|fft"));
-    clip_data *c = NULL;
-    CHECK_OK(app, clip_load(app, "conv2_c.cfl", &c));
+    CHECK(tu_file_has("conv2_err.txt", "variant conv2 block "));
+    CHECK_TOOL_FAILS("conv2", "run conv2 conv2_a.cfl conv2_k.cfl --variant fast",
+                     "variant 'fast' is not one of auto|local|global|block|fft");
     host_arr ref = ref_conv2(&ha, &hk, SAME, CIRCULAR, 1, 0);
-    tu_checks++;
-    if (c) tu_failures += compare(app, c, CLIP_C32, &ref, "CLI same circular corr");
+    c2_check_file(app, "conv2_c.cfl", &ref, "CLI same circular corr");
     free(ref.v);
-    clip_data_destroy(c);
 
-    CHECK(run_cli("conv2_a.cfl conv2_k.cfl --shape middle") != 0);
-    CHECK(file_has("conv2_err.txt", "shape 'middle' is not one of full|same|valid"));
-    CHECK(run_cli("conv2_a.cfl conv2_k.cfl --pad mirror") != 0);
-    CHECK(file_has("conv2_err.txt", "pad 'mirror' is not one of"));
-    CHECK(run_cli("conv2_a.cfl conv2_k3.cfl -o conv2_c.cfl") != 0);
-    CHECK(file_has("conv2_err.txt", "K must be 2-D, got 2x2x2"));
+    CHECK_TOOL_FAILS("conv2", "run conv2 conv2_a.cfl conv2_k.cfl --shape middle",
+                     "shape 'middle' is not one of full|same|valid");
+    CHECK_TOOL_FAILS("conv2", "run conv2 conv2_a.cfl conv2_k.cfl --pad mirror",
+                     "pad 'mirror' is not one of");
+    CHECK_TOOL_FAILS("conv2", "run conv2 conv2_a.cfl conv2_k3.cfl -o conv2_c.cfl",
+                     "K must be 2-D, got 2x2x2");
     free(ha.v), free(hk.v), free(hk3.v);
     clip_data_destroy(a);
     clip_data_destroy(k);
@@ -384,12 +368,7 @@ static void test_chain(clip_app *app) {
     CHECK_OK(app, clip_process_output(c2, 0, &y3));
 
     clip_transfer_stats t0, t1, t2;
-    CHECK_OK(app, clip_app_transfer_stats(app, &t0));
-    CHECK_OK(app, clip_process_launch(c1));
-    CHECK_OK(app, clip_process_launch(sc));
-    CHECK_OK(app, clip_process_launch(c2));
-    CHECK_OK(app, clip_app_finish(app));
-    CHECK_OK(app, clip_app_transfer_stats(app, &t1));
+    tu_launch_all(app, (clip_process *[]){c1, sc, c2}, 3, &t0, &t1);
     CHECK(t1.to_host == t0.to_host);
     CHECK(t1.to_device - t0.to_device == 2); /* A and K, once each */
     host_arr r1 = ref_conv2(&ha, &hk, SAME, ZERO, 0, 0);

@@ -128,11 +128,7 @@ static void test_chain(clip_app *app) {
     CHECK_OK(app, clip_process_init(c2));
     CHECK_OK(app, clip_process_output(c2, 0, &y2));
     clip_transfer_stats t0, t1;
-    CHECK_OK(app, clip_app_transfer_stats(app, &t0));
-    CHECK_OK(app, clip_process_launch(c1));
-    CHECK_OK(app, clip_process_launch(c2));
-    CHECK_OK(app, clip_app_finish(app));
-    CHECK_OK(app, clip_app_transfer_stats(app, &t1));
+    tu_launch_all(app, (clip_process *[]){c1, c2}, 2, &t0, &t1);
     CHECK(t1.to_host == t0.to_host);
     CHECK(t1.to_device - t0.to_device == 2);
     double ms = 0;

@@ -206,24 +206,11 @@ static void test_errors(clip_app *app) {
 }
 
 static int run_cli_as(const char *process, const char *args) {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s run %s %s 2>conv2s_err.txt >conv2s_out.txt", CLIP_TOOL, process,
-             args);
-    return system(cmd);
+    return c2_run_tool("conv2s", process, args);
 }
 
 static int run_cli(const char *args) {
     return run_cli_as("conv2", args);
-}
-
-static int file_has(const char *path, const char *needle) {
-    char buf[4096] = "";
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return strstr(buf, needle) != NULL;
 }
 
 /* The CLI on CFL files (complex single): --separable on reports the passes, or the reason. */
@@ -237,18 +224,14 @@ static void test_cli(clip_app *app) {
     CHECK_OK(app, clip_save(app, "conv2s_r.cfl", r));
     CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl -o conv2s_c.cfl --shape same --pad replicate "
                   "--separable on --time") == 0);
-    CHECK(file_has("conv2s_err.txt", "variant conv2 separable "));
-    clip_data *c = NULL;
-    CHECK_OK(app, clip_load(app, "conv2s_c.cfl", &c));
+    CHECK(tu_file_has("conv2s_err.txt", "variant conv2 separable "));
     host_arr ref = ref_conv2(&ha, &hk, SAME, REPLICATE, 0, 0);
-    tu_checks++;
-    if (c) tu_failures += compare(app, c, CLIP_C32, &ref, "CLI separable");
+    c2_check_file(app, "conv2s_c.cfl", &ref, "CLI separable");
     free(ref.v);
-    clip_data_destroy(c);
-    CHECK(run_cli("conv2s_a.cfl conv2s_r.cfl --separable on") != 0);
-    CHECK(file_has("conv2s_err.txt", "K is not rank one"));
-    CHECK(run_cli("conv2s_a.cfl conv2s_k.cfl --separable maybe") != 0);
-    CHECK(file_has("conv2s_err.txt", "separable 'maybe' is not one of auto|on|off"));
+    CHECK_TOOL_FAILS("conv2s", "run conv2 conv2s_a.cfl conv2s_r.cfl --separable on",
+                     "K is not rank one");
+    CHECK_TOOL_FAILS("conv2s", "run conv2 conv2s_a.cfl conv2s_k.cfl --separable maybe",
+                     "separable 'maybe' is not one of auto|on|off");
     free(ha.v), free(hk.v), free(hr.v);
     clip_data_destroy(a);
     clip_data_destroy(k);
@@ -279,11 +262,7 @@ static void test_chain(clip_app *app) {
     CHECK_OK(app, clip_process_init(c2));
     CHECK_OK(app, clip_process_output(c2, 0, &y2));
     clip_transfer_stats t0, t1;
-    CHECK_OK(app, clip_app_transfer_stats(app, &t0));
-    CHECK_OK(app, clip_process_launch(c1));
-    CHECK_OK(app, clip_process_launch(c2));
-    CHECK_OK(app, clip_app_finish(app));
-    CHECK_OK(app, clip_app_transfer_stats(app, &t1));
+    tu_launch_all(app, (clip_process *[]){c1, c2}, 2, &t0, &t1);
     CHECK(t1.to_host == t0.to_host);
     CHECK(t1.to_device - t0.to_device == 5); /* A, then u and v of each process */
     host_arr r1 = ref_conv2(&ha, &hk, SAME, ZERO, 0, 0);
@@ -434,17 +413,13 @@ static void test_uv_errors_cli(clip_app *app) {
     CHECK_OK(app, clip_save(app, "conv2s_a.cfl", ca));
     CHECK(run_cli_as("conv2sep", "conv2s_u.cfl conv2s_v.cfl conv2s_a.cfl -o conv2s_c.cfl --shape "
                                  "same --correlate --time") == 0);
-    CHECK(file_has("conv2s_err.txt", "variant conv2sep separable "));
-    clip_data *c = NULL;
-    CHECK_OK(app, clip_load(app, "conv2s_c.cfl", &c));
+    CHECK(tu_file_has("conv2s_err.txt", "variant conv2sep separable "));
     host_arr k = ref_outer(&hu, &hv), ref = ref_conv2(&ha, &k, SAME, ZERO, 1, 0);
-    tu_checks++;
-    if (c) tu_failures += compare(app, c, CLIP_C32, &ref, "CLI conv2sep");
-    clip_data_destroy(c);
-    CHECK(run_cli_as("conv2sep", "conv2s_u.cfl conv2s_a.cfl -o conv2s_c.cfl") != 0);
-    CHECK(file_has("conv2s_err.txt", "conv2sep takes 3 inputs, got 2"));
-    CHECK(run_cli_as("conv2sep", "conv2s_a.cfl conv2s_v.cfl conv2s_a.cfl") != 0);
-    CHECK(file_has("conv2s_err.txt", "u must be a vector, got 21x12"));
+    c2_check_file(app, "conv2s_c.cfl", &ref, "CLI conv2sep");
+    CHECK_TOOL_FAILS("conv2s", "run conv2sep conv2s_u.cfl conv2s_a.cfl -o conv2s_c.cfl",
+                     "conv2sep takes 3 inputs, got 2");
+    CHECK_TOOL_FAILS("conv2s", "run conv2sep conv2s_a.cfl conv2s_v.cfl conv2s_a.cfl",
+                     "u must be a vector, got 21x12");
     free(hu.v), free(hv.v), free(ha.v), free(k.v), free(ref.v);
     clip_data_destroy(cu), clip_data_destroy(cv), clip_data_destroy(ca);
 }

@@ -465,11 +465,7 @@ static void test_chain(clip_app *app) {
     CHECK_OK(app, clip_process_init(dt));
     CHECK_OK(app, clip_process_output(dt, 0, &d));
     clip_transfer_stats s0, s1, s2;
-    CHECK_OK(app, clip_app_transfer_stats(app, &s0));
-    CHECK_OK(app, clip_process_launch(sc));
-    CHECK_OK(app, clip_process_launch(dt));
-    CHECK_OK(app, clip_app_finish(app));
-    CHECK_OK(app, clip_app_transfer_stats(app, &s1));
+    tu_launch_all(app, (clip_process *[]){sc, dt}, 2, &s0, &s1);
     CHECK(s1.to_host == s0.to_host);
     CHECK(s1.to_device == s0.to_device + 2); /* x and b, once each */
     const void *h = NULL;

@@ -570,11 +570,7 @@ static void test_chain(clip_app *app) {
         CHECK_OK(app, clip_process_init(nm));
         CHECK_OK(app, clip_process_output(nm, 0, &n));
         clip_transfer_stats s0, s1, s2;
-        CHECK_OK(app, clip_app_transfer_stats(app, &s0));
-        CHECK_OK(app, clip_process_launch(sc));
-        CHECK_OK(app, clip_process_launch(nm));
-        CHECK_OK(app, clip_app_finish(app));
-        CHECK_OK(app, clip_app_transfer_stats(app, &s1));
+        tu_launch_all(app, (clip_process *[]){sc, nm}, 2, &s0, &s1);
         CHECK(s1.to_host == s0.to_host);
         CHECK(s1.to_device == s0.to_device + (k == 0)); /* x goes up once, on the first launch */
         const void *h = NULL;

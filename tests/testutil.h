@@ -131,4 +131,15 @@ static inline int tu_file_has(const char *path, const char *needle) {
         CHECK(tu_file_has(prefix "_err.txt", needle));        \
     } while (0)
 
+/* Launches the n processes in turn and waits for them (a check each, and one for the wait);
+ * *before and *after: the app's transfer counters just before and after. */
+static inline void tu_launch_all(clip_app *app, clip_process *const *procs, int n,
+                                 clip_transfer_stats *before, clip_transfer_stats *after) {
+    CHECK_OK(app, clip_app_transfer_stats(app, before));
+    for (int i = 0; i < n; i++)
+        CHECK_OK(app, clip_process_launch(procs[i]));
+    CHECK_OK(app, clip_app_finish(app));
+    CHECK_OK(app, clip_app_transfer_stats(app, after));
+}
+
 #endif
