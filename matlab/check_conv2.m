@@ -11,10 +11,7 @@ function check_conv2()
 % Inf in K next to the zero padding (Inf as Octave, not NaN) for every path, PNG and TIFF input,
 % and the CLI's errors; then conv2(u, v, A) (clip run conv2sep, check_conv2sep). Relative error
 % at most 1e-5 (single) or 1e-12 (double); class and size must match.
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_conv2: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_conv2');
   rand('twister', 2718);
   randn('state', 2718);
   n = 0;
@@ -29,7 +26,7 @@ function check_conv2()
 
   % Image files: clip loads PNG and TIFF samples as single values 0..255.
   img = uint8(floor(rand(37, 53, 3) * 256));
-  K = make(@double, [5 5], 0);
+  K = randn_array(@double, [5 5], 0);
   save('-v7', 'k.mat', 'K');
   imwrite(img, 'img.png');
   imwrite(img(:, :, 2), 'img.tif');
@@ -51,8 +48,8 @@ function check_conv2()
   end
 
   % CLI errors: a non-zero status and the reason on stderr.
-  A = make(@double, [5 5], 0);
-  K = make(@double, [3 3], 0);
+  A = randn_array(@double, [5 5], 0);
+  K = randn_array(@double, [3 3], 0);
   save('-v7', 'a.mat', 'A');
   save('-v7', 'k.mat', 'K');
   K3 = ones(2, 2, 2);
@@ -84,8 +81,8 @@ function n = check_direct(clip, vopt)
   shapes = {'full', 'same', 'valid'};
   for c = 1:numel(cases)
     cs = cases{c};
-    A = make(cs{1}, cs{3}, cs{2});
-    K = make(cs{4}, cs{6}, cs{5});
+    A = randn_array(cs{1}, cs{3}, cs{2});
+    K = randn_array(cs{4}, cs{6}, cs{5});
     for s = 1:3
       got = run_conv2(clip, A, K, vopt, ['--shape ' shapes{s}]);
       compare(got, conv2(A, K, shapes{s}), sprintf('case %d %s', c, shapes{s}));
@@ -94,8 +91,8 @@ function n = check_direct(clip, vopt)
   end
 
   % 3-D A: every slice with the same K.
-  A = make(@double, [9 11 3], 0);
-  K = make(@double, [4 3], 0);
+  A = randn_array(@double, [9 11 3], 0);
+  K = randn_array(@double, [4 3], 0);
   ref = zeros(9, 11, 3);
   for p = 1:3
     ref(:, :, p) = conv2(A(:, :, p), K, 'same');
@@ -104,8 +101,8 @@ function n = check_direct(clip, vopt)
   n = n + 1;
 
   % Correlation with zero padding: filter2.
-  A = make(@double, [23 19], 1);
-  K = make(@double, [4 5], 0);
+  A = randn_array(@double, [23 19], 1);
+  K = randn_array(@double, [4 5], 0);
   for s = 1:3
     compare(run_conv2(clip, A, K, vopt, ['--correlate --shape ' shapes{s}]), filter2(K, A, shapes{s}), ...
             sprintf('filter2 %s', shapes{s}));
@@ -114,8 +111,8 @@ function n = check_direct(clip, vopt)
 
   % imfilter's pad modes, both orientations; a kernel larger than A pads past a whole period.
   pads = {'replicate', 'symmetric', 'circular'};
-  A = make(@double, [17 31], 0);
-  kernels = {make(@double, [4 3], 0), make(@double, [20 40], 0)};
+  A = randn_array(@double, [17 31], 0);
+  kernels = {randn_array(@double, [4 3], 0), randn_array(@double, [20 40], 0)};
   for pi = 1:3
     for ki = 1:2
       K = kernels{ki};
@@ -131,15 +128,15 @@ function n = check_direct(clip, vopt)
       end
     end
   end
-  A = make(@single, [40 33], 1);
-  K = make(@single, [3 5], 1);
+  A = randn_array(@single, [40 33], 1);
+  K = randn_array(@single, [3 5], 1);
   compare(run_conv2(clip, A, K, vopt, '--shape same --pad symmetric --correlate'), ...
           single(ref_filter(double(A), double(K), 'same', 'symmetric', 1)), 'single complex symmetric');
   n = n + 1;
 
   % normalize: divided by sum(K(:)); a zero sum gives Inf and NaN as in MATLAB.
-  A = make(@double, [30 20], 0);
-  K = make(@double, [5 5], 0) + 1;
+  A = randn_array(@double, [30 20], 0);
+  K = randn_array(@double, [5 5], 0) + 1;
   compare(run_conv2(clip, A, K, vopt, '--shape same --normalize'), conv2(A, K, 'same') / sum(K(:)), ...
           'normalize');
   K = [1 2 1; 0 0 0; -1 -2 -1];
@@ -155,8 +152,8 @@ end
 % Octave (clip recomputes such results by the direct kernel).
 function n = check_fft(clip)
   n = 0;
-  A = make(@double, [9 10], 0);
-  K = make(@double, [4 3], 0);
+  A = randn_array(@double, [9 10], 0);
+  K = randn_array(@double, [4 3], 0);
   save('-v7', 'a.mat', 'A');
   save('-v7', 'k.mat', 'K');
   [st, out] = system(sprintf('%s run conv2 a.mat k.mat -o c.mat --variant fft 2>&1', clip));
@@ -177,8 +174,8 @@ function n = check_fft(clip)
         if mod(s + pi, 2)
           cls = @single;
         end
-        A = make(cls, sizes{s}, cx);
-        K = make(cls, [4 3], mod(pi, 2));
+        A = randn_array(cls, sizes{s}, cx);
+        K = randn_array(cls, [4 3], mod(pi, 2));
         opts = sprintf('--variant fft --shape %s --pad %s', shapes{s}, pads{pi});
         if cx
           opts = [opts ' --correlate'];
@@ -189,15 +186,15 @@ function n = check_fft(clip)
       end
     end
   end
-  A = make(@single, [9 10 3], 1);
-  K = make(@double, [4 3], 0);
+  A = randn_array(@single, [9 10 3], 1);
+  K = randn_array(@double, [4 3], 0);
   ref = zeros(9, 10, 3);
   for p = 1:3
     ref(:, :, p) = conv2(double(A(:, :, p)), K, 'same') / sum(K(:));
   end
   compare(run_conv2(clip, A, K, '--variant fft --shape same --normalize'), single(ref), 'fft 3-D normalize', ...
           norm(double(A(:))) * norm(K(:)) / abs(sum(K(:))));
-  A = make(@double, [9 10], 0);
+  A = randn_array(@double, [9 10], 0);
   A(3, 4) = Inf;
   A(7, 2) = NaN;
   compare(run_conv2(clip, A, K, '--variant fft --shape same'), conv2(A, K, 'same'), 'fft NaN/Inf in A');
@@ -217,8 +214,8 @@ function n = check_separable(clip)
         cls = @single;
       end
       cx = mod(s, 2);
-      A = make(cls, [31 17], cx);
-      K = make(cls, [5 1], pi == 2) * make(cls, [1 7], 0);
+      A = randn_array(cls, [31 17], cx);
+      K = randn_array(cls, [5 1], pi == 2) * randn_array(cls, [1 7], 0);
       corr = mod(pi, 2);
       opts = sprintf('--separable on --shape %s --pad %s', shapes{s}, pads{pi});
       if corr
@@ -229,14 +226,14 @@ function n = check_separable(clip)
       n = n + 1;
     end
   end
-  A = make(@double, [40 30 2], 0);
+  A = randn_array(@double, [40 30 2], 0);
   K = ones(9, 9);
   ref = zeros(40, 30, 2);
   for p = 1:2
     ref(:, :, p) = conv2(A(:, :, p), K, 'same') / 81;
   end
   compare(run_conv2(clip, A, K, '--separable on --shape same --normalize'), ref, 'separable 3-D box normalize');
-  K = make(@double, [5 4], 0);
+  K = randn_array(@double, [5 4], 0);
   save('-v7', 'a.mat', 'A');
   save('-v7', 'k.mat', 'K');
   expect_error(clip, 'a.mat k.mat -o c.mat --separable on', 'K is not rank one');
@@ -286,13 +283,13 @@ function n = check_conv2sep(clip)
     for s = 1:3
       for c = 1:2
         for cx = 0:1
-          u = make(classes{c}, [sizes(z, 3) 1], cx);
-          v = make(classes{c}, [1 sizes(z, 4)], mod(z + c, 2));
+          u = randn_array(classes{c}, [sizes(z, 3) 1], cx);
+          v = randn_array(classes{c}, [1 sizes(z, 4)], mod(z + c, 2));
           if mod(z + s, 2)
             u = u.';
             v = v.';
           end
-          A = make(classes{c}, sizes(z, 1:2), mod(z, 2));
+          A = randn_array(classes{c}, sizes(z, 1:2), mod(z, 2));
           what = sprintf('conv2(u, v, A, %s) %s cx=%d %s', shapes{s}, func2str(classes{c}), cx, ...
                          mat2str(sizes(z, :)));
           compare(run_conv2sep(clip, u, v, A, ['--shape ' shapes{s}]), ref_sep(u, v, A, shapes{s}), what);
@@ -330,7 +327,7 @@ function n = check_conv2sep(clip)
             single(conv2(u, v, A)), ['conv2sep variant ' k{1}]);
     n = n + 1;
   end
-  A3 = make(@double, [13 11 2], 1);
+  A3 = randn_array(@double, [13 11 2], 1);
   ref = zeros(13, 11, 2);
   for p = 1:2
     ref(:, :, p) = conv2(A3(:, :, p), u(:) * v(:).', 'same');
@@ -375,42 +372,12 @@ function R = ref_sep(u, v, A, shape)
 end
 
 function C = run_conv2sep(clip, u, v, A, opts)
-  save('-v7', 'u.mat', 'u');
-  save('-v7', 'v.mat', 'v');
-  save('-v7', 'a.mat', 'A');
-  if exist('c.mat', 'file')
-    delete('c.mat');
-  end
-  [st, out] = system(sprintf('%s run conv2sep u.mat v.mat a.mat -o c.mat %s 2>&1', clip, opts));
-  if st ~= 0
-    error('check_conv2: clip conv2sep failed (%s): %s', opts, out);
-  end
-  r = load('c.mat');
-  C = r.result;
-end
-
-function x = make(cls, sz, cx)
-  x = randn(sz);
-  if cx
-    x = complex(x, randn(sz));
-  end
-  x = cls(x);
+  C = clip_run('check_conv2', clip, 'conv2sep', {u, v, A}, opts);
 end
 
 % conv2 of A and K through the CLI; the option strings are joined with spaces.
 function C = run_conv2(clip, A, K, varargin)
-  opts = strjoin(varargin, ' ');
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'k.mat', 'K');
-  if exist('c.mat', 'file')
-    delete('c.mat');
-  end
-  [st, out] = system(sprintf('%s run conv2 a.mat k.mat -o c.mat %s 2>&1', clip, opts));
-  if st ~= 0
-    error('check_conv2: clip failed (%s): %s', opts, out);
-  end
-  r = load('c.mat');
-  C = r.result;
+  C = clip_run('check_conv2', clip, 'conv2', {A, K}, strjoin(varargin, ' '));
 end
 
 % Index of padded position x (1-based, any integer) in a line of length n, padarray's rules;
@@ -455,38 +422,13 @@ function C = ref_filter(A, K, shape, pad, corr)
 end
 
 % got against want: class, size, the non-finite pattern, then the error relative to norm(want),
-% or to `scale` when given (the FFT path: norm(A)*norm(K)).
+% or to `scale` when given (the FFT path: norm(A)*norm(K)); a real result may stand for a complex
+% want whose imaginary parts are all 0.
 function compare(got, want, what, scale)
-  if ~strcmp(class(got), class(want))
-    error('check_conv2: %s: class %s, want %s', what, class(got), class(want));
-  end
-  if ~isequal(size(got), size(want))
-    error('check_conv2: %s: size %s, want %s', what, mat2str(size(got)), mat2str(size(want)));
-  end
-  if iscomplex(want) ~= iscomplex(got) && any(imag(want(:)) ~= 0)
-    error('check_conv2: %s: complexity differs', what);
-  end
-  fin = isfinite(want);
-  if ~isequal(fin, isfinite(got)) || ~isequal(isnan(want), isnan(got)) || ...
-     any(got(isinf(want)) ~= want(isinf(want)))
-    error('check_conv2: %s: non-finite values differ', what);
-  end
-  w = double(want(fin));
-  g = double(got(fin));
-  tol = 1e-12;
-  if isa(want, 'single')
-    tol = 1e-5;
-  end
-  den = norm(w(:));
   if nargin > 3
-    den = scale;
-  end
-  if den == 0
-    den = 1;
-  end
-  err = norm(g(:) - w(:)) / den;
-  if ~(err <= tol)
-    error('check_conv2: %s: relative error %g > %g', what, err, tol);
+    result_close('check_conv2', got, want, what, 'complexity', 'nonzero', 'scale', scale);
+  else
+    result_close('check_conv2', got, want, what, 'complexity', 'nonzero');
   end
 end
 
@@ -495,12 +437,5 @@ function expect_error(clip, args, needle, process)
   if nargin < 4
     process = 'conv2';
   end
-  st = system(sprintf('%s run %s %s 2>err.txt >/dev/null', clip, process, args));
-  msg = fileread('err.txt');
-  if st == 0
-    error('check_conv2: "%s" succeeded, expected an error', args);
-  end
-  if isempty(strfind(msg, needle))
-    error('check_conv2: "%s": message "%s" lacks "%s"', args, strtrim(msg), needle);
-  end
+  clip_fails('check_conv2', clip, [process ' ' args], needle);
 end

@@ -8,10 +8,7 @@ function check_dot()
 % Octave's class. A dot product may cancel, so its rounding errors are bounded relative to
 % sum(abs(a).*abs(b)), not to the result: that relative error must be at most 1e-5 (single) or
 % 1e-12 (double).
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_dot: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_dot');
   rand('twister', 777);
   randn('state', 777);
 
@@ -107,14 +104,10 @@ function check_dot()
 end
 
 function v = make(kind, len, row)
-  v = randn(len, 1);
-  if kind{2}
-    v = complex(v, randn(len, 1));
-  end
+  v = randn_array(kind{1}, [len 1], kind{2});
   if row
     v = v.';
   end
-  v = kind{1}(v);
 end
 
 % Octave's dot of the two vectors as columns (it wants equal orientation; MATLAB's does not).
@@ -128,34 +121,13 @@ function r = mref(a, b)
 end
 
 function x = run_dot(clip, A, B, opts)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  if exist('d.mat', 'file')
-    delete('d.mat');
-  end
-  [st, out] = system(sprintf('%s run dot a.mat b.mat -o d.mat %s 2>err.txt', clip, opts));
-  if st ~= 0
-    error('check_dot: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('d.mat');
-  x = r.result;
+  x = clip_run('check_dot', clip, 'dot', {A, B}, opts);
 end
 
 function compare(x, ref, a, b, what)
   % A complex result with a zero imaginary part loads as real, so only a non-zero one must be
-  % complex.
-  if ~strcmp(class(x), class(ref)) || (iscomplex(ref) && imag(ref) ~= 0 && ~iscomplex(x))
-    error('check_dot: %s: class %s (complex %d), want %s (complex %d)', what, class(x), ...
-          iscomplex(x), class(ref), iscomplex(ref));
-  end
-  if ~isequal(size(x), [1 1])
-    error('check_dot: %s: size %s, want [1 1]', what, mat2str(size(x)));
-  end
-  if isa(ref, 'single')
-    tol = 1e-5;
-  else
-    tol = 1e-12;
-  end
+  % complex; ref is 1x1.
+  tol = result_kind('check_dot', x, ref, what, 'nonzero');
   % Each part: NaN and Inf exactly, the rest within the bound over the finite products.
   prods = abs(double(a(:))) .* abs(double(b(:)));
   scale = sum(prods(isfinite(prods)));
@@ -177,18 +149,5 @@ function compare(x, ref, a, b, what)
 end
 
 function expect_error(clip, A, B, opts, msg)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  st = system(sprintf('%s run dot a.mat b.mat -o d.mat %s 2>err.txt', clip, opts));
-  err = fileread('err.txt');
-  if st == 0
-    error('check_dot: expected failure for %s', what_of(A, B));
-  end
-  if isempty(strfind(err, msg))
-    error('check_dot: message "%s" lacks "%s"', strtrim(err), msg);
-  end
-end
-
-function s = what_of(A, B)
-  s = sprintf('%s and %s', mat2str(size(A)), mat2str(size(B)));
+  clip_fails('check_dot', clip, ['dot' save_inputs({A, B}) ' -o e.mat ' opts], msg);
 end

@@ -6,10 +6,7 @@ function check_dot_dim()
 % sum(conj(A) .* B, dim) (Octave's dot promotes a real operand to complex first, so Inf there
 % would meet a made-up 0 imaginary part; MATLAB's does not). Errors are bounded relative to
 % sum(abs(A) .* abs(B), dim): 1e-5 in single, 1e-12 in double.
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_dot_dim: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_dot_dim');
   randn('state', 1718);
   kinds = {{@double, 0}, {@single, 0}, {@double, 1}, {@single, 1}};
   n = 0;
@@ -67,25 +64,11 @@ function check_dot_dim()
 end
 
 function A = make(kind, sz)
-  A = randn(sz);
-  if kind{2}
-    A = complex(A, randn(sz));
-  end
-  A = kind{1}(A);
+  A = randn_array(kind{1}, sz, kind{2});
 end
 
 function x = run_dot(clip, A, B, opts)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  if exist('d.mat', 'file')
-    delete('d.mat');
-  end
-  [st, out] = system(sprintf('%s run dot a.mat b.mat -o d.mat %s 2>err.txt', clip, opts));
-  if st ~= 0
-    error('check_dot_dim: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('d.mat');
-  x = r.result;
+  x = clip_run('check_dot_dim', clip, 'dot', {A, B}, opts);
 end
 
 function compare(x, A, B, dim, what)
@@ -94,18 +77,7 @@ function compare(x, A, B, dim, what)
   ra = abs(double(real(A))); ia = abs(double(imag(A)));
   rb = abs(double(real(B))); ib = abs(double(imag(B)));
   scales = {sum(fin(ra .* rb) + fin(ia .* ib), dim), sum(fin(ra .* ib) + fin(ia .* rb), dim)};
-  if ~strcmp(class(x), class(ref)) || iscomplex(x) ~= iscomplex(ref)
-    error('check_dot_dim: %s: class %s (complex %d), want %s (complex %d)', what, class(x), ...
-          iscomplex(x), class(ref), iscomplex(ref));
-  end
-  if ~isequal(size(x), size(ref))
-    error('check_dot_dim: %s: size %s, want %s', what, mat2str(size(x)), mat2str(size(ref)));
-  end
-  if isa(ref, 'single')
-    tol = 1e-5;
-  else
-    tol = 1e-12;
-  end
+  tol = result_kind('check_dot_dim', x, ref, what);
   parts = {@real, @imag};
   for q = 1:2
     g = double(parts{q}(x(:)));
@@ -125,14 +97,5 @@ function y = fin(x)
 end
 
 function expect_error(clip, A, B, opts, msg)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  st = system(sprintf('%s run dot a.mat b.mat -o d.mat %s 2>err.txt', clip, opts));
-  err = fileread('err.txt');
-  if st == 0
-    error('check_dot_dim: expected failure for "%s"', opts);
-  end
-  if isempty(strfind(err, msg))
-    error('check_dot_dim: message "%s" lacks "%s"', strtrim(err), msg);
-  end
+  clip_fails('check_dot_dim', clip, ['dot' save_inputs({A, B}) ' -o e.mat ' opts], msg);
 end

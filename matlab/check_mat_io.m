@@ -8,10 +8,7 @@ function check_mat_io()
 % logical -> single, int32/uint32/int64/uint64 -> double), the same size, and values equal to x
 % for a=1 b=0 and to 2*x+1 within 1e-6 (single) or 1e-14 (double) relative error.
 % Octave cannot write -v7.3; if a later version can, those files are checked too.
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_mat_io: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_mat_io');
   rand('state', 7);
   randn('state', 11);
 

@@ -8,10 +8,7 @@ function check_matmul()
 % every variant, mixed classes and scalars (check_transposed). Results must have Octave's
 % class and size and a relative error norm(x(:)-ref(:))/norm(ref(:)) of at most 1e-5 (single)
 % or 1e-12 (double).
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_matmul: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_matmul');
   rand('twister', 5489);
   randn('state', 17);
   % The BLAS behind Octave's A*B: scripts/install-deps.sh test makes it OpenBLAS, which Octave
@@ -179,59 +176,17 @@ function Y = op(X, o)
 end
 
 function x = make(cls, m, k, cx)
-  x = randn(m, k);
-  if cx
-    x = complex(x, randn(m, k));
-  end
-  x = cls(x);
+  x = randn_array(cls, [m k], cx);
 end
 
 function C = run_mm(clip, A, B, opts)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  if exist('c.mat', 'file')
-    delete('c.mat');
-  end
-  [st, out] = system([clip ' run matmul a.mat b.mat -o c.mat ' opts ' 2>err.txt']);
-  if st ~= 0
-    error('check_matmul: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('c.mat');
-  C = r.result;
+  C = clip_run('check_matmul', clip, 'matmul', {A, B}, opts);
 end
 
 function compare(x, ref, what)
-  if ~strcmp(class(x), class(ref)) || iscomplex(x) ~= iscomplex(ref)
-    error('check_matmul: %s: class %s (complex %d), want %s (complex %d)', what, class(x), ...
-          iscomplex(x), class(ref), iscomplex(ref));
-  end
-  if ~isequal(size(x), size(ref))
-    error('check_matmul: %s: size %s, want %s', what, mat2str(size(x)), mat2str(size(ref)));
-  end
-  if isa(ref, 'single')
-    tol = 1e-5;
-  else
-    tol = 1e-12;
-  end
-  nr = norm(double(ref(:)));
-  err = norm(double(x(:)) - double(ref(:)));
-  if nr > 0
-    err = err / nr;
-  end
-  if ~(err <= tol)
-    error('check_matmul: %s: relative error %g > %g', what, err, tol);
-  end
+  result_close('check_matmul', x, ref, what);
 end
 
 function expect_error(clip, A, B, opts, msg)
-  save('-v7', 'a.mat', 'A');
-  save('-v7', 'b.mat', 'B');
-  [st, out] = system([clip ' run matmul a.mat b.mat -o e.mat ' opts ' 2>err.txt']);
-  err = fileread('err.txt');
-  if st == 0
-    error('check_matmul: expected failure for "%s", got exit 0', msg);
-  end
-  if isempty(strfind(err, msg))
-    error('check_matmul: message "%s" lacks "%s"', strtrim(err), msg);
-  end
+  clip_fails('check_matmul', clip, ['matmul' save_inputs({A, B}) ' -o e.mat ' opts], msg);
 end

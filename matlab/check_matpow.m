@@ -6,10 +6,7 @@ function check_matpow()
 % kernel variant, and the CLI's errors (non-square, negative/fractional/infinite power). Results
 % must have Octave's class and size and a relative error of at most 1e-5 (single) or 1e-12
 % (double).
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_matpow: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_matpow');
   rand('twister', 1234);
   randn('state', 99);
 
@@ -56,52 +53,15 @@ function check_matpow()
 end
 
 function C = run_pow(clip, A, p, opts)
-  save('-v7', 'a.mat', 'A');
-  if exist('c.mat', 'file')
-    delete('c.mat');
-  end
-  [st, out] = system(sprintf('%s run matpow a.mat --power %d -o c.mat %s 2>err.txt', clip, p, opts));
-  if st ~= 0
-    error('check_matpow: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('c.mat');
-  C = r.result;
+  C = clip_run('check_matpow', clip, 'matpow', {A}, sprintf('--power %d %s', p, opts));
 end
 
+% Octave stores a complex array whose imaginary parts are all zero as real (on load too), so the
+% identity of a complex A compares as real on both sides.
 function compare(x, ref, what)
-  ref = full(ref); % A^0 is a diagonal-matrix object in Octave
-  % Octave stores a complex array whose imaginary parts are all zero as real (on load too),
-  % so the identity of a complex A compares as real on both sides.
-  if ~strcmp(class(x), class(ref)) || iscomplex(x) ~= iscomplex(ref)
-    error('check_matpow: %s: class %s (complex %d), want %s (complex %d)', what, class(x), ...
-          iscomplex(x), class(ref), iscomplex(ref));
-  end
-  if ~isequal(size(x), size(ref))
-    error('check_matpow: %s: size %s, want %s', what, mat2str(size(x)), mat2str(size(ref)));
-  end
-  if isa(ref, 'single')
-    tol = 1e-5;
-  else
-    tol = 1e-12;
-  end
-  nr = norm(double(ref(:)));
-  err = norm(double(x(:)) - double(ref(:)));
-  if nr > 0
-    err = err / nr;
-  end
-  if ~(err <= tol)
-    error('check_matpow: %s: relative error %g > %g', what, err, tol);
-  end
+  result_close('check_matpow', x, ref, what);
 end
 
 function expect_error(clip, A, opts, msg)
-  save('-v7', 'a.mat', 'A');
-  [st, out] = system([clip ' run matpow a.mat -o e.mat ' opts ' 2>err.txt']);
-  err = fileread('err.txt');
-  if st == 0
-    error('check_matpow: expected failure for "%s", got exit 0', msg);
-  end
-  if isempty(strfind(err, msg))
-    error('check_matpow: message "%s" lacks "%s"', strtrim(err), msg);
-  end
+  clip_fails('check_matpow', clip, ['matpow' save_inputs({A}) ' -o e.mat ' opts], msg);
 end

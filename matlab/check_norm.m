@@ -8,10 +8,7 @@ function check_norm()
 % errors. Matrix norms and vecnorm: check_norm_matrix.m.
 % Results must be 1x1 of the input's precision (real) with a relative error of at most 1e-5
 % (single) or 1e-12 (double).
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_norm: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_norm');
   rand('twister', 4242);
   randn('state', 4242);
 
@@ -133,59 +130,22 @@ function check_norm()
 end
 
 function v = make(cls, len, cx, row)
-  v = randn(len, 1);
-  if cx
-    v = complex(v, randn(len, 1));
-  end
+  v = randn_array(cls, [len 1], cx);
   if row
     v = v.';
   end
-  v = cls(v);
 end
 
 function x = run_norm(clip, V, p, opts)
-  save('-v7', 'v.mat', 'V');
-  if exist('n.mat', 'file')
-    delete('n.mat');
-  end
-  [st, out] = system(sprintf('%s run norm v.mat -o n.mat --p %.17g %s 2>err.txt', clip, p, opts));
-  if st ~= 0
-    error('check_norm: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('n.mat');
-  x = r.result;
+  x = clip_run('check_norm', clip, 'norm', {V}, sprintf('--p %.17g %s', p, opts));
 end
 
+% A real 1x1 of ref's class; NaN, Inf and 0 exactly, the rest within 1e-5 (single) or 1e-12
+% (double) relative error.
 function compare(x, ref, what)
-  if ~strcmp(class(x), class(ref)) || iscomplex(x)
-    error('check_norm: %s: class %s (complex %d), want real %s', what, class(x), iscomplex(x), class(ref));
-  end
-  if ~isequal(size(x), [1 1])
-    error('check_norm: %s: size %s, want [1 1]', what, mat2str(size(x)));
-  end
-  if isnan(ref) || isinf(ref) || ref == 0
-    ok = isequaln(x, ref);
-  else
-    if isa(ref, 'single')
-      tol = 1e-5;
-    else
-      tol = 1e-12;
-    end
-    ok = abs(double(x) - double(ref)) / abs(double(ref)) <= tol;
-  end
-  if ~ok
-    error('check_norm: %s: got %.17g, want %.17g', what, double(x), double(ref));
-  end
+  result_scalar('check_norm', x, ref, what);
 end
 
 function expect_error(clip, V, opts, msg)
-  save('-v7', 'v.mat', 'V');
-  st = system(sprintf('%s run norm v.mat -o n.mat %s 2>err.txt', clip, opts));
-  err = fileread('err.txt');
-  if st == 0
-    error('check_norm: expected failure for "%s"', opts);
-  end
-  if isempty(strfind(err, msg))
-    error('check_norm: message "%s" lacks "%s"', strtrim(err), msg);
-  end
+  clip_fails('check_norm', clip, ['norm' save_inputs({V}) ' -o e.mat ' opts], msg);
 end

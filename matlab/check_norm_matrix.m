@@ -4,10 +4,7 @@ function check_norm_matrix()
 % vecnorm(A, p, dim), for single, double, real and complex, odd sizes, wide and tall, rank one,
 % zero, NaN, Inf, empties, N-D, and the errors MATLAB gives (norm(A, 3) of a matrix).
 % Tolerances: 1e-5 relative in single; in double 1e-12, and 1e-10 for the 2-norm.
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_norm_matrix: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_norm_matrix');
   randn('state', 1717);
   n = 0;
   sizes = [2 2; 3 5; 17 4; 33 65; 120 80];
@@ -16,7 +13,7 @@ function check_norm_matrix()
   for s = 1:size(sizes, 1)
     for c = 1:2
       for cx = 0:1
-        A = make(classes{c}, sizes(s, :), cx);
+        A = randn_array(classes{c}, sizes(s, :), cx);
         for k = 1:numel(ps)
           compare(run_norm(clip, A, ['--p ' ps{k}]), ref(A, ps{k}), ...
                   sprintf('%s cx=%d %dx%d p=%s', func2str(classes{c}), cx, sizes(s, 1), sizes(s, 2), ps{k}), ps{k});
@@ -25,7 +22,7 @@ function check_norm_matrix()
       end
     end
   end
-  A = make(@double, [9 7], 1);
+  A = randn_array(@double, [9 7], 1);
   compare(run_norm(clip, A, ''), norm(A), 'default p', '2');
   n = n + 1;
 
@@ -69,7 +66,7 @@ function check_norm_matrix()
   % reference is norm(line, p).
   for c = 1:2
     for cx = 0:1
-      X = make(classes{c}, [13 6 3], cx);
+      X = randn_array(classes{c}, [13 6 3], cx);
       X(2, 3, 1) = NaN;
       X(5, 1, 3) = -Inf;
       for dim = 1:4
@@ -102,14 +99,6 @@ function check_norm_matrix()
   expect_error(clip, ones(3, 4), '--dim 9', 'dim');
   printf('check_norm_matrix: %d cases checked\n', n);
   printf('check_norm_matrix: ok\n');
-end
-
-function A = make(cls, sz, cx)
-  A = randn(sz);
-  if cx
-    A = complex(A, randn(sz));
-  end
-  A = cls(A);
 end
 
 % Octave's norm(A, 1) and norm(A, Inf) take max() of the sums, which skips NaN (a column of NaN
@@ -145,47 +134,19 @@ function R = vecref(X, p, dim)
 end
 
 function x = run_norm(clip, A, opts)
-  save('-v7', 'a.mat', 'A');
-  if exist('n.mat', 'file')
-    delete('n.mat');
-  end
-  [st, out] = system(sprintf('%s run norm a.mat -o n.mat %s 2>err.txt', clip, opts));
-  if st ~= 0
-    error('check_norm_matrix: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('n.mat');
-  x = r.result;
+  x = clip_run('check_norm_matrix', clip, 'norm', {A}, opts);
 end
 
+% A real 1x1 of r's class; NaN, Inf and 0 exactly, the rest within 1e-5 (single) or 1e-12
+% (double) relative error, 1e-10 for the 2-norm in double (its svd).
 function compare(x, r, what, p)
-  if ~strcmp(class(x), class(r)) || iscomplex(x)
-    error('check_norm_matrix: %s: class %s (complex %d), want real %s', what, class(x), iscomplex(x), class(r));
-  end
-  if isnan(r) || isinf(r) || r == 0
-    ok = isequaln(x, r);
+  if strcmp(p, '2') && ~isa(r, 'single')
+    result_scalar('check_norm_matrix', x, r, what, 1e-10);
   else
-    if isa(r, 'single')
-      tol = 1e-5;
-    elseif strcmp(p, '2')
-      tol = 1e-10;
-    else
-      tol = 1e-12;
-    end
-    ok = abs(double(x) - double(r)) / abs(double(r)) <= tol;
-  end
-  if ~ok
-    error('check_norm_matrix: %s: got %.17g, want %.17g', what, double(x), double(r));
+    result_scalar('check_norm_matrix', x, r, what);
   end
 end
 
 function expect_error(clip, A, opts, msg)
-  save('-v7', 'a.mat', 'A');
-  st = system(sprintf('%s run norm a.mat -o n.mat %s 2>err.txt', clip, opts));
-  err = fileread('err.txt');
-  if st == 0
-    error('check_norm_matrix: expected failure for "%s"', opts);
-  end
-  if isempty(strfind(err, msg))
-    error('check_norm_matrix: message "%s" lacks "%s"', strtrim(err), msg);
-  end
+  clip_fails('check_norm_matrix', clip, ['norm' save_inputs({A}) ' -o e.mat ' opts], msg);
 end

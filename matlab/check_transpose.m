@@ -2,10 +2,7 @@ function check_transpose()
 % check_transpose  `clip run transpose` against Octave's A.' and A' (per 2-D slice of N-D data,
 % as permute(A, [2 1 3:ndims(A)])): single, double, real, complex, odd sizes around the 32-wide
 % tiles, vectors, empties, N-D. Results must be identical (a transpose moves values only).
-  clip = getenv('CLIP');
-  if isempty(clip)
-    error('check_transpose: set CLIP to the clip command-line tool');
-  end
+  clip = clip_tool('check_transpose');
   randn('state', 1719);
   shapes = {[1 1], [1 9], [9 1], [33 65], [65 33 2], [100 3 3], [0 3], [3 0 2]};
   classes = {@double, @single};
@@ -30,16 +27,7 @@ function check_transpose()
 end
 
 function x = run_t(clip, A, opts)
-  save('-v7', 'a.mat', 'A');
-  if exist('c.mat', 'file')
-    delete('c.mat');
-  end
-  [st, out] = system(sprintf('%s run transpose a.mat -o c.mat %s 2>err.txt', clip, opts));
-  if st ~= 0
-    error('check_transpose: clip failed (%d): %s %s', st, out, fileread('err.txt'));
-  end
-  r = load('c.mat');
-  x = r.result;
+  x = clip_run('check_transpose', clip, 'transpose', {A}, opts);
 end
 
 function same(x, r, what)

@@ -17,38 +17,12 @@ function test_gateway()
   fprintf('test_gateway: %d checks passed\n', n);
 end
 
-function x = make(cls, sz, cx)
-  x = randn(sz);
-  if cx
-    x = complex(x, randn(sz));
-  end
-  x = cls(x);
-end
-
-% Same class, size and realness as ref, values within a relative error norm of tol
-% (1e-5 single, 1e-12 double).
+% Same class, size and realness as ref (a real result may stand for a complex ref whose
+% imaginary parts are all 0), values within a relative error norm of 1e-5 (single) or 1e-12
+% (double) relative to norm(ref), or to realmin where norm(ref) is below it.
 function n = same(got, ref, what)
-  if ~strcmp(class(got), class(ref))
-    error('test_gateway: %s: class %s, want %s', what, class(got), class(ref));
-  end
-  if ~isequal(size(got), size(ref))
-    error('test_gateway: %s: size %s, want %s', what, mat2str(size(got)), mat2str(size(ref)));
-  end
-  if isreal(got) ~= isreal(ref) && any(imag(ref(:)) ~= 0)
-    error('test_gateway: %s: isreal %d, want %d', what, isreal(got), isreal(ref));
-  end
-  tol = 1e-12;
-  if isa(ref, 'single')
-    tol = 1e-5;
-  end
-  scale = max(norm(double(ref(:))), realmin);
-  err = norm(double(got(:)) - double(ref(:))) / scale;
-  if isempty(ref)
-    err = 0;
-  end
-  if ~(err <= tol)
-    error('test_gateway: %s: relative error %g > %g', what, err, tol);
-  end
+  result_close('test_gateway', got, ref, what, 'complexity', 'nonzero', ...
+               'scale', max(norm(double(ref(:))), realmin));
   n = 1;
 end
 
@@ -59,23 +33,23 @@ function n = check_against_octave()
     for cx = 0:1
       cls = classes{c};
       what = sprintf('%s cx=%d', func2str(cls), cx);
-      A = make(cls, [37 29], cx);
-      B = make(cls, [29 13], 1 - cx);
+      A = randn_array(cls, [37 29], cx);
+      B = randn_array(cls, [29 13], 1 - cx);
       n = n + same(clip.matmul(A, B), A * B, ['matmul ' what]);
       n = n + same(clip.matmul(A, cls(zeros(29, 0))), A * cls(zeros(29, 0)), ['matmul empty ' what]);
-      S = make(cls, [24 24], cx) / 8;
+      S = randn_array(cls, [24 24], cx) / 8;
       n = n + same(clip.matpow(S, 5), S^5, ['matpow 5 ' what]);
       n = n + same(clip.matpow(S, 0), S^0, ['matpow 0 ' what]);
-      v = make(cls, [1 1001], cx);
+      v = randn_array(cls, [1 1001], cx);
       for p = {1, 2, 3.5, Inf, -Inf}
         n = n + same(clip.norm(v, p{1}), norm(v, p{1}), sprintf('norm p=%g %s', p{1}, what));
       end
       n = n + same(clip.norm(v), norm(v), ['norm default ' what]);
-      a = make(cls, [257 1], cx);
-      b = make(cls, [257 1], 1);
+      a = randn_array(cls, [257 1], cx);
+      b = randn_array(cls, [257 1], 1);
       n = n + same(clip.dot(a, b), dot(a, b), ['dot ' what]);
-      I = make(cls, [61 47], cx);
-      K = make(cls, [5 4], 0);
+      I = randn_array(cls, [61 47], cx);
+      K = randn_array(cls, [5 4], 0);
       for shape = {'full', 'same', 'valid'}
         n = n + same(clip.conv2(I, K, shape{1}), conv2(I, K, shape{1}), ['conv2 ' shape{1} ' ' what]);
       end
@@ -85,8 +59,8 @@ function n = check_against_octave()
     end
   end
   % Mixed classes as MATLAB: single wins, complex if either.
-  A = make(@double, [9 8], 0);
-  B = make(@single, [8 7], 1);
+  A = randn_array(@double, [9 8], 0);
+  B = randn_array(@single, [8 7], 1);
   n = n + same(clip.matmul(A, B), A * B, 'matmul double*single complex');
 end
 
@@ -98,10 +72,10 @@ function n = check_against_cli(tool)
     fprintf('test_gateway: CLIP not set: comparison with the clip tool skipped\n');
     return;
   end
-  A = make(@single, [45 33], 1);
-  B = make(@single, [33 20], 0);
-  K = make(@double, [7 7], 0);
-  I = make(@double, [80 64], 0);
+  A = randn_array(@single, [45 33], 1);
+  B = randn_array(@single, [33 20], 0);
+  K = randn_array(@double, [7 7], 0);
+  I = randn_array(@double, [80 64], 0);
   save('-v7', 'gw_a.mat', 'A');
   save('-v7', 'gw_b.mat', 'B');
   save('-v7', 'gw_k.mat', 'K');
@@ -129,8 +103,8 @@ end
 % Processes on clip.Array inputs return clip.Array outputs, and nothing crosses to the host until
 % gather.
 function n = check_chain()
-  A = make(@single, [128 128], 0) / 16;
-  K = make(@single, [5 5], 0);
+  A = randn_array(@single, [128 128], 0) / 16;
+  K = randn_array(@single, [5 5], 0);
   G = clip.Array(A);
   GK = clip.Array(K);
   if ~isa(G, 'clip.Array') || ~isequal(size(G), [128 128]) || ~strcmp(classUnderlying(G), 'single')
@@ -210,11 +184,11 @@ end
 % the kept ones working; the cache is bounded and emptied when the device changes.
 function n = check_cache()
   n = 0;
-  I = make(@double, [40 33], 0);
-  K = make(@double, [4 5], 0);
+  I = randn_array(@double, [40 33], 0);
+  K = randn_array(@double, [4 5], 0);
   GI = clip.Array(I);
   GK = clip.Array(K);
-  S = make(@double, [16 16], 0) / 4;
+  S = randn_array(@double, [16 16], 0) / 4;
   shapes = {'full', 'same', 'valid'};
   for round = 1:2
     for k = 1:3
@@ -229,7 +203,7 @@ function n = check_cache()
       n = n + same(clip.matpow(S, p), S^p, sprintf('cached matpow %d', p));
     end
     for m = [7 40 7]
-      A = make(@double, [m 40], 1);
+      A = randn_array(@double, [m 40], 1);
       n = n + same(clip.matmul(A, I), A * I, sprintf('cached matmul %dx40', m));
     end
   end
@@ -238,7 +212,7 @@ function n = check_cache()
     error('test_gateway: %d kept processes, want 1..32', s.cached_processes);
   end
   % An error between cached calls of the same process, and the same failing call twice.
-  A = make(@double, [7 40], 0);
+  A = randn_array(@double, [7 40], 0);
   for k = 1:2
     n = n + expect_error(@() clip.matmul(A, K), 'clip:innerDimensions');
     n = n + same(clip.matmul(A, I), A * I, 'cached matmul after an error');
@@ -247,7 +221,7 @@ function n = check_cache()
   n = n + same(clip.conv2(I, K, 'same'), conv2(I, K, 'same'), 'cached conv2 after an error');
   % More distinct calls than the cache holds: the oldest go, results stay right.
   for m = 1:40
-    v = make(@double, [m 1], 0);
+    v = randn_array(@double, [m 1], 0);
     n = n + same(clip.norm(v, 3), norm(v, 3), sprintf('norm of %d elements', m));
   end
   s = clip.stats();
