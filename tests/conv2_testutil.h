@@ -263,10 +263,6 @@ static inline int variant_is(const char *reported, const char *variant) {
     return !strncmp(reported, variant, n) && (reported[n] == ' ' || reported[n] == '\0');
 }
 
-/* Runs conv2 of a and k (host copies ha, hk) with the case's options, `variant` and `sep`
- * ("auto", "on", "off") and checks the result against the reference (relative to norm(A) *
- * norm(K) when `fft_scale`, which also lets auto weigh fft: accuracy normwise). When a variant or separable on is forced, checks that it is the one
- * reported. Returns the process (the caller destroys it) for further checks. */
 /* Creates process `name` (conv2 or conv2sep) with the case's shape, pad, correlate, normalize
  * and `variant`. */
 static inline clip_process *c2_process(clip_app *app, const char *name, const conv_case *cc,
@@ -281,6 +277,11 @@ static inline clip_process *c2_process(clip_app *app, const char *name, const co
     return p;
 }
 
+/* Runs conv2 of a and k (host copies ha, hk) with the case's options, `variant` and `sep`
+ * ("auto", "on", "off") and checks the result against the reference (relative to norm(A) *
+ * norm(K) when `fft_scale`, which also lets auto weigh fft: accuracy normwise). When a variant
+ * or separable on is forced, checks that it is the one reported. Returns the process (the
+ * caller destroys it) for further checks. */
 static inline clip_process *c2_run(clip_app *app, clip_data *a, const host_arr *ha, clip_data *k,
                                    const host_arr *hk, const conv_case *cc, const char *variant,
                                    const char *sep, int fft_scale) {
@@ -396,6 +397,21 @@ static inline void c2sep_run(clip_app *app, clip_data *u, const host_arr *hu, cl
     }
     free(k.v), free(ref.v);
     clip_process_destroy(p);
+}
+
+/* conv2 of a and k with the choices in `choices` (name, value, ..., NULL), initialized, for a
+ * chain on the device; *out: its output. A check for each call. */
+static inline clip_process *c2_chain_conv2(clip_app *app, clip_data *a, clip_data *k,
+                                           const char *const *choices, clip_data **out) {
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    for (; *choices; choices += 2)
+        CHECK_OK(app, clip_process_set_choice(p, choices[0], choices[1]));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_output(p, 0, out));
+    return p;
 }
 
 /* The CLI's result in the CFL file at path (complex single) against ref: a check for the load and

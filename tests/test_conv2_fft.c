@@ -112,21 +112,10 @@ static void test_chain(clip_app *app) {
     host_arr ha, hk;
     clip_data *a = make_data(app, CLIP_F32, 6, 8, 1, 31, &ha);
     clip_data *k = make_data(app, CLIP_F32, 4, 3, 1, 32, &hk);
-    clip_process *c1 = NULL, *c2 = NULL;
-    clip_data *y1 = NULL, *y2 = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &c1));
-    CHECK_OK(app, clip_process_set_choice(c1, "variant", "fft"));
-    CHECK_OK(app, clip_process_set_input(c1, 0, a));
-    CHECK_OK(app, clip_process_set_input(c1, 1, k));
-    CHECK_OK(app, clip_process_init(c1));
-    CHECK_OK(app, clip_process_output(c1, 0, &y1)); /* 9 x 10 */
-    CHECK_OK(app, clip_process_create(app, "conv2", &c2));
-    CHECK_OK(app, clip_process_set_choice(c2, "variant", "fft"));
-    CHECK_OK(app, clip_process_set_choice(c2, "shape", "same"));
-    CHECK_OK(app, clip_process_set_input(c2, 0, y1));
-    CHECK_OK(app, clip_process_set_input(c2, 1, k));
-    CHECK_OK(app, clip_process_init(c2));
-    CHECK_OK(app, clip_process_output(c2, 0, &y2));
+    clip_data *y1 = NULL, *y2 = NULL; /* y1: 9 x 10 */
+    clip_process *c1 = c2_chain_conv2(app, a, k, (const char *[]){"variant", "fft", NULL}, &y1);
+    clip_process *c2 =
+        c2_chain_conv2(app, y1, k, (const char *[]){"variant", "fft", "shape", "same", NULL}, &y2);
     clip_transfer_stats t0, t1;
     tu_launch_all(app, (clip_process *[]){c1, c2}, 2, &t0, &t1);
     CHECK(t1.to_host == t0.to_host);

@@ -245,22 +245,11 @@ static void test_chain(clip_app *app) {
     host_arr ha, hk;
     clip_data *a = make_data(app, CLIP_F32, 40, 33, 1, 51, &ha);
     clip_data *k = make_k(app, CLIP_F32, 5, 3, 0, 52, &hk);
-    clip_process *c1 = NULL, *c2 = NULL;
     clip_data *y1 = NULL, *y2 = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &c1));
-    CHECK_OK(app, clip_process_set_choice(c1, "separable", "on"));
-    CHECK_OK(app, clip_process_set_choice(c1, "shape", "same"));
-    CHECK_OK(app, clip_process_set_input(c1, 0, a));
-    CHECK_OK(app, clip_process_set_input(c1, 1, k));
-    CHECK_OK(app, clip_process_init(c1));
-    CHECK_OK(app, clip_process_output(c1, 0, &y1));
-    CHECK_OK(app, clip_process_create(app, "conv2", &c2));
-    CHECK_OK(app, clip_process_set_choice(c2, "separable", "on"));
-    CHECK_OK(app, clip_process_set_choice(c2, "pad", "circular"));
-    CHECK_OK(app, clip_process_set_input(c2, 0, y1));
-    CHECK_OK(app, clip_process_set_input(c2, 1, k));
-    CHECK_OK(app, clip_process_init(c2));
-    CHECK_OK(app, clip_process_output(c2, 0, &y2));
+    clip_process *c1 =
+        c2_chain_conv2(app, a, k, (const char *[]){"separable", "on", "shape", "same", NULL}, &y1);
+    clip_process *c2 = c2_chain_conv2(
+        app, y1, k, (const char *[]){"separable", "on", "pad", "circular", NULL}, &y2);
     clip_transfer_stats t0, t1;
     tu_launch_all(app, (clip_process *[]){c1, c2}, 2, &t0, &t1);
     CHECK(t1.to_host == t0.to_host);
