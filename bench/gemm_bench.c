@@ -3,7 +3,7 @@
  *
  *   gemm_bench [SIZE...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
  *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
- *              [--variant V] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
+ *              [--variant V] [--precision fp32|tf32] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
  *               --ksplit X --stages X --wm X --streamk X] [--ptxinfo]
  *
  * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
@@ -48,6 +48,7 @@ typedef struct opts {
     const char *device;
     int clblast;
     const char *variant;
+    const char *precision; /* matmul's precision parameter (fp32, tf32), when given */
     const char *tile_names[N_TILES];
     long tiles[N_TILES];
 } opts;
@@ -125,6 +126,8 @@ static int parse(int argc, char **argv, opts *o) {
             o->ops[0][which] = op_of(v[0]);
         } else if (!strcmp(a, "--variant")) {
             o->variant = v;
+        } else if (!strcmp(a, "--precision")) {
+            o->precision = v;
         } else if (!strncmp(a, "--", 2)) {
             int k = 0;
             while (k < N_TILES && strcmp(a + 2, tn[k])) k++;
@@ -362,6 +365,7 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
     if (s == CLIP_OK) s = clip_process_set_choice(p, "transa", op_names[ops[0]]);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "transb", op_names[ops[1]]);
     if (s == CLIP_OK && o->variant) s = clip_process_set_choice(p, "variant", o->variant);
+    if (s == CLIP_OK && o->precision) s = clip_process_set_choice(p, "precision", o->precision);
     for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
         if (o->tiles[i] >= 0) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, A);

@@ -1,4 +1,4 @@
-"""cuBLAS SGEMM (TF32 off) and matrix_power through PyTorch, for bench/tc_gpu.sh: median ms."""
+"""cuBLAS SGEMM (TF32 off, then on) and matrix_power through PyTorch, for bench/tc_gpu.sh: median ms."""
 import statistics, time, torch
 torch.backends.cuda.matmul.allow_tf32 = False
 def med(f, reps=10):
@@ -15,3 +15,8 @@ for n in [2048, 4096, 8192]:
     if n == 4096:
         t = med(lambda: torch.linalg.matrix_power(a, 13), 2)
         print(f"torch matrix_power n=4096 p=13 median_ms={t:.4f}", flush=True)
+torch.backends.cuda.matmul.allow_tf32 = True
+for n in [4096, 8192]:
+    a, b = torch.rand(n, n, device='cuda'), torch.rand(n, n, device='cuda')
+    t = med(lambda: a @ b, 10 if n < 8192 else 3)
+    print(f"cublas sgemm-tf32 n={n} median_ms={t:.4f} gflops={2*n**3/t/1e6:.1f}", flush=True)

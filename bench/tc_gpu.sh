@@ -16,5 +16,6 @@ for n in 2048 4096 8192; do r=10; [ $n = 8192 ] && r=5
   $B $n --repeat $r | grep "^clip" | grep -v span
   $B $n --repeat $r --variant tensor | grep "^clip"
 done
+for n in 4096 8192; do $B $n --repeat 5 --precision tf32 | grep "^clip"; done
 CLIP_GEMM_FAMILY=tensor ./clip bench matpow 4096x4096 --power 13 --repeat 3 2>&1 | grep -v "^$" | tail -1
 cd .. && PYTHONUNBUFFERED=1 timeout 120 python3 bench/tc_anchor.py

@@ -34,6 +34,11 @@
 #ifndef TC_PROMOTE
 #define TC_PROMOTE 1
 #endif
+/* 3: fp32-accurate (3xTF32); 1: the inputs rounded to TF32, one product each, accumulated on
+ * the tensor cores (precision tf32: its error is the inputs' rounding, 2^-11 each). */
+#ifndef TC_PASSES
+#define TC_PASSES 3
+#endif
 #if TC_KWG % (8 * TC_PROMOTE)
 #error "TC_KWG must hold whole groups of TC_PROMOTE k8 steps"
 #endif
@@ -145,6 +150,13 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
                         tc_split(as_float(raw[q][2 * h]), &bbig[q][0], &bsmall[q][0]);
                         tc_split(as_float(raw[q][2 * h + 1]), &bbig[q][1], &bsmall[q][1]);
                     }
+#if TC_PASSES == 1
+#pragma unroll
+                    for (int mi = 0; mi < TC_MI; mi++)
+#pragma unroll
+                        for (int q = 0; q < TC_PROMOTE; q++)
+                            tc_mma_tf32(acc[mi][nj + h], abig[q][mi], bbig[q]);
+#else
 #pragma unroll
                     for (int mi = 0; mi < TC_MI; mi++) {
                         /* The tensor cores add into their fp32 accumulator truncating, with an
@@ -163,6 +175,7 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
 #pragma unroll
                         for (int e = 0; e < 4; e++) acc[mi][nj + h][e] += part[e];
                     }
+#endif
                 }
             }
         }

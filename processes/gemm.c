@@ -10,6 +10,7 @@
 #include <string.h>
 
 const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", "tensor", NULL};
+const char *const clip_gemm_precision_names[] = {"fp32", "tf32", NULL};
 
 /* The tile parameters of CLIP_GEMM_PARAM_ROWS past the variant, but for streamk (a schedule). */
 static const char *const tile_param_names[10] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc",
@@ -62,15 +63,19 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant tensor needs an NVIDIA device of compute capability 8.0 or "
                               "later (cl_nv_device_attribute_query); '%s' is not one", dev->name);
+    const int prec = clip_proc_choice(p, "precision");
     if (v == CLIP_GEMM_AUTO && t == CLIP_F32 && !transa && !transb && !tile_overrides(p) &&
-        clip_gemm_tc_auto() && clip_gemm_tc_device(p)) {
-        /* The tensor family where it runs and is wanted, unless its operands are not aligned. */
+        (prec == CLIP_GEMM_TF32 || clip_gemm_tc_auto()) && clip_gemm_tc_device(p)) {
+        /* The tensor family where it runs and is wanted (tf32 asks for it), unless its operands
+         * are not aligned. */
         char why[160];
         clip_gemm_default(dev, t, CLIP_GEMM_TENSOR, m, n, k, out);
+        out->precision = prec;
         clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
         if (!clip_gemm_check(out, dev, t, why, sizeof why)) return CLIP_OK;
     }
     clip_gemm_default(dev, t, v, m, n, k, out);
+    if (v == CLIP_GEMM_TENSOR) out->precision = prec;
     clip_gemm_set_trans(out, t, transa, transb);
     clip_gemm_params cached;
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */

@@ -39,6 +39,12 @@ typedef enum clip_gemm_trans {
 /* Names in clip_gemm_variant order, NULL-terminated (the `variant` choice list). */
 extern const char *const clip_gemm_variant_names[];
 
+/* What an f32 product's inputs are rounded to (the `precision` parameter): fp32 keeps them (the
+ * tensor family's 3xTF32 included); tf32 rounds them to TF32 (10-bit mantissa) for one tensor-
+ * core product each, on devices where the tensor family runs (elsewhere fp32 is computed). */
+typedef enum clip_gemm_precision { CLIP_GEMM_FP32 = 0, CLIP_GEMM_TF32 } clip_gemm_precision;
+extern const char *const clip_gemm_precision_names[];
+
 typedef struct clip_gemm_params {
     clip_gemm_variant variant; /* resolved: never AUTO */
     int mwg, nwg;              /* work-group tile of C: rows x columns */
@@ -50,6 +56,7 @@ typedef struct clip_gemm_params {
     int ksplit;                /* tiled: chunks of K run as separate work-groups, then summed */
     int stages;                /* tiled: 1 one local buffer; 2 two, the next slice prefetched;
                                 * 3 as 2, each k's operands read one k ahead (across barriers) */
+    int precision;             /* tensor: clip_gemm_precision (other variants compute fp32) */
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
@@ -126,7 +133,7 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 12
+#define CLIP_GEMM_PARAM_COUNT 13
 #define CLIP_GEMM_PARAM_ROWS                                                                      \
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
@@ -147,7 +154,10 @@ int clip_gemm_is_2d(const clip_data *d);
          "(0 = default)"},                                                                         \
         {"streamk", CLIP_PARAM_INT, -1, 1, -1, 16, NULL,                                           \
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "    \
-         "(stream-K; 0 = off, -1 = default)"}
+         "(stream-K; 0 = off, -1 = default)"},                                                    \
+        {"precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                    \
+         "f32 inputs: fp32 (accurate, default) or tf32 (rounded to 10-bit mantissas, one tensor-" \
+         "core product each on NVIDIA sm_80+: max error 2^-10 of sum|a||b|; elsewhere fp32)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed op(A) (m x k) times op(B) (k x n) product; a set that does not fit fails with

@@ -86,6 +86,10 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
         snprintf(why, cap, "kwg %d: the tensor family takes 8, 16 or 32", p->kwg);
         return -1;
     }
+    if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
+        snprintf(why, cap, "precision %d: fp32 or tf32", p->precision);
+        return -1;
+    }
     if (p->stages < 2 || p->stages > 4) {
         snprintf(why, cap, "stages %d: the tensor family takes 2 to 4", p->stages);
         return -1;
@@ -113,8 +117,11 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
 }
 
 void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
-    int n = snprintf(buf, cap, "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d",
-                     p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages);
+    int n = snprintf(buf, cap,
+                     "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
+                     "-DTC_PASSES=%d",
+                     p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
+                     p->precision == CLIP_GEMM_TF32 ? 1 : 3);
     /* The experiment hook of clip_gemm_options (CLIP_GEMM_DEFS) applies here too. */
     const char *extra = getenv("CLIP_GEMM_DEFS");
     if (extra && *extra && n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " %s", extra);

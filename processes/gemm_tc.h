@@ -7,7 +7,8 @@
  * the K slice (8, 16 or 32), mdimc x ndimc the warps of a work-group along M and N (each warp a
  * mwg/mdimc x nwg/ndimc tile of m16n8k8 mma tiles), stages the local buffers filled by cp.async
  * (2 to 4), aligned whether A's and B's leading dimensions and offsets are multiples of 4 floats
- * (the kernel's 16-byte copies need it). The others are fixed: vw 4, vwn 1, wm mdimc, ksplit 1,
+ * (the kernel's 16-byte copies need it), precision fp32 (3xTF32) or tf32 (one TF32 product per
+ * pair, accumulated on the tensor cores). The others are fixed: vw 4, vwn 1, wm mdimc, ksplit 1,
  * sk 0. Only op(A) = A and op(B) = B are built. */
 #ifndef CLIP_PROCESSES_GEMM_TC_H
 #define CLIP_PROCESSES_GEMM_TC_H

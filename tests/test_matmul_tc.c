@@ -1,22 +1,24 @@
 /* matmul's tensor-core family (variant "tensor": 3xTF32 on NVIDIA sm_80+, processes/gemm_tc.h).
- * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, and the rest is
- * skipped. On one: edge shapes against the K-term rounding bound, NaN/Inf and values near the
- * fp32 range, alpha/beta on sub-matrices through the engine, and the error against a double
- * reference beside the FFMA kernel's (variant tiled) on the same inputs: random, ill-scaled rows
- * and columns, long K, large magnitudes. The tensor family must be no less accurate than an
- * FFMA run over the same K (where the FFMA kernel splits K the figures are printed only). */
+ * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, precision tf32 gives
+ * an fp32 product, and the rest is skipped. On one: edge shapes against the K-term rounding
+ * bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through the engine,
+ * precision tf32, and the error against a double reference beside the FFMA kernel's (variant
+ * tiled) on the same inputs: random, ill-scaled rows and columns, long K, large magnitudes. The
+ * tensor family must be no less accurate than an FFMA run over the same K (where the FFMA kernel
+ * splits K the figures are printed only). */
 #include <float.h>
 
 #include "gemm_testutil.h"
 #include "../processes/gemm.h"
 
-/* matmul of a and b with the given variant; NULL with *st set on failure. */
-static clip_data *run_variant(clip_app *app, clip_data *a, clip_data *b, const char *variant,
-                              clip_status *st, char *chosen, size_t cap) {
+/* matmul of a and b with the given variant and precision; NULL with *st set on failure. */
+static clip_data *run_prec(clip_app *app, clip_data *a, clip_data *b, const char *variant,
+                           const char *precision, clip_status *st, char *chosen, size_t cap) {
     clip_process *p = NULL;
     clip_data *out = NULL;
     clip_status s = clip_process_create(app, "matmul", &p);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", variant);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "precision", precision);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
     if (s == CLIP_OK) s = clip_process_init(p);
@@ -27,6 +29,11 @@ static clip_data *run_variant(clip_app *app, clip_data *a, clip_data *b, const c
     *st = s;
     clip_process_destroy(p);
     return s == CLIP_OK ? out : NULL;
+}
+
+static clip_data *run_variant(clip_app *app, clip_data *a, clip_data *b, const char *variant,
+                              clip_status *st, char *chosen, size_t cap) {
+    return run_prec(app, a, b, variant, "fp32", st, chosen, cap);
 }
 
 /* The reference A*B in double with bound(i,j) = sum |A(i,k)| |B(k,j)|, through a row-major copy
@@ -254,6 +261,36 @@ static void test_refusals(clip_app *app, unsigned long long *seed) {
     gt_free(&A), gt_free(&B), gt_free(&D);
 }
 
+/* precision tf32: with the tensor family, the inputs rounded to TF32 (10-bit mantissas, error
+ * 2^-11 each), so every element within 2^-10 (+ the fp32 sum's bound) of sum|a||b| and, on
+ * random data, well above the fp32 kernel's error; elsewhere an fp32 product. */
+static void test_tf32(clip_app *app, int tc, unsigned long long *seed) {
+    const size_t m = 132, k = 388, n = 70;
+    gt_mat A, B, bound;
+    operands(m, k, n, 0, 0, &A, &B, seed);
+    gt_mat R = ref_product(&A, &B, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_status s;
+    char v[128] = "";
+    clip_data *c = run_prec(app, a, b, "auto", "tf32", &s, v, sizeof v);
+    CHECK(s == CLIP_OK);
+    double mx, rms;
+    rel_errors(c, &R, &bound, &mx, &rms);
+    const double fp32_tol = (double)(k + 4) * 2 * 0x1p-24;
+    if (tc) {
+        CHECK(strstr(v, "tensor") && strstr(v, " tf32"));
+        CHECK(mx <= 0x1p-10 + fp32_tol);
+        CHECK(mx > fp32_tol / 8); /* the inputs were rounded: not an fp32 product */
+        printf("precision tf32 %zux%zux%zu: max %.3g rms %.3g of sum|a||b| [%s]\n", m, n, k, mx,
+               rms, v);
+    } else {
+        CHECK(!strstr(v, "tensor"));
+        CHECK(mx <= fp32_tol);
+    }
+    clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+}
+
 int main(void) {
     setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
     clip_app *app = tu_app();
@@ -267,6 +304,7 @@ int main(void) {
     if (s != CLIP_OK) {
         CHECK(s == CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, "compute capability 8.0");
+        test_tf32(app, 0, &seed);
         int failed = tu_failures;
         clip_app_destroy(app);
         if (failed) return tu_finish("test_matmul_tc");
@@ -277,6 +315,7 @@ int main(void) {
     test_nonfinite(app, &seed);
     test_engine(app, &seed);
     test_refusals(app, &seed);
+    test_tf32(app, 1, &seed);
     const int quick = tu_quick();
     compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, &seed);
     compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, &seed);
