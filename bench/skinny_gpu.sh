@@ -11,7 +11,7 @@ out=${OUT:-/tmp}
 b=${BUILD:-/tmp/build-skinny}
 shapes="1x8192x8192 8192x1x8192 16x16x1000000 3x5x100000 4096x4096x1 64x576x3136"
 { cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release -DCLIP_WITH_OCTAVE=OFF >/dev/null &&
-  cmake --build $b -j16 --target clip gemm_bench test_matmul_skinny test_matmul 2>&1 | grep -E "error|warning"
+  cmake --build $b -j16 --target clip_tool gemm_bench test_matmul_skinny test_matmul 2>&1 | grep -E "error|warning"
 } 2>&1 | tee -a "$out/build.log"
 { echo "== clip, default choice"; timeout 60 $b/bench/gemm_bench $shapes --no-clblast --repeat 20
   echo "== cuBLAS (CuPy)"; timeout 60 python3 bench/cupy_skinny.py
