@@ -231,10 +231,9 @@ static clip_status fill_zero(clip_process *p, clip_type t, size_t m, size_t n, c
     return s;
 }
 
-/* The arguments both GEMM kernels share (0..13). */
-static clip_status common_args(clip_process *p, cl_kernel kr, clip_type t, size_t m, size_t n,
-                               size_t k, clip_gemm_scalar alpha, clip_gemm_operand a,
-                               clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c) {
+clip_status clip_gemm_common_args(clip_process *p, cl_kernel kr, clip_type t, size_t m, size_t n,
+                                  size_t k, clip_gemm_scalar alpha, clip_gemm_operand a,
+                                  clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c) {
     cl_int M = (cl_int)m, N = (cl_int)n, K = (cl_int)k;
     cl_int lda = (cl_int)(a.ld ? a.ld : 1), ldb = (cl_int)(b.ld ? b.ld : 1), ldc = (cl_int)c.ld;
     cl_ulong oa = a.off, ob = b.off, oc = c.off;
@@ -317,8 +316,8 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
     clip_gemm_operand w = {g->work, 0, m};
     cl_int kchunk = (cl_int)(splits > 1 ? chunk : k);
     cl_ulong cstride = (cl_ulong)(m * n);
-    clip_status s = splits > 1 ? common_args(p, g->kernel, g->type, m, n, k, one, a, b, zero, w)
-                               : common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
+    clip_status s = splits > 1 ? clip_gemm_common_args(p, g->kernel, g->type, m, n, k, one, a, b, zero, w)
+                               : clip_gemm_common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 14, sizeof kchunk, &kchunk);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 15, sizeof cstride, &cstride);
     size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg, tiles = clip_gemm_tiles(q, m, n);
@@ -373,7 +372,7 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
     if (k == 0 && beta.re == 0 && beta.im == 0) return fill_zero(p, g->type, m, n, c);
     const clip_gemm_params *q = &g->prm;
     if (q->variant == CLIP_GEMM_TENSOR)
-        return clip_gemm_tc_enqueue(p, g, m, n, k, (float)alpha.re, a, b, (float)beta.re, c);
+        return clip_gemm_tc_enqueue(p, g, m, n, k, alpha, a, b, beta, c);
     if (q->variant == CLIP_GEMM_TILED) {
         /* What clip_gemm_fit assumed of the operands the set was built for. */
         size_t vw = (size_t)q->vw, vwb = (size_t)q->vwb, vwn = (size_t)q->vwn;
@@ -389,7 +388,7 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
                                   m, a.ld, b.ld, c.ld);
         return enqueue_tiled(p, g, m, n, k, alpha, a, b, beta, c);
     }
-    clip_status s = common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
+    clip_status s = clip_gemm_common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
     if (s != CLIP_OK) return s;
     size_t global[2] = {(m + (size_t)q->mwg - 1) / (size_t)q->mwg * (size_t)q->mdimc,
                         (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->ndimc};

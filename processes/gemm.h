@@ -215,4 +215,11 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c);
 
+/* Sets the arguments every GEMM kernel family takes first (0..13: M, N, K, alpha, beta, then
+ * buffer, offset and leading dimension of A, B and C), alpha and beta in type t. Errors:
+ * CLIP_ERR_OPENCL. */
+clip_status clip_gemm_common_args(clip_process *p, cl_kernel kr, clip_type t, size_t m, size_t n,
+                                  size_t k, clip_gemm_scalar alpha, clip_gemm_operand a,
+                                  clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c);
+
 #endif

@@ -151,8 +151,8 @@ clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, cli
 }
 
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
-                                 float alpha, clip_gemm_operand a, clip_gemm_operand b, float beta,
-                                 clip_gemm_operand c) {
+                                 clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
+                                 clip_gemm_scalar beta, clip_gemm_operand c) {
     const clip_gemm_params *q = &g->prm;
     if (a.ld % 4 || a.off % 4 || b.ld % 4 || b.off % 4)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
@@ -163,25 +163,9 @@ clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, 
     if (mt * nt > INT_MAX / threads)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
                               n, q->mwg, q->nwg);
-    cl_int M = (cl_int)m, N = (cl_int)n, K = (cl_int)k, lda = (cl_int)a.ld, ldb = (cl_int)b.ld;
-    cl_int ldc = (cl_int)c.ld, MT = (cl_int)mt, NT = (cl_int)nt;
-    cl_float al = alpha, be = beta;
-    cl_ulong oa = a.off, ob = b.off, oc = c.off;
+    cl_int MT = (cl_int)mt, NT = (cl_int)nt;
     cl_kernel kr = g->kernel;
-    clip_status s = clip_proc_arg(p, kr, 0, sizeof M, &M);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 1, sizeof N, &N);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 2, sizeof K, &K);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 3, sizeof al, &al);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 4, sizeof be, &be);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 5, sizeof a.mem, &a.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 6, sizeof oa, &oa);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 7, sizeof lda, &lda);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 8, sizeof b.mem, &b.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 9, sizeof ob, &ob);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 10, sizeof ldb, &ldb);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 11, sizeof c.mem, &c.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 12, sizeof oc, &oc);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 13, sizeof ldc, &ldc);
+    clip_status s = clip_gemm_common_args(p, kr, CLIP_F32, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 14, sizeof MT, &MT);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 15, sizeof NT, &NT);
     size_t global = mt * nt * threads;

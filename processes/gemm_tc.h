@@ -53,7 +53,7 @@ clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, cli
  * indices, m, n, k > 0). Errors: CLIP_ERR_INVALID_ARG (A or B not aligned to 4 floats),
  * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL. */
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
-                                 float alpha, clip_gemm_operand a, clip_gemm_operand b, float beta,
-                                 clip_gemm_operand c);
+                                 clip_gemm_scalar alpha, clip_gemm_operand a,
+                                 clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c);
 
 #endif
