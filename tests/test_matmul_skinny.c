@@ -166,7 +166,8 @@ static void test_forms(clip_app *app, unsigned long long *seed) {
         {7, 999, 40, {1, 0}, CLIP_SKINNY_DOTS, 0},    {8, 200, 600, {0, 0}, CLIP_SKINNY_DOTS, 0},
     };
     int saw_stage = 0, saw_tree = 0, saw_items = 0, saw_one = 0;
-    for (int ti = 0; ti < 4; ti++)
+    /* Quick mode (valgrind): f32 and c64 only, every form and path still. */
+    for (int ti = 0; ti < 4; ti += tu_quick() ? 3 : 1)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             clip_skinny_plan pl;
             memset(&pl, 0, sizeof pl);
@@ -195,7 +196,7 @@ static void test_accuracy(clip_app *app, unsigned long long *seed) {
     static const size_t cases[][3] = {{3, 40000, 5}, {1, 30000, 64}, {2000, 4000, 1}};
     static const clip_skinny_kind kinds[3] = {CLIP_SKINNY_DOTS, CLIP_SKINNY_DOTS, CLIP_SKINNY_ROWS};
     static const int plain[2] = {0, 0};
-    for (int ti = 0; ti < 4; ti++)
+    for (int ti = 0; ti < 4; ti += tu_quick() ? 3 : 1)
         for (size_t c = 0; c < 3; c++) {
             const clip_type t = gt_types[ti];
             const size_t m = cases[c][0], k = cases[c][1], n = cases[c][2];
