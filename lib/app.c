@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "host_pool.h"
 #include "internal.h"
 
 void clip_programs_release(clip_app *app);
@@ -59,6 +60,7 @@ static clip_status make_contexts(clip_app *app, const clip_chosen_device *ch) {
 }
 
 static void free_app(clip_app *app) {
+    const int root = !app->parent;
     for (int d = 0; d < CLIP_MAX_APP_DEVICES; d++)
         for (int l = CLIP_LANES - 1; l >= 0; l--) clip_app_release(app->lanes[d][l]);
     if (app->queue) {
@@ -69,6 +71,7 @@ static void free_app(clip_app *app) {
     for (int i = 0; i < app->n_devices; i++)
         if (app->contexts[i]) clReleaseContext(app->contexts[i]);
     free(app);
+    if (root) clip_host_pool_app_closed();
 }
 
 clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
@@ -83,6 +86,7 @@ clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
         free(ch);
         return clip_set_error(NULL, CLIP_ERR_OUT_OF_MEMORY, "app_create: out of memory");
     }
+    clip_host_pool_app_opened(); /* closed by free_app, on every path from here */
     clip_status s = clip_choose_devices(crit, ch, &app->n_devices);
     for (int i = 0; s == CLIP_OK && i < app->n_devices; i++) {
         app->devices[i] = ch[i].device;

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "fault.h"
+#include "host_pool.h"
 #include "internal.h"
 
 size_t clip_type_size(clip_type t) {
@@ -71,7 +72,6 @@ static clip_status check_shape(clip_app *app, clip_type type, int ndims, const s
 
 /* New data; its host storage is `borrow` (clip_data_wrap) or, when that is NULL, allocated
  * (zeroed with `zero`). */
-static void advise_huge_pages(void *p, size_t bytes);
 
 static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
                         void *borrow, clip_data **out) {
@@ -88,7 +88,7 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
         d->host = borrow;
     } else if (bytes) {
         d->host = zero ? calloc(1, bytes) : malloc(bytes);
-        if (d->host) advise_huge_pages(d->host, bytes); /* outputs of split launches are filled
+        if (d->host) clip_advise_huge_pages(d->host, bytes); /* outputs of split launches are filled
                                                            by downloads: 40 GB faulted in 4 KiB
                                                            pages capped an H100's at 1.4 GB/s */
         if (!d->host) {
@@ -151,25 +151,9 @@ static size_t in_place_alignment(const clip_app *app) {
     return bits / 8 > sizeof(void *) ? bits / 8 : sizeof(void *);
 }
 
-/* Fresh memory is faulted in 4 KiB pages when first touched, ~11 us each on the 2-core VM clip
- * was measured on (90 ms for 32 MB); in transparent huge pages the same took ~3 ms. Large
- * buffers that clip fills (data's own storage, staging, wrapped memory, clip_data_read's
- * destination) ask for them:
- * advice only, whole 2 MiB pages inside the buffer, nothing changes where THP is off. */
-static void advise_huge_pages(void *p, size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (bytes >= 2 * huge && hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
-static void CL_CALLBACK free_stage(cl_mem mem, void *stage) {
+static void CL_CALLBACK free_stage(cl_mem mem, void *block) {
     (void)mem;
-    free(stage);
+    clip_host_block_put(block);
 }
 
 clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
@@ -184,7 +168,7 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: host is NULL");
     /* Empty data has no storage to borrow: it is made as any other. */
     s = make(app, type, ndims, dims, 0, bytes ? host : NULL, out);
-    if (s == CLIP_OK && bytes) advise_huge_pages(host, bytes);
+    if (s == CLIP_OK && bytes) clip_advise_huge_pages(host, bytes);
     /* Less aligned memory goes through a copy of clip's (clip_data_ensure_buffer). */
     const size_t align = bytes && s == CLIP_OK ? in_place_alignment(app) : 0;
     if (align && (uintptr_t)host % align == 0) (*out)->in_place = 1;
@@ -203,7 +187,8 @@ void clip_data_destroy(clip_data *d) {
     /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
      * they finish, so releasing here is safe. */
     if (d->mem) clReleaseMemObject(d->mem);
-    else free(d->stage); /* with a buffer, free_stage frees it once the buffer's work is done */
+    else clip_host_block_put(d->stage_block); /* with a buffer, free_stage gives it back once
+                                                 the buffer's work is done */
     if (!d->borrowed) free(d->host);
     clip_app *app = d->app;
     free(d);
@@ -233,24 +218,24 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
     }
     cl_int e = CLIP_FAULT(CLIP_FAULT_ALLOC) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
     /* Where the device works on host memory, clip allocates the device copy's memory itself:
-     * aligned as the device's buffers, in huge pages when large. The driver's own allocations
+     * aligned as the device's buffers, in huge pages when large, kept for reuse when freed
+     * (lib/host_pool.c). The driver's own allocations
      * were fresh 4 KiB pages at every buffer on the VM measured (PoCL), and faulting them in
      * took a 2048^2 double conv2 from 8.7 ms of device time (output buffer reused) to 60-340 ms
      * (a new one, as every result kept on the device needs). */
     const size_t align = d->in_place || e ? 0 : in_place_alignment(d->app);
     if (align && !d->stage) {
-        size_t cap = (d->bytes + align - 1) / align * align;
-        d->stage = cap >= d->bytes ? aligned_alloc(align, cap) : NULL;
-        if (!d->stage)
+        d->stage_block = clip_host_block_get(d->bytes, align);
+        if (!d->stage_block)
             return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
                                   "cannot allocate %zu bytes for the device", d->bytes);
-        advise_huge_pages(d->stage, cap);
+        d->stage = d->stage_block->p;
     }
     void *over = d->in_place ? d->host : d->stage;
     cl_mem_flags flags = CL_MEM_READ_WRITE | (over ? CL_MEM_USE_HOST_PTR : 0);
     d->mem = e ? NULL : clCreateBuffer(d->app->context, flags, d->bytes, over, &e);
     if (d->mem && d->stage) {
-        e = clSetMemObjectDestructorCallback(d->mem, free_stage, d->stage);
+        e = clSetMemObjectDestructorCallback(d->mem, free_stage, d->stage_block);
         if (e != CL_SUCCESS) {
             clReleaseMemObject(d->mem);
             d->mem = NULL;
@@ -326,7 +311,7 @@ clip_status clip_data_read(clip_data *d, void *dst) {
     if (!d || (!dst && d->bytes))
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_read: NULL argument");
     if (d->bytes == 0) return CLIP_OK;
-    advise_huge_pages(dst, d->bytes);
+    clip_advise_huge_pages(dst, d->bytes);
     if (d->host_valid) {
         memcpy(dst, d->host, d->bytes);
         return CLIP_OK;

@@ -78,6 +78,7 @@ struct clip_data {
     void *stage;              /* on a device sharing host memory, not in_place: the device
                                  copy's memory, clip's own (mem is made over it; freed with mem
                                  by a destructor callback) */
+    struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */

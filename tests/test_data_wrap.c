@@ -1,10 +1,12 @@
 /* Data over caller memory and copies into and out of it (clip_data_wrap, clip_data_read,
  * clip_data_write), and processes that drop their data (clip_process_unbind): values, where the
- * bytes land, the transfer counters, errors, and that clip never frees or keeps borrowed memory. */
+ * bytes land, the transfer counters, errors, and that clip never frees or keeps borrowed memory;
+ * the pool of large host blocks that device copies in host memory are made of (lib/host_pool.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_pool.h"
 #include "internal.h"
 #include "testutil.h"
 
@@ -201,6 +203,77 @@ static void test_errors(clip_app *app) {
     clip_data_destroy(d);
 }
 
+/* The pool's bounds and matching, through its own calls: blocks under 4 MiB are never kept, at
+ * most 8 are, a block serves requests of half its size or more, and the app's end frees them. */
+static void test_pool_bounds(void) {
+    const size_t mib = (size_t)1 << 20;
+    clip_host_pool_app_opened(); /* as an app would: the pool keeps blocks only while one lives */
+    clip_host_block *small = clip_host_block_get(mib, 64);
+    CHECK(small && (uintptr_t)small->p % 64 == 0 && small->cap >= mib);
+    clip_host_block_put(small);
+    CHECK(clip_host_pool_kept(NULL) == 0);
+    clip_host_block *b[10];
+    for (int i = 0; i < 10; i++) {
+        b[i] = clip_host_block_get(4 * mib + 1, 128);
+        CHECK(b[i] && (uintptr_t)b[i]->p % 128 == 0 && b[i]->cap >= 4 * mib + 1);
+        if (b[i]) memset(b[i]->p, i, 4 * mib + 1); /* every byte is usable */
+    }
+    for (int i = 0; i < 10; i++) clip_host_block_put(b[i]);
+    size_t bytes = 0;
+    CHECK(clip_host_pool_kept(&bytes) == 8);
+    CHECK(bytes >= 8 * (4 * mib + 1));
+    /* The newest kept are b[9]..b[2]: a request of the same size takes one of them. */
+    clip_host_block *again = clip_host_block_get(4 * mib, 64);
+    int reused = 0;
+    for (int i = 2; i < 10; i++) reused |= again == b[i];
+    CHECK(reused);
+    CHECK(clip_host_pool_kept(NULL) == 7);
+    /* Kept blocks are whole 2 MiB pages (6 MiB here). 16 MiB is more than any holds; then 7 MiB
+     * is more than the 6 MiB blocks hold and under half the 16 MiB one: both get new memory. */
+    clip_host_block *big = clip_host_block_get(16 * mib, 64);
+    CHECK(big && big->cap >= 16 * mib && clip_host_pool_kept(NULL) == 7);
+    clip_host_block_put(big);
+    clip_host_block *half = clip_host_block_get(7 * mib, 64);
+    CHECK(half && half != big && clip_host_pool_kept(NULL) == 8);
+    clip_host_block_put(half);
+    clip_host_block_put(again);
+    CHECK(clip_host_pool_kept(NULL) == 8);
+    clip_host_pool_app_closed();
+    CHECK(clip_host_pool_kept(&bytes) == 0 && bytes == 0);
+    clip_host_block *after = clip_host_block_get(4 * mib, 64);
+    clip_host_block_put(after); /* no app: freed at once */
+    CHECK(clip_host_pool_kept(NULL) == 0);
+}
+
+/* Where the device works in host memory, a device copy's block is reused by the next data of
+ * the same size (no fresh pages to fault in), holds that data's values, and is freed with the
+ * last app. */
+static void test_pool_reuse(void) {
+    clip_app *app = tu_app();
+    if (!app) return;
+    const size_t dims[2] = {1024, 2048}, n = dims[0] * dims[1];
+    float *v = malloc(n * sizeof *v), *back = malloc(n * sizeof *back);
+    CHECK(v && back);
+    void *first = NULL;
+    for (int round = 0; round < 2 && v && back; round++) {
+        for (size_t i = 0; i < n; i++) v[i] = (float)(i % 1000) + (float)round;
+        clip_data *d = NULL;
+        CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &d));
+        CHECK_OK(app, clip_data_upload(d));
+        if (round == 0) first = d->stage;
+        else if (first) CHECK(d->stage == first); /* the block the first data gave back */
+        CHECK_OK(app, clip_data_read(d, back));
+        CHECK(memcmp(v, back, n * sizeof *v) == 0);
+        clip_data_destroy(d);
+        CHECK_OK(app, clip_app_finish(app));
+        if (first) CHECK(clip_host_pool_kept(NULL) == 1);
+    }
+    clip_app_destroy(app);
+    CHECK(clip_host_pool_kept(NULL) == 0);
+    free(v);
+    free(back);
+}
+
 int main(void) {
     clip_app *app = tu_app();
     if (!app) return tu_finish("test_data_wrap");
@@ -210,5 +283,7 @@ int main(void) {
     test_unbind(app);
     test_errors(app);
     clip_app_destroy(app);
+    test_pool_bounds();
+    test_pool_reuse();
     return tu_finish("test_data_wrap");
 }
