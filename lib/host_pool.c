@@ -95,7 +95,8 @@ void clip_host_block_put(clip_host_block *b) {
         /* Over the bounds: drop the oldest (the list's tail) until within. */
         while (kept_count > POOL_MAX_BLOCKS || kept_bytes > POOL_MAX_BYTES) {
             clip_host_block **at = &kept;
-            while ((*at)->next) at = &(*at)->next;
+            while ((*at)->next)
+                at = &(*at)->next;
             clip_host_block *old = *at;
             *at = NULL;
             kept_count--;
