@@ -43,30 +43,32 @@
 #error "TC_KWG must hold whole groups of TC_PROMOTE k8 steps"
 #endif
 
-/* Issues the copies of slice k0 into stage buffers as, bs. */
+/* Issues the copies of one column-major panel into local memory: cols columns of rows floats
+ * (rows a multiple of 4), element (row0 + r, col0 + c) of src (leading dimension ld) to
+ * dst[c * pitch + r]. Consecutive work-items take consecutive 16-byte chunks of a column
+ * (coalesced); chunks at or past row_end are zero-filled in part or whole, columns at or past
+ * col_end whole. */
+inline void tc_load_panel(__local float *dst, const int pitch, __global const float *src,
+                          const int ld, const int rows, const int cols, const int row0,
+                          const int col0, const int row_end, const int col_end, const int tid) {
+    for (int c = tid; c < cols * (rows / 4); c += TC_THREADS) {
+        const int cc = c / (rows / 4), r = (c % (rows / 4)) * 4;
+        const int row = row0 + r, col = col0 + cc;
+        const int left = row_end - row;
+        const uint bytes = col < col_end && left > 0 ? (uint)(left < 4 ? left : 4) * 4u : 0u;
+        __global const float *from = bytes ? src + (size_t)col * (size_t)ld + row : src;
+        tc_cp_async16(dst + cc * pitch + r, from, bytes);
+    }
+}
+
+/* Issues the copies of slice k0 into stage buffers as, bs: A's TC_MWG x TC_KWG panel (m
+ * contiguous) and B's TC_KWG x TC_NWG panel (k contiguous). */
 inline void tc_load_slice(__local float *as, __local float *bs, __global const float *A,
                           const int lda, __global const float *B, const int ldb, const int M,
                           const int N, const int K, const int m0, const int n0, const int k0,
                           const int tid) {
-    /* A: TC_KWG columns of TC_MWG/4 chunks; consecutive work-items take consecutive chunks of a
-     * column (coalesced). */
-    for (int c = tid; c < TC_KWG * (TC_MWG / 4); c += TC_THREADS) {
-        const int kk = c / (TC_MWG / 4), r = (c % (TC_MWG / 4)) * 4;
-        const int row = m0 + r, col = k0 + kk;
-        const int left = M - row;
-        const uint bytes = col < K && left > 0 ? (uint)(left < 4 ? left : 4) * 4u : 0u;
-        __global const float *src = bytes ? A + (size_t)col * (size_t)lda + row : A;
-        tc_cp_async16(as + kk * TC_PA + r, src, bytes);
-    }
-    /* B: TC_NWG columns of TC_KWG/4 chunks. */
-    for (int c = tid; c < TC_NWG * (TC_KWG / 4); c += TC_THREADS) {
-        const int nn = c / (TC_KWG / 4), kk = (c % (TC_KWG / 4)) * 4;
-        const int col = n0 + nn, row = k0 + kk;
-        const int left = K - row;
-        const uint bytes = col < N && left > 0 ? (uint)(left < 4 ? left : 4) * 4u : 0u;
-        __global const float *src = bytes ? B + (size_t)col * (size_t)ldb + row : B;
-        tc_cp_async16(bs + nn * TC_PB + kk, src, bytes);
-    }
+    tc_load_panel(as, TC_PA, A, lda, TC_MWG, TC_KWG, m0, k0, M, K, tid);
+    tc_load_panel(bs, TC_PB, B, ldb, TC_KWG, TC_NWG, k0, n0, K, N, tid);
 }
 
 __kernel __attribute__((reqd_work_group_size(TC_THREADS, 1, 1))) void
