@@ -286,5 +286,38 @@ function n = check_memory()
   end
   fprintf('test_gateway: 10000 create/clear iterations: live arrays %d -> %d, RSS %d -> %d kB\n', ...
           s0.live_arrays, s1.live_arrays, r0, r1);
-  n = 1;
+  n = 1 + check_orphans();
+end
+
+% A run's results that never reached a clip.Array (what Ctrl-C between clip_mex and clip.call's
+% wrapping leaves: tests/gateway_interrupt.sh) are freed by the next run or upload, and results
+% that did reach one are not.
+function n = check_orphans()
+  G = clip.Array(single([1 2; 3 4]));
+  s0 = clip.stats();
+  id = clip_mex('run', 'scale', {struct('id', G.Id)}, {'a', 2}, true);  % never wrapped
+  H = clip.call('scale', {G}, {'a', 3});  % wrapped; this run frees the orphan first
+  s1 = clip.stats();
+  if s1.live_arrays ~= s0.live_arrays + 1
+    error('test_gateway: %d arrays live after an orphaned result and a wrapped one, %d before', ...
+          s1.live_arrays, s0.live_arrays);
+  end
+  try
+    clip_mex('adopt', id);
+    error('test_gateway: an orphaned result could still be adopted');
+  catch err
+    if ~strcmp(err.identifier, 'clip:staleArray')
+      error('test_gateway: adopting an orphan: got %s, want clip:staleArray', err.identifier);
+    end
+  end
+  K = clip.Array(single(1));  % an upload sweeps too, and keeps what objects hold
+  if ~isequal(gather(H), single([3 6; 9 12])) || ~isequal(gather(G), single([1 2; 3 4]))
+    error('test_gateway: arrays held by objects changed across sweeps');
+  end
+  clear G H K;
+  s2 = clip.stats();
+  if s2.live_arrays ~= s0.live_arrays - 1
+    error('test_gateway: arrays left after clearing every object');
+  end
+  n = 3;
 end

@@ -12,7 +12,9 @@ classdef Array < handle
   methods
     function obj = Array(A, how)
       if nargin == 2 && ischar(how) && strcmp(how, 'clip:wrap')
-        obj.Id = A;            % a result clip_mex already holds
+        % A result clip_mex holds as pending until adopted here, in the statement that stores
+        % it: an id that Ctrl-C kept from reaching its object is freed by the next call.
+        obj.Id = clip_mex('adopt', A);
       elseif nargin == 1
         if isa(A, 'clip.Array')
           A = gather(A);       % a copy, as gpuArray(G) of a gpuArray

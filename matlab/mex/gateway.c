@@ -88,7 +88,7 @@ static int cmd_upload(const mxArray *a, mxArray **out, gw_error *e) {
     clip_data *d = NULL;
     /* Uploaded now, so the chain that follows moves nothing. */
     if (!app || gw_upload(app, a, &d, e)) return 1;
-    uint64_t id = gw_handle_add(d);
+    uint64_t id = gw_handle_add(d, 1); /* the constructor stores it in the same statement */
     if (!id) {
         clip_data_destroy(d);
         return gw_fail(e, "clip:outOfMemory", "clip: out of memory for a clip.Array");
@@ -141,7 +141,19 @@ static int dispatch(const char *cmd, int nlhs, mxArray *plhs[], int nrhs, const 
                     gw_error *e) {
     if (!strcmp(cmd, "devices") && nrhs == 0) return cmd_devices(&plhs[0], e);
     if (!strcmp(cmd, "device") && nrhs == 1) return cmd_device(prhs[0], &plhs[0], e);
-    if (!strcmp(cmd, "upload") && nrhs == 1) return cmd_upload(prhs[0], &plhs[0], e);
+    if (!strcmp(cmd, "upload") && nrhs == 1) {
+        gw_handle_sweep();
+        return cmd_upload(prhs[0], &plhs[0], e);
+    }
+    if (!strcmp(cmd, "adopt") && nrhs == 1) {
+        uint64_t id = 0;
+        if (gw_id_arg(prhs[0], &id, e)) return 1;
+        if (!gw_handle_adopt(id))
+            return gw_fail(e, "clip:staleArray", "clip: no device array with id %llu",
+                           (unsigned long long)id);
+        plhs[0] = mxDuplicateArray(prhs[0]);
+        return 0;
+    }
     if (!strcmp(cmd, "gather") && nrhs == 1) {
         clip_data *d = live(prhs[0], e);
         return d ? gw_to_matlab(d, &plhs[0], e) : 1;
@@ -160,6 +172,7 @@ static int dispatch(const char *cmd, int nlhs, mxArray *plhs[], int nrhs, const 
         return !app || (s != CLIP_OK && gw_fail_clip(e, app, s));
     }
     if (!strcmp(cmd, "run") && nrhs == 4) {
+        gw_handle_sweep();
         char *name = gw_string_arg(prhs[0], "the process name", e);
         if (!name) return 1;
         int failed = gw_run(name, nlhs, plhs, nrhs - 1, prhs + 1, e);

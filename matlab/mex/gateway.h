@@ -36,9 +36,19 @@ int gw_set_device(const char *spec, gw_error *e);
 /* Releases the current app (mexAtExit, clear mex). */
 void gw_app_release(void);
 
-/* Device-resident arrays (handles.c): clip.Array objects hold an id into this table. */
-/* Stores d (taking the caller's reference) and returns its id (never 0). 0 when out of memory. */
-uint64_t gw_handle_add(clip_data *d);
+/* Device-resident arrays (handles.c): clip.Array objects hold an id into this table.
+ * A run's results go back as ids that +clip/call.m then wraps in clip.Array objects, each
+ * constructor adopting its id (gw_handle_adopt) in the statement that stores it. Ctrl-C between
+ * the two would orphan an id that no object will ever free, so ids not yet adopted are pending,
+ * and the next run or upload frees every pending id (no clip M code runs one between a run and
+ * its adoptions). */
+/* Stores d (taking the caller's reference) and returns its id (never 0), adopted or pending. 0
+ * when out of memory. */
+uint64_t gw_handle_add(clip_data *d, int adopted);
+/* Marks a pending id adopted; 0 when id is not live. */
+int gw_handle_adopt(uint64_t id);
+/* Frees every pending id (orphans of an interrupted call). */
+void gw_handle_sweep(void);
 /* The data of a live id (borrowed), or NULL. */
 clip_data *gw_handle_get(uint64_t id);
 /* Destroys the data of id; unknown ids are ignored (clear after clear mex). */

@@ -7,13 +7,14 @@
 typedef struct entry {
     uint64_t id;
     clip_data *d;
+    int adopted; /* held by a clip.Array object (gateway.h) */
 } entry;
 
 static entry *table;
 static size_t count, cap;
 static uint64_t next_id = 1;
 
-uint64_t gw_handle_add(clip_data *d) {
+uint64_t gw_handle_add(clip_data *d, int adopted) {
     if (count == cap) {
         size_t ncap = cap ? 2 * cap : 64;
         entry *t = realloc(table, ncap * sizeof *t);
@@ -23,6 +24,7 @@ uint64_t gw_handle_add(clip_data *d) {
     }
     table[count].id = next_id;
     table[count].d = d;
+    table[count].adopted = adopted;
     count++;
     return next_id++;
 }
@@ -43,6 +45,21 @@ void gw_handle_free(uint64_t id) {
     if (i == (size_t)-1) return;
     clip_data_destroy(table[i].d);
     table[i] = table[--count];
+}
+
+int gw_handle_adopt(uint64_t id) {
+    size_t i = find(id);
+    if (i == (size_t)-1) return 0;
+    table[i].adopted = 1;
+    return 1;
+}
+
+void gw_handle_sweep(void) {
+    for (size_t i = count; i-- > 0;)
+        if (!table[i].adopted) {
+            clip_data_destroy(table[i].d);
+            table[i] = table[--count];
+        }
 }
 
 size_t gw_handle_count(void) {
