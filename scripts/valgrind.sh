@@ -39,7 +39,9 @@
 #   test_core         8+3     8+1     test_matpow      23+8    23+3     test_tuning      3+2   3+2
 #   test_dot         23+8    23+6
 # Totals (build already up to date): 1024 s warm, 1455 s cold (a fuzzer shared the cores during
-# most of the cold run); test_fault alone 462 s and 509 s.
+# most of the cold run); test_fault alone 462 s and 509 s. Those runs were one at a time; since
+# the suite grew, the stage took 2587 s that way in CI's conditions, and 1497 s two at a time
+# (VALGRIND_JOBS=2, the default on 2 cores) beside other work on the same cores.
 # test_fault runs only when named (scripts/valgrind.sh test_fault): see the list below.
 # Exit status: non-zero when any run failed, timed out or reported a valgrind error.
 set -uo pipefail
@@ -61,13 +63,15 @@ else
   # failure injection and leak checks: under memcheck it took ~460 of this stage's ~1000 s.
   tests=$(cd build-valgrind/tests && for f in test_*; do
     [ -f "$f" ] && [ -x "$f" ] && [ "$f" != test_fault ] && echo "$f"; done)
+  # The longest first, so that the runs below end near the same time.
+  slow="test_plan test_matmul test_conv2 test_norm test_conv2_sep test_conv2_fft test_matmul_skinny"
+  tests=$(for f in $slow; do grep -qx "$f" <<<"$tests" && echo "$f"; done
+          grep -vxF -f <(tr ' ' '\n' <<<"$slow") <<<"$tests")
 fi
-failed=0
-start_all=$(date +%s)
-cd build-valgrind/tests || exit 1
-for t in $tests; do
-  [ -x "./$t" ] || { echo "valgrind: $t: not built"; failed=1; continue; }
-  log=$root/build-valgrind/valgrind-$t.log
+# One test: warming runs, then memcheck. Prints its lines; returns non-zero when it failed.
+run_one() {
+  local t=$1 log=$root/build-valgrind/valgrind-$1.log start native none warm rc secs summary bad=0
+  [ -x "./$t" ] || { echo "valgrind: $t: not built"; return 1; }
   start=$(date +%s)
   timeout "$limit" "./$t" >"$log.warm.log" 2>&1
   native=$?
@@ -87,15 +91,39 @@ for t in $tests; do
   case $rc in
     0) echo "valgrind: $t: ok, ${secs} s (warming ${warm} s; $summary)" ;;
     77) echo "valgrind: $t: ok, skipped its subject, ${secs} s ($summary): $(tail -1 "$log.out")"
-        [ $native -eq 77 ] && native=0
-        [ $none -eq 77 ] && none=0 ;;
-    124) echo "valgrind: $t: TIMEOUT after ${limit} s"; failed=1 ;;
-    *) echo "valgrind: $t: FAILED (exit $rc), ${secs} s ($summary; see $log)"; failed=1 ;;
+        [ "$native" -eq 77 ] && native=0
+        [ "$none" -eq 77 ] && none=0 ;;
+    124) echo "valgrind: $t: TIMEOUT after ${limit} s"; bad=1 ;;
+    *) echo "valgrind: $t: FAILED (exit $rc), ${secs} s ($summary; see $log)"; bad=1 ;;
   esac
-  if [ $native -ne 0 ] || [ $none -ne 0 ]; then
+  if [ "$native" -ne 0 ] || [ "$none" -ne 0 ]; then
     echo "valgrind: $t: warming runs FAILED (native exit $native, --tool=none exit $none; see $log.warm.log)"
-    failed=1
+    bad=1
   fi
+  return $bad
+}
+
+# memcheck runs a program's threads one at a time, so one run keeps about one core busy: run
+# VALGRIND_JOBS programs at once (default: the number of cores; ctest runs the same programs
+# concurrently too). Each test's lines are printed as it ends; its status is kept in a file.
+jobs=${VALGRIND_JOBS:-$(nproc)}
+status_dir=$root/build-valgrind/status
+rm -rf "$status_dir" && mkdir -p "$status_dir"
+start_all=$(date +%s)
+cd build-valgrind/tests || exit 1
+running=0
+for t in $tests; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  { out=$(run_one "$t"); echo $? >"$status_dir/$t"; echo "$out"; } &
+  running=$((running + 1))
+done
+wait
+failed=0
+for t in $tests; do
+  [ "$(cat "$status_dir/$t" 2>/dev/null)" = 0 ] || failed=1
 done
 echo "valgrind: total $(($(date +%s) - start_all)) s"
 exit $failed
