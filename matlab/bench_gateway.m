@@ -2,7 +2,8 @@ function bench_gateway()
 % bench_gateway  Speed of the MEX gateway as an Octave user sees it (tic/toc, medians):
 %   1. per-call overhead: clip.matmul of two 1x1 doubles, after a first call;
 %   2. conv2 2048x2048 by 7x7 'same' through the gateway (host arrays in and out) against
-%      Octave's conv2, in double and single;
+%      Octave's conv2, in double and single; beside it the floor of a call with the same
+%      arrays in and out (scale by 1), and conv2 on clip.Array inputs;
 %   3. a chain of five processes on clip.Array inputs against the sum of their device times.
 % Run with the folder holding clip_mex.mex and +clip on the path:
 %   octave-cli --eval "warning('off','Octave:shadowed-function'); addpath('build/matlab');
@@ -49,6 +50,28 @@ function bench_gateway()
     fprintf(['conv2     2048^2 by 7x7 same %s: Octave %.1f ms, clip.conv2 %.1f ms, %.2fx ' ...
              '(max rel diff %.2g)\n'], func2str(cls{1}), 1e3 * median(to), 1e3 * median(tc), ...
             median(to) / median(tc), err);
+    % Where the time goes: a call that only scales A (the same array in, a result of the same
+    % size out: the gateway's floor for this size, Octave's copy of the result included), and
+    % conv2 on clip.Array inputs (device-resident, as gpuArray code is timed).
+    tf = zeros(1, 5);
+    ta = zeros(1, 5);
+    G = clip.Array(A);
+    GK = clip.Array(K);
+    R = clip.conv2(G, GK, 'same');
+    for i = 1:5
+      tic;
+      r3 = clip.call('scale', {A}, {'a', 1}); %#ok<NASGU>
+      tf(i) = toc;
+      clear r3;
+      tic;
+      R = clip.conv2(G, GK, 'same');
+      clip.wait();
+      ta(i) = toc;
+    end
+    fprintf(['          %s: floor (scale, same sizes) %.1f ms; conv2 on clip.Array %.1f ms, ' ...
+             '%.2fx Octave\n'], func2str(cls{1}), 1e3 * median(tf), 1e3 * median(ta), ...
+            median(to) / median(ta));
+    clear G GK R;
   end
 
   A = clip.Array(single(rand(512) / 512));
