@@ -3,10 +3,11 @@
 # repository root after scripts/gpu-build.sh, with .gpu/opencl-env.sh sourced.
 #   bash bench/conv2_gpu.sh SECTION...
 # Sections: auto (auto's choice, 8192^2 f32 'same', K 3/7/15/31), small (3x3, 7x7 with and
-# without zero padding), anchor (cuDNN through PyTorch,
-# same cases, and a separable pair of 1-D convolutions), tests (the conv2 unit tests), sweep
-# (block tiles through the tuning cache), sep (rank-one filters from PNG files: separable
-# path), fft (the FFT path against the direct one at larger filters), types (f64, c32).
+# without zero padding), anchor (cuDNN through PyTorch, same cases, and a separable pair of 1-D
+# convolutions; env ANCHOR_N image sides, ANCHOR_K filters, ANCHOR_TYPES float32/float64), tests
+# (the conv2 unit tests), sweep (block tiles through the tuning cache), sep (rank-one filters
+# from PNG files: separable path), fft (the FFT path against the direct one at larger
+# filters), types (f64, c32).
 # Logs: $OUT/conv2_SECTION.log when OUT is set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,16 +53,19 @@ def median_ms(f, reps=3):
         for _ in range(reps): f()
         torch.cuda.synchronize(); ts.append((time.perf_counter() - t) / reps * 1e3)
     return statistics.median(ts)
-n = int(os.environ.get("N", "8192"))
-x = torch.rand(1, 1, n, n, device='cuda')
-for k in [3, 7, 15, 31]:
-    w = torch.rand(1, 1, k, k, device='cuda')
-    t = median_ms(lambda: torch.nn.functional.conv2d(x, w, padding=k // 2))
-    print(f"cudnn conv2d n={n} k={k} median_ms={t:.4f} gflops={2*n*n*k*k/t/1e6:.1f}")
-for k in [7, 31]:
-    wc, wr = torch.rand(1, 1, k, 1, device='cuda'), torch.rand(1, 1, 1, k, device='cuda')
-    f = lambda: torch.nn.functional.conv2d(torch.nn.functional.conv2d(x, wc, padding=(k // 2, 0)), wr, padding=(0, k // 2))
-    print(f"cudnn separable n={n} k={k} median_ms={median_ms(f):.4f}")
+# ANCHOR_N: image sides (default N), ANCHOR_K: square filters, ANCHOR_TYPES: float32 float64
+for n in map(int, os.environ.get("ANCHOR_N", os.environ.get("N", "8192")).split()):
+  for ty in os.environ.get("ANCHOR_TYPES", "float32").split():
+    dt = getattr(torch, ty)
+    x = torch.rand(1, 1, n, n, device='cuda', dtype=dt)
+    for k in map(int, os.environ.get("ANCHOR_K", "3 7 15 31").split()):
+        w = torch.rand(1, 1, k, k, device='cuda', dtype=dt)
+        t = median_ms(lambda: torch.nn.functional.conv2d(x, w, padding=k // 2))
+        print(f"cudnn conv2d {ty} n={n} k={k} median_ms={t:.4f} gflops={2*n*n*k*k/t/1e6:.1f}")
+    for k in [7, 31]:
+        wc, wr = torch.rand(1, 1, k, 1, device='cuda', dtype=dt), torch.rand(1, 1, 1, k, device='cuda', dtype=dt)
+        f = lambda: torch.nn.functional.conv2d(torch.nn.functional.conv2d(x, wc, padding=(k // 2, 0)), wr, padding=(0, k // 2))
+        print(f"cudnn separable {ty} n={n} k={k} median_ms={median_ms(f):.4f}")
 PY
 }
 

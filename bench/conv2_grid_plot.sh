@@ -28,7 +28,7 @@ n_t=$(wc -w <<<"$types")
   for img in $images; do
     for t in $types; do
       plots=()
-      for l in global rblock auto fft; do
+      for l in $(awk -F, '!/^#/ && $1 != "image" && $5 != "separable" { print $5 }' "$csv" | awk '!s[$0]++'); do
         series "$img" "$t" "$l" 0 >"$tmp/$img.$t.$l"
         [ -s "$tmp/$img.$t.$l" ] && plots+=("'$tmp/$img.$t.$l' using 1:2 with linespoints title '$l'")
       done

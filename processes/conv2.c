@@ -61,8 +61,9 @@
  *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
  *      the device is ignored (a block tile too large for local memory is shrunk to fit).
  *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
- *      (CPU: global or rblock, the cheaper by the model; GPU: local up to 16 taps, block above
- *      while its tile fits local memory,
+ *      (CPU: global or rblock, the cheaper by the model; GPU: local up to 16 taps, for images
+ *      too small to fill the device with block's tiles up to 49, and for k x 1 up to 31 in
+ *      8-byte and larger types; block above while its tile fits local memory,
  *      else global with run-time sizes; filters up to 81 taps are compiled into local and global,
  *      always into block), the separable path (only when
  *      K is rank one; the SVD runs only when the model says the path would win), and, with
@@ -307,12 +308,29 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
 /* The direct kernel auto takes on this device: on CPUs global or rblock (cpu_direct); on GPUs
  * local for up to 16 taps (H100: 3x3 local 0.265 ms, block 0.278 ms), block above (7x7: block
  * 0.342 ms, local 0.41 ms; bench/CONV2.md), while its tile fits local memory (init falls back to
- * global otherwise). */
+ * global otherwise). Local also takes images too small to give block's register tiles
+ * BLOCK_MIN_ITEMS work-items per compute unit, up to LOCAL_FEW_TAPS taps, and column filters
+ * (k x 1) up to LOCAL_COL_TAPS where block's tiles are one row tall (8-byte and larger types:
+ * no input row shared along the filter). H100 grid, bench/CONV2.md: 512^2 f32 7x7 local
+ * 0.0097 ms, block 0.0120, 11x11 block ahead; f64 31x1 local 0.0554 ms against block 0.0753
+ * (2048^2) and 0.673 against 0.883 (8192^2), while f32 31x1 (block rows 2 tall) at 8192^2 is
+ * block's, 0.374 against 0.413. */
 #define LOCAL_MAX_TAPS 16
+#define LOCAL_FEW_TAPS 49
+#define LOCAL_COL_TAPS 31
+#define BLOCK_MIN_ITEMS 256
 static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
-    if (clip_proc_device(p)->type == CLIP_DEVICE_CPU) return cpu_direct(p, g);
-    if (g->mk * g->nk <= LOCAL_MAX_TAPS) return conv2_default_cfg(p, g, CONV2_LOCAL);
-    return conv2_default_cfg(p, g, CONV2_BLOCK);
+    const clip_device_info *d = clip_proc_device(p);
+    if (d->type == CLIP_DEVICE_CPU) return cpu_direct(p, g);
+    const conv2_cfg b = conv2_default_cfg(p, g, CONV2_BLOCK);
+    const double items =
+        ceil((double)g->mo / b.ri) * ceil((double)g->no / b.rj) * (double)g->slices;
+    const int few = items < (double)BLOCK_MIN_ITEMS * (d->compute_units ? d->compute_units : 1);
+    const size_t taps = g->mk * g->nk;
+    if (taps <= LOCAL_MAX_TAPS || (few && taps <= LOCAL_FEW_TAPS) ||
+        (g->nk == 1 && g->mk <= LOCAL_COL_TAPS && b.ri == 1))
+        return conv2_default_cfg(p, g, CONV2_LOCAL);
+    return b;
 }
 
 /* The kernels of the separable passes: forced kind for both, or by device. */
