@@ -18,12 +18,12 @@
  *                entries are the same for the whole work-group (broadcast loads).
  *   skinny_dots  (dot products along K, a few rows of C'): work-items along k; the work-group
  *                owns all MB rows of C' and a block of NB columns, for one chunk of K; Y's
- *                columns are contiguous along K. X is read straight when its rows run along K,
- *                else (STAGEX) its KT x MB panel is staged through local memory in its own
- *                contiguous order. The lanes' sums then meet in a fixed tree in local memory.
+ *                columns are contiguous along K. X is read straight, each lane its k's MB
+ *                values (one run of memory when X's columns are contiguous: L1 serves a warp's
+ *                MB loads of its neighbouring runs). The lanes' sums then meet in a fixed tree
+ *                in local memory.
  *
- * Build options: WG (work-group size, a power of two), NB, MB (skinny_dots), STAGEX, CONJX,
- * CONJY. Sums accumulate in the element type with fma, as the tiled GEMM does: one lane's terms
+ * Build options: WG (work-group size, a power of two), NB, MB (skinny_dots), CONJX, CONJY. Sums accumulate in the element type with fma, as the tiled GEMM does: one lane's terms
  * in k order, then the tree over lanes, then the chunks in order. */
 #ifndef WG
 #define WG 256
@@ -33,9 +33,6 @@
 #endif
 #ifndef MB
 #define MB 1
-#endif
-#ifndef STAGEX
-#define STAGEX 0
 #endif
 #ifndef CONJX
 #define CONJX 0
@@ -115,13 +112,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_rows(
     for (int j = 0; j < NB; j++) ST(acc[j], P, pe + j * psj);
 }
 
-/* Local memory of skinny_dots: the staged panel of X (MB rows of WG + 1) or every lane's sums
- * (MB * NB outputs x WG), whichever is larger. Every output at once, so that the accumulators
- * are indexed by compile-time constants only (a run-time index may put a private array
- * off-chip). On the H100 this did not change 16x1e6x16 (0.49 ms before, 0.52 after), which stays
- * far below the memory roofline for a cause not yet found (bench/GEMM.md, "Skinny products"). */
+/* Local memory of skinny_dots: every lane's sums (MB * NB outputs x WG). Every output at once,
+ * so that the accumulators are indexed by compile-time constants only (a run-time index may put
+ * a private array off-chip). X is not staged through local memory (it was, when its rows ran
+ * across K: two barriers per WG values of k): H100, 16x1e6x16 0.52 -> 0.33 ms with the tree
+ * below spread over all lanes (bench/GEMM.md, "Skinny products"). */
 #define SK_OUT (MB * NB)
-#define SK_LOCAL (STAGEX && MB * (WG + 1) > SK_OUT * WG ? MB * (WG + 1) : SK_OUT * WG)
+#define SK_LOCAL (SK_OUT * WG)
 
 /* C'(0..MB-1, j0..j0+NB-1) over the chunk of K given by group 1, j0 = NB * group 0. Columns past
  * N are computed on a clamped column and not stored. */
@@ -141,26 +138,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
     for (int kt = k0; kt < k1; kt += WG) {
         const int k = kt + t;
         elem_t x[MB];
-#if STAGEX
-        /* X's MB x WG panel, loaded in the order of its contiguous columns (xsi = 1: a packed
-         * X's panel is one run of memory) and stored row by row, rows WG + 1 apart so that
-         * neither the stores nor the lanes' reads of their own k meet in one bank. */
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int r = 0; r < MB; r++) {
-            const int e = t + r * WG, ii = e % MB, kk = e / MB;
-            if (kt + kk < k1)
-                lm[kk + ii * (WG + 1)] = LDX(X, offx + (long)ii * xsi + (long)(kt + kk) * xsk);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int i = 0; i < MB; i++) x[i] = lm[t + i * (WG + 1)];
-#endif
         if (k < k1) {
-#if !STAGEX
 #pragma unroll
             for (int i = 0; i < MB; i++) x[i] = LDX(X, offx + (long)i * xsi + (long)k * xsk);
-#endif
 #pragma unroll
             for (int j = 0; j < NB; j++) {
                 const elem_t y = LDY(Y, ycol[j] + (long)k * ysk);
@@ -169,16 +149,22 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
             }
         }
     }
-    /* The lanes' sums in a fixed tree: lane t takes lane t + s, for every output at once. */
+    /* The lanes' sums in a fixed tree: at level s (WG/2, ..., 1) lane u's sum of output o takes
+     * lane u + s's, u < s. The s * SK_OUT additions of a level are spread over all work-items
+     * (consecutive ones on consecutive u while s >= 32: distinct banks), not looped over o by
+     * the first s lanes alone (SK_OUT serial additions per level and lane). */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int j = 0; j < NB; j++)
 #pragma unroll
         for (int i = 0; i < MB; i++) lm[(i + j * MB) * WG + t] = acc[i][j];
+#pragma unroll
     for (int s = WG / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (t < s)
-            for (int o = 0; o < SK_OUT; o++) lm[o * WG + t] += lm[o * WG + t + s];
+        for (int q = t; q < s * SK_OUT; q += WG) {
+            const int e = q / s * WG + q % s;
+            lm[e] += lm[e + s];
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int o = t; o < SK_OUT; o += WG) {

@@ -92,9 +92,7 @@ static void shape_launch(const clip_device_info *dev, clip_type t, clip_skinny_p
         if (nb > pl->np) nb = pl->np;
         pl->nb = nb < 1 ? 1 : (int)nb;
         for (;;) {
-            size_t local = pl->mp * (size_t)pl->nb * (size_t)pl->wg;
-            size_t stage = pl->mp * ((size_t)pl->wg + 1);
-            if (pl->stagex && stage > local) local = stage;
+            const size_t local = pl->mp * (size_t)pl->nb * (size_t)pl->wg;
             if (local * esz <= budget || pl->wg <= 32) break;
             pl->wg /= 2;
         }
@@ -137,7 +135,6 @@ int clip_skinny_plan_for(const clip_device_info *dev, clip_type t, size_t m, siz
     out->swap = g->swap;
     out->conjx = g->conjx, out->conjy = g->conjy;
     out->mp = g->mp, out->np = g->np, out->k = k;
-    out->stagex = out->kind == CLIP_SKINNY_DOTS && g->xsk != 1 && g->mp > 1;
     out->xsi = g->xsi, out->xsk = g->xsk, out->ysk = g->ysk, out->ysj = g->ysj;
     out->psi = g->psi, out->psj = g->psj;
     shape_launch(dev, t, out);
@@ -145,19 +142,17 @@ int clip_skinny_plan_for(const clip_device_info *dev, clip_type t, size_t m, siz
 }
 
 void clip_skinny_describe(const clip_skinny_plan *pl, char *buf, size_t cap) {
-    snprintf(buf, cap, "skinny %s %zux%zu nb %d wg %d chunks %zu%s%s%s",
+    snprintf(buf, cap, "skinny %s %zux%zu nb %d wg %d chunks %zu%s%s",
              pl->kind == CLIP_SKINNY_ROWS ? "rows" : "dots", pl->mp, pl->np, pl->nb, pl->wg,
-             pl->chunks, pl->tree ? " tree" : "", pl->swap ? " swap" : "",
-             pl->stagex ? " stage" : "");
+             pl->chunks, pl->tree ? " tree" : "", pl->swap ? " swap" : "");
 }
 
 clip_status clip_skinny_build(clip_process *p, clip_type t, const clip_skinny_plan *pl,
                               clip_skinny *s) {
     memset(s, 0, sizeof *s);
     char opts[160];
-    snprintf(opts, sizeof opts, "-DWG=%d -DNB=%d -DMB=%zu -DSTAGEX=%d -DCONJX=%d -DCONJY=%d",
-             pl->wg, pl->nb, pl->kind == CLIP_SKINNY_DOTS ? pl->mp : (size_t)1, pl->stagex,
-             pl->conjx, pl->conjy);
+    snprintf(opts, sizeof opts, "-DWG=%d -DNB=%d -DMB=%zu -DCONJX=%d -DCONJY=%d", pl->wg, pl->nb,
+             pl->kind == CLIP_SKINNY_DOTS ? pl->mp : (size_t)1, pl->conjx, pl->conjy);
     clip_status st = clip_proc_kernel(p, "skinny", t, opts,
                                       pl->kind == CLIP_SKINNY_ROWS ? "skinny_rows" : "skinny_dots",
                                       &s->kernel);

@@ -32,7 +32,6 @@ typedef struct clip_skinny_plan {
     size_t mp, np, k; /* C' is mp x np */
     int wg;           /* work-group size of the product (and of skinny_sum_tree) */
     int nb;           /* columns of C' per work-group */
-    int stagex;       /* skinny_dots: X's panel through local memory */
     size_t kchunk;    /* K per chunk; chunks = ceil(k / kchunk) */
     size_t chunks;
     int tree;         /* chunks > 1: 1 skinny_sum_tree, 0 skinny_sum_items */
@@ -50,7 +49,7 @@ int clip_skinny_plan_for(const clip_device_info *dev, clip_type t, size_t m, siz
                          clip_gemm_trans transa, clip_gemm_trans transb, int force,
                          clip_skinny_plan *out);
 
-/* "skinny dots 16x16 nb 4 wg 256 chunks 261" (plus " swap", " stage"): the process variant. */
+/* "skinny dots 16x16 nb 4 wg 256 chunks 261" (plus " tree", " swap"): the process variant. */
 void clip_skinny_describe(const clip_skinny_plan *pl, char *buf, size_t cap);
 
 /* A built skinny product: kernels and workspace owned by the process. */
