@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "fault.h"
+#include "host_pinned.h"
 #include "host_pool.h"
 #include "internal.h"
 
@@ -86,6 +87,9 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
     d->borrowed = borrow != NULL;
     if (borrow) {
         d->host = borrow;
+    } else if (bytes && clip_pinned_wanted(app, bytes)) {
+        d->zero_pending = zero; /* page-locked storage is made at first use: a process output
+                                   that never leaves its device must not lock host memory */
     } else if (bytes) {
         d->host = zero ? calloc(1, bytes) : malloc(bytes);
         if (d->host) clip_advise_huge_pages(d->host, bytes); /* outputs of split launches are filled
@@ -131,6 +135,12 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
             clip_data_destroy(*out);
             *out = NULL;
             return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create_from: host is NULL");
+        }
+        s = clip_data_host_storage(*out);
+        if (s != CLIP_OK) {
+            clip_data_destroy(*out);
+            *out = NULL;
+            return s;
         }
         memcpy((*out)->host, host, (*out)->bytes);
     }
@@ -189,7 +199,8 @@ void clip_data_destroy(clip_data *d) {
     if (d->mem) clReleaseMemObject(d->mem);
     else clip_host_block_put(d->stage_block); /* with a buffer, free_stage gives it back once
                                                  the buffer's work is done */
-    if (!d->borrowed) free(d->host);
+    if (d->pinned) clip_pinned_free(d->app, d->host, d->bytes, d->pinned);
+    else if (!d->borrowed) free(d->host);
     clip_app *app = d->app;
     free(d);
     clip_app_release(app);
@@ -205,6 +216,21 @@ const size_t *clip_data_dims(const clip_data *d) { return d ? d->dims : NULL; }
 size_t clip_data_numel(const clip_data *d) { return d ? d->numel : 0; }
 size_t clip_data_bytes(const clip_data *d) { return d ? d->bytes : 0; }
 clip_app *clip_data_app(const clip_data *d) { return d ? d->app : NULL; }
+
+clip_status clip_data_host_storage(clip_data *d) {
+    if (d->host || d->bytes == 0) return CLIP_OK;
+    d->host = clip_pinned_alloc(d->app, d->bytes, &d->pinned);
+    if (!d->host) {
+        d->host = malloc(d->bytes);
+        if (d->host) clip_advise_huge_pages(d->host, d->bytes);
+    }
+    if (!d->host)
+        return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
+                              "cannot allocate %zu bytes on the host", d->bytes);
+    if (d->zero_pending) memset(d->host, 0, d->bytes);
+    d->zero_pending = 0;
+    return CLIP_OK;
+}
 
 clip_status clip_data_ensure_buffer(clip_data *d) {
     if (d->mem || d->bytes == 0) return CLIP_OK;
@@ -270,6 +296,7 @@ clip_status clip_data_to_device(clip_data *d) {
         return CLIP_OK;
     }
     clip_status s = clip_data_ensure_buffer(d);
+    if (s == CLIP_OK) s = clip_data_host_storage(d);
     if (s != CLIP_OK) return s;
     /* Non-blocking is unsafe: the host copy may be changed by the user right after. */
     /* Staged wrapped data: the copy is into clip's aligned buffer, which the device uses. */
@@ -291,6 +318,8 @@ clip_status clip_data_upload(clip_data *d) {
 }
 
 static clip_status to_host(clip_data *d) {
+    clip_status s = clip_data_host_storage(d);
+    if (s != CLIP_OK) return s;
     if (d->host_valid || d->bytes == 0) {
         d->host_valid = 1;
         return CLIP_OK;
@@ -313,6 +342,8 @@ clip_status clip_data_read(clip_data *d, void *dst) {
     if (d->bytes == 0) return CLIP_OK;
     clip_advise_huge_pages(dst, d->bytes);
     if (d->host_valid) {
+        clip_status s = clip_data_host_storage(d);
+        if (s != CLIP_OK) return s;
         memcpy(dst, d->host, d->bytes);
         return CLIP_OK;
     }
@@ -382,6 +413,7 @@ clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out) {
     if (s != CLIP_OK) return s;
     clip_data *r = NULL;
     s = clip_data_create(d->app, to, d->ndims, d->dims, &r);
+    if (s == CLIP_OK && (s = clip_data_host_storage(r)) != CLIP_OK) clip_data_destroy(r);
     if (s != CLIP_OK) return s;
     size_t comps = clip_type_is_complex(d->type) ? 2 : 1;
     size_t ocomps = clip_type_is_complex(to) ? 2 : 1;

@@ -69,7 +69,8 @@ struct clip_data {
     size_t dims[CLIP_MAX_DIMS];
     size_t numel;
     size_t bytes;
-    void *host;               /* NULL when bytes == 0 */
+    void *host;               /* NULL when bytes == 0, or until first used where it is to be
+                                 page-locked (clip_data_host_storage) */
     cl_mem mem;               /* created on first device use; NULL when bytes == 0 */
     int host_valid;
     int device_valid;
@@ -79,6 +80,9 @@ struct clip_data {
                                  copy's memory, clip's own (mem is made over it; freed with mem
                                  by a destructor callback) */
     struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
+    cl_mem pinned;            /* host is page-locked memory mapped from this buffer
+                                 (lib/host_pinned.h); NULL when host is ordinary memory */
+    int zero_pending;         /* host storage not made yet, and must be zeros when it is */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */
@@ -101,6 +105,9 @@ clip_status clip_app_make_lanes(clip_app *app);
 
 /* Makes the device copy current (creating the buffer if needed). */
 clip_status clip_data_to_device(clip_data *d);
+/* Makes the host storage if it is not made yet (page-locked data is made at first use).
+ * Errors: CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_data_host_storage(clip_data *d);
 /* Creates the device buffer if missing, without uploading. */
 clip_status clip_data_ensure_buffer(clip_data *d);
 

@@ -309,6 +309,7 @@ static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const
         s = clip_data_host(src, &h);
         if (s != CLIP_OK) return s;
     }
+    if (!from_device && (s = clip_data_host_storage(src)) != CLIP_OK) return s;
     size_t es = clip_type_size(src->type), n = slabs(b->count);
     for (size_t k = 0; k < n; k++) {
         rect from, to;
@@ -346,6 +347,9 @@ static clip_status download_box(clip_plan *pl, lane_run *ln, clip_data *src, con
                                 const size_t *at, clip_data *dst, int on_host) {
     size_t es = clip_type_size(src->type), n = slabs(keep->count);
     if (box_numel(keep) == 0) return CLIP_OK;
+    clip_status s = clip_data_host_storage(dst);
+    if (s == CLIP_OK && on_host) s = clip_data_host_storage(src);
+    if (s != CLIP_OK) return s;
     for (size_t k = 0; k < n; k++) {
         rect from, to;
         slab_rect(src->dims, keep->start, keep->count, es, k, &from);
@@ -493,9 +497,9 @@ static clip_status lane_finish(clip_plan *pl, lane_run *ln) {
     for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
         clip_data *o = ln->proc->outputs[j];
         if (!ln->host_out[j] || !o->bytes) continue;
-        if (pl->combine[j])
+        if (pl->combine[j] && (s = clip_data_host_storage(o)) == CLIP_OK)
             memcpy(pl->partials[j] + ln->piece * o->bytes, o->host, o->bytes);
-        else
+        else if (!pl->combine[j])
             s = download_box(pl, ln, o, &pc->keep[j], pc->at[j], p->outputs[j], 1);
     }
     return s;
@@ -551,7 +555,8 @@ clip_status clip_plan_launch(clip_process *p) {
             if (f != CLIP_OK && s == CLIP_OK) s = lane_fail(pl, ln, piece, f);
         }
     for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++)
-        if (pl->combine[j] && p->outputs[j]->bytes)
+        if (pl->combine[j] && p->outputs[j]->bytes &&
+            (s = clip_data_host_storage(p->outputs[j])) == CLIP_OK)
             s = pl->combine[j](p, j, pl->partials[j], pl->n, p->outputs[j]->host);
     pl->wall_ms = now_ms() - t0;
     if (s == CLIP_OK && pl->n && pl->lanes[0][0].proc) {

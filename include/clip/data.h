@@ -10,7 +10,12 @@
  * the device; clip_data_host() brings them back. On a device that works on host memory
  * (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device) the device copy is still a copy, in
  * memory clip allocates (aligned for the device, in transparent huge pages when large) rather
- * than the driver.
+ * than the driver. On a device with memory of its own (a discrete GPU), clip's host storage of
+ * 4 MiB and more (up to the device's largest allocation, and half the machine's memory in all) is
+ * page-locked, made at first use on the host: copies from and into it run at the link's rate
+ * (on an H100: ~48 GB/s up against 6-9 from ordinary memory), and several GPUs' copies proceed
+ * side by side. Data that never comes to the host (a process output kept on the device) locks
+ * nothing. CLIP_PINNED=0 turns this off; CLIP_PINNED=1 forces it on any device (tests).
  *
  * Ownership: data objects are reference counted. clip_data_destroy() releases the caller's
  * reference; a process that uses data as an input or output holds its own reference, so
