@@ -420,7 +420,7 @@ static void test_specs(void) {
     clip_app_destroy(app);
 }
 
-/* What moves: one upload and one download per piece for host data; a piece reading the primary
+/* What moves: one upload and one download per piece (one per lane of each device) for host data; a piece reading the primary
  * device's copy (the output of a process that runs whole, matpow) copies between devices instead
  * of uploading; a lane keeps a box it already holds (matmul's A in column bands). */
 static void test_transfers(void) {
@@ -433,8 +433,9 @@ static void test_transfers(void) {
     char v[160];
     y = run(apps[TWO], "scale", &x, 1, prm, v, sizeof v);
     clip_app_transfer_stats(apps[TWO], &s1);
-    CHECK(s1.to_device - s0.to_device == 2 && s1.bytes_to_device - s0.bytes_to_device == 84000);
-    CHECK(s1.to_host - s0.to_host == 2 && s1.bytes_to_host - s0.bytes_to_host == 84000);
+    /* a piece per lane: 2 devices x 2 lanes */
+    CHECK(s1.to_device - s0.to_device == 4 && s1.bytes_to_device - s0.bytes_to_device == 84000);
+    CHECK(s1.to_host - s0.to_host == 4 && s1.bytes_to_host - s0.bytes_to_host == 84000);
     CHECK(s1.between_devices == s0.between_devices);
     clip_data_destroy(y);
     clip_data_destroy(x);
@@ -460,7 +461,7 @@ static void test_transfers(void) {
     CHECK(uniform(apps[TWO]) ? max_rel_diff(q2, q1) == 0.0 : normwise_diff(q2, q1) < 1e-12);
     if (!strcmp(clip_app_device_at(apps[TWO], 0)->platform,
                 clip_app_device_at(apps[TWO], 1)->platform)) {
-        CHECK(s1.between_devices - s0.between_devices == 1); /* the device-2 piece */
+        CHECK(s1.between_devices - s0.between_devices == 2); /* the device-2 pieces */
         CHECK(s1.bytes_to_device == s0.bytes_to_device);     /* nothing from the host */
     } else { /* another platform's context: through the host, once */
         CHECK(s1.to_host - s0.to_host >= 1 && s1.bytes_to_device > s0.bytes_to_device);
