@@ -66,10 +66,15 @@ static clip_data *make(clip_app *app, int nd, const size_t *dims, unsigned seed)
     return d;
 }
 
-/* Host<->device bandwidth of `bytes` of clip's host storage (page-locked on a discrete device
- * unless CLIP_PINNED=0, else pageable), as clip moves data (GB/s). */
-static void bandwidth(clip_app *app, size_t bytes, double *up, double *down) {
+/* Host<->device bandwidth of `bytes` of clip's host storage as clip moves it (GB/s): page-locked
+ * where clip locks it (a discrete GPU), or pageable when `pageable` (CLIP_PINNED=0 while the
+ * data is made). */
+static void bandwidth(clip_app *app, size_t bytes, int pageable, double *up, double *down) {
     size_t dims[2] = {bytes / 4, 1};
+    const char *was = getenv("CLIP_PINNED");
+    char saved[16] = "";
+    if (was) snprintf(saved, sizeof saved, "%s", was);
+    if (pageable) setenv("CLIP_PINNED", "0", 1);
     clip_data *d = make(app, 2, dims, 7);
     double t0 = now_ms();
     if (clip_data_upload(d) != CLIP_OK) die(app, "upload");
@@ -81,8 +86,8 @@ static void bandwidth(clip_app *app, size_t bytes, double *up, double *down) {
     clip_process_set_input(p, 0, d);
     if (clip_process_init(p) != CLIP_OK || clip_process_launch(p) != CLIP_OK) die(app, "scale");
     clip_process_output(p, 0, &y);
-    /* Twice: the first read also makes y's host storage (page-locked on a discrete device, which
-     * costs more than the copy); the second is the steady rate a reused output sees. */
+    /* Twice: the first read also makes y's host storage (page-locking costs more than the
+     * copy); the second is the steady rate a reused output sees. */
     for (int round = 0; round < 2; round++) {
         if (round && clip_process_launch(p) != CLIP_OK) die(app, "scale");
         clip_app_finish(app);
@@ -93,6 +98,8 @@ static void bandwidth(clip_app *app, size_t bytes, double *up, double *down) {
     }
     clip_process_destroy(p);
     clip_data_destroy(d);
+    if (was) setenv("CLIP_PINNED", saved, 1);
+    else unsetenv("CLIP_PINNED");
 }
 
 typedef struct job {
@@ -217,42 +224,47 @@ int main(int argc, char **argv) {
     for (int i = 0; i < clip_app_device_count(multi); i++)
         printf(" [%d] %s", clip_app_device_at(multi, i)->index, clip_app_device_at(multi, i)->name);
     printf("\n");
-    double up = 0, down = 0;
+    double rate[2][2] = {{0, 0}, {0, 0}}; /* [pageable][up, down] */
     clip_app *plain = open_app(first, NULL); /* the first device without a streaming limit */
-    bandwidth(plain, (size_t)1 << 30, &up, &down);
+    for (int pg = 0; pg < 2; pg++) {
+        bandwidth(plain, (size_t)1 << 30, pg, &rate[pg][0], &rate[pg][1]);
+        printf("host<->device, 1 GiB of %s host storage: upload %.2f GB/s, download %.2f GB/s\n",
+               pg ? "pageable" : "clip's default", rate[pg][0], rate[pg][1]);
+    }
     clip_app_destroy(plain);
-    const char *pin = getenv("CLIP_PINNED");
-    printf("host<->device, 1 GiB of clip's host storage (%s): upload %.2f GB/s, download %.2f "
-           "GB/s\n", pin && !strcmp(pin, "0") ? "pageable: CLIP_PINNED=0" : "page-locked on a GPU",
-           up, down);
 
     job j = {0};
     j.name = argv[1];
-    double bytes_moved = 0;
+    double bytes_in = 0, bytes_out = 0;
     if (!strcmp(argv[1], "matmul") && sz[0]) {
         size_t d[2] = {sz[0], sz[0]};
         j.n_in = 2;
         j.in[0] = make(multi, 2, d, 1);
         j.in[1] = make(multi, 2, d, 2);
-        bytes_moved = 3.0 * 4 * sz[0] * sz[0];
+        bytes_in = 2.0 * 4 * sz[0] * sz[0];
+        bytes_out = bytes_in / 2;
     } else if (!strcmp(argv[1], "conv2") && sz[3]) {
         size_t d[3] = {sz[0], sz[1], sz[2] ? sz[2] : 1}, kd[2] = {sz[3], sz[3]};
         j.n_in = 2;
         j.in[0] = make(multi, 3, d, 3);
         j.in[1] = make(multi, 2, kd, 4);
         j.params[0][0] = "shape", j.params[0][1] = "same";
-        bytes_moved = 2.0 * 4 * sz[0] * sz[1] * d[2];
+        bytes_in = bytes_out = 4.0 * sz[0] * sz[1] * d[2];
     } else if (!strcmp(argv[1], "norm") && sz[0]) {
         size_t d[2] = {sz[0], 1};
         j.n_in = 1;
         j.in[0] = make(multi, 2, d, 5);
-        bytes_moved = 4.0 * sz[0];
+        bytes_in = 4.0 * sz[0];
     } else {
         fprintf(stderr, "split_bench: unknown job\n");
         return 2;
     }
-    printf("%s: %.2f GB of inputs and outputs; moving them once at the upload rate takes %.1f ms\n",
-           j.name, bytes_moved / 1e9, bytes_moved / (up * 1e6));
+    /* the rates of the kind of memory the data has: page-locked unless too large for it */
+    const double *r = rate[!clip_data_page_locked(j.in[0])];
+    const double move_ms = bytes_in / (r[0] * 1e6) + bytes_out / (r[1] * 1e6);
+    printf("%s: %.2f GB in, %.2f GB out, in %s host memory; moving them once at its measured "
+           "rates takes %.1f ms\n", j.name, bytes_in / 1e9, bytes_out / 1e9,
+           r == rate[0] ? "page-locked" : "pageable", move_ms);
     char v1[160] = "", v2[160] = "";
     clip_data *r1 = NULL, *r2 = NULL;
     double resident = 0, t1 = 0;
@@ -289,8 +301,7 @@ int main(int argc, char **argv) {
         printf("against a double sum on the host: relative difference %.3g\n",
                fabs(r[0] - sqrt(sum)) / sqrt(sum));
     }
-    printf("split wall / moving the bytes once at the upload rate: %.2f\n",
-           t2 / (bytes_moved / (up * 1e6)));
+    printf("split wall / moving the bytes once: %.2f\n", t2 / move_ms);
     for (int i = 0; i < 2; i++) clip_data_destroy(in1[i]), clip_data_destroy(j.in[i]);
     clip_data_destroy(r1);
     clip_data_destroy(r2);

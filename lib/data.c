@@ -186,6 +186,7 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
 }
 
 int clip_data_in_place(const clip_data *d) { return d && d->in_place; }
+int clip_data_page_locked(const clip_data *d) { return d && d->pinned; }
 
 clip_data *clip_data_retain(clip_data *d) {
     if (d) d->refs++;

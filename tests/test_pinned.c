@@ -40,7 +40,7 @@ static void test_lazy_storage(clip_app *app) {
     CHECK(z->host == NULL && z->pinned == NULL); /* nothing made before first use */
     const void *h = NULL;
     CHECK_OK(app, clip_data_host(z, &h));
-    CHECK(h && z->pinned != NULL);
+    CHECK(h && z->pinned != NULL && clip_data_page_locked(z));
     int zeros = 1;
     for (size_t i = 0; i < 300 * 70; i++) zeros &= ((const double *)h)[i] == 0.0;
     CHECK(zeros);
@@ -84,7 +84,7 @@ static void test_policy(clip_app *app) {
     const size_t dims[2] = {64, 64};
     clip_data *d = NULL;
     CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, dims, &d));
-    CHECK(d->host != NULL && d->pinned == NULL);
+    CHECK(d->host != NULL && d->pinned == NULL && !clip_data_page_locked(d));
     clip_data_destroy(d);
     setenv("CLIP_PINNED", "1", 1);
 }

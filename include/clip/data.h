@@ -104,6 +104,10 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
 /* Non-zero when d is wrapped memory that the device uses in place (see clip_data_wrap). */
 int clip_data_in_place(const clip_data *d);
 
+/* Non-zero when d's host storage is page-locked (see the top of this file); 0 before the
+ * storage is made, for ordinary or wrapped memory, and for NULL. */
+int clip_data_page_locked(const clip_data *d);
+
 /* Copies d's contents (clip_data_bytes of them) into the caller's `dst`: straight from the
  * device copy when the host copy is stale (one device->host transfer, counted; d's own host copy
  * stays stale), else from the host copy. Waits for pending device work that writes d. For a
