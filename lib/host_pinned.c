@@ -26,7 +26,8 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
     if (bytes < PINNED_MIN_BYTES) return 0;
     cl_bool unified = CL_TRUE;
     if (clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-                        NULL) != CL_SUCCESS || unified)
+                        NULL) != CL_SUCCESS ||
+        unified)
         return 0;
     return atomic_load(&pinned_total) + bytes <= pinned_cap();
 }
@@ -34,8 +35,8 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
     *mem = NULL;
     cl_int e = CL_SUCCESS;
-    cl_mem m = clCreateBuffer(app->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
-                              &e);
+    cl_mem m =
+        clCreateBuffer(app->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
     if (e != CL_SUCCESS || !m) return NULL;
     void *p = clEnqueueMapBuffer(app->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
                                  NULL, NULL, &e);

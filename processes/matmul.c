@@ -182,6 +182,59 @@ static clip_status plan_scalar(clip_process *p, clip_plan *pl, const matmul_stat
     return s;
 }
 
+/* Column bands that give the same bits as the whole product when it runs stream-K (its last
+ * `tail` tiles split along K over P = compute units x sk work-groups, summed in another order
+ * than a plain tile): every band but the last holds a multiple of P tiles, so it has no tail and
+ * runs plain, as those tiles do in the whole; the last band then has the whole's tail, on the
+ * same tiles (the last in column order), split over the same P. Applies when every band picks
+ * the whole's tiles (same parameters); bit for bit where every device has the primary's compute
+ * units. *widths gets each band's columns. Returns the band count, or 0 where it does not apply
+ * (ordinary bands then: results within rounding of the whole). */
+static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t want, size_t *widths) {
+    const clip_type t = clip_type_promote(clip_data_type(clip_proc_input(p, 0)),
+                                          clip_data_type(clip_proc_input(p, 1)));
+    clip_gemm_params whole, band;
+    if (clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &whole) !=
+            CLIP_OK ||
+        whole.variant != CLIP_GEMM_TILED || whole.sk <= 0 || whole.ksplit > 1)
+        return 0;
+    const size_t cus = clip_proc_device(p)->compute_units ? clip_proc_device(p)->compute_units : 1;
+    const size_t P = cus * (size_t)whole.sk, nwg = (size_t)whole.nwg;
+    const size_t mtiles = (st->m + (size_t)whole.mwg - 1) / (size_t)whole.mwg;
+    const size_t ntiles = (st->n + nwg - 1) / nwg, tiles = mtiles * ntiles;
+    if (tiles <= P || tiles % P == 0) return 0; /* no stream-K tail in the whole */
+    size_t g = P, b = mtiles; /* tile columns per step: P / gcd(mtiles, P) */
+    while (b) {
+        size_t r = g % b;
+        g = b;
+        b = r;
+    }
+    const size_t step = P / g;
+    /* The last band needs more than P tiles, so that it runs stream-K as the whole does. */
+    const size_t last_min = P / mtiles + 1;
+    if (ntiles <= last_min) return 0;
+    size_t n = want, per = 0;
+    for (; n > 1; n--) {
+        per = (ntiles / n + step / 2) / step * step; /* near an even share, whole steps */
+        if (per == 0) per = step;
+        if ((n - 1) * per + last_min <= ntiles) break;
+    }
+    if (n < 2) return 0;
+    for (size_t j = 0; j < n; j++) {
+        widths[j] = j + 1 < n ? per * nwg : st->n - (n - 1) * per * nwg;
+        /* the band must choose the whole's tiles and schedule */
+        if (clip_gemm_params_from_process(p, t, st->m, widths[j], st->k, st->op[0], st->op[1],
+                                          &band) != CLIP_OK ||
+            band.variant != whole.variant || band.mwg != whole.mwg || band.nwg != whole.nwg ||
+            band.kwg != whole.kwg || band.mdimc != whole.mdimc || band.ndimc != whole.ndimc ||
+            band.vw != whole.vw || band.vwn != whole.vwn || band.wm != whole.wm ||
+            band.stages != whole.stages || band.ksplit != whole.ksplit ||
+            (j + 1 == n && band.sk != whole.sk))
+            return 0;
+    }
+    return n;
+}
+
 /* Blocks of C: a grid of r bands of op(A)'s rows by c bands of op(B)'s columns, r * c near the
  * target. Column bands only (every piece reads all of A) while A is small beside a device's
  * largest allocation; square-ish grids otherwise, so that no piece needs all of A. */
@@ -203,16 +256,23 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
         c = st->n;
     }
     if (r > st->m) r = st->m;
+    size_t widths[64], banded = r == 1 && c > 1 && c <= 64 ? stream_k_bands(p, st, c, widths) : 0;
+    if (banded) c = banded;
     const int ta = st->op[0] != CLIP_GEMM_NOTRANS, tb = st->op[1] != CLIP_GEMM_NOTRANS;
-    for (size_t i = 0; i < r && s == CLIP_OK; i++)
+    for (size_t i = 0, j0 = 0; i < r && s == CLIP_OK; i++)
         for (size_t j = 0; j < c && s == CLIP_OK; j++) {
             clip_piece pc;
             memset(&pc, 0, sizeof pc);
             clip_box_all(clip_proc_input(p, 0), &pc.in[0]);
             clip_box_all(clip_proc_input(p, 1), &pc.in[1]);
-            size_t i0, ni, j0, nj;
+            size_t i0, ni, nj;
             clip_plan_band(st->m, r, i, &i0, &ni);
-            clip_plan_band(st->n, c, j, &j0, &nj);
+            if (banded) {
+                j0 = j ? j0 + widths[j - 1] : 0;
+                nj = widths[j];
+            } else {
+                clip_plan_band(st->n, c, j, &j0, &nj);
+            }
             pc.in[0].start[ta] = i0, pc.in[0].count[ta] = ni;   /* op(A)'s rows */
             pc.in[1].start[!tb] = j0, pc.in[1].count[!tb] = nj; /* op(B)'s columns */
             for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.keep[0].count[d] = 1;

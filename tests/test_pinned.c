@@ -12,7 +12,8 @@
 static clip_app *open_app(int n_devices) {
     clip_criteria c = {0};
     c.ignore_env = 1;
-    for (int i = 0; i < n_devices; i++) c.indices[i] = i + 1;
+    for (int i = 0; i < n_devices; i++)
+        c.indices[i] = i + 1;
     c.n_indices = n_devices;
     clip_app *app = NULL;
     return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
@@ -42,11 +43,13 @@ static void test_lazy_storage(clip_app *app) {
     CHECK_OK(app, clip_data_host(z, &h));
     CHECK(h && z->pinned != NULL && clip_data_page_locked(z));
     int zeros = 1;
-    for (size_t i = 0; i < 300 * 70; i++) zeros &= ((const double *)h)[i] == 0.0;
+    for (size_t i = 0; i < 300 * 70; i++)
+        zeros &= ((const double *)h)[i] == 0.0;
     CHECK(zeros);
 
     float v[300 * 70];
-    for (size_t i = 0; i < 300 * 70; i++) v[i] = (float)i - 5000.0f;
+    for (size_t i = 0; i < 300 * 70; i++)
+        v[i] = (float)i - 5000.0f;
     CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &x));
     CHECK(x->pinned != NULL);
     scale(app, x, &y);
@@ -56,12 +59,14 @@ static void test_lazy_storage(clip_app *app) {
     CHECK_OK(app, clip_data_host(y, &h));
     CHECK(y->pinned != NULL);
     int same = 1;
-    for (size_t i = 0; i < 300 * 70; i++) same &= ((const float *)h)[i] == 2.0f * v[i] + 1.0f;
+    for (size_t i = 0; i < 300 * 70; i++)
+        same &= ((const float *)h)[i] == 2.0f * v[i] + 1.0f;
     CHECK(same);
     /* written on the host, uploaded again, and read back through clip_data_read */
     float *w = NULL;
     CHECK_OK(app, clip_data_host_write(x, (void **)&w));
-    for (size_t i = 0; i < 300 * 70; i++) w[i] = 0.5f * (float)i;
+    for (size_t i = 0; i < 300 * 70; i++)
+        w[i] = 0.5f * (float)i;
     CHECK_OK(app, clip_data_upload(x));
     float back[300 * 70];
     CHECK_OK(app, clip_data_read(x, back));
@@ -107,7 +112,8 @@ static void test_split(void) {
     CHECK_OK(one, clip_data_host_write(x1, (void **)&a));
     CHECK_OK(two, clip_data_host_write(x2, (void **)&b));
     unsigned long long seed = 11;
-    for (size_t i = 0; i < 97 * 61 * 5; i++) a[i] = b[i] = (float)tu_rand(&seed);
+    for (size_t i = 0; i < 97 * 61 * 5; i++)
+        a[i] = b[i] = (float)tu_rand(&seed);
     scale(one, x1, &y1);
     scale(two, x2, &y2);
     const void *h1 = NULL, *h2 = NULL;
