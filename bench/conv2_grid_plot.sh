@@ -10,10 +10,14 @@ command -v gnuplot >/dev/null || { echo "gnuplot not found: no plot" >&2; exit 1
 dev=$(sed -n '1s/^# device: \([^;]*\).*/\1/p' "$csv")
 images=$(awk -F, '!/^#/ && $1 != "image" { print $1 }' "$csv" | sort -nu | tr '\n' ' ')
 types=$(awk -F, '!/^#/ && $1 != "image" { print $2 }' "$csv" | sort -u | tr '\n' ' ')
-# series IMG TYPE LABEL RANK1: "k ms" lines of square filters
+# series IMG TYPE LABEL RANK1: "k ms" lines of square filters, the median of a point's rounds
 series() {
   awk -F, -v i="$1" -v t="$2" -v l="$3" -v r="$4" '$1 == i && $2 == t && $5 == l && $4 == r &&
-    $7 != "nan" { split($3, f, "x"); if (f[1] == f[2]) print f[1], $7 }' "$csv"
+    $7 != "nan" { split($3, f, "x"); if (f[1] == f[2]) print f[1], $7 }' "$csv" |
+    sort -k1,1n -k2,2g |
+    awk '{ v[$1] = v[$1] " " $2; n[$1]++; if (!($1 in seen)) { seen[$1] = 1; o[++m] = $1 } }
+      END { for (j = 1; j <= m; j++) { k = o[j]; c = split(substr(v[k], 2), a, " ")
+        print k, c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 } }'
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -270,8 +270,12 @@ static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
         const double rows = (double)c->ri * c->vw, th = rows + (double)g->mk - 1;
         const double tw = (double)c->rj + (double)g->nk - 1;
         const double ngx = ceil((double)g->mo / rows), ngy = ceil((double)g->no / c->rj);
-        const double er = fmin(ngx, 2 + floor(((double)g->mk - 1) / rows));
-        const double ec = fmin(ngy, 2 + floor(((double)g->nk - 1) / c->rj));
+        /* A filter one row (column) tall has no halo that way: only a partial last group of
+         * rows (columns) is an edge there. */
+        const double er = g->mk > 1 ? fmin(ngx, 2 + floor(((double)g->mk - 1) / rows))
+                                    : (double)(fmod((double)g->mo, rows) != 0);
+        const double ec = g->nk > 1 ? fmin(ngy, 2 + floor(((double)g->nk - 1) / c->rj))
+                                    : (double)(g->no % (size_t)c->rj != 0);
         macs += (er * ngy + ec * ngx - er * ec) * (double)g->slices * th * tw * RB_STAGE;
         rate = r->rblock;
     }
@@ -297,12 +301,16 @@ static void sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
     g2->ma = g->mo, g2->oi = 0, g2->mk = 1;
 }
 
-/* The CPU's direct kernel for g: global or rblock, the cheaper by the cost model. */
+/* The CPU's direct kernel for g: global or rblock, the cheaper by the cost model, rblock where
+ * they tie: small filters, where both are bound by memory in the model, ran as fast or faster as
+ * rblock at 19 of the 23 such points of the PoCL grid and within 10% at 22 (bench/CONV2.md,
+ * medians of 3 rounds: 2048^2 f32 3x3 global 1.81x rblock's time, 7x1 2.00x; 2048^2 f64 3x3
+ * the exception, rblock 1.19x). */
 static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
     const rates r = device_rates(p, g->t);
     const conv2_cfg gl = conv2_default_cfg(p, g, CONV2_GLOBAL);
     const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
-    return pass_ms(&r, &rb, g) < pass_ms(&r, &gl, g) ? rb : gl;
+    return pass_ms(&r, &rb, g) <= pass_ms(&r, &gl, g) ? rb : gl;
 }
 
 /* The direct kernel auto takes on this device: on CPUs global or rblock (cpu_direct); on GPUs
