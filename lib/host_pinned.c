@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fault.h"
+
 #define PINNED_MIN_BYTES ((size_t)4 << 20)
 
 static atomic_uint_fast64_t pinned_total;
@@ -34,12 +36,15 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
 
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
     *mem = NULL;
-    cl_int e = CL_SUCCESS;
-    cl_mem m =
-        clCreateBuffer(app->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_FALLBACK) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
+    cl_mem m = e ? NULL
+                 : clCreateBuffer(app->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                                  NULL, &e);
     if (e != CL_SUCCESS || !m) return NULL;
-    void *p = clEnqueueMapBuffer(app->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                                 NULL, NULL, &e);
+    e = CLIP_FAULT(CLIP_FAULT_FALLBACK) ? CL_MAP_FAILURE : CL_SUCCESS;
+    void *p = e ? NULL
+                : clEnqueueMapBuffer(app->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                     0, NULL, NULL, &e);
     if (e != CL_SUCCESS || !p) {
         clReleaseMemObject(m);
         return NULL;

@@ -377,8 +377,10 @@ int main(void) {
     }
     /* Coverage: every site compiled into the library was reached by the chains above. */
     clip_fault_site *const *sites = NULL;
-    size_t n_sites = clip_fault_sites(&sites), reached = 0;
-    for (size_t i = 0; i < n_sites; i++) {
+    size_t all_sites = clip_fault_sites(&sites), n_sites = 0, reached = 0;
+    for (size_t i = 0; i < all_sites; i++) {
+        if (sites[i]->kind == CLIP_FAULT_FALLBACK) continue; /* no error: tests/test_pinned.c */
+        n_sites++;
         long n = atomic_load(&sites[i]->calls);
         reached += n > 0;
         if (n == 0)
