@@ -36,20 +36,30 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
 
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
     *mem = NULL;
+    /* Checked again here: storage is made at first use, after other data may have taken the
+     * room clip_pinned_wanted saw. */
+    const uint64_t was = atomic_fetch_add(&pinned_total, bytes);
+    if (was + bytes > pinned_cap()) {
+        atomic_fetch_sub(&pinned_total, bytes);
+        return NULL;
+    }
     cl_int e = CLIP_FAULT(CLIP_FAULT_FALLBACK) ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_SUCCESS;
     cl_mem m = e ? NULL
                  : clCreateBuffer(app->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
                                   NULL, &e);
-    if (e != CL_SUCCESS || !m) return NULL;
+    if (e != CL_SUCCESS || !m) {
+        atomic_fetch_sub(&pinned_total, bytes);
+        return NULL;
+    }
     e = CLIP_FAULT(CLIP_FAULT_FALLBACK) ? CL_MAP_FAILURE : CL_SUCCESS;
     void *p = e ? NULL
                 : clEnqueueMapBuffer(app->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
                                      0, NULL, NULL, &e);
     if (e != CL_SUCCESS || !p) {
         clReleaseMemObject(m);
+        atomic_fetch_sub(&pinned_total, bytes);
         return NULL;
     }
-    atomic_fetch_add(&pinned_total, bytes);
     *mem = m;
     return p;
 }

@@ -21,7 +21,9 @@
 int clip_pinned_wanted(const clip_app *app, size_t bytes);
 
 /* Page-locked host memory of `bytes` (> 0) through app's context and queue, or NULL when the
- * driver refuses it (the caller then uses ordinary memory: page-locking only speeds transfers).
+ * driver refuses it or the page-locked total would pass half the machine's memory (checked again
+ * here: storage is made at first use). The caller then uses ordinary memory: page-locking only
+ * speeds transfers.
  * *mem is the buffer behind it, to pass to clip_pinned_free. */
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem);
 
