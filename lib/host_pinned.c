@@ -31,13 +31,13 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
                         NULL) != CL_SUCCESS ||
         unified)
         return 0;
-    return atomic_load(&pinned_total) + bytes <= pinned_cap();
+    return 1; /* the half-of-memory cap is checked where the storage is made */
 }
 
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
     *mem = NULL;
-    /* Checked again here: storage is made at first use, after other data may have taken the
-     * room clip_pinned_wanted saw. */
+    /* The cap is checked here, when the storage is made (at first use), and counted before
+     * the buffer, so allocations in several threads cannot pass it together. */
     const uint64_t was = atomic_fetch_add(&pinned_total, bytes);
     if (was + bytes > pinned_cap()) {
         atomic_fetch_sub(&pinned_total, bytes);

@@ -15,15 +15,15 @@
 
 /* Whether data of `bytes` made in app should live in page-locked memory. CLIP_PINNED chooses:
  * "0" never, "1" always (any device and size; tests use it on PoCL), unset or anything else:
- * when app's primary device has memory of its own (not CL_DEVICE_HOST_UNIFIED_MEMORY), bytes is
- * at least 4 MiB and at most the device's largest allocation, and the page-locked total stays
- * under half the machine's memory (locked pages cannot be swapped or reclaimed). */
+ * when app's primary device has memory of its own (not CL_DEVICE_HOST_UNIFIED_MEMORY) and bytes
+ * is at least 4 MiB and at most the device's largest allocation. The page-locked total is bounded
+ * by clip_pinned_alloc. */
 int clip_pinned_wanted(const clip_app *app, size_t bytes);
 
 /* Page-locked host memory of `bytes` (> 0) through app's context and queue, or NULL when the
- * driver refuses it or the page-locked total would pass half the machine's memory (checked again
- * here: storage is made at first use). The caller then uses ordinary memory: page-locking only
- * speeds transfers.
+ * driver refuses it or the page-locked total would pass half the machine's memory (locked pages
+ * cannot be swapped or reclaimed). The caller then uses ordinary memory: page-locking only speeds
+ * transfers.
  * *mem is the buffer behind it, to pass to clip_pinned_free. */
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem);
 

@@ -10,16 +10,6 @@
 #include "host_pinned.h"
 #include "testutil.h"
 
-static clip_app *open_app(int n_devices) {
-    clip_criteria c = {0};
-    c.ignore_env = 1;
-    for (int i = 0; i < n_devices; i++)
-        c.indices[i] = i + 1;
-    c.n_indices = n_devices;
-    clip_app *app = NULL;
-    return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
-}
-
 /* y = 2x + 1 through `scale` on app; y retained in *out. */
 static void scale(clip_app *app, clip_data *x, clip_data **out) {
     clip_process *p = NULL;
@@ -98,7 +88,7 @@ static void test_policy(clip_app *app) {
 /* A split over two devices reads page-locked inputs and writes page-locked outputs; the result
  * is the one device's, bit for bit (same kernels, same order). */
 static void test_split(void) {
-    clip_app *one = open_app(1), *two = open_app(2);
+    clip_app *one = tu_app_devices(1), *two = tu_app_devices(2);
     if (!one || !two || clip_app_device_count(two) != 2) {
         printf("test_pinned: fewer than 2 devices; split not checked\n");
         clip_app_destroy(one);
@@ -168,7 +158,7 @@ static void test_fallback(clip_app *app) {
 int main(void) {
     setenv("POCL_DEVICES", "pthread pthread", 0);
     setenv("CLIP_PINNED", "1", 1);
-    clip_app *app = open_app(1);
+    clip_app *app = tu_app_devices(1);
     if (!app) return 2;
     test_lazy_storage(app);
     test_policy(app);

@@ -17,15 +17,9 @@ static clip_app *apps[N_APPS];
 #define SMALL_ALLOC "40000"
 
 static clip_app *open_app(int n, const char *max_alloc) {
-    clip_criteria c = {0};
-    c.ignore_env = 1;
-    for (int i = 0; i < n; i++) c.indices[i] = i + 1;
-    c.n_indices = n;
     if (max_alloc) setenv("CLIP_TEST_MAX_ALLOC", max_alloc, 1);
-    clip_app *app = NULL;
-    clip_status s = clip_app_create(&app, &c);
+    clip_app *app = tu_app_devices(n);
     unsetenv("CLIP_TEST_MAX_ALLOC");
-    if (s != CLIP_OK) fprintf(stderr, "app over %d devices: %s\n", n, clip_app_last_error(NULL));
     return app;
 }
 

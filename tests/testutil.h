@@ -84,6 +84,19 @@ static inline clip_app *tu_app(void) {
     return app;
 }
 
+/* Opens an app over devices 1..n of `clip devices`, whatever CLIP_DEVICE says (several PoCL
+ * devices come from POCL_DEVICES); NULL, with the reason on stderr, when it cannot. */
+static inline clip_app *tu_app_devices(int n) {
+    clip_criteria c = {0};
+    c.ignore_env = 1;
+    for (int i = 0; i < n; i++) c.indices[i] = i + 1;
+    c.n_indices = n;
+    clip_app *app = NULL;
+    if (clip_app_create(&app, &c) != CLIP_OK)
+        fprintf(stderr, "app over %d devices: %s\n", n, clip_app_last_error(NULL));
+    return app;
+}
+
 /* Quick mode, CLIP_TEST_QUICK=1 (scripts/valgrind.sh sets it): the kernel-heavy tests keep every
  * code path (each kernel variant, type, pad mode, edge tile, K split, error case) but run fewer
  * and smaller cases, since kernels run some 50x slower under valgrind, and still check values
