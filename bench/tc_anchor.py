@@ -8,7 +8,7 @@ def med(f, reps=10):
         for _ in range(reps): f()
         torch.cuda.synchronize(); ts.append((time.perf_counter() - t) / reps * 1e3)
     return statistics.median(ts)
-for n in [2048, 4096, 8192]:
+for n in [1024, 2048, 4096, 8192]:
     a, b = torch.rand(n, n, device='cuda'), torch.rand(n, n, device='cuda')
     t = med(lambda: a @ b, 10 if n < 8192 else 3)
     print(f"cublas sgemm n={n} median_ms={t:.4f} gflops={2*n**3/t/1e6:.1f}", flush=True)
@@ -16,7 +16,7 @@ for n in [2048, 4096, 8192]:
         t = med(lambda: torch.linalg.matrix_power(a, 13), 2)
         print(f"torch matrix_power n=4096 p=13 median_ms={t:.4f}", flush=True)
 torch.backends.cuda.matmul.allow_tf32 = True
-for n in [4096, 8192]:
+for n in [2048, 4096, 8192]:
     a, b = torch.rand(n, n, device='cuda'), torch.rand(n, n, device='cuda')
     t = med(lambda: a @ b, 10 if n < 8192 else 3)
     print(f"cublas sgemm-tf32 n={n} median_ms={t:.4f} gflops={2*n**3/t/1e6:.1f}", flush=True)

@@ -74,3 +74,58 @@ inline void tc_mma_tf32(float *c, const uint *a, const uint *b) {
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+
+/* ---- Hopper (sm_90a) warpgroup MMA -----------------------------------------------------------
+ * wgmma exists only for the sm_90a target, and NVIDIA's OpenCL compiler emits PTX for sm_90. A
+ * program that uses these blocks is built with -DCLIP_SM90A: every sm_90a-only instruction then
+ * sits behind the marker TC_SM90A, a PTX comment, so the first build passes ptxas; lib/program.c
+ * (clip_program_retarget) then takes the PTX, removes the markers, names the target sm_90a and
+ * builds that. Operand references inside the marked lines are substituted by the compiler like
+ * any others, so the uncommented instruction gets the registers the compiler allocated. */
+#ifdef CLIP_SM90A
+#define TC_SM90A "//clip-sm90a "
+#else
+#define TC_SM90A ""
+#endif
+
+/* The matrix descriptor of an operand in local memory for wgmma, K-major without swizzle: 8x4
+ * "core matrices" of 8 rows (M or N) by 16 bytes (4 TF32 values along K), each 128 contiguous
+ * bytes; `lbo` is the byte distance between core matrices adjacent along K, `sbo` along M/N. */
+inline ulong tc_wg_desc(__local const void *p, uint lbo, uint sbo) {
+    return (ulong)((tc_smem(p) & 0x3FFFFu) >> 4) | ((ulong)(lbo >> 4) << 16) |
+           ((ulong)(sbo >> 4) << 32);
+}
+
+/* Makes this work-item's writes of local memory (cp.async included) visible to the async proxy
+ * that wgmma reads through; a barrier after it makes everyone's. */
+inline void tc_fence_async_local(void) {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* Orders this warpgroup's register accesses of an accumulator before the wgmma that follows. */
+inline void tc_wg_fence(void) { asm volatile(TC_SM90A "wgmma.fence.sync.aligned;" ::: "memory"); }
+/* Closes the group of wgmma issued since the last commit. */
+inline void tc_wg_commit(void) {
+    asm volatile(TC_SM90A "wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+/* Waits until at most N (a constant) committed wgmma groups are in flight. */
+#define TC_WG_WAIT(N) asm volatile(TC_SM90A "wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory")
+
+#define TC_ACC8(i)                                                                                 \
+    "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
+        "+f"(d[i + 6]), "+f"(d[i + 7])
+/* d (64 floats a work-item) = A * B' (+ d when accumulate is non-zero) for one m64n128k8 tile
+ * of a warpgroup, A (64x8) and B (128x8) TF32 operands in local memory named by descriptors.
+ * Fragment of d: warp w of the warpgroup, g = lane/4, t = lane%4: d[4j + e] is row
+ * 16w + g + 8(e/2), column 8j + 2t + e%2. */
+inline void tc_wgmma_n128_tf32(float *d, ulong da, ulong db, int accumulate) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" TC_SM90A
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, "
+                 "%6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
+                 "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, "
+                 "%39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, "
+                 "%55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+                 : TC_ACC8(0), TC_ACC8(8), TC_ACC8(16), TC_ACC8(24), TC_ACC8(32), TC_ACC8(40),
+                   TC_ACC8(48), TC_ACC8(56)
+                 : "l"(da), "l"(db), "r"(accumulate));
+}

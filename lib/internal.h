@@ -98,6 +98,15 @@ void clip_clear_error(const clip_app *app);
 /* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
 const char *clip_cl_error_name(cl_int code);
 
+/* The build log of prog on app's device, truncated to cap ("" when there is none). */
+void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap);
+/* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
+ * sm_90a target (lib/program_ptx.c says how); on failure *prog is kept (the caller releases it)
+ * and the error names the cause, with the build log in log. Errors: CLIP_ERR_BUILD,
+ * CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_program_retarget(clip_app *app, const char *source, char *log, size_t cap,
+                                  cl_program *prog);
+
 void clip_app_retain(clip_app *app);
 void clip_app_release(clip_app *app);
 /* Makes the lanes of every device of app (once). Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */

@@ -20,8 +20,7 @@ void clip_programs_release(clip_app *app) {
     app->programs = NULL;
 }
 
-/* The build log, truncated to what the error message can hold. */
-static void build_log(clip_app *app, cl_program prog, char *buf, size_t cap) {
+void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap) {
     size_t len = 0;
     buf[0] = '\0';
     if (clGetProgramBuildInfo(prog, app->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) != CL_SUCCESS)
@@ -86,11 +85,20 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
                                        : clBuildProgram(prog, 1, &app->device, opts, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[3000];
-        build_log(app, prog, log, sizeof log);
+        clip_build_log(app, prog, log, sizeof log);
         clReleaseProgram(prog);
         free(key);
         return clip_set_error(app, CLIP_ERR_BUILD, "%s: build failed (%s) with options '%s': %s",
                               source, clip_cl_error_name(err), opts, log);
+    }
+    if (strstr(opts, "-DCLIP_SM90A")) {
+        char log[3000];
+        clip_status st = clip_program_retarget(app, source, log, sizeof log, &prog);
+        if (st != CLIP_OK) {
+            clReleaseProgram(prog);
+            free(key);
+            return st;
+        }
     }
     clip_program_entry *e = malloc(sizeof *e);
     if (!e) {

@@ -59,6 +59,7 @@ typedef struct clip_gemm_params {
     int stages;                /* tiled: 1 one local buffer; 2 two, the next slice prefetched;
                                 * 3 as 2, each k's operands read one k ahead (across barriers) */
     int precision;             /* tensor: clip_gemm_precision (other variants compute fp32) */
+    int wgmma;                 /* tensor: 1 the warpgroup kernels of sm_90 (gemm_tc.h) */
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
@@ -151,9 +152,9 @@ int clip_gemm_is_2d(const clip_data *d);
          "tiled: work-items along M in each warp of 32 (0 = default)"},                           \
         {"ksplit", CLIP_PARAM_INT, 0, 1, 0, 256, NULL,                                             \
          "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
-        {"stages", CLIP_PARAM_INT, 0, 1, 0, 3, NULL,                                               \
-         "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands "     \
-         "(0 = default)"},                                                                         \
+        {"stages", CLIP_PARAM_INT, 0, 1, 0, 6, NULL,                                               \
+         "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands; "    \
+         "tensor: local buffers filled ahead, 2 to 4 (6 with wgmma) (0 = default)"},              \
         {"streamk", CLIP_PARAM_INT, -1, 1, -1, 16, NULL,                                           \
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "    \
          "(stream-K; 0 = off, -1 = default)"},                                                    \
@@ -173,6 +174,8 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
 typedef struct clip_gemm {
     cl_kernel kernel, reduce;
     cl_kernel fixup;     /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
+    cl_kernel pack;      /* a wgmma tensor set: splits and lays out the operands (gemm_tc.h) */
+    size_t pack_m, pack_n, pack_k; /* the largest product its packed operands hold */
     size_t sk_groups;    /* the stream-K work-groups: compute units x prm.sk */
     cl_mem work;         /* ksplit partial products, or the stream-K work-groups' partial tiles */
     size_t work_elems; /* its size in elements */
@@ -181,10 +184,10 @@ typedef struct clip_gemm {
 } clip_gemm;
 
 /* Builds (or finds cached) the kernels for prm and type t, with a split-K or stream-K workspace
- * for products of up to m x n. Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
+ * for products of up to m x n (a wgmma tensor set: its packed operands for up to m x k by k x n). Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
  * when the device cannot run the work-group size. */
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
-                            size_t n, clip_gemm *g);
+                            size_t n, size_t k, clip_gemm *g);
 
 /* How many tiles of an m x n x k product clip_gemm_enqueue would compute stream-K: the tiles
  * past the last whole wave of g->sk_groups work-groups, when g was built with stream-K (prm.sk

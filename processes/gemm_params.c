@@ -350,7 +350,7 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
         n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm, p->ksplit,
                       p->stages);
     if (p->variant == CLIP_GEMM_TENSOR) /* wg: warps along M and N */
-        n += snprintf(buf + n, cap - (size_t)n, " st %d%s", p->stages,
+        n += snprintf(buf + n, cap - (size_t)n, " st %d%s%s", p->stages, p->wgmma ? " wgmma" : "",
                       p->precision == CLIP_GEMM_TF32 ? " tf32" : "");
     if (p->variant == CLIP_GEMM_TILED && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
@@ -384,6 +384,10 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
         used = 0;
         if (sscanf(rest, " st %d%n", &p->stages, &used) != 1) return -1;
         rest += used;
+        if (!strncmp(rest, " wgmma", 6)) {
+            p->wgmma = 1;
+            rest += 6;
+        }
         if (!strncmp(rest, " tf32", 5)) {
             p->precision = CLIP_GEMM_TF32;
             rest += 5;

@@ -9,8 +9,9 @@
 
 /* cl_nv_device_attribute_query (cl_ext.h names it; not every header set has it). */
 #define CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
 
-int clip_gemm_tc_device(clip_process *p) {
+int clip_gemm_tc_arch(clip_process *p) {
     cl_device_id d = clip_proc_cl_device(p);
     size_t len = 0;
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0) return 0;
@@ -21,19 +22,28 @@ int clip_gemm_tc_device(clip_process *p) {
     nv = nv && strstr(ext, "cl_nv_device_attribute_query") != NULL;
     free(ext);
     /* Ask only a device that names the extension: other drivers need not answer 0x4000. */
-    cl_uint major = 0;
-    if (!nv || clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
-                               NULL) != CL_SUCCESS)
+    cl_uint major = 0, minor = 0;
+    if (!nv ||
+        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) !=
+            CL_SUCCESS ||
+        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor, NULL) !=
+            CL_SUCCESS)
         return 0;
-    return major >= 8; /* mma.sync tf32, cp.async and ldmatrix all need sm_80 */
+    return (int)(major * 10 + minor);
 }
 
-int clip_gemm_tc_auto(void) {
+int clip_gemm_tc_device(clip_process *p) {
+    return clip_gemm_tc_arch(p) >= 80; /* mma.sync tf32, cp.async and ldmatrix all need sm_80 */
+}
+
+int clip_gemm_tc_auto(clip_process *p, size_t m, size_t n, size_t k) {
     const char *f = getenv("CLIP_GEMM_FAMILY");
-    /* Measured on the H100 (bench/GEMM.md, 2026-11-25), the fp32-accurate kernel ran at 0.99x
-     * the FFMA family at 2048^3, 0.92x at 4096^3 and 0.94x at 8192^3, and slower at 1024^3: no
-     * shape is known where it wins, so auto keeps the FFMA family until one is measured. */
-    return f && !strcmp(f, "tensor");
+    if (f && *f) return !strcmp(f, "tensor");
+    /* The mma.sync kernel ran at 0.92-0.99x the FFMA family on the H100 (bench/GEMM.md), so
+     * only the wgmma kernels of sm_90 are taken, and only for products big enough that the
+     * packing and the 64x128 tiles pay (measured: bench/GEMM.md, "wgmma"). */
+    return clip_gemm_tc_arch(p) == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN &&
+           k >= CLIP_GEMM_WG_MIN && (double)m * (double)n * (double)k >= CLIP_GEMM_WG_MIN_WORK;
 }
 
 void clip_gemm_tc_default(clip_gemm_params *o) {
@@ -48,16 +58,99 @@ void clip_gemm_tc_default(clip_gemm_params *o) {
     o->wm = o->mdimc;
 }
 
+void clip_gemm_tc_default_wg(clip_gemm_params *o) {
+    memset(o, 0, sizeof *o);
+    o->variant = CLIP_GEMM_TENSOR;
+    o->wgmma = 1;
+    /* One warpgroup of 64 rows, two stages of K 16: the fastest measured at 4096^3 and 8192^3
+     * (bench/GEMM.md); several work-groups share a compute unit, so one's barrier and fp32
+     * additions overlap another's tensor-core work. */
+    o->mwg = 64;
+    o->nwg = 128;
+    o->kwg = 16;
+    o->mdimc = 1;
+    o->ndimc = 1;
+    o->stages = 2;
+    o->vw = 4;
+    o->vwn = o->vwb = o->ksplit = 1;
+    o->wm = o->mdimc;
+    o->aligned = 1;
+}
+
+size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, size_t m, size_t n, size_t k) {
+    const size_t parts = o->precision == CLIP_GEMM_TF32 ? 1 : 2;
+    const size_t rows = (m + (size_t)o->mwg - 1) / (size_t)o->mwg * (size_t)o->mwg;
+    const size_t cols = (n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
+    const size_t depth = (k + 7) / 8 * 8;
+    return (rows + cols) * depth * parts * sizeof(float);
+}
+
+void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *o, size_t m, size_t n, size_t k) {
+    const char *env = getenv("CLIP_GEMM_WGMMA");
+    if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || clip_gemm_tc_arch(p) != 90)
+        return;
+    clip_gemm_params w;
+    clip_gemm_tc_default_wg(&w);
+    w.precision = o->precision;
+    w.transa = o->transa;
+    w.transb = o->transb;
+    /* The packed operands are a workspace beside the data: take it only where it is a small
+     * part of the device (otherwise the mma.sync kernel reads the operands in place). */
+    const clip_device_info *dev = clip_proc_device(p);
+    if (clip_gemm_tc_pack_bytes(&w, m, n, k) <= dev->global_mem / 8) *o = w;
+}
+
 void clip_gemm_tc_fit(clip_gemm_params *p, size_t lda, size_t ldb, size_t offa, size_t offb) {
     p->vwb = 1;
     p->alignb = p->pada = p->padb = 0;
-    p->aligned = !(lda % 4 || ldb % 4 || offa % 4 || offb % 4);
+    /* The wgmma kernels read the packed copies, which are aligned whatever the operands are. */
+    p->aligned = p->wgmma || !(lda % 4 || ldb % 4 || offa % 4 || offb % 4);
 }
 
 /* Local memory pitches (floats) of the kernel: A slices m-major, B slices n-major. */
 size_t clip_gemm_tc_local_bytes(const clip_gemm_params *p) {
+    if (p->wgmma)
+        return (size_t)p->stages * (size_t)(p->mwg + p->nwg) * (size_t)p->kwg *
+               (p->precision == CLIP_GEMM_TF32 ? 1u : 2u) * sizeof(float);
     size_t a = (size_t)p->kwg * (size_t)(p->mwg + 8), b = (size_t)p->nwg * (size_t)(p->kwg + 4);
     return (a + b) * (size_t)p->stages * sizeof(float);
+}
+
+/* clip_gemm_tc_check of a wgmma set. */
+static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char *why, size_t cap) {
+    if (p->nwg != 128 || p->ndimc != 1 || p->mdimc < 1 || p->mdimc > 3 || p->mwg != 64 * p->mdimc) {
+        snprintf(why, cap, "wgmma sets: nwg 128, ndimc 1, mdimc 1 to 3 warpgroups of 64 rows (mwg "
+                           "64 mdimc)");
+        return -1;
+    }
+    if (p->kwg < 8 || p->kwg > 32 || p->kwg % 8) {
+        snprintf(why, cap, "kwg %d: wgmma sets take 8, 16, 24 or 32", p->kwg);
+        return -1;
+    }
+    if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
+        snprintf(why, cap, "precision %d: fp32 or tf32", p->precision);
+        return -1;
+    }
+    if (p->stages < 2 || p->stages > 6) {
+        snprintf(why, cap, "stages %d: wgmma sets take 2 to 6", p->stages);
+        return -1;
+    }
+    if (p->vw != 4 || p->vwn != 1 || p->ksplit != 1 || p->sk != 0 || p->wm != p->mdimc) {
+        snprintf(why, cap, "vw 4, vwn 1, ksplit 1 and streamk 0 are fixed in the tensor family");
+        return -1;
+    }
+    size_t threads = 128 * (size_t)p->mdimc;
+    if (threads > dev->max_work_group) {
+        snprintf(why, cap, "%zu work-items exceed the device's %zu", threads, dev->max_work_group);
+        return -1;
+    }
+    size_t local = clip_gemm_tc_local_bytes(p);
+    if (local > dev->local_mem) {
+        snprintf(why, cap, "the stages need %zu bytes of local memory, the device has %llu", local,
+                 (unsigned long long)dev->local_mem);
+        return -1;
+    }
+    return 0;
 }
 
 int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t,
@@ -66,8 +159,9 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
         snprintf(why, cap, "the tensor family multiplies f32 only, not %s", clip_type_name(t));
         return -1;
     }
+    if (p->wgmma) return check_wg(p, dev, why, cap);
     if (p->transa || p->transb) {
-        snprintf(why, cap, "the tensor family reads A and B untransposed only");
+        snprintf(why, cap, "the tensor family's mma.sync kernel reads A and B untransposed only");
         return -1;
     }
     if (p->mdimc < 1 || p->ndimc < 1 || p->mwg < 1 || p->nwg < 1 || p->mwg % p->mdimc ||
@@ -117,7 +211,13 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
 }
 
 void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
-    int n = snprintf(buf, cap,
+    int n = p->wgmma ? snprintf(buf, cap,
+                                "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d "
+                                "-DTRANSA=%d -DTRANSB=%d",
+                                p->mdimc, p->kwg / 8, p->stages,
+                                p->precision == CLIP_GEMM_TF32 ? 1 : 2, p->transa != 0,
+                                p->transb != 0)
+                     : snprintf(buf, cap,
                      "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
                      "-DTC_PASSES=%d",
                      p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
@@ -127,13 +227,24 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
     if (extra && *extra && n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " %s", extra);
 }
 
-clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, clip_gemm *g) {
-    char opts[160];
+clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, size_t m, size_t n,
+                               size_t k, clip_gemm *g) {
+    char opts[200];
     clip_gemm_tc_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
-    clip_status s = clip_proc_kernel(p, "tensor_core+matmul_tc", CLIP_F32, opts, "gemm_tc", &g->kernel);
+    const char *src = prm->wgmma ? "tensor_core+matmul_wg" : "tensor_core+matmul_tc";
+    clip_status s = clip_proc_kernel(p, src, CLIP_F32, opts, prm->wgmma ? "gemm_wg" : "gemm_tc",
+                                     &g->kernel);
+    if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, CLIP_F32, opts, "wg_pack", &g->pack);
+    if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
+        g->work_elems = clip_gemm_tc_pack_bytes(prm, m, n, k) / sizeof(float);
+        s = clip_proc_temp(p, g->work_elems * sizeof(float), &g->work);
+        g->pack_m = m;
+        g->pack_n = n;
+        g->pack_k = k;
+    }
     if (s != CLIP_OK) return s;
-    size_t max_wg = 0, want = 32 * (size_t)prm->mdimc * (size_t)prm->ndimc;
+    size_t max_wg = 0, want = (prm->wgmma ? 128 : 32) * (size_t)prm->mdimc * (size_t)prm->ndimc;
     cl_int e = clGetKernelWorkGroupInfo(g->kernel, clip_proc_cl_device(p), CL_KERNEL_WORK_GROUP_SIZE,
                                         sizeof max_wg, &max_wg, NULL);
     if (e != CL_SUCCESS)
@@ -150,10 +261,73 @@ clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, cli
     return CLIP_OK;
 }
 
+/* wg_pack of one operand: rows x k of op(X), X read along K when along_k, into the workspace at
+ * element offset `at`, in tiles of `tile` rows. */
+static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t rows, size_t k,
+                                clip_gemm_operand x, int along_k, size_t at, int tile) {
+    cl_int R = (cl_int)rows, K = (cl_int)k, ld = (cl_int)x.ld, ak = along_k, T = tile;
+    cl_int slices = (cl_int)((k + 7) / 8);
+    cl_ulong off = x.off, to = at;
+    cl_kernel kr = g->pack;
+    clip_status s = clip_proc_arg(p, kr, 0, sizeof R, &R);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 1, sizeof K, &K);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 2, sizeof x.mem, &x.mem);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 3, sizeof off, &off);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 4, sizeof ld, &ld);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 5, sizeof ak, &ak);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 6, sizeof g->work, &g->work);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 7, sizeof to, &to);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 8, sizeof T, &T);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 9, sizeof slices, &slices);
+    const size_t prows = (rows + (size_t)tile - 1) / (size_t)tile * (size_t)tile;
+    const size_t pk = (size_t)slices * 8;
+    /* Rows along dimension 0 (see wg_pack), groups of 4 values of K along dimension 1. */
+    size_t global[2] = {prows, pk / 4}, local[2] = {64, 2};
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 2, global, local);
+    return s;
+}
+
+/* The wgmma kernels: both operands packed, then the product. */
+static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
+                              clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
+                              clip_gemm_scalar beta, clip_gemm_operand c) {
+    const clip_gemm_params *q = &g->prm;
+    if (!g->work || clip_gemm_tc_pack_bytes(q, m, n, k) > g->work_elems * sizeof(float))
+        return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                              "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
+                              "built for %zux%zu by %zux%zu", m, k, k, n, g->pack_m, g->pack_k,
+                              g->pack_k, g->pack_n);
+    const size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
+    const size_t nt = (n + (size_t)q->nwg - 1) / (size_t)q->nwg;
+    const size_t slices = (k + 7) / 8, parts = q->precision == CLIP_GEMM_TF32 ? 1 : 2;
+    const size_t threads = 128 * (size_t)q->mdimc;
+    if (mt * nt > INT_MAX / threads)
+        return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
+                              n, q->mwg, q->nwg);
+    const size_t b_at = mt * (size_t)q->mwg * slices * 8 * parts;
+    /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
+    clip_status s = enqueue_pack(p, g, m, k, a, q->transa != 0, 0, q->mwg);
+    if (s == CLIP_OK) s = enqueue_pack(p, g, n, k, b, q->transb == 0, b_at, q->nwg);
+    if (s != CLIP_OK) return s;
+    cl_kernel kr = g->kernel;
+    cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices;
+    cl_ulong boff = b_at;
+    s = clip_gemm_common_args(p, kr, CLIP_F32, m, n, k, alpha, a, b, beta, c);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 14, sizeof g->work, &g->work);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 15, sizeof boff, &boff);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 16, sizeof MT, &MT);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 17, sizeof NT, &NT);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 18, sizeof S, &S);
+    size_t global = mt * nt * threads;
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 1, &global, &threads);
+    return s;
+}
+
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                                  clip_gemm_scalar beta, clip_gemm_operand c) {
     const clip_gemm_params *q = &g->prm;
+    if (q->wgmma) return enqueue_wg(p, g, m, n, k, alpha, a, b, beta, c);
     if (a.ld % 4 || a.off % 4 || b.ld % 4 || b.off % 4)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "the tensor GEMM kernel needs A and B aligned to 4 floats (lda %zu, "

@@ -15,19 +15,45 @@
 
 #include "gemm.h"
 
+/* The compute capability of process p's device as major * 10 + minor (80, 86, 90), read through
+ * cl_nv_device_attribute_query; 0 when the device does not name that extension or the query
+ * fails. */
+int clip_gemm_tc_arch(clip_process *p);
+
 /* Non-zero when process p's device runs the family: its extensions name
  * cl_nv_device_attribute_query and CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV is 8 or more. Queries
  * the device (no error: a failed query means no). */
 int clip_gemm_tc_device(clip_process *p);
 
-/* Non-zero when variant auto takes the family for the real single products it can run, on a
- * device where clip_gemm_tc_device holds. By measurement (bench/GEMM.md) it wins no shape yet, so
- * only when the environment variable CLIP_GEMM_FAMILY is "tensor" (tests and experiments run the
- * family through the ordinary processes that way). */
-int clip_gemm_tc_auto(void);
+/* The smallest side, and the least m*n*k, of an f32 product that variant auto gives the wgmma
+ * kernels (by measurement, bench/GEMM.md). */
+#define CLIP_GEMM_WG_MIN 256
+#define CLIP_GEMM_WG_MIN_WORK 4.0e9
 
-/* The default tensor set (before clip_gemm_fit). */
+/* Non-zero when variant auto takes the family for an f32 m x k by k x n product on a device where
+ * clip_gemm_tc_device holds: the environment variable CLIP_GEMM_FAMILY, when set, decides
+ * ("tensor" yes, anything else no: tests and experiments); otherwise yes on compute capability
+ * 9.0 (the wgmma kernels) for products of at least CLIP_GEMM_WG_MIN a side and
+ * CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel wins no measured shape). */
+int clip_gemm_tc_auto(clip_process *p, size_t m, size_t n, size_t k);
+
+/* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
 void clip_gemm_tc_default(clip_gemm_params *out);
+
+/* The default wgmma set (sm_90 only): kernels/matmul_wg.cl. Its fields: mwg = 64 * mdimc rows of
+ * C (mdimc warpgroups of 64 rows, 1 to 3), nwg 128 columns (ndimc 1), kwg the K of a stage (8 to
+ * 32), stages 2 to 6 local buffers. Both operands are first packed into a workspace (split into
+ * TF32 parts and laid out for wgmma; transposed operands are read there, so transa and transb
+ * are free), then multiplied from it. */
+void clip_gemm_tc_default_wg(clip_gemm_params *out);
+
+/* Bytes of the packed operands of an m x k by k x n product for a wgmma set. */
+size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, size_t m, size_t n, size_t k);
+
+/* Turns a default tensor set into the wgmma set on a device of compute capability 9.0, keeping
+ * its precision and operation, when the packed operands take at most an eighth of the device's
+ * memory and the environment variable CLIP_GEMM_WGMMA is not "0"; otherwise leaves it. */
+void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *prm, size_t m, size_t n, size_t k);
 
 /* clip_gemm_fit for a tensor set: sets `aligned` from the stored operands' leading dimensions
  * and offsets (elements); the other derived fields are zero. */
@@ -44,14 +70,17 @@ size_t clip_gemm_tc_local_bytes(const clip_gemm_params *prm);
 /* The kernel build's -D options of a tensor set. */
 void clip_gemm_tc_options(const clip_gemm_params *prm, char *buf, size_t cap);
 
-/* Builds (or finds cached) the kernel of a checked tensor set into g (the kernel is owned by the
- * process). Errors: as clip_proc_kernel; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the
- * set's work-group. */
-clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, clip_gemm *g);
+/* Builds (or finds cached) the kernels of a checked tensor set into g (owned by the process),
+ * with a wgmma set's workspace for products up to m x k by k x n. Errors: as clip_proc_kernel
+ * and clip_proc_temp; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the set's
+ * work-group. */
+clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, size_t m, size_t n,
+                               size_t k, clip_gemm *g);
 
 /* clip_gemm_enqueue's work for a tensor set (sizes already checked against the kernel's int
  * indices, m, n, k > 0). Errors: CLIP_ERR_INVALID_ARG (A or B not aligned to 4 floats),
- * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL. */
+ * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL; a wgmma set also
+ * CLIP_ERR_INVALID_ARG for a product larger than its workspace. */
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a,
                                  clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c);

@@ -149,7 +149,7 @@ static clip_status matmul_init(clip_process *p) {
     char desc[128];
     clip_gemm_describe(&prm, desc, sizeof desc);
     clip_proc_set_variant(p, desc);
-    return clip_gemm_build(p, t, &prm, st->m, st->n, &st->gemm);
+    return clip_gemm_build(p, t, &prm, st->m, st->n, st->k, &st->gemm);
 }
 
 /* Bands of the non-scalar operand (of its largest dimension; a transposed one lands

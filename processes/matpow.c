@@ -74,7 +74,7 @@ static clip_status matpow_init(clip_process *p) {
     char desc[128];
     clip_gemm_describe(&prm, desc, sizeof desc);
     clip_proc_set_variant(p, desc);
-    s = clip_gemm_build(p, t, &prm, st->n, st->n, &st->gemm);
+    s = clip_gemm_build(p, t, &prm, st->n, st->n, st->n, &st->gemm);
     /* A single product (p = 2) writes the output directly. */
     if (s == CLIP_OK && product_count(st->power) > 1)
         s = clip_proc_temp(p, st->n * st->n * clip_type_size(t), &st->temp);

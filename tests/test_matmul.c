@@ -406,7 +406,7 @@ static size_t engine_case_op(clip_app *app, clip_type t, clip_gemm_params prm, c
     clip_gemm_fit(&prm, clip_app_device(app), t, 1, m, lda, ldb, ldc, oa, ob, oc);
     clip_gemm g;
     cl_mem am = NULL, bm = NULL, cm = NULL;
-    CHECK_OK(app, clip_gemm_build(p, t, &prm, m, n, &g));
+    CHECK_OK(app, clip_gemm_build(p, t, &prm, m, n, k, &g));
     sk_tiles = clip_gemm_stream_k_tiles(&g, m, n, k);
     CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
     CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));

@@ -1,4 +1,6 @@
 /* matmul's tensor-core family (variant "tensor": 3xTF32 on NVIDIA sm_80+, processes/gemm_tc.h).
+ * On sm_90 the family's wgmma kernels run the suite, then (CLIP_GEMM_WGMMA=0) the mma.sync ones;
+ * the wgmma kernels also take transposed and unaligned operands, checked here.
  * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, precision tf32 gives
  * an fp32 product, and the rest is skipped. On one: edge shapes against the K-term rounding
  * bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through the engine,
@@ -9,14 +11,21 @@
 #include <float.h>
 
 #include "gemm_testutil.h"
-#include "../processes/gemm.h"
+#include "../processes/gemm_tc.h"
 
-/* matmul of a and b with the given variant and precision; NULL with *st set on failure. */
-static clip_data *run_prec(clip_app *app, clip_data *a, clip_data *b, const char *variant,
-                           const char *precision, clip_status *st, char *chosen, size_t cap) {
+/* Non-zero while the suite runs the wgmma kernels (sm_90). */
+static int wgmma_on;
+
+/* matmul of op(a) and op(b) (transa/transb names, NULL for none) with the given variant and
+ * precision; NULL with *st set on failure. */
+static clip_data *run_ops(clip_app *app, clip_data *a, clip_data *b, const char *transa,
+                          const char *transb, const char *variant, const char *precision,
+                          clip_status *st, char *chosen, size_t cap) {
     clip_process *p = NULL;
     clip_data *out = NULL;
     clip_status s = clip_process_create(app, "matmul", &p);
+    if (s == CLIP_OK && transa) s = clip_process_set_choice(p, "transa", transa);
+    if (s == CLIP_OK && transb) s = clip_process_set_choice(p, "transb", transb);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", variant);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "precision", precision);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
@@ -29,6 +38,11 @@ static clip_data *run_prec(clip_app *app, clip_data *a, clip_data *b, const char
     *st = s;
     clip_process_destroy(p);
     return s == CLIP_OK ? out : NULL;
+}
+
+static clip_data *run_prec(clip_app *app, clip_data *a, clip_data *b, const char *variant,
+                           const char *precision, clip_status *st, char *chosen, size_t cap) {
+    return run_ops(app, a, b, NULL, NULL, variant, precision, st, chosen, cap);
 }
 
 static clip_data *run_variant(clip_app *app, clip_data *a, clip_data *b, const char *variant,
@@ -139,6 +153,7 @@ static void check_tensor(clip_app *app, gt_mat *A, gt_mat *B, const char *what) 
     char v[128] = "";
     clip_data *c = run_variant(app, a, b, "tensor", &s, v, sizeof v);
     CHECK(s == CLIP_OK && !strncmp(v, "tensor", 6));
+    CHECK(!strstr(v, "wgmma") == !wgmma_on);
     if (s != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
     gt_check(c, CLIP_F32, &R, &bound, (double)A->cols, what);
     clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
@@ -200,21 +215,27 @@ static void test_engine(clip_app *app, unsigned long long *seed) {
         CHECK_OK(app, clip_process_create(app, "matmul", &p));
         clip_gemm_params prm;
         clip_gemm_default(clip_app_device(app), CLIP_F32, CLIP_GEMM_TENSOR, m, n, k, &prm);
+        if (wgmma_on) clip_gemm_tc_default_wg(&prm);
         clip_gemm_fit(&prm, clip_app_device(app), CLIP_F32, 0, m, lda, ldb, ldc, oa, ob, oc);
         char why[160] = "";
         CHECK(clip_gemm_check(&prm, clip_app_device(app), CLIP_F32, why, sizeof why) == 0);
         clip_gemm g;
         cl_mem am = NULL, bm = NULL, cm = NULL;
-        CHECK_OK(app, clip_gemm_build(p, CLIP_F32, &prm, m, n, &g));
+        CHECK_OK(app, clip_gemm_build(p, CLIP_F32, &prm, m, n, k, &g));
         CHECK_OK(app, clip_proc_read_buffer(p, a, &am));
         CHECK_OK(app, clip_proc_read_buffer(p, b, &bm));
         CHECK_OK(app, clip_proc_write_buffer(p, c, 1, &cm));
         const clip_gemm_operand Ao = {am, oa, lda}, Bo = {bm, ob, ldb}, Co = {cm, oc, ldc};
         CHECK_OK(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bo, beta, Co));
-        /* A misaligned operand is refused, not misread. */
+        /* A misaligned operand is refused, not misread (the wgmma kernels read packed copies;
+         * a product larger than their workspace is refused instead). */
         const clip_gemm_operand Bbad = {bm, ob + 1, ldb};
-        CHECK_STATUS(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bbad, beta, Co),
-                     CLIP_ERR_INVALID_ARG);
+        if (!wgmma_on)
+            CHECK_STATUS(app, clip_gemm_enqueue(p, &g, m, n, k, alpha, Ao, Bbad, beta, Co),
+                         CLIP_ERR_INVALID_ARG);
+        else
+            CHECK_STATUS(app, clip_gemm_enqueue(p, &g, m + 200, n, k, alpha, Ao, Bo, beta, Co),
+                         CLIP_ERR_INVALID_ARG);
         const void *h = NULL;
         CHECK_OK(app, clip_data_host(c, &h));
         int bad = 0;
@@ -243,14 +264,20 @@ static void test_engine(clip_app *app, unsigned long long *seed) {
     }
 }
 
-/* What the family refuses: types other than f32, transposed operands, unaligned operands. */
+/* What the family refuses: types other than f32; the mma.sync kernel also unaligned operands
+ * (the wgmma kernels take them: checked against the bound). */
 static void test_refusals(clip_app *app, unsigned long long *seed) {
     gt_mat A = gt_random(CLIP_F32, 6, 8, 1.0, seed), B = gt_random(CLIP_F32, 8, 5, 1.0, seed);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
     clip_status s;
-    clip_data *c = run_variant(app, a, b, "tensor", &s, NULL, 0);
-    CHECK(s == CLIP_ERR_PARAM_RANGE);
-    CHECK_MSG(app, "multiples of 4");
+    clip_data *c = NULL;
+    if (wgmma_on) {
+        check_tensor(app, &A, &B, "tensor unaligned 6x8 * 8x5");
+    } else {
+        c = run_variant(app, a, b, "tensor", &s, NULL, 0);
+        CHECK(s == CLIP_ERR_PARAM_RANGE);
+        CHECK_MSG(app, "multiples of 4");
+    }
     clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
     gt_mat D = gt_random(CLIP_F64, 8, 8, 1.0, seed);
     clip_data *d = gt_data(app, &D);
@@ -291,6 +318,49 @@ static void test_tf32(clip_app *app, int tc, unsigned long long *seed) {
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
 }
 
+/* The wgmma kernels read op(A) and op(B) through the packing: every pairing of none, transpose
+ * and ctranspose (the same for real data) on odd shapes, against the bound. */
+static void test_trans_wg(clip_app *app, unsigned long long *seed) {
+    static const char *const names[3] = {NULL, "transpose", "ctranspose"};
+    static const size_t shapes[][3] = {{67, 45, 130}, {129, 200, 3}, {1, 17, 257}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int ta = 0; ta < 3; ta++)
+            for (int tb = 0; tb < 3; tb++) {
+                const size_t m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
+                gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed);
+                gt_mat SA = gt_op(&A, ta != 0), SB = gt_op(&B, tb != 0); /* as stored */
+                gt_mat bound, R = gt_product(&A, &B, CLIP_F32, &bound);
+                clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
+                clip_status st;
+                char v[128] = "", what[96];
+                clip_data *c = run_ops(app, a, b, names[ta], names[tb], "tensor", "fp32", &st, v, sizeof v);
+                snprintf(what, sizeof what, "wgmma %s*%s %zux%zux%zu", ta ? names[ta] : "none",
+                         tb ? names[tb] : "none", m, n, k);
+                CHECK(st == CLIP_OK && strstr(v, "wgmma"));
+                if (st != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
+                gt_check(c, CLIP_F32, &R, &bound, (double)k, what);
+                clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+                gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
+            }
+}
+
+/* Every check of the family's current kernels. */
+static void suite(clip_app *app, unsigned long long *seed) {
+    printf("-- %s kernels\n", wgmma_on ? "wgmma (sm_90)" : "mma.sync");
+    test_shapes(app, seed);
+    test_nonfinite(app, seed);
+    test_engine(app, seed);
+    test_refusals(app, seed);
+    test_tf32(app, 1, seed);
+    if (wgmma_on) test_trans_wg(app, seed);
+    const int quick = tu_quick();
+    compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, seed);
+    compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, seed);
+    compare_ffma(app, "long K", 64, quick ? 16384 : 131072, 64, 0, 0, seed);
+    compare_ffma(app, "magnitudes 2^60", 256, 256, 256, 0, 60, seed);
+    compare_ffma(app, "magnitudes 2^-60", 256, 256, 256, 0, -60, seed);
+}
+
 int main(void) {
     setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
     clip_app *app = tu_app();
@@ -299,8 +369,10 @@ int main(void) {
     gt_mat A = gt_random(CLIP_F32, 8, 8, 1.0, &seed);
     clip_data *a = gt_data(app, &A);
     clip_status s;
-    clip_data *c = run_variant(app, a, a, "tensor", &s, NULL, 0);
+    char v[128] = "";
+    clip_data *c = run_variant(app, a, a, "tensor", &s, v, sizeof v);
     clip_data_destroy(c), clip_data_destroy(a), gt_free(&A);
+    wgmma_on = strstr(v, "wgmma") != NULL;
     if (s != CLIP_OK) {
         CHECK(s == CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, "compute capability 8.0");
@@ -311,17 +383,12 @@ int main(void) {
         return tu_skip("test_matmul_tc", "the tensor family needs an NVIDIA device of compute "
                                          "capability 8.0 or later (the refusal was checked)");
     }
-    test_shapes(app, &seed);
-    test_nonfinite(app, &seed);
-    test_engine(app, &seed);
-    test_refusals(app, &seed);
-    test_tf32(app, 1, &seed);
-    const int quick = tu_quick();
-    compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, &seed);
-    compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, &seed);
-    compare_ffma(app, "long K", 64, quick ? 16384 : 131072, 64, 0, 0, &seed);
-    compare_ffma(app, "magnitudes 2^60", 256, 256, 256, 0, 60, &seed);
-    compare_ffma(app, "magnitudes 2^-60", 256, 256, 256, 0, -60, &seed);
+    suite(app, &seed);
+    if (wgmma_on) {
+        setenv("CLIP_GEMM_WGMMA", "0", 1);
+        wgmma_on = 0;
+        suite(app, &seed);
+    }
     clip_app_destroy(app);
     return tu_finish("test_matmul_tc");
 }

@@ -1,0 +1,181 @@
+/* SGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32 or plain TF32: C =
+ * alpha*op(A)*op(B) + beta*C, column-major, real single precision. Built after tensor_core.cl
+ * with -DCLIP_SM90A (see there), only on devices of compute capability 9.0 (processes/gemm_tc.c).
+ *
+ * wg_pack first writes each operand once into a workspace, split and laid out for wgmma:
+ *   - each value x becomes big = x rounded to TF32 and (3xTF32) small = x - big rounded to TF32,
+ *     exact TF32 patterns that the tensor cores read without a further rounding of their own;
+ *   - rows of op(A) (m) and columns of op(B) (n) are cut in tiles of WG_RA and WG_RB, K in slices
+ *     of 8, and block (tile, slice) holds each part as K-major core matrices (8 rows by 4 values,
+ *     128 contiguous bytes; core (row/8, k/4) at (row/8 * 2 + k/4) * 32 floats), zero past the
+ *     edges. A tile's slices follow each other, so a work-group's K slab is one contiguous copy.
+ * gemm_wg then runs a work-group of WG_M warpgroups over a (64 WG_M) x 128 tile of C: each stage
+ * of local memory holds WG_KS slices of both operands, filled by cp.async WG_STAGES-1 stages
+ * ahead; each warpgroup multiplies its 64 rows by the 128 columns with m64n128k8 wgmma straight
+ * from local memory. */
+#define WG_THREADS (128 * WG_M)
+#define WG_RA (64 * WG_M)               /* rows of op(A) a work-group takes */
+#define WG_RB 128                       /* columns of op(B) */
+#define WG_BLOCK_A (WG_RA * 8 * WG_PARTS) /* floats of one slice of an A tile, all parts */
+#define WG_BLOCK_B (WG_RB * 8 * WG_PARTS)
+#define WG_STAGE (WG_KS * (WG_BLOCK_A + WG_BLOCK_B))
+/* WG_LAG groups of wgmma stay in flight across iterations (1: the tensor cores work through
+ * the next barrier), so loads run WG_AHEAD = WG_STAGES - 1 - WG_LAG stages ahead. 3xTF32 adds
+ * each stage's sum to the accumulator, so there it is 0. */
+#if WG_PARTS == 2 || WG_STAGES < 3
+#define WG_LAG 0
+#else
+#define WG_LAG 1
+#endif
+#define WG_AHEAD (WG_STAGES - 1 - WG_LAG)
+
+/* Packs op(X) (rows x K, element (r, k) at X[k*ld + r], or X[r*ld + k] when along_k) into P as
+ * described above, tiles of `tile` rows, `slices` slices of K. One work-item a row and 4 values
+ * of K, which are a row of a core matrix (16 bytes written at once); consecutive work-items take
+ * consecutive rows, so a warp writes whole core matrices, and X's reads coalesce across the rows
+ * when X is stored along them (a plain A) or come in 16-byte runs along K (a plain B). */
+__kernel void wg_pack(const int rows, const int K, __global const float *restrict X,
+                      const ulong off, const int ld, const int along_k, __global float *restrict W,
+                      const ulong at, const int tile, const int slices) {
+    const int r = (int)get_global_id(0), k = 4 * (int)get_global_id(1);
+    const int rtiles = (rows + tile - 1) / tile;
+    if (r >= rtiles * tile || k >= slices * 8) return;
+    float4 x = (float4)(0.0f);
+    if (r < rows) {
+        __global const float *src = X + off;
+        if (along_k && k + 4 <= K) {
+            x = vload4(0, src + (size_t)r * (size_t)ld + k);
+        } else {
+            float v[4];
+            for (int j = 0; j < 4; j++)
+                v[j] = k + j < K ? src[along_k ? (size_t)r * (size_t)ld + k + j
+                                               : (size_t)(k + j) * (size_t)ld + r]
+                                 : 0.0f;
+            x = (float4)(v[0], v[1], v[2], v[3]);
+        }
+    }
+    const int rt = r / tile, rr = r % tile, s = k / 8, kc = (k % 8) / 4;
+    __global float *blk =
+        W + at + ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
+    const int pos = ((rr / 8) * 2 + kc) * 32 + (rr % 8) * 4;
+    const uint4 big = (uint4)(tc_tf32(x.s0), tc_tf32(x.s1), tc_tf32(x.s2), tc_tf32(x.s3));
+    vstore4(as_float4(big), 0, blk + pos);
+#if WG_PARTS == 2
+    const float4 rest = x - as_float4(big);
+    const uint4 small = (uint4)(tc_tf32(rest.s0), tc_tf32(rest.s1), tc_tf32(rest.s2), tc_tf32(rest.s3));
+    vstore4(as_float4(small), 0, blk + tile * 8 + pos);
+#endif
+}
+
+/* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup. */
+#if TRANSA
+#define A_AT(r, k) A[(size_t)(r) * (size_t)lda + (k)]
+#else
+#define A_AT(r, k) A[(size_t)(k) * (size_t)lda + (r)]
+#endif
+#if TRANSB
+#define B_AT(k, c) B[(size_t)(k) * (size_t)ldb + (c)]
+#else
+#define B_AT(k, c) B[(size_t)(c) * (size_t)ldb + (k)]
+#endif
+
+/* Issues the copies of stage (slices s0 .. s0+WG_KS-1) of tile (tm, tn) into dst. */
+inline void wg_load_stage(__local float *dst, __global const float *PA, __global const float *PB,
+                          const int tm, const int tn, const int slices, const int s0, const int tid) {
+    __global const float *a = PA + ((size_t)tm * (size_t)slices + (size_t)s0) * WG_BLOCK_A;
+    __global const float *b = PB + ((size_t)tn * (size_t)slices + (size_t)s0) * WG_BLOCK_B;
+    const int n = slices - s0 < WG_KS ? slices - s0 : WG_KS; /* whole slices left */
+    for (int c = tid; c < WG_KS * WG_BLOCK_A / 4; c += WG_THREADS)
+        tc_cp_async16(dst + 4 * c, a + 4 * c, c < n * WG_BLOCK_A / 4 ? 16u : 0u);
+    __local float *db = dst + WG_KS * WG_BLOCK_A;
+    for (int c = tid; c < WG_KS * WG_BLOCK_B / 4; c += WG_THREADS)
+        tc_cp_async16(db + 4 * c, b + 4 * c, c < n * WG_BLOCK_B / 4 ? 16u : 0u);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
+gemm_wg(const int M, const int N, const int K, const float alpha, const float beta,
+        __global const float *restrict A, const ulong offa, const int lda,
+        __global const float *restrict B, const ulong offb, const int ldb, __global float *C,
+        const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
+        const int mtiles, const int ntiles, const int slices) {
+    __global const float *PB = PA + boff;
+    __local float st_all[WG_STAGES * WG_STAGE] __attribute__((aligned(128)));
+    A += offa;
+    B += offb;
+    C += offc;
+    /* Tile (tm, tn): groups of 8 tile rows, column by column inside, for L2 reuse. */
+    const int b = (int)get_group_id(0), per_group = 8 * ntiles;
+    const int first = b / per_group * 8;
+    const int grows = mtiles - first < 8 ? mtiles - first : 8;
+    const int tm = first + (b % per_group) % grows, tn = (b % per_group) / grows;
+    const int tid = (int)get_local_id(0), wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) acc[i] = part[i] = 0.0f;
+
+    const int stages = (slices + WG_KS - 1) / WG_KS;
+    for (int s = 0; s < WG_AHEAD; s++) {
+        if (s < stages) wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, s * WG_KS, tid);
+        tc_cp_commit();
+    }
+    for (int i = 0; i < stages; i++) {
+        TC_CP_WAIT(WG_AHEAD - 1);
+        tc_fence_async_local();
+        /* Stage i has landed; the buffer of stage i - 1 - WG_LAG is free: every warpgroup has
+         * waited for its wgmma before this barrier. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int next = i + WG_AHEAD;
+        if (next < stages)
+            wg_load_stage(st_all + (next % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
+                          next * WG_KS, tid);
+        tc_cp_commit();
+
+        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
+        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
+        tc_wg_fence();
+#pragma unroll
+        for (int q = 0; q < WG_KS; q++) {
+            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
+            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
+            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
+#if WG_PARTS == 2
+            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
+            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
+            /* The small products first, while the sum is small: the tensor cores add into it
+             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
+             * addition below, so that truncation stays relative to a few products. */
+            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
+            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
+            tc_wgmma_n128_tf32(part, abig, bbig, 1);
+#else
+            tc_wgmma_n128_tf32(acc, abig, bbig, 1);
+#endif
+        }
+        tc_wg_commit();
+        TC_WG_WAIT(WG_LAG);
+#if WG_PARTS == 2
+#pragma unroll
+        for (int e = 0; e < 64; e++) acc[e] += part[e];
+#endif
+    }
+    TC_WG_WAIT(0);
+    TC_CP_WAIT(0);
+
+    const int m0 = tm * WG_RA + wg * 64 + 16 * w + g, n0 = tn * WG_RB + 2 * t;
+#pragma unroll
+    for (int e = 0; e < 64; e++) {
+        const int row = m0 + 8 * ((e % 4) / 2), col = n0 + 8 * (e / 4) + e % 2;
+        if (row < M && col < N) {
+            float r = acc[e];
+            /* NaN: a NaN or infinite operand, or a TF32 rounding past FLT_MAX (see tc_split). */
+            if (isnan(r)) {
+                r = 0.0f;
+                for (int q = 0; q < K; q++) r = fma(A_AT(row, q), B_AT(q, col), r);
+            }
+            __global float *c = C + (size_t)col * (size_t)ldc + row;
+            *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
+        }
+    }
+}

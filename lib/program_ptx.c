@@ -1,0 +1,78 @@
+/* Programs for NVIDIA's sm_90a target (Hopper's wgmma), which NVIDIA's OpenCL compiler does not
+ * emit: it writes PTX for sm_90, where ptxas refuses wgmma. Such a program is built in two steps.
+ * Its source is compiled with -DCLIP_SM90A, under which every sm_90a-only instruction is written
+ * behind the marker below (a PTX comment: see kernels/tensor_core.cl), so that build succeeds;
+ * the program's binary on NVIDIA is that PTX text. The markers are then removed, the target
+ * renamed sm_90a, and the text built again as a program binary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SM90A_MARK "//clip-sm90a "
+
+/* ptx with every marker removed and ".target sm_90" made ".target sm_90a" (a new string), or
+ * NULL when it is not PTX for sm_90 or memory runs out. */
+static char *retarget_text(const char *ptx) {
+    const char *target = strstr(ptx, ".target sm_90");
+    if (!target || (target[13] != ',' && target[13] != '\n' && target[13] != ' ')) return NULL;
+    char *out = malloc(strlen(ptx) + 2);
+    if (!out) return NULL;
+    char *o = out;
+    for (const char *p = ptx; *p;) {
+        if (p == target + 13) *o++ = 'a';
+        if (!strncmp(p, SM90A_MARK, sizeof SM90A_MARK - 1)) {
+            p += sizeof SM90A_MARK - 1;
+            continue;
+        }
+        *o++ = *p++;
+    }
+    *o = '\0';
+    return out;
+}
+
+clip_status clip_program_retarget(clip_app *app, const char *source, char *log, size_t cap,
+                                  cl_program *prog) {
+    size_t size = 0;
+    cl_int err = clGetProgramInfo(*prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS || size == 0)
+        return clip_set_error(app, CLIP_ERR_BUILD, "%s: no program binary to retarget for sm_90a (%s)",
+                              source, clip_cl_error_name(err));
+    char *ptx = malloc(size + 1);
+    if (!ptx) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
+    err = clGetProgramInfo(*prog, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL);
+    ptx[size] = '\0';
+    char *text = err == CL_SUCCESS ? retarget_text(ptx) : NULL;
+    free(ptx);
+    if (!text)
+        return clip_set_error(app, CLIP_ERR_BUILD,
+                              "%s: the device's program binary is not PTX for sm_90 (%s), so its "
+                              "sm_90a instructions cannot be enabled",
+                              source, clip_cl_error_name(err));
+    const unsigned char *bins[1] = {(const unsigned char *)text};
+    size_t len = strlen(text);
+    cl_int status = CL_SUCCESS;
+    cl_program again =
+        clCreateProgramWithBinary(app->context, 1, &app->device, &len, bins, &status, &err);
+    free(text);
+    if (err != CL_SUCCESS)
+        return clip_set_error(app, CLIP_ERR_BUILD, "%s: clCreateProgramWithBinary (sm_90a): %s",
+                              source, clip_cl_error_name(err));
+    /* Experiment hook: options of this build (e.g. -cl-nv-verbose), its log on stderr. */
+    const char *extra = getenv("CLIP_SM90A_OPTIONS");
+    err = clBuildProgram(again, 1, &app->device, extra ? extra : "", NULL, NULL);
+    if (extra && err == CL_SUCCESS) {
+        clip_build_log(app, again, log, cap);
+        fprintf(stderr, "%s (sm_90a, %s): %s\n", source, extra, log);
+    }
+    if (err != CL_SUCCESS) {
+        clip_build_log(app, again, log, cap);
+        clReleaseProgram(again);
+        return clip_set_error(app, CLIP_ERR_BUILD, "%s: build for sm_90a failed (%s): %s", source,
+                              clip_cl_error_name(err), log);
+    }
+    clReleaseProgram(*prog);
+    *prog = again;
+    return CLIP_OK;
+}
