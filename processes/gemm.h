@@ -26,7 +26,7 @@ typedef enum clip_gemm_variant {
     CLIP_GEMM_TILED,    /* A and B tiles staged in local memory, register tiles (GPUs) */
     CLIP_GEMM_DIRECT,   /* register tiles read straight from global memory (CPU caches) */
     CLIP_GEMM_SMALL,    /* one output per work-item, for tiny products */
-    CLIP_GEMM_TENSOR    /* tensor cores, 3xTF32 (f32, NVIDIA sm_80+ only: gemm_tc.h) */
+    CLIP_GEMM_TENSOR    /* tensor cores, 3xTF32 (f32, NVIDIA sm_80+ only; wgmma on sm_90: gemm_tc.h) */
 } clip_gemm_variant;
 
 /* What an operand enters the product as. */
@@ -140,7 +140,8 @@ int clip_gemm_is_2d(const clip_data *d);
 #define CLIP_GEMM_PARAM_ROWS                                                                      \
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
-     "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32)"},      \
+     "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32; "    \
+     "wgmma on sm_90)"},                                                                          \
         {"mwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile rows per work-group (0 = default)"},     \
         {"nwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile columns per work-group (0 = default)"},  \
         {"kwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "K slice per step (0 = default)"},             \

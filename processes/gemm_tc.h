@@ -1,9 +1,11 @@
 /* The tensor-core family of the GEMM engine (variant "tensor"): real single products on NVIDIA
  * tensor cores (compute capability 8.0 and later), fp32-accurate by 3xTF32 error compensation,
- * through kernels/tensor_core.cl and kernels/matmul_tc.cl. gemm.c and gemm_params.c dispatch here
- * when a set's variant is CLIP_GEMM_TENSOR; nothing of the family is built on other devices.
+ * through kernels/tensor_core.cl and kernels/matmul_tc.cl (mma.sync), or on compute capability 9.0
+ * kernels/matmul_wg.cl (wgmma; a set with `wgmma` set, clip_gemm_tc_default_wg says its fields).
+ * gemm.c and gemm_params.c dispatch here when a set's variant is CLIP_GEMM_TENSOR; nothing of the
+ * family is built on other devices.
  *
- * A tensor set uses the fields of clip_gemm_params as: mwg x nwg the work-group tile of C, kwg
+ * An mma.sync set uses the fields of clip_gemm_params as: mwg x nwg the work-group tile of C, kwg
  * the K slice (8, 16 or 32), mdimc x ndimc the warps of a work-group along M and N (each warp a
  * mwg/mdimc x nwg/ndimc tile of m16n8k8 mma tiles), stages the local buffers filled by cp.async
  * (2 to 4), aligned whether A's and B's leading dimensions and offsets are multiples of 4 floats
