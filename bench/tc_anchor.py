@@ -1,4 +1,4 @@
-"""cuBLAS SGEMM (TF32 off, then on) and matrix_power through PyTorch, for bench/tc_gpu.sh: median ms."""
+"""cuBLAS SGEMM and CGEMM (TF32 off), SGEMM with TF32 on, and matrix_power through PyTorch, for bench/tc_gpu.sh: median ms."""
 import statistics, time, torch
 torch.backends.cuda.matmul.allow_tf32 = False
 def med(f, reps=10):
@@ -15,6 +15,11 @@ for n in [1024, 2048, 4096, 8192]:
     if n == 4096:
         t = med(lambda: torch.linalg.matrix_power(a, 13), 2)
         print(f"torch matrix_power n=4096 p=13 median_ms={t:.4f}", flush=True)
+for n in [2048, 4096]:
+    a = torch.rand(n, n, dtype=torch.complex64, device='cuda')
+    b = torch.rand(n, n, dtype=torch.complex64, device='cuda')
+    t = med(lambda: a @ b, 5)
+    print(f"cublas cgemm n={n} median_ms={t:.4f} gflops={8*n**3/t/1e6:.1f}", flush=True)
 torch.backends.cuda.matmul.allow_tf32 = True
 for n in [2048, 4096, 8192]:
     a, b = torch.rand(n, n, device='cuda'), torch.rand(n, n, device='cuda')

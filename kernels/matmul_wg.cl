@@ -1,5 +1,6 @@
-/* SGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32 or plain TF32: C =
- * alpha*op(A)*op(B) + beta*C, column-major, real single precision. Built after tensor_core.cl
+/* SGEMM and CGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32 or plain
+ * TF32: C = alpha*op(A)*op(B) + beta*C, column-major, single precision, real or complex (a
+ * complex product runs as a real one of twice the depth and columns: see wg_value). Built after tensor_core.cl
  * with -DCLIP_SM90A (see there), only on devices of compute capability 9.0 (processes/gemm_tc.c).
  *
  * wg_pack first writes each operand once into a workspace, split and laid out for wgmma:
@@ -29,28 +30,51 @@
 #endif
 #define WG_AHEAD (WG_STAGES - 1 - WG_LAG)
 
-/* Packs op(X) (rows x K, element (r, k) at X[k*ld + r], or X[r*ld + k] when along_k) into P as
- * described above, tiles of `tile` rows, `slices` slices of K. One work-item a row and 4 values
- * of K, which are a row of a core matrix (16 bytes written at once); consecutive work-items take
- * consecutive rows, so a warp writes whole core matrices, and X's reads coalesce across the rows
- * when X is stored along them (a plain A) or come in 16-byte runs along K (a plain B). */
-__kernel void wg_pack(const int rows, const int K, __global const float *restrict X,
-                      const ulong off, const int ld, const int along_k, __global float *restrict W,
-                      const ulong at, const int tile, const int slices) {
+/* Element (r, k) of the real matrix that wg_pack packs. Real data: op(X) itself, X stored with
+ * element (r, k) at X[k*ld + r], or X[r*ld + k] when along_k. Complex data (c32) becomes a real
+ * product of twice the depth: op(A)'s row r holds (re, im) of each k in turn (side 0), and op(B)
+ * gives two rows per column j, 2j for the real part of C(:, j) and 2j + 1 for the imaginary part
+ * (side 1): (re, -im) and (im, re) of each k, so that sum_k of the pairs' products is
+ * re(a)re(b) - im(a)im(b) and re(a)im(b) + im(a)re(b). conj negates the stored imaginary parts
+ * (a ctranspose). */
+inline float wg_value(__global const elem_t *X, const int ld, const int along_k, const int side,
+                      const int conj, const int r, const int k) {
+#if CLIP_COMPLEX
+    const int row = side ? r / 2 : r, q = k / 2, e = k % 2;
+    const complex_t v = X[along_k ? (size_t)row * (size_t)ld + q : (size_t)q * (size_t)ld + row];
+    const float im = conj ? -v.y : v.y;
+    if (!side) return e ? im : v.x;
+    return r % 2 ? (e ? v.x : im) : (e ? -im : v.x);
+#else
+    (void)side, (void)conj;
+    return X[along_k ? (size_t)r * (size_t)ld + k : (size_t)k * (size_t)ld + r];
+#endif
+}
+
+/* Packs the rows x K real matrix of wg_value (mode = side + 2 * conj) into W + at as described
+ * above, tiles of `tile` rows, `slices` slices of K. One work-item a row and 4 values of K, which
+ * are a row of a core matrix (16 bytes written at once); the launch's work-groups cover 8 rows by
+ * 64 values of K when X is stored along K (16-byte runs read along each row) and 64 rows by 8
+ * values otherwise (reads coalesced across rows), and a warp writes whole core matrices. */
+__kernel void wg_pack(const int rows, const int K, __global const elem_t *restrict X,
+                      const ulong off, const int ld, const int along_k, const int mode,
+                      __global float *restrict W, const ulong at, const int tile,
+                      const int slices) {
     const int r = (int)get_global_id(0), k = 4 * (int)get_global_id(1);
     const int rtiles = (rows + tile - 1) / tile;
     if (r >= rtiles * tile || k >= slices * 8) return;
     float4 x = (float4)(0.0f);
     if (r < rows) {
-        __global const float *src = X + off;
+        __global const elem_t *src = X + off;
+#if !CLIP_COMPLEX
         if (along_k && k + 4 <= K) {
             x = vload4(0, src + (size_t)r * (size_t)ld + k);
-        } else {
+        } else
+#endif
+        {
             float v[4];
             for (int j = 0; j < 4; j++)
-                v[j] = k + j < K ? src[along_k ? (size_t)r * (size_t)ld + k + j
-                                               : (size_t)(k + j) * (size_t)ld + r]
-                                 : 0.0f;
+                v[j] = k + j < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + j) : 0.0f;
             x = (float4)(v[0], v[1], v[2], v[3]);
         }
     }
@@ -67,7 +91,8 @@ __kernel void wg_pack(const int rows, const int K, __global const float *restric
 #endif
 }
 
-/* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup. */
+/* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup (TRANSA
+ * and TRANSB: 0 none, 1 transpose, 2 conjugate transpose). */
 #if TRANSA
 #define A_AT(r, k) A[(size_t)(r) * (size_t)lda + (k)]
 #else
@@ -77,6 +102,9 @@ __kernel void wg_pack(const int rows, const int K, __global const float *restric
 #define B_AT(k, c) B[(size_t)(k) * (size_t)ldb + (c)]
 #else
 #define B_AT(k, c) B[(size_t)(c) * (size_t)ldb + (k)]
+#endif
+#if CLIP_COMPLEX
+inline complex_t wg_conj_if(complex_t v, int c) { return c ? (complex_t)(v.x, -v.y) : v; }
 #endif
 
 /* Issues the copies of stage (slices s0 .. s0+WG_KS-1) of tile (tm, tn) into dst. */
@@ -93,9 +121,9 @@ inline void wg_load_stage(__local float *dst, __global const float *PA, __global
 }
 
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
-gemm_wg(const int M, const int N, const int K, const float alpha, const float beta,
-        __global const float *restrict A, const ulong offa, const int lda,
-        __global const float *restrict B, const ulong offb, const int ldb, __global float *C,
+gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+        __global const elem_t *restrict A, const ulong offa, const int lda,
+        __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
         const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
         const int mtiles, const int ntiles, const int slices) {
     __global const float *PB = PA + boff;
@@ -164,6 +192,29 @@ gemm_wg(const int M, const int N, const int K, const float alpha, const float be
     TC_CP_WAIT(0);
 
     const int m0 = tm * WG_RA + wg * 64 + 16 * w + g, n0 = tn * WG_RB + 2 * t;
+#if CLIP_COMPLEX
+    /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts, and a
+     * work-item holds both (e and e + 1). */
+#pragma unroll
+    for (int e = 0; e < 64; e += 2) {
+        const int row = m0 + 8 * ((e % 4) / 2), col = (n0 + 8 * (e / 4)) / 2;
+        if (row < M && col < N) {
+            complex_t r = (complex_t)(acc[e], acc[e + 1]);
+            if (isnan(r.x) || isnan(r.y)) {
+                r = (complex_t)(0.0f);
+                for (int q = 0; q < K; q++) {
+                    const complex_t x = wg_conj_if(A_AT(row, q), TRANSA == 2);
+                    const complex_t y = wg_conj_if(B_AT(q, col), TRANSB == 2);
+                    r.x = fma(x.x, y.x, fma(-x.y, y.y, r.x));
+                    r.y = fma(x.x, y.y, fma(x.y, y.x, r.y));
+                }
+            }
+            __global complex_t *c = C + (size_t)col * (size_t)ldc + row;
+            r = clip_cmul(alpha, r);
+            *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
+        }
+    }
+#else
 #pragma unroll
     for (int e = 0; e < 64; e++) {
         const int row = m0 + 8 * ((e % 4) / 2), col = n0 + 8 * (e / 4) + e % 2;
@@ -178,4 +229,5 @@ gemm_wg(const int M, const int N, const int K, const float alpha, const float be
             *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
         }
     }
+#endif
 }

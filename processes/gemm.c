@@ -64,14 +64,16 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
                               "variant tensor needs an NVIDIA device of compute capability 8.0 or "
                               "later (cl_nv_device_attribute_query); '%s' is not one", dev->name);
     const int prec = clip_proc_choice(p, "precision");
-    if (v == CLIP_GEMM_AUTO && t == CLIP_F32 && !tile_overrides(p) &&
+    /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
+    const int single = t == CLIP_F32 || (t == CLIP_C32 && clip_gemm_tc_arch(p) == 90);
+    if (v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
         (prec == CLIP_GEMM_TF32 || clip_gemm_tc_auto(p, m, n, k)) && clip_gemm_tc_device(p)) {
         /* The tensor family where it runs and is wanted (tf32 asks for it), unless its operands
          * are not aligned. */
         char why[160];
         clip_gemm_default(dev, t, CLIP_GEMM_TENSOR, m, n, k, out);
         out->precision = prec;
-        clip_gemm_tc_prefer(p, out, m, n, k);
+        clip_gemm_tc_prefer(p, out, t, m, n, k);
         clip_gemm_set_trans(out, t, transa, transb);
         clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
         if (!clip_gemm_check(out, dev, t, why, sizeof why)) return CLIP_OK;
@@ -79,7 +81,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     clip_gemm_default(dev, t, v, m, n, k, out);
     if (v == CLIP_GEMM_TENSOR) out->precision = prec;
     clip_gemm_set_trans(out, t, transa, transb);
-    if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, out, m, n, k);
+    if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, out, t, m, n, k);
     clip_gemm_params cached;
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
@@ -159,7 +161,7 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
                             size_t n, size_t k, clip_gemm *g) {
-    if (prm->variant == CLIP_GEMM_TENSOR) return clip_gemm_tc_build(p, prm, m, n, k, g);
+    if (prm->variant == CLIP_GEMM_TENSOR) return clip_gemm_tc_build(p, t, prm, m, n, k, g);
     char opts[320];
     clip_gemm_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);

@@ -77,15 +77,18 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     o->aligned = 1;
 }
 
-size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, size_t m, size_t n, size_t k) {
+size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, clip_type t, size_t m, size_t n,
+                               size_t k) {
     const size_t parts = o->precision == CLIP_GEMM_TF32 ? 1 : 2;
+    const size_t cx = clip_type_is_complex(t) ? 2 : 1; /* see kernels/matmul_wg.cl, wg_value */
     const size_t rows = (m + (size_t)o->mwg - 1) / (size_t)o->mwg * (size_t)o->mwg;
-    const size_t cols = (n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
-    const size_t depth = (k + 7) / 8 * 8;
+    const size_t cols = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
+    const size_t depth = (cx * k + 7) / 8 * 8;
     return (rows + cols) * depth * parts * sizeof(float);
 }
 
-void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *o, size_t m, size_t n, size_t k) {
+void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *o, clip_type t, size_t m, size_t n,
+                         size_t k) {
     const char *env = getenv("CLIP_GEMM_WGMMA");
     if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || clip_gemm_tc_arch(p) != 90)
         return;
@@ -100,7 +103,7 @@ void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *o, size_t m, size_t 
     /* The packed operands are a workspace beside the data: take it only where it is a small
      * part of the device (otherwise the mma.sync kernel reads the operands in place). */
     const clip_device_info *dev = clip_proc_device(p);
-    if (clip_gemm_tc_pack_bytes(&w, m, n, k) <= dev->global_mem / 8) *o = w;
+    if (clip_gemm_tc_pack_bytes(&w, t, m, n, k) <= dev->global_mem / 8) *o = w;
 }
 
 void clip_gemm_tc_fit(clip_gemm_params *p, size_t lda, size_t ldb, size_t offa, size_t offb) {
@@ -158,7 +161,11 @@ static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char
 
 int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t,
                        char *why, size_t cap) {
-    if (t != CLIP_F32) {
+    if (p->wgmma && t != CLIP_F32 && t != CLIP_C32) {
+        snprintf(why, cap, "the wgmma kernels multiply f32 and c32 only, not %s", clip_type_name(t));
+        return -1;
+    }
+    if (!p->wgmma && t != CLIP_F32) {
         snprintf(why, cap, "the tensor family multiplies f32 only, not %s", clip_type_name(t));
         return -1;
     }
@@ -218,8 +225,7 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
                                 "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d "
                                 "-DTRANSA=%d -DTRANSB=%d",
                                 p->mdimc, p->kwg / 8, p->stages,
-                                p->precision == CLIP_GEMM_TF32 ? 1 : 2, p->transa != 0,
-                                p->transb != 0)
+                                p->precision == CLIP_GEMM_TF32 ? 1 : 2, p->transa, p->transb)
                      : snprintf(buf, cap,
                      "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
                      "-DTC_PASSES=%d",
@@ -230,17 +236,16 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
     if (extra && *extra && n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " %s", extra);
 }
 
-clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, size_t m, size_t n,
-                               size_t k, clip_gemm *g) {
+clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                               size_t n, size_t k, clip_gemm *g) {
     char opts[200];
     clip_gemm_tc_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
     const char *src = prm->wgmma ? "tensor_core+matmul_wg" : "tensor_core+matmul_tc";
-    clip_status s = clip_proc_kernel(p, src, CLIP_F32, opts, prm->wgmma ? "gemm_wg" : "gemm_tc",
-                                     &g->kernel);
-    if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, CLIP_F32, opts, "wg_pack", &g->pack);
+    clip_status s = clip_proc_kernel(p, src, t, opts, prm->wgmma ? "gemm_wg" : "gemm_tc", &g->kernel);
+    if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, t, opts, "wg_pack", &g->pack);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
-        g->work_elems = clip_gemm_tc_pack_bytes(prm, m, n, k) / sizeof(float);
+        g->work_elems = clip_gemm_tc_pack_bytes(prm, t, m, n, k) / sizeof(float);
         s = clip_proc_temp(p, g->work_elems * sizeof(float), &g->work);
         g->pack_m = m;
         g->pack_n = n;
@@ -260,15 +265,15 @@ clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, siz
                               desc, max_wg);
     }
     g->prm = *prm;
-    g->type = CLIP_F32;
+    g->type = t;
     return CLIP_OK;
 }
 
 /* wg_pack of one operand: rows x k of op(X), X read along K when along_k, into the workspace at
  * element offset `at`, in tiles of `tile` rows. */
 static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t rows, size_t k,
-                                clip_gemm_operand x, int along_k, size_t at, int tile) {
-    cl_int R = (cl_int)rows, K = (cl_int)k, ld = (cl_int)x.ld, ak = along_k, T = tile;
+                                clip_gemm_operand x, int along_k, int mode, size_t at, int tile) {
+    cl_int R = (cl_int)rows, K = (cl_int)k, ld = (cl_int)x.ld, ak = along_k, md = mode, T = tile;
     cl_int slices = (cl_int)((k + 7) / 8);
     cl_ulong off = x.off, to = at;
     cl_kernel kr = g->pack;
@@ -278,14 +283,16 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t rows
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 3, sizeof off, &off);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 4, sizeof ld, &ld);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 5, sizeof ak, &ak);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 6, sizeof g->work, &g->work);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 7, sizeof to, &to);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 8, sizeof T, &T);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 9, sizeof slices, &slices);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 6, sizeof md, &md);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 7, sizeof g->work, &g->work);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 8, sizeof to, &to);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 9, sizeof T, &T);
+    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 10, sizeof slices, &slices);
     const size_t prows = (rows + (size_t)tile - 1) / (size_t)tile * (size_t)tile;
-    const size_t pk = (size_t)slices * 8;
-    /* Rows along dimension 0 (see wg_pack), groups of 4 values of K along dimension 1. */
-    size_t global[2] = {prows, pk / 4}, local[2] = {64, 2};
+    /* Rows along dimension 0, groups of 4 values of K along dimension 1 (see wg_pack); the grid
+     * is rounded up to whole work-groups and the kernel skips what lies past the packing. */
+    size_t local[2] = {along_k ? 8 : 64, along_k ? 16 : 2};
+    size_t global[2] = {prows, ((size_t)slices * 2 + local[1] - 1) / local[1] * local[1]};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 2, global, local);
     return s;
 }
@@ -295,27 +302,31 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c) {
     const clip_gemm_params *q = &g->prm;
-    if (!g->work || clip_gemm_tc_pack_bytes(q, m, n, k) > g->work_elems * sizeof(float))
+    if (!g->work || clip_gemm_tc_pack_bytes(q, g->type, m, n, k) > g->work_elems * sizeof(float))
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
                               "built for %zux%zu by %zux%zu", m, k, k, n, g->pack_m, g->pack_k,
                               g->pack_k, g->pack_n);
+    /* A complex product is packed as a real one of 2n columns and depth 2k (wg_value). */
+    const size_t cx = clip_type_is_complex(g->type) ? 2 : 1;
     const size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
-    const size_t nt = (n + (size_t)q->nwg - 1) / (size_t)q->nwg;
-    const size_t slices = (k + 7) / 8, parts = q->precision == CLIP_GEMM_TF32 ? 1 : 2;
+    const size_t nt = (cx * n + (size_t)q->nwg - 1) / (size_t)q->nwg;
+    const size_t slices = (cx * k + 7) / 8, parts = q->precision == CLIP_GEMM_TF32 ? 1 : 2;
     const size_t threads = 128 * (size_t)q->mdimc;
     if (mt * nt > INT_MAX / threads)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
                               n, q->mwg, q->nwg);
     const size_t b_at = mt * (size_t)q->mwg * slices * 8 * parts;
     /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
-    clip_status s = enqueue_pack(p, g, m, k, a, q->transa != 0, 0, q->mwg);
-    if (s == CLIP_OK) s = enqueue_pack(p, g, n, k, b, q->transb == 0, b_at, q->nwg);
+    const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
+    clip_status s = enqueue_pack(p, g, m, cx * k, a, q->transa != 0, 2 * conja, 0, q->mwg);
+    if (s == CLIP_OK)
+        s = enqueue_pack(p, g, cx * n, cx * k, b, q->transb == 0, 1 + 2 * conjb, b_at, q->nwg);
     if (s != CLIP_OK) return s;
     cl_kernel kr = g->kernel;
     cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices;
     cl_ulong boff = b_at;
-    s = clip_gemm_common_args(p, kr, CLIP_F32, m, n, k, alpha, a, b, beta, c);
+    s = clip_gemm_common_args(p, kr, g->type, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 14, sizeof g->work, &g->work);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 15, sizeof boff, &boff);
     if (s == CLIP_OK) s = clip_proc_arg(p, kr, 16, sizeof MT, &MT);

@@ -49,13 +49,15 @@ void clip_gemm_tc_default(clip_gemm_params *out);
  * are free), then multiplied from it. */
 void clip_gemm_tc_default_wg(clip_gemm_params *out);
 
-/* Bytes of the packed operands of an m x k by k x n product for a wgmma set. */
-size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, size_t m, size_t n, size_t k);
+/* Bytes of the packed operands of an m x k by k x n product of type t for a wgmma set. */
+size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, clip_type t, size_t m, size_t n,
+                               size_t k);
 
 /* Turns a default tensor set into the wgmma set on a device of compute capability 9.0, keeping
  * its precision and operation, when the packed operands take at most an eighth of the device's
  * memory and the environment variable CLIP_GEMM_WGMMA is not "0"; otherwise leaves it. */
-void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *prm, size_t m, size_t n, size_t k);
+void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *prm, clip_type t, size_t m, size_t n,
+                         size_t k);
 
 /* clip_gemm_fit for a tensor set: sets `aligned` from the stored operands' leading dimensions
  * and offsets (elements); the other derived fields are zero. */
@@ -76,8 +78,8 @@ void clip_gemm_tc_options(const clip_gemm_params *prm, char *buf, size_t cap);
  * with a wgmma set's workspace for products up to m x k by k x n. Errors: as clip_proc_kernel
  * and clip_proc_temp; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the set's
  * work-group. */
-clip_status clip_gemm_tc_build(clip_process *p, const clip_gemm_params *prm, size_t m, size_t n,
-                               size_t k, clip_gemm *g);
+clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                               size_t n, size_t k, clip_gemm *g);
 
 /* clip_gemm_enqueue's work for a tensor set (sizes already checked against the kernel's int
  * indices, m, n, k > 0). Errors: CLIP_ERR_INVALID_ARG (A or B not aligned to 4 floats),

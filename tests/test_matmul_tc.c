@@ -283,7 +283,7 @@ static void test_refusals(clip_app *app, unsigned long long *seed) {
     clip_data *d = gt_data(app, &D);
     c = run_variant(app, d, d, "tensor", &s, NULL, 0);
     CHECK(s == CLIP_ERR_PARAM_RANGE);
-    CHECK_MSG(app, "f32 only");
+    CHECK_MSG(app, wgmma_on ? "f32 and c32 only" : "f32 only");
     clip_data_destroy(c), clip_data_destroy(d);
     gt_free(&A), gt_free(&B), gt_free(&D);
 }
@@ -344,6 +344,65 @@ static void test_trans_wg(clip_app *app, unsigned long long *seed) {
             }
 }
 
+/* c32 through the wgmma kernels (a real product of twice the depth): every pairing of none,
+ * transpose and ctranspose on odd shapes, a NaN and an infinity, against the bound; then the
+ * error beside the FFMA kernel's on a 512^3 product. */
+static void test_complex_wg(clip_app *app, unsigned long long *seed) {
+    static const char *const names[3] = {NULL, "transpose", "ctranspose"};
+    static const size_t shapes[][3] = {{67, 45, 61}, {1, 33, 130}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int ta = 0; ta < 3; ta++)
+            for (int tb = 0; tb < 3; tb++) {
+                const size_t m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
+                gt_mat A = gt_random(CLIP_C32, m, k, 1.0, seed), B = gt_random(CLIP_C32, k, n, 1.0, seed);
+                if (i == 0 && ta == 2 && tb == 1) {
+                    A.im[3 + 5 * m] = NAN;
+                    B.re[7 + 2 * k] = INFINITY;
+                }
+                gt_mat SA = gt_op(&A, ta), SB = gt_op(&B, tb);
+                /* gt_op(X, 2) conjugates: op(stored) is then the original X. */
+                gt_mat bound, R = gt_product(&A, &B, CLIP_C32, &bound);
+                clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
+                clip_status st;
+                char v[128] = "", what[96];
+                clip_data *c = run_ops(app, a, b, names[ta], names[tb], "tensor", "fp32", &st, v, sizeof v);
+                snprintf(what, sizeof what, "wgmma c32 %s*%s %zux%zux%zu", ta ? names[ta] : "none",
+                         tb ? names[tb] : "none", m, n, k);
+                CHECK(st == CLIP_OK && strstr(v, "wgmma"));
+                if (st != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
+                gt_check(c, CLIP_C32, &R, &bound, 2.0 * (double)k, what);
+                clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+                gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
+            }
+    /* Error of each part against a double reference over sum |re a re b| + |im a im b| and the
+     * like: the wgmma kernels no worse than the FFMA kernel run over the same K. */
+    const size_t n = 512;
+    gt_mat A = gt_random(CLIP_C32, n, n, 1.0, seed), B = gt_random(CLIP_C32, n, n, 1.0, seed);
+    gt_mat bound, R = gt_product(&A, &B, CLIP_C32, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_status s1, s2;
+    char v1[128] = "", v2[128] = "";
+    clip_data *ct = run_variant(app, a, b, "tensor", &s1, v1, sizeof v1);
+    clip_data *cf = run_variant(app, a, b, "tiled", &s2, v2, sizeof v2);
+    CHECK(s1 == CLIP_OK && s2 == CLIP_OK);
+    double err[2] = {0, 0};
+    const void *h[2] = {NULL, NULL};
+    CHECK(ct && cf && clip_data_host(ct, &h[0]) == CLIP_OK && clip_data_host(cf, &h[1]) == CLIP_OK);
+    for (int w = 0; w < 2 && h[0] && h[1]; w++)
+        for (size_t e = 0; e < R.numel; e++) {
+            double re, im;
+            gt_get(h[w], CLIP_C32, e, &re, &im);
+            double d = fmax(fabs(re - R.re[e]), fabs(im - R.im[e])) / bound.re[e];
+            if (!(d <= err[w])) err[w] = d;
+        }
+    printf("accuracy c32 random %zux%zux%zu  tensor max %.3g | ffma max %.3g ('%s')\n", n, n, n,
+           err[0], err[1], v2);
+    if (strstr(v2, " ks 1 ")) CHECK(err[0] <= err[1]);
+    CHECK(err[0] <= (double)(2 * n + 4) * 2 * 0x1p-24);
+    clip_data_destroy(ct), clip_data_destroy(cf), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+}
+
 /* Every check of the family's current kernels. */
 static void suite(clip_app *app, unsigned long long *seed) {
     printf("-- %s kernels\n", wgmma_on ? "wgmma (sm_90)" : "mma.sync");
@@ -353,6 +412,7 @@ static void suite(clip_app *app, unsigned long long *seed) {
     test_refusals(app, seed);
     test_tf32(app, 1, seed);
     if (wgmma_on) test_trans_wg(app, seed);
+    if (wgmma_on) test_complex_wg(app, seed);
     const int quick = tu_quick();
     compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, seed);
     compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, seed);

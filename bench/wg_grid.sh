@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# clip's f32 matmul (variant auto) against cuBLAS (TF32 off, bench/shape_anchor.py) over square
+# sizes 256..8192, ResNet-50's convolutions as GEMMs and the issue's skinny shapes, in one call on
+# the GPU machine after a build into /tmp/build-gpu. Writes CSV (shape, clip ms, variant, cuBLAS
+# ms, clip/cuBLAS speed) to $1 (default bench/results/gemm_grid_gpu.csv); bench/GEMM.md has it.
+set -u
+out=${1:-bench/results/gemm_grid_gpu.csv}
+square="256x256x256 512x512x512 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192"
+resnet="64x12544x147 64x3136x64 64x3136x576 256x3136x64 128x784x1152 512x784x128 256x196x2304 1024x196x256 512x49x4608 2048x49x512"
+skinny="1x8192x8192 8192x1x8192 16x16x1000000 3x5x100000"
+shapes="$square $resnet $skinny"
+tmp=$(mktemp)
+for s in $shapes; do
+  timeout 60 /tmp/build-gpu/bench/gemm_bench $s --repeat 10 --no-clblast | grep -m1 "^clip " >>"$tmp"
+done
+anchors=$(PYTHONUNBUFFERED=1 timeout 200 python3 bench/shape_anchor.py $shapes)
+echo "shape,clip_ms,clip_variant,cublas_ms,speed" >"$out"
+for s in $shapes; do
+  line=$(grep " $s " "$tmp" | head -1)
+  ms=$(echo "$line" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+  var=$(echo "$line" | grep -o "variant='[^']*'" | cut -d"'" -f2)
+  cb=$(echo "$anchors" | grep "cublas $s " | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+  sp=$(awk -v a="$ms" -v b="$cb" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
+  echo "$s,$ms,$var,$cb,$sp" >>"$out"
+done
+rm -f "$tmp"
+cat "$out"
