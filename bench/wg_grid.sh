@@ -3,7 +3,26 @@
 # sizes 256..8192, ResNet-50's convolutions as GEMMs and the issue's skinny shapes, in one call on
 # the GPU machine after a build into /tmp/build-gpu. Writes CSV (shape, clip ms, variant, cuBLAS
 # ms, clip/cuBLAS speed) to $1 (default bench/results/gemm_grid_gpu.csv); bench/GEMM.md has it.
+#   bench/wg_grid.sh --plot CSV   draws CSV's speeds as bench/results/gemm_grid_gpu.png (gnuplot;
+#                                 the GPU machine has none, so the plot is made here afterwards)
 set -u
+if [ "${1:-}" = --plot ]; then
+  gnuplot <<GP
+set terminal pngcairo size 1000,500
+set output '${3:-bench/results/gemm_grid_gpu.png}'
+set datafile separator ','
+set title 'clip f32 matmul (auto) against cuBLAS SGEMM, TF32 off: cuBLAS time / clip time' noenhanced
+set style data histograms
+set style fill solid 0.6
+set boxwidth 0.8
+set xtics rotate by -45 noenhanced
+set ylabel 'speed (>1: clip faster)'
+set yrange [0:*]
+set grid ytics
+plot '$2' every ::1 using 5:xtic(1) title 'clip / cuBLAS', 1 with lines lc rgb 'black' title ''
+GP
+  exit
+fi
 out=${1:-bench/results/gemm_grid_gpu.csv}
 square="256x256x256 512x512x512 1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192"
 resnet="64x12544x147 64x3136x64 64x3136x576 256x3136x64 128x784x1152 512x784x128 256x196x2304 1024x196x256 512x49x4608 2048x49x512"

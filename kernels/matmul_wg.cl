@@ -210,7 +210,8 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
                 }
             }
             __global complex_t *c = C + (size_t)col * (size_t)ldc + row;
-            r = clip_cmul(alpha, r);
+            /* alpha = 1 leaves r alone: a complex scaling turns an Inf into Inf + NaN*i. */
+            if (alpha.x != 1.0f || alpha.y != 0.0f) r = clip_cmul(alpha, r);
             *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
         }
     }
