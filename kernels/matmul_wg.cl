@@ -51,36 +51,32 @@ inline float wg_value(__global const elem_t *X, const int ld, const int along_k,
 #endif
 }
 
-/* Packs the rows x K real matrix of wg_value (mode = side + 2 * conj) into W + at as described
- * above, tiles of `tile` rows, `slices` slices of K. One work-item a row and 4 values of K, which
- * are a row of a core matrix (16 bytes written at once); the launch's work-groups cover 8 rows by
- * 64 values of K when X is stored along K (16-byte runs read along each row) and 64 rows by 8
- * values otherwise (reads coalesced across rows), and a warp writes whole core matrices. */
-__kernel void wg_pack(const int rows, const int K, __global const elem_t *restrict X,
-                      const ulong off, const int ld, const int along_k, const int mode,
-                      __global float *restrict W, const ulong at, const int tile,
-                      const int slices) {
-    const int r = (int)get_global_id(0), k = 4 * (int)get_global_id(1);
+/* Packs element group (r, k..k+3) of the rows x K real matrix of wg_value (mode = side + 2 *
+ * conj) into W as described above, tiles of `tile` rows, `slices` slices of K: 16 bytes, a row of
+ * a core matrix. Nothing past the packed tiles. */
+inline void wg_pack_one(const int r, const int k, const int rows, const int K,
+                        __global const elem_t *restrict X, const int ld, const int along_k,
+                        const int mode, __global float *restrict W, const int tile,
+                        const int slices) {
     const int rtiles = (rows + tile - 1) / tile;
     if (r >= rtiles * tile || k >= slices * 8) return;
     float4 x = (float4)(0.0f);
     if (r < rows) {
-        __global const elem_t *src = X + off;
 #if !CLIP_COMPLEX
         if (along_k && k + 4 <= K) {
-            x = vload4(0, src + (size_t)r * (size_t)ld + k);
+            x = vload4(0, X + (size_t)r * (size_t)ld + k);
         } else
 #endif
         {
             float v[4];
             for (int j = 0; j < 4; j++)
-                v[j] = k + j < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + j) : 0.0f;
+                v[j] = k + j < K ? wg_value(X, ld, along_k, mode & 1, mode >> 1, r, k + j) : 0.0f;
             x = (float4)(v[0], v[1], v[2], v[3]);
         }
     }
     const int rt = r / tile, rr = r % tile, s = k / 8, kc = (k % 8) / 4;
     __global float *blk =
-        W + at + ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
+        W + ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
     const int pos = ((rr / 8) * 2 + kc) * 32 + (rr % 8) * 4;
     const uint4 big = (uint4)(tc_tf32(x.s0), tc_tf32(x.s1), tc_tf32(x.s2), tc_tf32(x.s3));
     vstore4(as_float4(big), 0, blk + pos);
@@ -89,6 +85,23 @@ __kernel void wg_pack(const int rows, const int K, __global const elem_t *restri
     const uint4 small = (uint4)(tc_tf32(rest.s0), tc_tf32(rest.s1), tc_tf32(rest.s2), tc_tf32(rest.s3));
     vstore4(as_float4(small), 0, blk + tile * 8 + pos);
 #endif
+}
+
+/* Packs both operands in one launch (dimension 2: 0 op(A), 1 op(B) at W + b_at), K the packed
+ * depth of both. One work-item a row and 4 values of K; work-groups of 8 rows by 64 values of K,
+ * so that a warp writes whole core matrices and reads 32-byte runs across rows (an operand stored
+ * along them) or 64-byte runs along K (one stored along K). */
+__kernel void wg_pack(const int K, const int slices, const int rows_a,
+                      __global const elem_t *restrict A, const ulong offa, const int lda,
+                      const int a_along_k, const int mode_a, const int rows_b,
+                      __global const elem_t *restrict B, const ulong offb, const int ldb,
+                      const int b_along_k, const int mode_b, __global float *restrict W,
+                      const ulong b_at) {
+    const int r = (int)get_global_id(0), k = 4 * (int)get_global_id(1);
+    if (get_global_id(2) == 0)
+        wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices);
+    else
+        wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices);
 }
 
 /* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup (TRANSA

@@ -269,31 +269,33 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
     return CLIP_OK;
 }
 
-/* wg_pack of one operand: rows x k of op(X), X read along K when along_k, into the workspace at
- * element offset `at`, in tiles of `tile` rows. */
-static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t rows, size_t k,
-                                clip_gemm_operand x, int along_k, int mode, size_t at, int tile) {
-    cl_int R = (cl_int)rows, K = (cl_int)k, ld = (cl_int)x.ld, ak = along_k, md = mode, T = tile;
-    cl_int slices = (cl_int)((k + 7) / 8);
-    cl_ulong off = x.off, to = at;
+/* wg_pack of both operands: op(A) m x k', op(B)'s n' rows (columns of op(B), two a column when
+ * complex) of depth k' into the workspace, op(B) from element b_at. */
+static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
+                                clip_gemm_operand a, clip_gemm_operand b, size_t b_at) {
+    const clip_gemm_params *q = &g->prm;
+    const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
+    /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
+    cl_int K = (cl_int)k, slices = (cl_int)((k + 7) / 8), ra = (cl_int)m, rb = (cl_int)n;
+    cl_int lda = (cl_int)a.ld, ldb = (cl_int)b.ld, aak = q->transa != 0, bak = q->transb == 0;
+    cl_int ma = 2 * conja, mb = 1 + 2 * conjb;
+    cl_ulong offa = a.off, offb = b.off, to = b_at;
     cl_kernel kr = g->pack;
-    clip_status s = clip_proc_arg(p, kr, 0, sizeof R, &R);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 1, sizeof K, &K);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 2, sizeof x.mem, &x.mem);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 3, sizeof off, &off);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 4, sizeof ld, &ld);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 5, sizeof ak, &ak);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 6, sizeof md, &md);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 7, sizeof g->work, &g->work);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 8, sizeof to, &to);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 9, sizeof T, &T);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 10, sizeof slices, &slices);
-    const size_t prows = (rows + (size_t)tile - 1) / (size_t)tile * (size_t)tile;
-    /* Rows along dimension 0, groups of 4 values of K along dimension 1 (see wg_pack); the grid
-     * is rounded up to whole work-groups and the kernel skips what lies past the packing. */
-    size_t local[2] = {along_k ? 8 : 64, along_k ? 16 : 2};
-    size_t global[2] = {prows, ((size_t)slices * 2 + local[1] - 1) / local[1] * local[1]};
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 2, global, local);
+    const void *vals[16] = {&K,  &slices, &ra,    &a.mem, &offa, &lda, &aak,    &ma,
+                            &rb, &b.mem,  &offb,  &ldb,   &bak,  &mb,  &g->work, &to};
+    const size_t sizes[16] = {sizeof K,    sizeof slices, sizeof ra,   sizeof a.mem,
+                              sizeof offa, sizeof lda,    sizeof aak,  sizeof ma,
+                              sizeof rb,   sizeof b.mem,  sizeof offb, sizeof ldb,
+                              sizeof bak,  sizeof mb,     sizeof g->work, sizeof to};
+    clip_status s = CLIP_OK;
+    for (cl_uint i = 0; i < 16 && s == CLIP_OK; i++) s = clip_proc_arg(p, kr, i, sizes[i], vals[i]);
+    const size_t pa = (m + (size_t)q->mwg - 1) / (size_t)q->mwg * (size_t)q->mwg;
+    const size_t pb = (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->nwg;
+    /* Rows along dimension 0, groups of 4 values of K along dimension 1 (see wg_pack), rounded
+     * up to whole work-groups; the kernel skips what lies past each operand's packing. */
+    size_t local[3] = {8, 16, 1};
+    size_t global[3] = {pa > pb ? pa : pb, ((size_t)slices * 2 + 15) / 16 * 16, 2};
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 3, global, local);
     return s;
 }
 
@@ -317,11 +319,7 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
                               n, q->mwg, q->nwg);
     const size_t b_at = mt * (size_t)q->mwg * slices * 8 * parts;
-    /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
-    const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
-    clip_status s = enqueue_pack(p, g, m, cx * k, a, q->transa != 0, 2 * conja, 0, q->mwg);
-    if (s == CLIP_OK)
-        s = enqueue_pack(p, g, cx * n, cx * k, b, q->transb == 0, 1 + 2 * conjb, b_at, q->nwg);
+    clip_status s = enqueue_pack(p, g, m, cx * n, cx * k, a, b, b_at);
     if (s != CLIP_OK) return s;
     cl_kernel kr = g->kernel;
     cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices;
