@@ -1,14 +1,8 @@
 """cuBLAS SGEMM (TF32 off) through PyTorch for a list of MxNxK shapes (op(A) M x K times op(B) K x N),
 for bench/wg_grid.sh: one line per shape, median ms of 7 batches after a warm-up."""
-import statistics, sys, time, torch
+import sys, torch
+from torch_timing import median_ms as med
 torch.backends.cuda.matmul.allow_tf32 = False
-def med(f, reps):
-    f(); torch.cuda.synchronize(); ts = []
-    for _ in range(7):
-        t = time.perf_counter()
-        for _ in range(reps): f()
-        torch.cuda.synchronize(); ts.append((time.perf_counter() - t) / reps * 1e3)
-    return statistics.median(ts)
 for s in sys.argv[1:]:
     m, n, k = (int(x) for x in s.split('x'))
     a, b = torch.rand(m, k, device='cuda'), torch.rand(k, n, device='cuda')

@@ -1,13 +1,9 @@
 """cuBLAS SGEMM and CGEMM (TF32 off), SGEMM with TF32 on, and matrix_power through PyTorch, for bench/tc_gpu.sh: median ms."""
-import statistics, time, torch
+import torch
+from torch_timing import median_ms
 torch.backends.cuda.matmul.allow_tf32 = False
 def med(f, reps=10):
-    f(); torch.cuda.synchronize(); ts = []
-    for _ in range(7):
-        t = time.perf_counter()
-        for _ in range(reps): f()
-        torch.cuda.synchronize(); ts.append((time.perf_counter() - t) / reps * 1e3)
-    return statistics.median(ts)
+    return median_ms(f, reps)
 for n in [1024, 2048, 4096, 8192]:
     a, b = torch.rand(n, n, device='cuda'), torch.rand(n, n, device='cuda')
     t = med(lambda: a @ b, 10 if n < 8192 else 3)

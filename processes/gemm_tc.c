@@ -122,30 +122,22 @@ size_t clip_gemm_tc_local_bytes(const clip_gemm_params *p) {
     return (a + b) * (size_t)p->stages * sizeof(float);
 }
 
-/* clip_gemm_tc_check of a wgmma set. */
-static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char *why, size_t cap) {
-    if (p->nwg != 128 || p->ndimc != 1 || p->mdimc < 1 || p->mdimc > 3 || p->mwg != 64 * p->mdimc) {
-        snprintf(why, cap, "wgmma sets: nwg 128, ndimc 1, mdimc 1 to 3 warpgroups of 64 rows (mwg "
-                           "64 mdimc)");
-        return -1;
-    }
-    if (p->kwg < 8 || p->kwg > 32 || p->kwg % 8) {
-        snprintf(why, cap, "kwg %d: wgmma sets take 8, 16, 24 or 32", p->kwg);
-        return -1;
-    }
+/* The checks both kernels share: precision, stages (2 to max_stages), the fields fixed in the
+ * family, the work-group of `threads` and the local memory. */
+static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, int max_stages,
+                        size_t threads, char *why, size_t cap) {
     if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
         snprintf(why, cap, "precision %d: fp32 or tf32", p->precision);
         return -1;
     }
-    if (p->stages < 2 || p->stages > 6) {
-        snprintf(why, cap, "stages %d: wgmma sets take 2 to 6", p->stages);
+    if (p->stages < 2 || p->stages > max_stages) {
+        snprintf(why, cap, "stages %d: these tensor sets take 2 to %d", p->stages, max_stages);
         return -1;
     }
     if (p->vw != 4 || p->vwn != 1 || p->ksplit != 1 || p->sk != 0 || p->wm != p->mdimc) {
         snprintf(why, cap, "vw 4, vwn 1, ksplit 1 and streamk 0 are fixed in the tensor family");
         return -1;
     }
-    size_t threads = 128 * (size_t)p->mdimc;
     if (threads > dev->max_work_group) {
         snprintf(why, cap, "%zu work-items exceed the device's %zu", threads, dev->max_work_group);
         return -1;
@@ -157,6 +149,20 @@ static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char
         return -1;
     }
     return 0;
+}
+
+/* clip_gemm_tc_check of a wgmma set. */
+static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char *why, size_t cap) {
+    if (p->nwg != 128 || p->ndimc != 1 || p->mdimc < 1 || p->mdimc > 3 || p->mwg != 64 * p->mdimc) {
+        snprintf(why, cap, "wgmma sets: nwg 128, ndimc 1, mdimc 1 to 3 warpgroups of 64 rows (mwg "
+                           "64 mdimc)");
+        return -1;
+    }
+    if (p->kwg < 8 || p->kwg > 32 || p->kwg % 8) {
+        snprintf(why, cap, "kwg %d: wgmma sets take 8, 16, 24 or 32", p->kwg);
+        return -1;
+    }
+    return check_shared(p, dev, 6, 128 * (size_t)p->mdimc, why, cap);
 }
 
 int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t,
@@ -190,34 +196,11 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
         snprintf(why, cap, "kwg %d: the tensor family takes 8, 16 or 32", p->kwg);
         return -1;
     }
-    if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
-        snprintf(why, cap, "precision %d: fp32 or tf32", p->precision);
-        return -1;
-    }
-    if (p->stages < 2 || p->stages > 4) {
-        snprintf(why, cap, "stages %d: the tensor family takes 2 to 4", p->stages);
-        return -1;
-    }
-    if (p->vw != 4 || p->vwn != 1 || p->ksplit != 1 || p->sk != 0 || p->wm != p->mdimc) {
-        snprintf(why, cap, "vw 4, vwn 1, ksplit 1 and streamk 0 are fixed in the tensor family");
-        return -1;
-    }
     if (!p->aligned) {
         snprintf(why, cap, "A's and B's leading dimensions and offsets must be multiples of 4");
         return -1;
     }
-    size_t threads = 32 * (size_t)p->mdimc * (size_t)p->ndimc;
-    if (threads > dev->max_work_group) {
-        snprintf(why, cap, "%zu work-items exceed the device's %zu", threads, dev->max_work_group);
-        return -1;
-    }
-    size_t local = clip_gemm_tc_local_bytes(p);
-    if (local > dev->local_mem) {
-        snprintf(why, cap, "the stages need %zu bytes of local memory, the device has %llu", local,
-                 (unsigned long long)dev->local_mem);
-        return -1;
-    }
-    return 0;
+    return check_shared(p, dev, 4, 32 * (size_t)p->mdimc * (size_t)p->ndimc, why, cap);
 }
 
 void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {

@@ -318,62 +318,57 @@ static void test_tf32(clip_app *app, int tc, unsigned long long *seed) {
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
 }
 
+/* transa/transb values by operation (0 none, 1 transpose, 2 ctranspose). */
+static const char *const op_names[3] = {NULL, "transpose", "ctranspose"};
+
+/* One product of type t through the wgmma kernels, op(A) m x k and op(B) k x n stored as ops ta
+ * and tb ask, against the bound; with `special` a NaN in A and an infinity in B. */
+static void wg_ops_case(clip_app *app, clip_type t, size_t m, size_t k, size_t n, int ta, int tb,
+                        int special, unsigned long long *seed) {
+    gt_mat A = gt_random(t, m, k, 1.0, seed), B = gt_random(t, k, n, 1.0, seed);
+    if (special) {
+        if (clip_type_is_complex(t))
+            A.im[3 + 5 * m] = NAN;
+        else
+            A.re[3 + 5 * m] = NAN;
+        B.re[7 + 2 * k] = INFINITY;
+    }
+    /* Stored as op(X) reads it back: gt_op(X, 2) conjugates too. */
+    gt_mat SA = gt_op(&A, ta), SB = gt_op(&B, tb);
+    gt_mat bound, R = gt_product(&A, &B, t, &bound);
+    clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
+    clip_status st;
+    char v[128] = "", what[96];
+    clip_data *c = run_ops(app, a, b, op_names[ta], op_names[tb], "tensor", "fp32", &st, v, sizeof v);
+    snprintf(what, sizeof what, "wgmma %s %s*%s %zux%zux%zu", clip_type_name(t),
+             ta ? op_names[ta] : "none", tb ? op_names[tb] : "none", m, n, k);
+    CHECK(st == CLIP_OK && strstr(v, "wgmma"));
+    if (st != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
+    gt_check(c, t, &R, &bound, (clip_type_is_complex(t) ? 2.0 : 1.0) * (double)k, what);
+    clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
+}
+
 /* The wgmma kernels read op(A) and op(B) through the packing: every pairing of none, transpose
  * and ctranspose (the same for real data) on odd shapes, against the bound. */
 static void test_trans_wg(clip_app *app, unsigned long long *seed) {
-    static const char *const names[3] = {NULL, "transpose", "ctranspose"};
     static const size_t shapes[][3] = {{67, 45, 130}, {129, 200, 3}, {1, 17, 257}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int ta = 0; ta < 3; ta++)
-            for (int tb = 0; tb < 3; tb++) {
-                const size_t m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
-                gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed);
-                gt_mat SA = gt_op(&A, ta != 0), SB = gt_op(&B, tb != 0); /* as stored */
-                gt_mat bound, R = gt_product(&A, &B, CLIP_F32, &bound);
-                clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
-                clip_status st;
-                char v[128] = "", what[96];
-                clip_data *c = run_ops(app, a, b, names[ta], names[tb], "tensor", "fp32", &st, v, sizeof v);
-                snprintf(what, sizeof what, "wgmma %s*%s %zux%zux%zu", ta ? names[ta] : "none",
-                         tb ? names[tb] : "none", m, n, k);
-                CHECK(st == CLIP_OK && strstr(v, "wgmma"));
-                if (st != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
-                gt_check(c, CLIP_F32, &R, &bound, (double)k, what);
-                clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
-                gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
-            }
+            for (int tb = 0; tb < 3; tb++)
+                wg_ops_case(app, CLIP_F32, shapes[i][0], shapes[i][1], shapes[i][2], ta, tb, 0, seed);
 }
 
 /* c32 through the wgmma kernels (a real product of twice the depth): every pairing of none,
- * transpose and ctranspose on odd shapes, a NaN and an infinity, against the bound; then the
- * error beside the FFMA kernel's on a 512^3 product. */
+ * transpose and ctranspose on odd shapes, one with a NaN and an infinity, against the bound; then
+ * the error beside the FFMA kernel's on a 512^3 product. */
 static void test_complex_wg(clip_app *app, unsigned long long *seed) {
-    static const char *const names[3] = {NULL, "transpose", "ctranspose"};
     static const size_t shapes[][3] = {{67, 45, 61}, {1, 33, 130}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int ta = 0; ta < 3; ta++)
-            for (int tb = 0; tb < 3; tb++) {
-                const size_t m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
-                gt_mat A = gt_random(CLIP_C32, m, k, 1.0, seed), B = gt_random(CLIP_C32, k, n, 1.0, seed);
-                if (i == 0 && ta == 2 && tb == 1) {
-                    A.im[3 + 5 * m] = NAN;
-                    B.re[7 + 2 * k] = INFINITY;
-                }
-                gt_mat SA = gt_op(&A, ta), SB = gt_op(&B, tb);
-                /* gt_op(X, 2) conjugates: op(stored) is then the original X. */
-                gt_mat bound, R = gt_product(&A, &B, CLIP_C32, &bound);
-                clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
-                clip_status st;
-                char v[128] = "", what[96];
-                clip_data *c = run_ops(app, a, b, names[ta], names[tb], "tensor", "fp32", &st, v, sizeof v);
-                snprintf(what, sizeof what, "wgmma c32 %s*%s %zux%zux%zu", ta ? names[ta] : "none",
-                         tb ? names[tb] : "none", m, n, k);
-                CHECK(st == CLIP_OK && strstr(v, "wgmma"));
-                if (st != CLIP_OK) fprintf(stderr, "%s: %s\n", what, clip_app_last_error(app));
-                gt_check(c, CLIP_C32, &R, &bound, 2.0 * (double)k, what);
-                clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
-                gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
-            }
+            for (int tb = 0; tb < 3; tb++)
+                wg_ops_case(app, CLIP_C32, shapes[i][0], shapes[i][1], shapes[i][2], ta, tb,
+                            i == 0 && ta == 2 && tb == 1, seed);
     /* Error of each part against a double reference over sum |re a re b| + |im a im b| and the
      * like: the wgmma kernels no worse than the FFMA kernel run over the same K. */
     const size_t n = 512;
