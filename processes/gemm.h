@@ -39,9 +39,10 @@ typedef enum clip_gemm_trans {
 /* Names in clip_gemm_variant order, NULL-terminated (the `variant` choice list). */
 extern const char *const clip_gemm_variant_names[];
 
-/* What an f32 product's inputs are rounded to (the `precision` parameter): fp32 keeps them (the
- * tensor family's 3xTF32 included); tf32 rounds them to TF32 (10-bit mantissa) for one tensor-
- * core product each, on devices where the tensor family runs (elsewhere fp32 is computed).
+/* What an f32 product's inputs are rounded to (the `precision` parameter; a c32 product's too
+ * where the wgmma kernels run, compute capability 9.0): fp32 keeps them (the tensor family's
+ * 3xTF32 included); tf32 rounds them to TF32 (10-bit mantissa) for one tensor-core product each,
+ * on devices where the tensor family runs (elsewhere fp32 is computed).
  * Rounding is to nearest, so an input of magnitude above (2 - 2^-11) * 2^127, the last 2^-11
  * of the fp32 range, becomes Inf in tf32 (and the product Inf or NaN) where fp32 stays finite. */
 typedef enum clip_gemm_precision { CLIP_GEMM_FP32 = 0, CLIP_GEMM_TF32 } clip_gemm_precision;
@@ -160,9 +161,9 @@ int clip_gemm_is_2d(const clip_data *d);
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "    \
          "(stream-K; 0 = off, -1 = default)"},                                                    \
         {"precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                    \
-         "f32 inputs: fp32 (accurate, default) or tf32 (rounded to 10-bit mantissas, one tensor-" \
-         "core product each on NVIDIA sm_80+: max error 2^-10 of sum|a||b|, inputs in the last "   \
-         "2^-11 of the fp32 range round to Inf; elsewhere fp32)"}
+         "f32 inputs (c32 on sm_90): fp32 (accurate, default) or tf32 (rounded to 10-bit "         \
+         "mantissas, one tensor-core product each on NVIDIA sm_80+: max error 2^-10 of "           \
+         "sum|a||b|, inputs in the last 2^-11 of the fp32 range round to Inf; elsewhere fp32)"}
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed op(A) (m x k) times op(B) (k x n) product; a set that does not fit fails with
