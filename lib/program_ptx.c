@@ -37,8 +37,9 @@ clip_status clip_program_retarget(clip_app *app, const char *source, char *log, 
     size_t size = 0;
     cl_int err = clGetProgramInfo(*prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
     if (err != CL_SUCCESS || size == 0)
-        return clip_set_error(app, CLIP_ERR_BUILD, "%s: no program binary to retarget for sm_90a (%s)",
-                              source, clip_cl_error_name(err));
+        return clip_set_error(app, CLIP_ERR_BUILD,
+                              "%s: no program binary to retarget for sm_90a (%s)", source,
+                              clip_cl_error_name(err));
     char *ptx = malloc(size + 1);
     if (!ptx) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
     err = clGetProgramInfo(*prog, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL);
