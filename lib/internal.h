@@ -100,6 +100,10 @@ const char *clip_cl_error_name(cl_int code);
 
 /* The build log of prog on app's device, truncated to cap ("" when there is none). */
 void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap);
+/* The PTX text ptx made for sm_90a (lib/program_ptx.c): every "//clip-sm90a " marker removed
+ * and ".target sm_90" made ".target sm_90a" (left as it is when it already names sm_90a). A new
+ * string the caller frees, or NULL when ptx names no sm_90 target or memory runs out. */
+char *clip_ptx_retarget_text(const char *ptx);
 /* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
  * sm_90a target (lib/program_ptx.c says how); on failure *prog is kept (the caller releases it)
  * and the error names the cause, with the build log in log. Errors: CLIP_ERR_BUILD,

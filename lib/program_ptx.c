@@ -12,16 +12,17 @@
 
 #define SM90A_MARK "//clip-sm90a "
 
-/* ptx with every marker removed and ".target sm_90" made ".target sm_90a" (a new string), or
- * NULL when it is not PTX for sm_90 or memory runs out. */
-static char *retarget_text(const char *ptx) {
+char *clip_ptx_retarget_text(const char *ptx) {
     const char *target = strstr(ptx, ".target sm_90");
-    if (!target || (target[13] != ',' && target[13] != '\n' && target[13] != ' ')) return NULL;
+    if (!target) return NULL;
+    const char after = target[13];
+    const int has_a = after == 'a';
+    if (!has_a && after != ',' && after != '\n' && after != ' ') return NULL; /* e.g. sm_900 */
     char *out = malloc(strlen(ptx) + 2);
     if (!out) return NULL;
     char *o = out;
     for (const char *p = ptx; *p;) {
-        if (p == target + 13) *o++ = 'a';
+        if (p == target + 13 && !has_a) *o++ = 'a';
         if (!strncmp(p, SM90A_MARK, sizeof SM90A_MARK - 1)) {
             p += sizeof SM90A_MARK - 1;
             continue;
@@ -44,7 +45,7 @@ clip_status clip_program_retarget(clip_app *app, const char *source, char *log, 
     if (!ptx) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
     err = clGetProgramInfo(*prog, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL);
     ptx[size] = '\0';
-    char *text = err == CL_SUCCESS ? retarget_text(ptx) : NULL;
+    char *text = err == CL_SUCCESS ? clip_ptx_retarget_text(ptx) : NULL;
     free(ptx);
     if (!text)
         return clip_set_error(app, CLIP_ERR_BUILD,
