@@ -1,9 +1,11 @@
 /* SGEMM and CGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32 or plain
  * TF32: C = alpha*op(A)*op(B) + beta*C, column-major, single precision, real or complex (a
- * complex product runs as a real one of twice the depth and columns: see wg_value). Built after tensor_core.cl
- * with -DCLIP_SM90A (see there), only on devices of compute capability 9.0 (processes/gemm_tc.c).
+ * complex product runs as a real one of twice the depth and columns: see wg_value). Built after
+ * tensor_core.cl with -DCLIP_SM90A (see there), only on devices of compute capability 9.0
+ * (processes/gemm_tc.c).
  *
- * wg_pack first writes each operand once into a workspace, split and laid out for wgmma:
+ * wg_pack first writes both operands once (one launch) into a workspace, split and laid out for
+ * wgmma:
  *   - each value x becomes big = x rounded to TF32 and (3xTF32) small = x - big rounded to TF32,
  *     exact TF32 patterns that the tensor cores read without a further rounding of their own;
  *   - rows of op(A) (m) and columns of op(B) (n) are cut in tiles of WG_RA and WG_RB, K in slices
@@ -11,7 +13,7 @@
  *     128 contiguous bytes; core (row/8, k/4) at (row/8 * 2 + k/4) * 32 floats), zero past the
  *     edges. A tile's slices follow each other, so a work-group's K slab is one contiguous copy.
  * gemm_wg then runs a work-group of WG_M warpgroups over a (64 WG_M) x 128 tile of C: each stage
- * of local memory holds WG_KS slices of both operands, filled by cp.async WG_STAGES-1 stages
+ * of local memory holds WG_KS slices of both operands, filled by cp.async WG_AHEAD stages
  * ahead; each warpgroup multiplies its 64 rows by the 128 columns with m64n128k8 wgmma straight
  * from local memory. */
 #define WG_THREADS (128 * WG_M)
