@@ -1,8 +1,8 @@
 /* The tensor-core family of the GEMM engine (variant "tensor"): single-precision products (f32;
  * c32 too on the wgmma kernels) on NVIDIA tensor cores (compute capability 8.0 and later),
  * fp32-accurate by 3xTF32 error compensation, through kernels/tensor_core.cl and
- * kernels/matmul_tc.cl (mma.sync), or on compute capability 9.0
- * kernels/matmul_wg.cl (wgmma; a set with `wgmma` set, clip_gemm_tc_default_wg says its fields).
+ * kernels/matmul_tc.cl (mma.sync), or on compute capability 9.0 kernels/matmul_wg.cl (wgmma; a
+ * set with `wgmma` set, clip_gemm_tc_default_wg says its fields).
  * gemm.c and gemm_params.c dispatch here when a set's variant is CLIP_GEMM_TENSOR; nothing of the
  * family is built on other devices.
  *
@@ -35,10 +35,10 @@ int clip_gemm_tc_device(clip_process *p);
 
 /* Non-zero when variant auto takes the family for an f32 (on compute capability 9.0 also c32)
  * m x k by k x n product on a device where clip_gemm_tc_device holds: the environment variable
- * CLIP_GEMM_FAMILY, when set, decides
- * ("tensor" yes, anything else no: tests and experiments); otherwise yes on compute capability
- * 9.0 (the wgmma kernels) for products of at least CLIP_GEMM_WG_MIN a side and
- * CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel wins no measured shape). */
+ * CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything else no: tests and experiments);
+ * otherwise yes on compute capability 9.0 (the wgmma kernels) for products of at least
+ * CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel wins no
+ * measured shape). */
 int clip_gemm_tc_auto(clip_process *p, size_t m, size_t n, size_t k);
 
 /* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
