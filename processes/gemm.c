@@ -59,29 +59,31 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
                                           clip_gemm_trans transb, clip_gemm_params *out) {
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
-    if (v == CLIP_GEMM_TENSOR && !clip_gemm_tc_device(p))
+    /* The device's compute capability, asked once (0 off NVIDIA). */
+    const int arch = clip_gemm_tc_arch(p);
+    if (v == CLIP_GEMM_TENSOR && arch < 80)
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant tensor needs an NVIDIA device of compute capability 8.0 or "
                               "later (cl_nv_device_attribute_query); '%s' is not one", dev->name);
     const int prec = clip_proc_choice(p, "precision");
     /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
-    const int single = t == CLIP_F32 || (t == CLIP_C32 && clip_gemm_tc_arch(p) == 90);
+    const int single = t == CLIP_F32 || (t == CLIP_C32 && arch == 90);
     if (v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
-        (prec == CLIP_GEMM_TF32 || clip_gemm_tc_auto(p, m, n, k)) && clip_gemm_tc_device(p)) {
+        (prec == CLIP_GEMM_TF32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80) {
         /* The tensor family where it runs and is wanted (tf32 asks for it), unless its operands
          * are not aligned. */
         char why[160];
         clip_gemm_default(dev, t, CLIP_GEMM_TENSOR, m, n, k, out);
         out->precision = prec;
-        clip_gemm_tc_prefer(p, out, t, m, n, k);
         clip_gemm_set_trans(out, t, transa, transb);
+        clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
         clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
         if (!clip_gemm_check(out, dev, t, why, sizeof why)) return CLIP_OK;
     }
     clip_gemm_default(dev, t, v, m, n, k, out);
     if (v == CLIP_GEMM_TENSOR) out->precision = prec;
     clip_gemm_set_trans(out, t, transa, transb);
-    if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, out, t, m, n, k);
+    if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
     clip_gemm_params cached;
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&

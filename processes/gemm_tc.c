@@ -32,17 +32,13 @@ int clip_gemm_tc_arch(clip_process *p) {
     return (int)(major * 10 + minor);
 }
 
-int clip_gemm_tc_device(clip_process *p) {
-    return clip_gemm_tc_arch(p) >= 80; /* mma.sync tf32, cp.async and ldmatrix all need sm_80 */
-}
-
-int clip_gemm_tc_auto(clip_process *p, size_t m, size_t n, size_t k) {
+int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k) {
     const char *f = getenv("CLIP_GEMM_FAMILY");
     if (f && *f) return !strcmp(f, "tensor");
     /* The mma.sync kernel ran at 0.92-0.99x the FFMA family on the H100 (bench/GEMM.md), so
      * only the wgmma kernels of sm_90 are taken, and only for products big enough that the
      * packing and the 64x128 tiles pay (measured: bench/GEMM.md, "wgmma"). */
-    return clip_gemm_tc_arch(p) == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN &&
+    return arch == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN &&
            k >= CLIP_GEMM_WG_MIN && (double)m * (double)n * (double)k >= CLIP_GEMM_WG_MIN_WORK;
 }
 
@@ -87,10 +83,10 @@ size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, clip_type t, size_t m,
     return (rows + cols) * depth * parts * sizeof(float);
 }
 
-void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *o, clip_type t, size_t m, size_t n,
-                         size_t k) {
+void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_type t, size_t m,
+                         size_t n, size_t k) {
     const char *env = getenv("CLIP_GEMM_WGMMA");
-    if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || clip_gemm_tc_arch(p) != 90)
+    if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || arch != 90)
         return;
     clip_gemm_params w;
     clip_gemm_tc_default_wg(&w);

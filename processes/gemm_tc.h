@@ -20,13 +20,9 @@
 
 /* The compute capability of process p's device as major * 10 + minor (80, 86, 90), read through
  * cl_nv_device_attribute_query; 0 when the device does not name that extension or the query
- * fails. */
+ * fails (no error). The family runs from 80 on (mma.sync tf32, cp.async and ldmatrix need sm_80),
+ * the wgmma kernels at 90 only. */
 int clip_gemm_tc_arch(clip_process *p);
-
-/* Non-zero when process p's device runs the family: its extensions name
- * cl_nv_device_attribute_query and CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV is 8 or more. Queries
- * the device (no error: a failed query means no). */
-int clip_gemm_tc_device(clip_process *p);
 
 /* The smallest side, and the least m*n*k, of an f32 or c32 product that variant auto gives the
  * wgmma kernels (by measurement, bench/GEMM.md). */
@@ -34,12 +30,12 @@ int clip_gemm_tc_device(clip_process *p);
 #define CLIP_GEMM_WG_MIN_WORK 4.0e9
 
 /* Non-zero when variant auto takes the family for an f32 (on compute capability 9.0 also c32)
- * m x k by k x n product on a device where clip_gemm_tc_device holds: the environment variable
- * CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything else no: tests and experiments);
- * otherwise yes on compute capability 9.0 (the wgmma kernels) for products of at least
- * CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel wins no
- * measured shape). */
-int clip_gemm_tc_auto(clip_process *p, size_t m, size_t n, size_t k);
+ * m x k by k x n product on a device of compute capability `arch` (clip_gemm_tc_arch, 80 or
+ * more): the environment variable CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything
+ * else no: tests and experiments); otherwise yes at 90 (the wgmma kernels) for products of at
+ * least CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel
+ * wins no measured shape). */
+int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k);
 
 /* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
 void clip_gemm_tc_default(clip_gemm_params *out);
@@ -55,18 +51,19 @@ void clip_gemm_tc_default_wg(clip_gemm_params *out);
 size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, clip_type t, size_t m, size_t n,
                                size_t k);
 
-/* Turns a default tensor set into the wgmma set on a device of compute capability 9.0, keeping
- * its precision and operation, when the packed operands take at most an eighth of the device's
- * memory and the environment variable CLIP_GEMM_WGMMA is not "0"; otherwise leaves it. */
-void clip_gemm_tc_prefer(clip_process *p, clip_gemm_params *prm, clip_type t, size_t m, size_t n,
-                         size_t k);
+/* Turns a default tensor set into the wgmma set when `arch` (clip_gemm_tc_arch of process p's
+ * device) is 90, keeping its precision and operation, when the packed operands take at most an
+ * eighth of the device's memory and the environment variable CLIP_GEMM_WGMMA is not "0";
+ * otherwise leaves it. */
+void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *prm, clip_type t, size_t m,
+                         size_t n, size_t k);
 
 /* clip_gemm_fit for a tensor set: sets `aligned` from the stored operands' leading dimensions
  * and offsets (elements); the other derived fields are zero. */
 void clip_gemm_tc_fit(clip_gemm_params *prm, size_t lda, size_t ldb, size_t offa, size_t offb);
 
 /* 0 if the tensor set fits the device for type t; otherwise -1 and a reason in `why`. Does not
- * look at the architecture (clip_gemm_tc_device does). */
+ * look at the architecture (clip_gemm_tc_arch does). */
 int clip_gemm_tc_check(const clip_gemm_params *prm, const clip_device_info *dev, clip_type t,
                        char *why, size_t cap);
 
