@@ -80,8 +80,9 @@ inline void tc_mma_tf32(float *c, const uint *a, const uint *b) {
  * program that uses these blocks is built with -DCLIP_SM90A: every sm_90a-only instruction then
  * sits behind the marker TC_SM90A, a PTX comment, so the first build passes ptxas;
  * lib/program_ptx.c (clip_program_retarget) then takes the PTX, removes the markers, names the
- * target sm_90a and builds that. Operand references inside the marked lines are substituted by the compiler like
- * any others, so the uncommented instruction gets the registers the compiler allocated. */
+ * target sm_90a and builds that. Operand references inside the marked lines are substituted by
+ * the compiler like any others, so the uncommented instruction gets the registers the compiler
+ * allocated. */
 #ifdef CLIP_SM90A
 #define TC_SM90A "//clip-sm90a "
 #else
