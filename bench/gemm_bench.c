@@ -3,7 +3,7 @@
  *
  *   gemm_bench [SIZE...] [--type f32|f64|c32|c64] [--repeat R] [--device SPEC] [--no-clblast]
  *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
- *              [--variant V] [--precision fp32|tf32] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
+ *              [--variant V] [--precision fp32|tf32|bf16|fp16] [--mwg X --nwg X --kwg X --mdimc X --ndimc X --vw X --vwn X
  *               --ksplit X --stages X --wm X --streamk X] [--ptxinfo]
  *
  * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
@@ -48,7 +48,7 @@ typedef struct opts {
     const char *device;
     int clblast;
     const char *variant;
-    const char *precision; /* matmul's precision parameter (fp32, tf32), when given */
+    const char *precision; /* matmul's precision parameter (fp32, tf32, bf16, fp16), when given */
     const char *tile_names[N_TILES];
     long tiles[N_TILES];
 } opts;

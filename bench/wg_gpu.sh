@@ -31,7 +31,7 @@ if [ $# -eq 0 ] || want bench; then
   for n in 1024 2048 4096 8192; do r=10; [ $n = 8192 ] && r=5
     CLIP_GEMM_FAMILY=ffma $G $n --repeat $r | grep "^clip" | grep -v span
     $G $n --repeat $r | grep "^clip"
-    $G $n --repeat $r --precision tf32 | grep "^clip"
+    for prec in tf32 bf16 fp16; do $G $n --repeat $r --precision $prec | grep "^clip"; done
   done
   for n in 2048 4096 8192; do
     CLIP_GEMM_FAMILY=ffma $G $n --type c32 --repeat 5 | grep "^clip" | grep -v span

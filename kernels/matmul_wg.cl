@@ -1,25 +1,40 @@
-/* SGEMM and CGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32 or plain
- * TF32: C = alpha*op(A)*op(B) + beta*C, column-major, single precision, real or complex (a
- * complex product runs as a real one of twice the depth and columns: see wg_value). Built after
- * tensor_core.cl with -DCLIP_SM90A (see there), only on devices of compute capability 9.0
- * (processes/gemm_tc.c).
+/* SGEMM and CGEMM on Hopper's warpgroup MMA (wgmma, sm_90a), fp32-accurate by 3xTF32, or with
+ * the inputs rounded to TF32, BF16 or FP16 (one product, fp32 accumulation): C = alpha*op(A)*op(B)
+ * + beta*C, column-major, single precision, real or complex (a complex product runs as a real
+ * one of twice the depth and columns: see wg_value). Built after tensor_core.cl with -DCLIP_SM90A
+ * (see there), only on devices of compute capability 9.0 (processes/gemm_tc.c).
  *
  * wg_pack first writes both operands once (one launch) into a workspace, split and laid out for
  * wgmma:
  *   - each value x becomes big = x rounded to TF32 and (3xTF32) small = x - big rounded to TF32,
  *     exact TF32 patterns that the tensor cores read without a further rounding of their own;
+ *     with WG_HALF (1 bf16, 2 fp16) x rounded to that 16-bit type, one part;
  *   - rows of op(A) (m) and columns of op(B) (n) are cut in tiles of WG_RA and WG_RB, K in slices
- *     of 8, and block (tile, slice) holds each part as K-major core matrices (8 rows by 4 values,
- *     128 contiguous bytes; core (row/8, k/4) at (row/8 * 2 + k/4) * 32 floats), zero past the
- *     edges. A tile's slices follow each other, so a work-group's K slab is one contiguous copy.
- * gemm_wg then runs a work-group of WG_M warpgroups over a (64 WG_M) x 128 tile of C: each stage
- * of local memory holds WG_KS slices of both operands, filled by cp.async WG_AHEAD stages
- * ahead; each warpgroup multiplies its 64 rows by the 128 columns with m64n128k8 wgmma straight
- * from local memory. */
+ *     of 32 bytes a row (WG_SLICE values), and block (tile, slice) holds each part as K-major core
+ *     matrices (8 rows by 16 bytes, 128 contiguous bytes; core (row/8, half of the slice) at
+ *     (row/8 * 2 + half) * 128 bytes), zero past the edges. A tile's slices follow each other,
+ *     so a work-group's K slab is one contiguous copy.
+ * gemm_wg then runs a work-group of WG_M warpgroups over a (64 WG_M) x WG_N tile of C (WG_N 128,
+ * or 256 with one part: half the local-memory reads of A per product): each stage of local
+ * memory holds WG_KS slices of both operands, filled by cp.async WG_AHEAD stages ahead; each
+ * warpgroup multiplies its 64 rows by the WG_N columns with m64nN wgmma straight from local
+ * memory (k8 a slice half for TF32, k16 for the 16-bit types). */
+#ifndef WG_HALF
+#define WG_HALF 0
+#endif
+#if WG_HALF
+#define WG_VALS 8 /* values of K in 16 bytes, a row of a core matrix */
+#else
+#define WG_VALS 4
+#endif
+#define WG_SLICE (2 * WG_VALS) /* values of K in a slice */
 #define WG_THREADS (128 * WG_M)
-#define WG_RA (64 * WG_M)               /* rows of op(A) a work-group takes */
-#define WG_RB 128                       /* columns of op(B) */
-#define WG_BLOCK_A (WG_RA * 8 * WG_PARTS) /* floats of one slice of an A tile, all parts */
+#define WG_RA (64 * WG_M) /* rows of op(A) a work-group takes */
+#ifndef WG_N
+#define WG_N 128
+#endif
+#define WG_RB WG_N                        /* columns of op(B): 128, or 256 with one part */
+#define WG_BLOCK_A (WG_RA * 8 * WG_PARTS) /* words of one slice of an A tile, all parts */
 #define WG_BLOCK_B (WG_RB * 8 * WG_PARTS)
 #define WG_STAGE (WG_KS * (WG_BLOCK_A + WG_BLOCK_B))
 /* WG_LAG groups of wgmma stay in flight across iterations (1: the tensor cores work through
@@ -31,6 +46,21 @@
 #define WG_LAG 1
 #endif
 #define WG_AHEAD (WG_STAGES - 1 - WG_LAG)
+#define WG_ACC (WG_N / 2) /* accumulators a work-item */
+/* The one-part product: m64nN wgmma of the precision's type. */
+#if WG_N == 256 && WG_HALF == 1
+#define WG_MMA tc_wgmma_n256_bf16
+#elif WG_N == 256 && WG_HALF == 2
+#define WG_MMA tc_wgmma_n256_f16
+#elif WG_N == 256
+#define WG_MMA tc_wgmma_n256_tf32
+#elif WG_HALF == 1
+#define WG_MMA tc_wgmma_n128_bf16
+#elif WG_HALF == 2
+#define WG_MMA tc_wgmma_n128_f16
+#else
+#define WG_MMA tc_wgmma_n128_tf32
+#endif
 
 /* Element (r, k) of the real matrix that wg_pack packs. Real data: op(X) itself, X stored with
  * element (r, k) at X[k*ld + r], or X[r*ld + k] when along_k. Complex data (c32) becomes a real
@@ -53,54 +83,74 @@ inline float wg_value(__global const elem_t *X, const int ld, const int along_k,
 #endif
 }
 
-/* Packs element group (r, k..k+3) of the rows x K real matrix of wg_value (mode = side + 2 *
- * conj) into W as described above, tiles of `tile` rows, `slices` slices of K: 16 bytes, a row of
- * a core matrix. Nothing past the packed tiles. */
+/* Packs element group (r, k..k+WG_VALS-1) of the rows x K real matrix of wg_value (mode = side +
+ * 2 * conj) into W as described above, tiles of `tile` rows, `slices` slices of K: 16 bytes, a
+ * row of a core matrix. Nothing past the packed tiles. */
 inline void wg_pack_one(const int r, const int k, const int rows, const int K,
                         __global const elem_t *restrict X, const int ld, const int along_k,
                         const int mode, __global float *restrict W, const int tile,
                         const int slices) {
     const int rtiles = (rows + tile - 1) / tile;
-    if (r >= rtiles * tile || k >= slices * 8) return;
-    float4 x = (float4)(0.0f);
+    if (r >= rtiles * tile || k >= slices * WG_SLICE) return;
+    float x[WG_VALS];
+    for (int j = 0; j < WG_VALS; j++)
+        x[j] = 0.0f;
     if (r < rows) {
 #if !CLIP_COMPLEX
-        if (along_k && k + 4 <= K) {
-            x = vload4(0, X + (size_t)r * (size_t)ld + k);
+        if (along_k && k + WG_VALS <= K) {
+            for (int j = 0; j < WG_VALS; j += 4) {
+                const float4 v = vload4(0, X + (size_t)r * (size_t)ld + k + j);
+                x[j] = v.s0, x[j + 1] = v.s1, x[j + 2] = v.s2, x[j + 3] = v.s3;
+            }
         } else
 #endif
         {
-            float v[4];
-            for (int j = 0; j < 4; j++)
-                v[j] = k + j < K ? wg_value(X, ld, along_k, mode & 1, mode >> 1, r, k + j) : 0.0f;
-            x = (float4)(v[0], v[1], v[2], v[3]);
+            for (int j = 0; j < WG_VALS; j++)
+                if (k + j < K) x[j] = wg_value(X, ld, along_k, mode & 1, mode >> 1, r, k + j);
         }
     }
-    const int rt = r / tile, rr = r % tile, s = k / 8, kc = (k % 8) / 4;
-    __global float *blk =
-        W + ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
+    const int rt = r / tile, rr = r % tile, s = k / WG_SLICE, kc = (k % WG_SLICE) / WG_VALS;
+    __global uint *blk = (__global uint *)W +
+                         ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
     const int pos = ((rr / 8) * 2 + kc) * 32 + (rr % 8) * 4;
-    const uint4 big = (uint4)(tc_tf32(x.s0), tc_tf32(x.s1), tc_tf32(x.s2), tc_tf32(x.s3));
-    vstore4(as_float4(big), 0, blk + pos);
+    uint big[4], small[4];
+#if WG_HALF
+    for (int j = 0; j < 4; j++)
+        big[j] = WG_HALF == 1 ? tc_pack_bf16(x[2 * j], x[2 * j + 1])
+                              : tc_pack_f16(x[2 * j], x[2 * j + 1]);
+    (void)small;
+#else
+    for (int j = 0; j < 4; j++)
+        tc_split(x[j], &big[j], &small[j]);
+#endif
+    vstore4((uint4)(big[0], big[1], big[2], big[3]), 0, blk + pos);
 #if WG_PARTS == 2
-    const float4 rest = x - as_float4(big);
-    const uint4 small = (uint4)(tc_tf32(rest.s0), tc_tf32(rest.s1), tc_tf32(rest.s2), tc_tf32(rest.s3));
-    vstore4(as_float4(small), 0, blk + tile * 8 + pos);
+    vstore4((uint4)(small[0], small[1], small[2], small[3]), 0, blk + tile * 8 + pos);
 #endif
 }
 
 /* Packs both operands in one launch (dimension 2: 0 op(A), 1 op(B) at W + b_at), K the packed
- * depth of both. One work-item a row and 4 values of K; work-groups of 8 rows by 64 values of K,
- * so that a warp writes whole core matrices and reads 32-byte runs across rows (an operand stored
- * along them) or 64-byte runs along K (one stored along K). */
-__kernel void wg_pack(const int K, const int slices, const int rows_a,
-                      __global const elem_t *restrict A, const ulong offa, const int lda,
-                      const int a_along_k, const int mode_a, const int rows_b,
-                      __global const elem_t *restrict B, const ulong offb, const int ldb,
-                      const int b_along_k, const int mode_b, __global float *restrict W,
-                      const ulong b_at) {
-    const int r = (int)get_global_id(0), k = 4 * (int)get_global_id(1);
-    if (get_global_id(2) == 0)
+ * depth of both. One work-item a row and 16 bytes of a slice; work-groups of 128, laid on each
+ * side's storage: an operand stored along K takes 8 rows by 16 work-items along K (a warp reads
+ * runs of 4 work-items along K and writes whole core matrices), one stored along its rows 32 rows
+ * by 4 (a warp reads 128 contiguous bytes of each K and writes 4 whole core matrices). The grid
+ * is 8 x 16 work-groups; dimension 0 a multiple of 64 rows, so the 32 x 4 blocks tile it too. */
+__kernel __attribute__((reqd_work_group_size(8, 16, 1))) void
+wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *restrict A,
+        const ulong offa, const int lda, const int a_along_k, const int mode_a, const int rows_b,
+        __global const elem_t *restrict B, const ulong offb, const int ldb, const int b_along_k,
+        const int mode_b, __global float *restrict W, const ulong b_at) {
+    const int side = (int)get_global_id(2);
+    int r = (int)get_global_id(0), q = (int)get_global_id(1);
+    if (!(side ? b_along_k : a_along_k)) {
+        const int lid = (int)get_local_id(0) + 8 * (int)get_local_id(1);
+        const int nb = (int)get_num_groups(0) / 4; /* blocks of 32 rows */
+        const int g = (int)get_group_id(0) + (int)get_num_groups(0) * (int)get_group_id(1);
+        r = g % nb * 32 + lid % 32;
+        q = g / nb * 4 + lid / 32;
+    }
+    const int k = WG_VALS * q;
+    if (side == 0)
         wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices);
     else
         wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices);
@@ -119,12 +169,15 @@ __kernel void wg_pack(const int K, const int slices, const int rows_a,
 #define B_AT(k, c) B[(size_t)(c) * (size_t)ldb + (k)]
 #endif
 #if CLIP_COMPLEX
-inline complex_t wg_conj_if(complex_t v, int c) { return c ? (complex_t)(v.x, -v.y) : v; }
+inline complex_t wg_conj_if(complex_t v, int c) {
+    return c ? (complex_t)(v.x, -v.y) : v;
+}
 #endif
 
 /* Issues the copies of stage (slices s0 .. s0+WG_KS-1) of tile (tm, tn) into dst. */
 inline void wg_load_stage(__local float *dst, __global const float *PA, __global const float *PB,
-                          const int tm, const int tn, const int slices, const int s0, const int tid) {
+                          const int tm, const int tn, const int slices, const int s0,
+                          const int tid) {
     __global const float *a = PA + ((size_t)tm * (size_t)slices + (size_t)s0) * WG_BLOCK_A;
     __global const float *b = PB + ((size_t)tn * (size_t)slices + (size_t)s0) * WG_BLOCK_B;
     const int n = slices - s0 < WG_KS ? slices - s0 : WG_KS; /* whole slices left */
@@ -154,13 +207,21 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
     const int tid = (int)get_local_id(0), wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32;
     const int g = lane / 4, t = lane % 4;
 
-    float acc[64], part[64];
+    float acc[WG_ACC];
 #pragma unroll
-    for (int i = 0; i < 64; i++) acc[i] = part[i] = 0.0f;
+    for (int i = 0; i < WG_ACC; i++)
+        acc[i] = 0.0f;
+#if WG_PARTS == 2
+    float part[WG_ACC];
+#pragma unroll
+    for (int i = 0; i < WG_ACC; i++)
+        part[i] = 0.0f;
+#endif
 
     const int stages = (slices + WG_KS - 1) / WG_KS;
     for (int s = 0; s < WG_AHEAD; s++) {
-        if (s < stages) wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, s * WG_KS, tid);
+        if (s < stages)
+            wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, s * WG_KS, tid);
         tc_cp_commit();
     }
     for (int i = 0; i < stages; i++) {
@@ -193,14 +254,15 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             tc_wgmma_n128_tf32(part, abig, bsmall, 1);
             tc_wgmma_n128_tf32(part, abig, bbig, 1);
 #else
-            tc_wgmma_n128_tf32(acc, abig, bbig, 1);
+            WG_MMA(acc, abig, bbig, 1);
 #endif
         }
         tc_wg_commit();
         TC_WG_WAIT(WG_LAG);
 #if WG_PARTS == 2
 #pragma unroll
-        for (int e = 0; e < 64; e++) acc[e] += part[e];
+        for (int e = 0; e < WG_ACC; e++)
+            acc[e] += part[e];
 #endif
     }
     TC_WG_WAIT(0);
@@ -211,7 +273,7 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
     /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts, and a
      * work-item holds both (e and e + 1). */
 #pragma unroll
-    for (int e = 0; e < 64; e += 2) {
+    for (int e = 0; e < WG_ACC; e += 2) {
         const int row = m0 + 8 * ((e % 4) / 2), col = (n0 + 8 * (e / 4)) / 2;
         if (row < M && col < N) {
             complex_t r = (complex_t)(acc[e], acc[e + 1]);
@@ -232,14 +294,16 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
     }
 #else
 #pragma unroll
-    for (int e = 0; e < 64; e++) {
+    for (int e = 0; e < WG_ACC; e++) {
         const int row = m0 + 8 * ((e % 4) / 2), col = n0 + 8 * (e / 4) + e % 2;
         if (row < M && col < N) {
             float r = acc[e];
-            /* NaN: a NaN or infinite operand, or a TF32 rounding past FLT_MAX (see tc_split). */
+            /* NaN: a NaN or infinite operand, or a rounding past the range (FLT_MAX in TF32 or
+             * BF16, 65504 in FP16: see tc_split), recomputed in fp32. */
             if (isnan(r)) {
                 r = 0.0f;
-                for (int q = 0; q < K; q++) r = fma(A_AT(row, q), B_AT(q, col), r);
+                for (int q = 0; q < K; q++)
+                    r = fma(A_AT(row, q), B_AT(q, col), r);
             }
             __global float *c = C + (size_t)col * (size_t)ldc + row;
             *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;

@@ -17,7 +17,9 @@
 /* The .shared state-space address of a __local pointer. NVIDIA's OpenCL keeps __local pointers
  * in the shared window (LLVM address space 3), so the integer value of the pointer is the address
  * that cp.async and ldmatrix take; no cvta is needed (there is no generic pointer to convert). */
-inline uint tc_smem(__local const void *p) { return (uint)(size_t)p; }
+inline uint tc_smem(__local const void *p) {
+    return (uint)(size_t)p;
+}
 
 /* Copies 16 bytes from global src to local dst (both 16-byte aligned) without passing through
  * registers; only the first `bytes` (0..16) are read, the rest of dst is zero-filled, so edges of
@@ -30,7 +32,9 @@ inline void tc_cp_async16(__local void *dst, __global const void *src, uint byte
 }
 
 /* Closes the group of cp.async copies issued by this work-item since the last commit. */
-inline void tc_cp_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+inline void tc_cp_commit(void) {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
 
 /* Waits until at most N (a constant) of this work-item's committed groups are still in flight.
  * Other work-items' copies become visible only after a barrier that follows the wait. */
@@ -104,7 +108,9 @@ inline void tc_fence_async_local(void) {
 }
 
 /* Orders this warpgroup's register accesses of an accumulator before the wgmma that follows. */
-inline void tc_wg_fence(void) { asm volatile(TC_SM90A "wgmma.fence.sync.aligned;" ::: "memory"); }
+inline void tc_wg_fence(void) {
+    asm volatile(TC_SM90A "wgmma.fence.sync.aligned;" ::: "memory");
+}
 /* Closes the group of wgmma issued since the last commit. */
 inline void tc_wg_commit(void) {
     asm volatile(TC_SM90A "wgmma.commit_group.sync.aligned;" ::: "memory");
@@ -115,18 +121,60 @@ inline void tc_wg_commit(void) {
 #define TC_ACC8(i)                                                                                 \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
         "+f"(d[i + 6]), "+f"(d[i + 7])
-/* d (64 floats a work-item) = A * B' (+ d when accumulate is non-zero) for one m64n128k8 tile
- * of a warpgroup, A (64x8) and B (128x8) TF32 operands in local memory named by descriptors.
- * Fragment of d: warp w of the warpgroup, g = lane/4, t = lane%4: d[4j + e] is row
- * 16w + g + 8(e/2), column 8j + 2t + e%2. */
-inline void tc_wgmma_n128_tf32(float *d, ulong da, ulong db, int accumulate) {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" TC_SM90A
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, "
-                 "%6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
-                 "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, "
-                 "%39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, "
-                 "%55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
-                 : TC_ACC8(0), TC_ACC8(8), TC_ACC8(16), TC_ACC8(24), TC_ACC8(32), TC_ACC8(40),
-                   TC_ACC8(48), TC_ACC8(56)
-                 : "l"(da), "l"(db), "r"(accumulate));
+#define TC_ACC64                                                                                   \
+    TC_ACC8(0), TC_ACC8(8), TC_ACC8(16), TC_ACC8(24), TC_ACC8(32), TC_ACC8(40), TC_ACC8(48),       \
+        TC_ACC8(56)
+#define TC_ACC128                                                                                  \
+    TC_ACC64, TC_ACC8(64), TC_ACC8(72), TC_ACC8(80), TC_ACC8(88), TC_ACC8(96), TC_ACC8(104),       \
+        TC_ACC8(112), TC_ACC8(120)
+/* The accumulator operands of a wgmma of 64 and of 128 registers. */
+#define TC_D64                                                                                     \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "        \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "        \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define TC_D128                                                                                    \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "        \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "        \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "        \
+    "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "        \
+    "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, "    \
+    "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "         \
+    "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+
+/* NAME(d, da, db, accumulate): d (N/2 floats a work-item) = A * B' (+ d when accumulate is
+ * non-zero) for one m64nNkK tile of a warpgroup, A (64 x K) and B (N x K) K-major operands in
+ * local memory named by descriptors (tc_wg_desc), TYPE tf32 (K 8) or bf16 / f16 (K 16: their
+ * transpose immediates IMM are 0, K-major), accumulating in fp32. Fragment of d: warp w of the
+ * warpgroup, g = lane/4, t = lane%4: d[4j + e] is row 16w + g + 8(e/2), column 8j + 2t + e%2.
+ * D, DESC and PRED name the operands: the accumulators, then da, db and accumulate. */
+#define TC_WGMMA(NAME, SHAPE, TYPE, IMM, D, DESC, PRED, ACC)                                       \
+    inline void NAME(float *d, ulong da, ulong db, int accumulate) {                               \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\n" TC_SM90A                    \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " " D ", " DESC   \
+                     ", p, 1, 1" IMM ";\n}\n"                                                      \
+                     : ACC                                                                         \
+                     : "l"(da), "l"(db), "r"(accumulate));                                         \
+    }
+TC_WGMMA(tc_wgmma_n128_tf32, "m64n128k8", "tf32", "", TC_D64, "%64, %65", "%66", TC_ACC64)
+TC_WGMMA(tc_wgmma_n256_tf32, "m64n256k8", "tf32", "", TC_D128, "%128, %129", "%130", TC_ACC128)
+TC_WGMMA(tc_wgmma_n128_bf16, "m64n128k16", "bf16", ", 0, 0", TC_D64, "%64, %65", "%66", TC_ACC64)
+TC_WGMMA(tc_wgmma_n256_bf16, "m64n256k16", "bf16", ", 0, 0", TC_D128, "%128, %129", "%130",
+         TC_ACC128)
+TC_WGMMA(tc_wgmma_n128_f16, "m64n128k16", "f16", ", 0, 0", TC_D64, "%64, %65", "%66", TC_ACC64)
+TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129", "%130", TC_ACC128)
+
+/* Two fp32 values rounded to nearest-even 16-bit floats and packed in one word, lo in the low
+ * half (the lower address): bf16 keeps fp32's range (8-bit mantissa), f16 has 11 bits and
+ * overflows to Inf past 65504. sm_80 instructions, no marker needed. */
+inline uint tc_pack_bf16(float lo, float hi) {
+    uint r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+inline uint tc_pack_f16(float lo, float hi) {
+    uint r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
 }

@@ -10,11 +10,11 @@
 #include <string.h>
 
 const char *const clip_gemm_variant_names[] = {"auto", "tiled", "direct", "small", "tensor", NULL};
-const char *const clip_gemm_precision_names[] = {"fp32", "tf32", NULL};
+const char *const clip_gemm_precision_names[] = {"fp32", "tf32", "bf16", "fp16", NULL};
 
 /* The tile parameters of CLIP_GEMM_PARAM_ROWS past the variant, but for streamk (a schedule). */
-static const char *const tile_param_names[10] = {"mwg", "nwg", "kwg",    "mdimc",  "ndimc",
-                                                 "vw",  "vwn", "wm",     "ksplit", "stages"};
+static const char *const tile_param_names[10] = {"mwg", "nwg", "kwg", "mdimc",  "ndimc",
+                                                 "vw",  "vwn", "wm",  "ksplit", "stages"};
 
 clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
     const int vals[10] = {q->mwg, q->nwg, q->kwg, q->mdimc,  q->ndimc,
@@ -55,8 +55,8 @@ static int tile_overrides(clip_process *p) {
 }
 
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
-                                          size_t k, clip_gemm_trans transa,
-                                          clip_gemm_trans transb, clip_gemm_params *out) {
+                                          size_t k, clip_gemm_trans transa, clip_gemm_trans transb,
+                                          clip_gemm_params *out) {
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
     /* The device's compute capability, asked once (0 off NVIDIA). */
@@ -64,14 +64,16 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     if (v == CLIP_GEMM_TENSOR && arch < 80)
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant tensor needs an NVIDIA device of compute capability 8.0 or "
-                              "later (cl_nv_device_attribute_query); '%s' is not one", dev->name);
+                              "later (cl_nv_device_attribute_query); '%s' is not one",
+                              dev->name);
     const int prec = clip_proc_choice(p, "precision");
     /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
     const int single = t == CLIP_F32 || (t == CLIP_C32 && arch == 90);
     if (v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
-        (prec == CLIP_GEMM_TF32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80) {
-        /* The tensor family where it runs and is wanted (tf32 asks for it), unless its operands
-         * are not aligned. */
+        (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80) {
+        /* The tensor family where it runs and is wanted (a rounded precision asks for it),
+         * unless its operands are not aligned or the precision needs kernels the device lacks
+         * (then fp32 below). */
         char why[160];
         clip_gemm_default(dev, t, CLIP_GEMM_TENSOR, m, n, k, out);
         out->precision = prec;
@@ -93,8 +95,8 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
      * is taken as asked. */
     clip_gemm_fit_packed(out, dev, t, 1, m, n, k);
     const char *const *names = tile_param_names;
-    int *fields[] = {&out->mwg, &out->nwg, &out->kwg,    &out->mdimc,  &out->ndimc, &out->vw,
-                     &out->vwn, &out->wm,  &out->ksplit, &out->stages};
+    int *fields[] = {&out->mwg, &out->nwg, &out->kwg, &out->mdimc,  &out->ndimc,
+                     &out->vw,  &out->vwn, &out->wm,  &out->ksplit, &out->stages};
     int overridden = 0, explicit_vwn = 0, explicit_stages = 0, explicit_wm = 0;
     for (int i = 0; i < 10; i++) {
         long x = clip_proc_int(p, names[i]);
@@ -110,7 +112,8 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     if (overridden && out->variant == CLIP_GEMM_TILED) {
         /* Fields left to default follow the explicit ones: the N vector narrows to the tile and
          * a tile too big for two local buffers gets one. */
-        while (!explicit_vwn && out->vwn > 1 && out->nwg % (out->ndimc * out->vwn)) out->vwn /= 2;
+        while (!explicit_vwn && out->vwn > 1 && out->nwg % (out->ndimc * out->vwn))
+            out->vwn /= 2;
         if (!explicit_stages && out->stages > 1) {
             clip_gemm_params one = *out;
             char why[160];
@@ -133,8 +136,9 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
         clip_gemm_describe(out, desc, sizeof desc);
-        return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE, "tile parameters %s do not fit %s on '%s': %s",
-                              desc, clip_type_name(t), dev->name, why);
+        return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
+                              "tile parameters %s do not fit %s on '%s': %s", desc,
+                              clip_type_name(t), dev->name, why);
     }
     return CLIP_OK;
 }
@@ -168,12 +172,13 @@ clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params
     clip_gemm_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
     const int tiled = prm->variant == CLIP_GEMM_TILED;
-    clip_status s = clip_proc_kernel(p, "matmul", t, opts, tiled ? "gemm_tiled" : "gemm", &g->kernel);
+    clip_status s =
+        clip_proc_kernel(p, "matmul", t, opts, tiled ? "gemm_tiled" : "gemm", &g->kernel);
     if (s != CLIP_OK) return s;
     /* Registers or local memory can cap a kernel's work-group below the device's maximum. */
     size_t max_wg = 0;
-    cl_int e = clGetKernelWorkGroupInfo(g->kernel, clip_proc_cl_device(p), CL_KERNEL_WORK_GROUP_SIZE,
-                                        sizeof max_wg, &max_wg, NULL);
+    cl_int e = clGetKernelWorkGroupInfo(g->kernel, clip_proc_cl_device(p),
+                                        CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo: error %d", (int)e);
     if ((size_t)prm->mdimc * (size_t)prm->ndimc > max_wg) {
@@ -228,7 +233,8 @@ static clip_status scalar_arg(clip_process *p, cl_kernel k, cl_uint i, clip_type
     }
 }
 
-static clip_status fill_zero(clip_process *p, clip_type t, size_t m, size_t n, clip_gemm_operand c) {
+static clip_status fill_zero(clip_process *p, clip_type t, size_t m, size_t n,
+                             clip_gemm_operand c) {
     const double zero[2] = {0, 0};
     size_t e = clip_type_size(t);
     if (c.ld == m) return clip_proc_fill(p, c.mem, zero, e, c.off * e, m * e * n);
@@ -323,15 +329,17 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
     clip_gemm_operand w = {g->work, 0, m};
     cl_int kchunk = (cl_int)(splits > 1 ? chunk : k);
     cl_ulong cstride = (cl_ulong)(m * n);
-    clip_status s = splits > 1 ? clip_gemm_common_args(p, g->kernel, g->type, m, n, k, one, a, b, zero, w)
-                               : clip_gemm_common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
+    clip_status s =
+        splits > 1 ? clip_gemm_common_args(p, g->kernel, g->type, m, n, k, one, a, b, zero, w)
+                   : clip_gemm_common_args(p, g->kernel, g->type, m, n, k, alpha, a, b, beta, c);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 14, sizeof kchunk, &kchunk);
     if (s == CLIP_OK) s = clip_proc_arg(p, g->kernel, 15, sizeof cstride, &cstride);
     size_t mtiles = (m + (size_t)q->mwg - 1) / (size_t)q->mwg, tiles = clip_gemm_tiles(q, m, n);
     if (tiles + g->sk_groups > INT_MAX)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW,
                               "a %zux%zu product has %zu tiles of %dx%d, past the kernel's 32-bit "
-                              "tile numbers", m, n, tiles, q->mwg, q->nwg);
+                              "tile numbers",
+                              m, n, tiles, q->mwg, q->nwg);
     size_t tail = splits == 1 ? clip_gemm_stream_k_tiles(g, m, n, k) : 0;
     size_t groups = tail ? tiles - tail + g->sk_groups : tiles;
     cl_int mt = (cl_int)mtiles, whole = (cl_int)(tiles - tail), ct = (cl_int)tail;
@@ -384,8 +392,8 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
         /* What clip_gemm_fit assumed of the operands the set was built for. */
         size_t vw = (size_t)q->vw, vwb = (size_t)q->vwb, vwn = (size_t)q->vwn;
         const int a_along_m = !q->transa;
-        if ((q->aligned && (m % vw || c.ld % vw || c.off % vw ||
-                            (a_along_m && (a.ld % vw || a.off % vw)))) ||
+        if ((q->aligned &&
+             (m % vw || c.ld % vw || c.off % vw || (a_along_m && (a.ld % vw || a.off % vw)))) ||
             (!q->transb && (b.ld % vwb || b.off % vwb)) ||
             (q->transa && (a.ld % vwb || a.off % vwb)) ||
             (q->alignb && (b.ld % vwn || b.off % vwn)))

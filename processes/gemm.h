@@ -26,7 +26,7 @@ typedef enum clip_gemm_variant {
     CLIP_GEMM_TILED,    /* A and B tiles staged in local memory, register tiles (GPUs) */
     CLIP_GEMM_DIRECT,   /* register tiles read straight from global memory (CPU caches) */
     CLIP_GEMM_SMALL,    /* one output per work-item, for tiny products */
-    CLIP_GEMM_TENSOR    /* tensor cores, 3xTF32 (f32, NVIDIA sm_80+ only; wgmma on sm_90: gemm_tc.h) */
+    CLIP_GEMM_TENSOR /* tensor cores, 3xTF32 (f32, NVIDIA sm_80+ only; wgmma on sm_90: gemm_tc.h) */
 } clip_gemm_variant;
 
 /* What an operand enters the product as. */
@@ -41,11 +41,21 @@ extern const char *const clip_gemm_variant_names[];
 
 /* What an f32 product's inputs are rounded to (the `precision` parameter; a c32 product's too
  * where the wgmma kernels run, compute capability 9.0): fp32 keeps them (the tensor family's
- * 3xTF32 included); tf32 rounds them to TF32 (10-bit mantissa) for one tensor-core product each,
- * on devices where the tensor family runs (elsewhere fp32 is computed).
- * Rounding is to nearest, so an input of magnitude above (2 - 2^-11) * 2^127, the last 2^-11
- * of the fp32 range, becomes Inf in tf32 (and the product Inf or NaN) where fp32 stays finite. */
-typedef enum clip_gemm_precision { CLIP_GEMM_FP32 = 0, CLIP_GEMM_TF32 } clip_gemm_precision;
+ * 3xTF32 included); tf32 rounds them to TF32 (10-bit mantissa) for one tensor-core product each;
+ * bf16 (7-bit mantissa, fp32's range) and fp16 (10-bit mantissa, largest finite 65504) round
+ * them to those 16-bit types, on the wgmma kernels only. Products accumulate in fp32. Where the
+ * kernels a precision needs do not run (tf32: compute capability below 8.0; bf16 and fp16: other
+ * than 9.0), the product is computed in fp32 instead, as accurately as precision fp32.
+ * Rounding is to nearest, so an input of magnitude above (2 - 2^-11) * 2^127 (TF32), (2 - 2^-8)
+ * * 2^127 (BF16) or 65520 (FP16) becomes Inf, and the products it enters Inf or NaN (NaN
+ * outputs are recomputed in fp32), where fp32 stays finite. Errors on a stated test: bench/GEMM.md
+ * ("precision"). */
+typedef enum clip_gemm_precision {
+    CLIP_GEMM_FP32 = 0,
+    CLIP_GEMM_TF32,
+    CLIP_GEMM_BF16,
+    CLIP_GEMM_FP16
+} clip_gemm_precision;
 extern const char *const clip_gemm_precision_names[];
 
 typedef struct clip_gemm_params {
@@ -65,15 +75,15 @@ typedef struct clip_gemm_params {
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
     /* The operation, set by the caller before clip_gemm_fit (clip_gemm_set_trans): */
-    int transa, transb;        /* clip_gemm_trans: op(A), op(B) */
+    int transa, transb; /* clip_gemm_trans: op(A), op(B) */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
-    int vwb;                   /* tiled: vector width of the global loads along K (of a plain
-                                * B and of a transposed A, the matrices stored along K) */
-    int aligned;               /* tiled: C columns and M (and a plain A's columns) are
-                                * multiples of vw */
-    int alignb;                /* tiled, transposed B: its columns are multiples of vwn */
-    int pada, padb;            /* tiled: local padding in elements */
-    int tuned;                 /* set when the tuning cache supplied the set */
+    int vwb;        /* tiled: vector width of the global loads along K (of a plain
+                     * B and of a transposed A, the matrices stored along K) */
+    int aligned;    /* tiled: C columns and M (and a plain A's columns) are
+                     * multiples of vw */
+    int alignb;     /* tiled, transposed B: its columns are multiples of vwn */
+    int pada, padb; /* tiled: local padding in elements */
+    int tuned;      /* set when the tuning cache supplied the set */
 } clip_gemm_params;
 
 /* Device defaults for type t and an m x k times k x n product with packed operands (leading
@@ -138,56 +148,83 @@ int clip_gemm_is_2d(const clip_data *d);
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
 #define CLIP_GEMM_PARAM_COUNT 13
-#define CLIP_GEMM_PARAM_ROWS                                                                      \
-    {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_variant_names,                            \
-     "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "      \
-     "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32; "    \
-     "wgmma on sm_90)"},                                                                          \
-        {"mwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile rows per work-group (0 = default)"},     \
-        {"nwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile columns per work-group (0 = default)"},  \
-        {"kwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "K slice per step (0 = default)"},             \
-        {"mdimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along M (0 = default)"},    \
-        {"ndimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along N (0 = default)"},    \
+#define CLIP_GEMM_PARAM_ROWS                                                                       \
+    {"variant",                                                                                    \
+     CLIP_PARAM_CHOICE,                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     clip_gemm_variant_names,                                                                      \
+     "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "       \
+     "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32; "       \
+     "wgmma on sm_90)"},                                                                           \
+        {"mwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile rows per work-group (0 = default)"},    \
+        {"nwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile columns per work-group (0 = default)"}, \
+        {"kwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "K slice per step (0 = default)"},            \
+        {"mdimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along M (0 = default)"},   \
+        {"ndimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along N (0 = default)"},   \
         {"vw", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "vector width along M (0 = default)"},           \
         {"vwn", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "tiled: vector width along N (0 = default)"},   \
-        {"wm", CLIP_PARAM_INT, 0, 1, 0, 32, NULL,                                                  \
-         "tiled: work-items along M in each warp of 32 (0 = default)"},                           \
-        {"ksplit", CLIP_PARAM_INT, 0, 1, 0, 256, NULL,                                             \
-         "tiled: split K into this many chunks summed at the end (0 = default)"},                 \
-        {"stages", CLIP_PARAM_INT, 0, 1, 0, 6, NULL,                                               \
-         "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands; "    \
-         "tensor: local buffers filled ahead, 2 to 4 (6 with wgmma) (0 = default)"},              \
-        {"streamk", CLIP_PARAM_INT, -1, 1, -1, 16, NULL,                                           \
-         "tiled: work-groups per compute unit that share the tiles of the last partial wave "    \
-         "(stream-K; 0 = off, -1 = default)"},                                                    \
-        {"precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                    \
-         "f32 inputs (c32 on sm_90): fp32 (accurate, default) or tf32 (rounded to 10-bit "         \
-         "mantissas, one tensor-core product each on NVIDIA sm_80+: max error 2^-10 of "           \
-         "sum|a||b|, inputs in the last 2^-11 of the fp32 range round to Inf; elsewhere fp32)"}
+        {"wm", CLIP_PARAM_INT,                                                                     \
+         0,    1,                                                                                  \
+         0,    32,                                                                                 \
+         NULL, "tiled: work-items along M in each warp of 32 (0 = default)"},                      \
+        {"ksplit", CLIP_PARAM_INT,                                                                 \
+         0,        1,                                                                              \
+         0,        256,                                                                            \
+         NULL,     "tiled: split K into this many chunks summed at the end (0 = default)"},        \
+        {"stages",                                                                                 \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         6,                                                                                        \
+         NULL,                                                                                     \
+         "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands; "      \
+         "tensor: local buffers filled ahead, 2 to 4 (6 with wgmma) (0 = default)"},               \
+        {"streamk",                                                                                \
+         CLIP_PARAM_INT,                                                                           \
+         -1,                                                                                       \
+         1,                                                                                        \
+         -1,                                                                                       \
+         16,                                                                                       \
+         NULL,                                                                                     \
+         "tiled: work-groups per compute unit that share the tiles of the last partial wave "      \
+         "(stream-K; 0 = off, -1 = default)"},                                                     \
+    {                                                                                              \
+        "precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                     \
+            "f32 inputs (c32 on sm_90), rounded for one tensor-core product, fp32 sums: fp32 "     \
+            "(none: accurate, default); tf32 (10-bit mantissas, NVIDIA sm_80+: error at most "     \
+            "2^-10 of sum|a||b|); bf16 (7-bit, sm_90: 2^-7) or fp16 (10-bit, sm_90: 2^-10; "       \
+            "inputs "                                                                              \
+            "past 65504 become Inf); elsewhere fp32 is computed"                                   \
+    }
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed op(A) (m x k) times op(B) (k x n) product; a set that does not fit fails with
  * CLIP_ERR_PARAM_RANGE. A tuning-cache entry that does not fit is ignored. */
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
-                                          size_t k, clip_gemm_trans transa,
-                                          clip_gemm_trans transb, clip_gemm_params *out);
+                                          size_t k, clip_gemm_trans transa, clip_gemm_trans transb,
+                                          clip_gemm_params *out);
 
 /* A built GEMM: the kernels (owned by the process), its parameters and the workspace. */
 typedef struct clip_gemm {
     cl_kernel kernel, reduce;
-    cl_kernel fixup;     /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
-    cl_kernel pack;      /* a wgmma tensor set: splits and lays out the operands (gemm_tc.h) */
+    cl_kernel fixup; /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
+    cl_kernel pack;  /* a wgmma tensor set: splits and lays out the operands (gemm_tc.h) */
     size_t pack_m, pack_n, pack_k; /* the largest product its packed operands hold */
-    size_t sk_groups;    /* the stream-K work-groups: compute units x prm.sk */
-    cl_mem work;         /* ksplit partial products, or the stream-K work-groups' partial tiles */
+    size_t sk_groups;              /* the stream-K work-groups: compute units x prm.sk */
+    cl_mem work;       /* ksplit partial products, or the stream-K work-groups' partial tiles */
     size_t work_elems; /* its size in elements */
     clip_gemm_params prm;
     clip_type type;
 } clip_gemm;
 
 /* Builds (or finds cached) the kernels for prm and type t, with a split-K or stream-K workspace
- * for products of up to m x n (a wgmma tensor set: its packed operands for up to m x k by k x n). Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE
- * when the device cannot run the work-group size. */
+ * for products of up to m x n (a wgmma tensor set: its packed operands for up to m x k by k x n).
+ * Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE when the device
+ * cannot run the work-group size. */
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
                             size_t n, size_t k, clip_gemm *g);
 

@@ -50,7 +50,8 @@ static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg
 static int vec16(clip_type t, int n) {
     int v = (int)(16 / clip_type_size(t));
     if (v < 1) v = 1;
-    while (v > n) v /= 2;
+    while (v > n)
+        v /= 2;
     return v;
 }
 
@@ -74,11 +75,15 @@ typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
     int stages;                          /* where two local buffers fit: 2, or 3 where faster */
 } rung;
-static const rung ladder4[] = {{32, 8, 8, 16, 16, 32, 3}, {16, 8, 8, 8, 8, 16, 2},
-                               {16, 16, 4, 4, 16, 16, 2}, {8, 8, 8, 4, 32, 8, 2},
+static const rung ladder4[] = {{32, 8, 8, 16, 16, 32, 3},
+                               {16, 8, 8, 8, 8, 16, 2},
+                               {16, 16, 4, 4, 16, 16, 2},
+                               {8, 8, 8, 4, 32, 8, 2},
                                {8, 8, 4, 4, 16, 8, 2}};
-static const rung ladder8[] = {{16, 16, 8, 8, 8, 16, 2}, {16, 8, 4, 8, 8, 16, 2},
-                               {16, 8, 4, 4, 16, 16, 2}, {8, 8, 4, 4, 16, 8, 2}};
+static const rung ladder8[] = {{16, 16, 8, 8, 8, 16, 2},
+                               {16, 8, 4, 8, 8, 16, 2},
+                               {16, 8, 4, 4, 16, 16, 2},
+                               {8, 8, 4, 4, 16, 8, 2}};
 static const rung ladder16[] = {{16, 16, 4, 4, 8, 16, 2}, {8, 8, 4, 4, 8, 8, 2}};
 
 /* Stream-K (prm.sk) pays when the idle compute units of a grid's last wave would have waited
@@ -114,7 +119,8 @@ static int split_for(const clip_device_info *dev, size_t groups, size_t k) {
 }
 
 size_t clip_gemm_tiles(const clip_gemm_params *o, size_t m, size_t n) {
-    return ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) * ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
+    return ((m + (size_t)o->mwg - 1) / (size_t)o->mwg) *
+           ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
 }
 
 void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,
@@ -144,10 +150,14 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
         set_tiles(out, v, 16 * 4, 16 * 4, 16, 16, 16, vec16(t, 4));
     } else if (cpu || dev->max_work_group < 256 || dev->local_mem < 16384) {
         /* Tiled off the GPU path: as large a square work-group as the device runs. */
-        int d = dev->max_work_group >= 256 ? 16 : dev->max_work_group >= 64 ? 8 : dev->max_work_group >= 16 ? 4 : 1;
+        int d = dev->max_work_group >= 256  ? 16
+                : dev->max_work_group >= 64 ? 8
+                : dev->max_work_group >= 16 ? 4
+                                            : 1;
         int wi = esize == 4 && dev->local_mem >= 32768 ? 8 : 4;
         tiled_set(out, t, dev, d, d, wi, wi, esize == 16 ? 8 : 16);
-        while (out->kwg > 1 && local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
+        while (out->kwg > 1 && local_bytes(out, t) > dev->local_mem)
+            out->kwg /= 2;
     } else {
         /* GPUs: the largest tile that gives every compute unit a work-group without computing
          * much outside C; failing that the next-to-smallest with K split to fill the device, or,
@@ -180,7 +190,8 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             rung_set(&big, t, dev, &r[2]);
             size_t g = clip_gemm_tiles(&big, m, n);
             big.ksplit = split_for(dev, g, k);
-            if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg) *out = big;
+            if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg)
+                *out = big;
         } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);
@@ -228,9 +239,11 @@ void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t
     if (narrow_vw && dev->type != CLIP_DEVICE_CPU) {
         size_t vw = (size_t)p->vw;
         if (p->variant == CLIP_GEMM_TILED)
-            while (vw > 1 && !m_aligned(p, vw, m, lda, ldc, offa, offc)) vw /= 2;
+            while (vw > 1 && !m_aligned(p, vw, m, lda, ldc, offa, offc))
+                vw /= 2;
         else
-            while (vw > 1 && m % vw) vw /= 2;
+            while (vw > 1 && m % vw)
+                vw /= 2;
         p->vw = (int)vw;
     }
     p->vwb = 1;
@@ -239,7 +252,8 @@ void clip_gemm_fit(clip_gemm_params *p, const clip_device_info *dev, clip_type t
     if (p->variant != CLIP_GEMM_TILED || p->vw < 1 || p->vwn < 1 || p->kwg < 1) return;
     p->aligned = m_aligned(p, (size_t)p->vw, m, lda, ldc, offa, offc);
     int vwb = vec16(t, 16);
-    while (vwb > 1 && (!k_aligned(p, (size_t)vwb, lda, ldb, offa, offb) || p->kwg % vwb)) vwb /= 2;
+    while (vwb > 1 && (!k_aligned(p, (size_t)vwb, lda, ldb, offa, offb) || p->kwg % vwb))
+        vwb /= 2;
     p->vwb = vwb;
     p->alignb = p->transb && !(ldb % (size_t)p->vwn || offb % (size_t)p->vwn);
     /* A row pitch off a multiple of the bank count spreads the transposing stores into local
@@ -254,7 +268,9 @@ void clip_gemm_fit_packed(clip_gemm_params *p, const clip_device_info *dev, clip
     clip_gemm_fit(p, dev, t, narrow_vw, m, p->transa ? k : m, p->transb ? n : k, m, 0, 0, 0);
 }
 
-static int pow2_ok(int v, int cpx) { return v >= 1 && !(v & (v - 1)) && v * cpx <= 16; }
+static int pow2_ok(int v, int cpx) {
+    return v >= 1 && !(v & (v - 1)) && v * cpx <= 16;
+}
 
 int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t, char *why,
                     size_t cap) {
@@ -303,9 +319,10 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         snprintf(why, cap, "nwg %d must be a multiple of ndimc %d", p->nwg, p->ndimc);
         return -1;
     }
-    if (tiled && (p->nwg % (p->ndimc * p->vwn) || p->kwg % p->vwb || p->pada % p->vw ||
-                  p->padb % p->vwn)) {
-        snprintf(why, cap, "nwg %d must be a multiple of ndimc*vwn = %d", p->nwg, p->ndimc * p->vwn);
+    if (tiled &&
+        (p->nwg % (p->ndimc * p->vwn) || p->kwg % p->vwb || p->pada % p->vw || p->padb % p->vwn)) {
+        snprintf(why, cap, "nwg %d must be a multiple of ndimc*vwn = %d", p->nwg,
+                 p->ndimc * p->vwn);
         return -1;
     }
     size_t wgs = (size_t)p->mdimc * (size_t)p->ndimc;
@@ -317,7 +334,8 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
     /* A register tile past this only spills and takes minutes to compile. */
     int regs = p->mwg / p->mdimc * (p->nwg / p->ndimc) * cpx;
     if (regs > 1024) {
-        snprintf(why, cap, "register tile %dx%d is too large", p->mwg / p->mdimc, p->nwg / p->ndimc);
+        snprintf(why, cap, "register tile %dx%d is too large", p->mwg / p->mdimc,
+                 p->nwg / p->ndimc);
         return -1;
     }
     if (p->kwg > 1024) {
@@ -347,11 +365,13 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
                      p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vw);
     if (n < 0 || (size_t)n >= cap) return;
     if (p->variant == CLIP_GEMM_TILED)
-        n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm, p->ksplit,
-                      p->stages);
+        n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm,
+                      p->ksplit, p->stages);
     if (p->variant == CLIP_GEMM_TENSOR) /* wg: warps along M and N */
-        n += snprintf(buf + n, cap - (size_t)n, " st %d%s%s", p->stages, p->wgmma ? " wgmma" : "",
-                      p->precision == CLIP_GEMM_TF32 ? " tf32" : "");
+        n +=
+            snprintf(buf + n, cap - (size_t)n, " st %d%s%s%s", p->stages, p->wgmma ? " wgmma" : "",
+                     p->precision != CLIP_GEMM_FP32 ? " " : "",
+                     p->precision != CLIP_GEMM_FP32 ? clip_gemm_precision_names[p->precision] : "");
     if (p->variant == CLIP_GEMM_TILED && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
@@ -365,7 +385,8 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
                &p->ndimc, &p->vw, &used) != 7)
         return -1;
     int v = 1;
-    while (clip_gemm_variant_names[v] && strcmp(clip_gemm_variant_names[v], name)) v++;
+    while (clip_gemm_variant_names[v] && strcmp(clip_gemm_variant_names[v], name))
+        v++;
     if (!clip_gemm_variant_names[v]) return -1;
     p->variant = (clip_gemm_variant)v;
     p->vwn = p->vwb = p->ksplit = p->stages = 1;
@@ -388,12 +409,15 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
             p->wgmma = 1;
             rest += 6;
         }
-        if (!strncmp(rest, " tf32", 5)) {
-            p->precision = CLIP_GEMM_TF32;
-            rest += 5;
-        }
+        for (int q = CLIP_GEMM_TF32; clip_gemm_precision_names[q]; q++)
+            if (rest[0] == ' ' && !strncmp(rest + 1, clip_gemm_precision_names[q], 4)) {
+                p->precision = q;
+                rest += 5;
+                break;
+            }
     }
-    while (*rest == ' ') rest++;
+    while (*rest == ' ')
+        rest++;
     if (!strncmp(rest, "tuned", 5)) rest += 5;
     return *rest ? -1 : 0;
 }
@@ -421,8 +445,10 @@ static double prior(const clip_gemm_params *c, const clip_device_info *dev, clip
     f *= wgs >= 256 ? 1.0 : wgs >= 128 ? 0.97 : 0.85;
     /* Big tiles like short slices (fewer registers for the prefetch), small ones long slices
      * (fewer barriers per multiply-add). */
-    if (acc >= 64) f *= c->kwg == 8 ? 1.0 : c->kwg == 16 ? 0.97 : 0.9;
-    else f *= c->kwg == 32 ? 1.0 : c->kwg == 16 ? 0.98 : 0.9;
+    if (acc >= 64)
+        f *= c->kwg == 8 ? 1.0 : c->kwg == 16 ? 0.97 : 0.9;
+    else
+        f *= c->kwg == 32 ? 1.0 : c->kwg == 16 ? 0.98 : 0.9;
     if (c->stages < 2) f *= 0.92;
     /* More B columns than A rows per work-item measured faster (A vectors are wider). */
     f *= wi > wj ? 0.93 : 1.0 - 0.02 * log2((double)wj / wi);
@@ -456,8 +482,8 @@ static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */
-static int add_candidate(scored *all, int n, int cap, clip_gemm_params c, const clip_device_info *dev,
-                         clip_type t, size_t m, size_t nn, size_t k) {
+static int add_candidate(scored *all, int n, int cap, clip_gemm_params c,
+                         const clip_device_info *dev, clip_type t, size_t m, size_t nn, size_t k) {
     char why[160];
     clip_gemm_fit_packed(&c, dev, t, 1, m, n, k);
     if (n >= cap || clip_gemm_check(&c, dev, t, why, sizeof why)) return n;
@@ -527,7 +553,8 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
     }
     if (count > 1) qsort(all + 1, (size_t)count - 1, sizeof *all, by_score);
     int w = count < cap ? count : cap;
-    for (int i = 0; i < w; i++) out[i] = all[i].p;
+    for (int i = 0; i < w; i++)
+        out[i] = all[i].p;
     free(all);
     return w;
 }

@@ -24,10 +24,10 @@ int clip_gemm_tc_arch(clip_process *p) {
     /* Ask only a device that names the extension: other drivers need not answer 0x4000. */
     cl_uint major = 0, minor = 0;
     if (!nv ||
-        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) !=
-            CL_SUCCESS ||
-        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor, NULL) !=
-            CL_SUCCESS)
+        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
+                        NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor,
+                        NULL) != CL_SUCCESS)
         return 0;
     return (int)(major * 10 + minor);
 }
@@ -38,8 +38,8 @@ int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k) {
     /* The mma.sync kernel ran at 0.92-0.99x the FFMA family on the H100 (bench/GEMM.md), so
      * only the wgmma kernels of sm_90 are taken, and only for products big enough that the
      * packing and the 64x128 tiles pay (measured: bench/GEMM.md, "wgmma"). */
-    return arch == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN &&
-           k >= CLIP_GEMM_WG_MIN && (double)m * (double)n * (double)k >= CLIP_GEMM_WG_MIN_WORK;
+    return arch == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN && k >= CLIP_GEMM_WG_MIN &&
+           (double)m * (double)n * (double)k >= CLIP_GEMM_WG_MIN_WORK;
 }
 
 void clip_gemm_tc_default(clip_gemm_params *o) {
@@ -73,27 +73,38 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     o->aligned = 1;
 }
 
+/* The wgmma kernels' packed parts of a value (3xTF32 two, one rounding one), the 16-bit type
+ * of a precision (matmul_wg.cl's WG_HALF: 0 none, 1 bf16, 2 fp16) and the values of K in a
+ * packed slice of 32 bytes a row. */
+static size_t wg_parts(const clip_gemm_params *o) {
+    return o->precision == CLIP_GEMM_FP32 ? 2 : 1;
+}
+static int wg_half(const clip_gemm_params *o) {
+    return o->precision == CLIP_GEMM_BF16 ? 1 : o->precision == CLIP_GEMM_FP16 ? 2 : 0;
+}
+static size_t wg_slice_k(const clip_gemm_params *o) {
+    return wg_half(o) ? 16 : 8;
+}
+
 size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, clip_type t, size_t m, size_t n,
                                size_t k) {
-    const size_t parts = o->precision == CLIP_GEMM_TF32 ? 1 : 2;
     const size_t cx = clip_type_is_complex(t) ? 2 : 1; /* see kernels/matmul_wg.cl, wg_value */
     const size_t rows = (m + (size_t)o->mwg - 1) / (size_t)o->mwg * (size_t)o->mwg;
     const size_t cols = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
-    const size_t depth = (cx * k + 7) / 8 * 8;
-    return (rows + cols) * depth * parts * sizeof(float);
+    const size_t slices = (cx * k + wg_slice_k(o) - 1) / wg_slice_k(o);
+    return (rows + cols) * slices * 32 * wg_parts(o);
 }
 
 void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_type t, size_t m,
                          size_t n, size_t k) {
     const char *env = getenv("CLIP_GEMM_WGMMA");
-    if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || arch != 90)
-        return;
+    if (o->variant != CLIP_GEMM_TENSOR || (env && !strcmp(env, "0")) || arch != 90) return;
     clip_gemm_params w;
     clip_gemm_tc_default_wg(&w);
     w.precision = o->precision;
     /* One part in place of two leaves room for twice the K a stage: 8192^3 tf32 ran in 4.89 ms
-     * with K 32 against 6.26 with K 16 (H200, bench/GEMM.md). */
-    if (w.precision == CLIP_GEMM_TF32) w.kwg = 32;
+     * with K 32 against 6.26 with K 16 (H200, bench/GEMM.md); 16-bit values twice that K. */
+    if (w.precision != CLIP_GEMM_FP32) w.kwg = 32 * (int)wg_slice_k(&w) / 8;
     w.transa = o->transa;
     w.transb = o->transb;
     /* The packed operands are a workspace beside the data: take it only where it is a small
@@ -111,21 +122,17 @@ void clip_gemm_tc_fit(clip_gemm_params *p, size_t lda, size_t ldb, size_t offa, 
 
 /* Local memory pitches (floats) of the kernel: A slices m-major, B slices n-major. */
 size_t clip_gemm_tc_local_bytes(const clip_gemm_params *p) {
-    if (p->wgmma)
-        return (size_t)p->stages * (size_t)(p->mwg + p->nwg) * (size_t)p->kwg *
-               (p->precision == CLIP_GEMM_TF32 ? 1u : 2u) * sizeof(float);
+    if (p->wgmma) /* 32 bytes a row of a slice, each part */
+        return (size_t)p->stages * (size_t)(p->mwg + p->nwg) * (size_t)p->kwg / wg_slice_k(p) * 32 *
+               wg_parts(p);
     size_t a = (size_t)p->kwg * (size_t)(p->mwg + 8), b = (size_t)p->nwg * (size_t)(p->kwg + 4);
     return (a + b) * (size_t)p->stages * sizeof(float);
 }
 
-/* The checks both kernels share: precision, stages (2 to max_stages), the fields fixed in the
- * family, the work-group of `threads` and the local memory. */
+/* The checks both kernels share: stages (2 to max_stages), the fields fixed in the family, the
+ * work-group of `threads` and the local memory. */
 static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, int max_stages,
                         size_t threads, char *why, size_t cap) {
-    if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
-        snprintf(why, cap, "precision %d: fp32 or tf32", p->precision);
-        return -1;
-    }
     if (p->stages < 2 || p->stages > max_stages) {
         snprintf(why, cap, "stages %d: these tensor sets take 2 to %d", p->stages, max_stages);
         return -1;
@@ -149,13 +156,27 @@ static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, 
 
 /* clip_gemm_tc_check of a wgmma set. */
 static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char *why, size_t cap) {
-    if (p->nwg != 128 || p->ndimc != 1 || p->mdimc < 1 || p->mdimc > 3 || p->mwg != 64 * p->mdimc) {
-        snprintf(why, cap, "wgmma sets: nwg 128, ndimc 1, mdimc 1 to 3 warpgroups of 64 rows (mwg "
-                           "64 mdimc)");
+    if ((p->nwg != 128 && p->nwg != 256) || p->ndimc != 1 || p->mdimc < 1 || p->mdimc > 3 ||
+        p->mwg != 64 * p->mdimc) {
+        snprintf(why, cap,
+                 "wgmma sets: nwg 128 or 256, ndimc 1, mdimc 1 to 3 warpgroups of 64 "
+                 "rows (mwg 64 mdimc)");
         return -1;
     }
-    if (p->kwg < 8 || p->kwg > 32 || p->kwg % 8) {
-        snprintf(why, cap, "kwg %d: wgmma sets take 8, 16, 24 or 32", p->kwg);
+    if (p->precision < CLIP_GEMM_FP32 || p->precision > CLIP_GEMM_FP16) {
+        snprintf(why, cap, "precision %d: fp32, tf32, bf16 or fp16", p->precision);
+        return -1;
+    }
+    if (p->nwg == 256 && wg_parts(p) == 2) {
+        snprintf(why, cap,
+                 "nwg 256: the fp32 (3xTF32) wgmma kernel takes 128 columns (two "
+                 "accumulators of 256 would not fit the registers)");
+        return -1;
+    }
+    const int sk = (int)wg_slice_k(p);
+    if (p->kwg < sk || p->kwg > 4 * sk || p->kwg % sk) {
+        snprintf(why, cap, "kwg %d: wgmma sets of precision %s take 1 to 4 slices of %d", p->kwg,
+                 clip_gemm_precision_names[p->precision], sk);
         return -1;
     }
     return check_shared(p, dev, 6, 128 * (size_t)p->mdimc, why, cap);
@@ -164,7 +185,8 @@ static int check_wg(const clip_gemm_params *p, const clip_device_info *dev, char
 int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, clip_type t,
                        char *why, size_t cap) {
     if (p->wgmma && t != CLIP_F32 && t != CLIP_C32) {
-        snprintf(why, cap, "the wgmma kernels multiply f32 and c32 only, not %s", clip_type_name(t));
+        snprintf(why, cap, "the wgmma kernels multiply f32 and c32 only, not %s",
+                 clip_type_name(t));
         return -1;
     }
     if (!p->wgmma && t != CLIP_F32) {
@@ -172,6 +194,15 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
         return -1;
     }
     if (p->wgmma) return check_wg(p, dev, why, cap);
+    if (p->precision != CLIP_GEMM_FP32 && p->precision != CLIP_GEMM_TF32) {
+        snprintf(why, cap,
+                 "precision %s: the mma.sync kernel takes fp32 or tf32 (bf16 and fp16 "
+                 "need the wgmma kernels, compute capability 9.0)",
+                 p->precision > 0 && p->precision <= CLIP_GEMM_FP16
+                     ? clip_gemm_precision_names[p->precision]
+                     : "?");
+        return -1;
+    }
     if (p->transa || p->transb) {
         snprintf(why, cap, "the tensor family's mma.sync kernel reads A and B untransposed only");
         return -1;
@@ -200,19 +231,22 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
 }
 
 void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
-    int n = p->wgmma ? snprintf(buf, cap,
-                                "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d "
-                                "-DTRANSA=%d -DTRANSB=%d",
-                                p->mdimc, p->kwg / 8, p->stages,
-                                p->precision == CLIP_GEMM_TF32 ? 1 : 2, p->transa, p->transb)
-                     : snprintf(buf, cap,
-                     "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
-                     "-DTC_PASSES=%d",
-                     p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
-                     p->precision == CLIP_GEMM_TF32 ? 1 : 3);
+    int n =
+        p->wgmma
+            ? snprintf(buf, cap,
+                       "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d "
+                       "-DWG_HALF=%d -DWG_N=%d -DTRANSA=%d -DTRANSB=%d",
+                       p->mdimc, p->kwg / (int)wg_slice_k(p), p->stages, (int)wg_parts(p),
+                       wg_half(p), p->nwg, p->transa, p->transb)
+            : snprintf(buf, cap,
+                       "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
+                       "-DTC_PASSES=%d",
+                       p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
+                       p->precision == CLIP_GEMM_TF32 ? 1 : 3);
     /* The experiment hook of clip_gemm_options (CLIP_GEMM_DEFS) applies here too. */
     const char *extra = getenv("CLIP_GEMM_DEFS");
-    if (extra && *extra && n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " %s", extra);
+    if (extra && *extra && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " %s", extra);
 }
 
 clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
@@ -221,7 +255,8 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
     clip_gemm_tc_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
     const char *src = prm->wgmma ? "tensor_core+matmul_wg" : "tensor_core+matmul_tc";
-    clip_status s = clip_proc_kernel(p, src, t, opts, prm->wgmma ? "gemm_wg" : "gemm_tc", &g->kernel);
+    clip_status s =
+        clip_proc_kernel(p, src, t, opts, prm->wgmma ? "gemm_wg" : "gemm_tc", &g->kernel);
     if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, t, opts, "wg_pack", &g->pack);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
         g->work_elems = clip_gemm_tc_pack_bytes(prm, t, m, n, k) / sizeof(float);
@@ -232,8 +267,8 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
     }
     if (s != CLIP_OK) return s;
     size_t max_wg = 0, want = (prm->wgmma ? 128 : 32) * (size_t)prm->mdimc * (size_t)prm->ndimc;
-    cl_int e = clGetKernelWorkGroupInfo(g->kernel, clip_proc_cl_device(p), CL_KERNEL_WORK_GROUP_SIZE,
-                                        sizeof max_wg, &max_wg, NULL);
+    cl_int e = clGetKernelWorkGroupInfo(g->kernel, clip_proc_cl_device(p),
+                                        CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo: error %d", (int)e);
     if (want > max_wg) {
@@ -255,19 +290,21 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, s
     const clip_gemm_params *q = &g->prm;
     const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
     /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
-    cl_int K = (cl_int)k, slices = (cl_int)((k + 7) / 8), ra = (cl_int)m, rb = (cl_int)n;
+    const size_t sk = wg_slice_k(q);
+    cl_int K = (cl_int)k, slices = (cl_int)((k + sk - 1) / sk), ra = (cl_int)m, rb = (cl_int)n;
     cl_int lda = (cl_int)a.ld, ldb = (cl_int)b.ld, aak = q->transa != 0, bak = q->transb == 0;
     cl_int ma = 2 * conja, mb = 1 + 2 * conjb;
     cl_ulong offa = a.off, offb = b.off, to = b_at;
     cl_kernel kr = g->pack;
-    const void *vals[16] = {&K,  &slices, &ra,    &a.mem, &offa, &lda, &aak,    &ma,
-                            &rb, &b.mem,  &offb,  &ldb,   &bak,  &mb,  &g->work, &to};
-    const size_t sizes[16] = {sizeof K,    sizeof slices, sizeof ra,   sizeof a.mem,
-                              sizeof offa, sizeof lda,    sizeof aak,  sizeof ma,
-                              sizeof rb,   sizeof b.mem,  sizeof offb, sizeof ldb,
+    const void *vals[16] = {&K,  &slices, &ra,   &a.mem, &offa, &lda, &aak,     &ma,
+                            &rb, &b.mem,  &offb, &ldb,   &bak,  &mb,  &g->work, &to};
+    const size_t sizes[16] = {sizeof K,    sizeof slices, sizeof ra,      sizeof a.mem,
+                              sizeof offa, sizeof lda,    sizeof aak,     sizeof ma,
+                              sizeof rb,   sizeof b.mem,  sizeof offb,    sizeof ldb,
                               sizeof bak,  sizeof mb,     sizeof g->work, sizeof to};
     clip_status s = CLIP_OK;
-    for (cl_uint i = 0; i < 16 && s == CLIP_OK; i++) s = clip_proc_arg(p, kr, i, sizes[i], vals[i]);
+    for (cl_uint i = 0; i < 16 && s == CLIP_OK; i++)
+        s = clip_proc_arg(p, kr, i, sizes[i], vals[i]);
     const size_t pa = (m + (size_t)q->mwg - 1) / (size_t)q->mwg * (size_t)q->mwg;
     const size_t pb = (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->nwg;
     /* Rows along dimension 0, groups of 4 values of K along dimension 1 (see wg_pack), rounded
@@ -286,13 +323,13 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     if (!g->work || clip_gemm_tc_pack_bytes(q, g->type, m, n, k) > g->work_elems * sizeof(float))
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
-                              "built for %zux%zu by %zux%zu", m, k, k, n, g->pack_m, g->pack_k,
-                              g->pack_k, g->pack_n);
+                              "built for %zux%zu by %zux%zu",
+                              m, k, k, n, g->pack_m, g->pack_k, g->pack_k, g->pack_n);
     /* A complex product is packed as a real one of 2n columns and depth 2k (wg_value). */
     const size_t cx = clip_type_is_complex(g->type) ? 2 : 1;
     const size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
     const size_t nt = (cx * n + (size_t)q->nwg - 1) / (size_t)q->nwg;
-    const size_t slices = (cx * k + 7) / 8, parts = q->precision == CLIP_GEMM_TF32 ? 1 : 2;
+    const size_t slices = (cx * k + wg_slice_k(q) - 1) / wg_slice_k(q), parts = wg_parts(q);
     const size_t threads = 128 * (size_t)q->mdimc;
     if (mt * nt > INT_MAX / threads)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
@@ -322,8 +359,10 @@ clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, 
     if (a.ld % 4 || a.off % 4 || b.ld % 4 || b.off % 4)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "the tensor GEMM kernel needs A and B aligned to 4 floats (lda %zu, "
-                              "offa %zu, ldb %zu, offb %zu)", a.ld, a.off, b.ld, b.off);
-    size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg, nt = (n + (size_t)q->nwg - 1) / (size_t)q->nwg;
+                              "offa %zu, ldb %zu, offb %zu)",
+                              a.ld, a.off, b.ld, b.off);
+    size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg,
+           nt = (n + (size_t)q->nwg - 1) / (size_t)q->nwg;
     size_t threads = 32 * (size_t)q->mdimc * (size_t)q->ndimc;
     if (mt * nt > INT_MAX / threads)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,

@@ -1,20 +1,24 @@
 /* matmul's tensor-core family (variant "tensor": 3xTF32 on NVIDIA sm_80+, processes/gemm_tc.h).
  * On sm_90 the family's wgmma kernels run the suite, then (CLIP_GEMM_WGMMA=0) the mma.sync ones;
  * the wgmma kernels also take transposed and unaligned operands, checked here.
- * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, precision tf32 gives
- * an fp32 product, and the rest is skipped. On one: edge shapes against the K-term rounding
- * bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through the engine,
- * precision tf32, and the error against a double reference beside the FFMA kernel's (variant
- * tiled) on the same inputs: random, ill-scaled rows and columns, long K, large magnitudes. The
- * tensor family must be no less accurate than an FFMA run over the same K (where the FFMA kernel
- * splits K the figures are printed only). */
+ * Off such a device: asking for it fails at init with CLIP_ERR_UNSUPPORTED, precisions tf32,
+ * bf16 and fp16 give an fp32 product, and the rest is skipped. On one: edge shapes against the
+ * K-term rounding bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through
+ * the engine, precisions tf32, bf16 and fp16 (bf16 and fp16 on the wgmma kernels only), and the
+ * error against a double reference beside the FFMA kernel's (variant tiled) on the same inputs:
+ * random, ill-scaled rows and columns, long K, large magnitudes. The tensor family must be no less
+ * accurate than an FFMA run over the same K (where the FFMA kernel splits K the figures are printed
+ * only). */
 #include <float.h>
 
-#include "gemm_testutil.h"
 #include "../processes/gemm_tc.h"
+#include "gemm_testutil.h"
 
 /* Non-zero while the suite runs the wgmma kernels (sm_90). */
 static int wgmma_on;
+/* When positive, run_ops sets the nwg and kwg parameters to them (a wgmma set's 256 columns)
+ * and runs variant tensor in place of auto (which keeps the FFMA family when tiles are set). */
+static int force_nwg, force_kwg;
 
 /* matmul of op(a) and op(b) (transa/transb names, NULL for none) with the given variant and
  * precision; NULL with *st set on failure. */
@@ -26,8 +30,10 @@ static clip_data *run_ops(clip_app *app, clip_data *a, clip_data *b, const char 
     clip_status s = clip_process_create(app, "matmul", &p);
     if (s == CLIP_OK && transa) s = clip_process_set_choice(p, "transa", transa);
     if (s == CLIP_OK && transb) s = clip_process_set_choice(p, "transb", transb);
-    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", variant);
+    if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", force_nwg > 0 ? "tensor" : variant);
+    if (s == CLIP_OK && force_kwg > 0) s = clip_process_set_int(p, "kwg", force_kwg);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "precision", precision);
+    if (s == CLIP_OK && force_nwg > 0) s = clip_process_set_int(p, "nwg", force_nwg);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
     if (s == CLIP_OK) s = clip_process_init(p);
@@ -57,7 +63,8 @@ static gt_mat ref_product(const gt_mat *a, const gt_mat *b, gt_mat *bound) {
     gt_mat c = gt_alloc(CLIP_F32, m, n), at = gt_alloc(CLIP_F64, k, m);
     *bound = gt_alloc(CLIP_F64, m, n);
     for (size_t i = 0; i < m; i++)
-        for (size_t q = 0; q < k; q++) at.re[q + i * k] = a->re[i + q * m];
+        for (size_t q = 0; q < k; q++)
+            at.re[q + i * k] = a->re[i + q * m];
     for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < m; i++) {
             const double *x = at.re + i * k, *y = b->re + j * k;
@@ -76,7 +83,8 @@ static gt_mat ref_product(const gt_mat *a, const gt_mat *b, gt_mat *bound) {
 /* Error of c (type r->type, f32 or c32) against the reference, each element relative to its
  * bound (the larger of the real and imaginary parts' errors): the largest and the root mean
  * square over the elements with a finite, non-zero bound. */
-static void rel_errors(clip_data *c, const gt_mat *r, const gt_mat *bound, double *mx, double *rms) {
+static void rel_errors(clip_data *c, const gt_mat *r, const gt_mat *bound, double *mx,
+                       double *rms) {
     const void *h = NULL;
     *mx = *rms = INFINITY;
     if (!c || clip_data_host(c, &h) != CLIP_OK) return;
@@ -104,11 +112,13 @@ static void operands(size_t m, size_t k, size_t n, int spread, int shift, gt_mat
     *B = gt_random(CLIP_F32, k, n, 1.0, seed);
     for (size_t i = 0; i < m; i++) {
         double f = ldexp(1.0, shift + (int)lround(spread * tu_rand(seed)));
-        for (size_t q = 0; q < k; q++) A->re[i + q * m] = (float)(A->re[i + q * m] * f);
+        for (size_t q = 0; q < k; q++)
+            A->re[i + q * m] = (float)(A->re[i + q * m] * f);
     }
     for (size_t j = 0; j < n; j++) {
         double f = ldexp(1.0, shift + (int)lround(spread * tu_rand(seed)));
-        for (size_t q = 0; q < k; q++) B->re[q + j * k] = (float)(B->re[q + j * k] * f);
+        for (size_t q = 0; q < k; q++)
+            B->re[q + j * k] = (float)(B->re[q + j * k] * f);
     }
 }
 
@@ -165,8 +175,8 @@ static void check_tensor(clip_app *app, gt_mat *A, gt_mat *B, const char *what) 
 static void test_shapes(clip_app *app, unsigned long long *seed) {
     /* M and K multiples of 4 (packed A and B: lda = M, ldb = K); N free. Partial tiles in every
      * direction, K shorter than a slice, one slice, and many. */
-    static const size_t shapes[][3] = {{4, 4, 1},     {4, 8, 3},      {12, 20, 8},
-                                       {132, 36, 260}, {128, 128, 128}, {200, 1000, 136},
+    static const size_t shapes[][3] = {{4, 4, 1},         {4, 8, 3},       {12, 20, 8},
+                                       {132, 36, 260},    {128, 128, 128}, {200, 1000, 136},
                                        {1028, 1028, 517}, {64, 68, 1040}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         gt_mat A = gt_random(CLIP_F32, shapes[i][0], shapes[i][1], 1.0, seed);
@@ -187,14 +197,18 @@ static void test_nonfinite(clip_app *app, unsigned long long *seed) {
     B.re[11 + 20 * 36] = -INFINITY;
     A.re[100 + 30 * 132] = FLT_MAX;
     A.re[101 + 30 * 132] = -FLT_MAX;
-    for (size_t j = 0; j < 70; j++) B.re[30 + j * 36] = ldexp(B.re[30 + j * 36], -8);
+    for (size_t j = 0; j < 70; j++)
+        B.re[30 + j * 36] = ldexp(B.re[30 + j * 36], -8);
     check_tensor(app, &A, &B, "tensor NaN/Inf/FLT_MAX");
     gt_free(&A), gt_free(&B);
     /* Large and small magnitudes: products near 2^120 and near 2^-120 (still normal). */
     for (int e = -60; e <= 60; e += 120) {
-        gt_mat X = gt_random(CLIP_F32, 64, 256, 1.0, seed), Y = gt_random(CLIP_F32, 256, 40, 1.0, seed);
-        for (size_t i = 0; i < X.numel; i++) X.re[i] = ldexp(X.re[i], e);
-        for (size_t i = 0; i < Y.numel; i++) Y.re[i] = ldexp(Y.re[i], e);
+        gt_mat X = gt_random(CLIP_F32, 64, 256, 1.0, seed),
+               Y = gt_random(CLIP_F32, 256, 40, 1.0, seed);
+        for (size_t i = 0; i < X.numel; i++)
+            X.re[i] = ldexp(X.re[i], e);
+        for (size_t i = 0; i < Y.numel; i++)
+            Y.re[i] = ldexp(Y.re[i], e);
         check_tensor(app, &X, &Y, e > 0 ? "tensor magnitudes 2^60" : "tensor magnitudes 2^-60");
         gt_free(&X), gt_free(&Y);
     }
@@ -210,7 +224,8 @@ static void test_engine(clip_app *app, unsigned long long *seed) {
         gt_mat B = gt_random(CLIP_F32, ldb, n + 1, 1.0, seed);
         gt_mat C = gt_random(CLIP_F32, ldc, n + 1, 1.0, seed);
         if (zero_beta)
-            for (size_t i = 0; i < C.numel; i++) C.re[i] = NAN;
+            for (size_t i = 0; i < C.numel; i++)
+                C.re[i] = NAN;
         const clip_gemm_scalar alpha = {0.75, 0}, beta = {zero_beta ? 0 : -1.25, 0};
         clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = gt_data(app, &C);
         clip_process *p = NULL;
@@ -259,7 +274,9 @@ static void test_engine(clip_app *app, unsigned long long *seed) {
             if (!gt_close(re, want, tol)) bad++;
         }
         CHECK(bad == 0);
-        if (bad) fprintf(stderr, "engine tensor beta %s: %d bad elements\n", zero_beta ? "0" : "-1.25", bad);
+        if (bad)
+            fprintf(stderr, "engine tensor beta %s: %d bad elements\n", zero_beta ? "0" : "-1.25",
+                    bad);
         clip_process_destroy(p);
         clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
         gt_free(&A), gt_free(&B), gt_free(&C);
@@ -290,34 +307,91 @@ static void test_refusals(clip_app *app, unsigned long long *seed) {
     gt_free(&A), gt_free(&B), gt_free(&D);
 }
 
-/* precision tf32: with the tensor family, the inputs rounded to TF32 (10-bit mantissas, error
- * 2^-11 each), so every element within 2^-10 (+ the fp32 sum's bound) of sum|a||b| and, on
- * random data, well above the fp32 kernel's error; elsewhere an fp32 product. */
-static void test_tf32(clip_app *app, int tc, unsigned long long *seed) {
+/* A rounded precision (tf32, bf16, fp16) where its kernels run (tf32: the tensor family; bf16
+ * and fp16: the wgmma kernels): the inputs rounded to p mantissa bits (error 2^-(p+1) each), so
+ * every element within 2^-p (+ the fp32 sum's bound) of sum|a||b| and, on random data, well
+ * above the fp32 kernel's error; elsewhere an fp32 product. */
+static void test_rounded(clip_app *app, int runs, const char *precision, int bits,
+                         unsigned long long *seed) {
     const size_t m = 132, k = 388, n = 70;
     gt_mat A, B, bound;
     operands(m, k, n, 0, 0, &A, &B, seed);
     gt_mat R = ref_product(&A, &B, &bound);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
     clip_status s;
-    char v[128] = "";
-    clip_data *c = run_prec(app, a, b, "auto", "tf32", &s, v, sizeof v);
+    char v[128] = "", tag[8];
+    snprintf(tag, sizeof tag, " %s", precision);
+    clip_data *c = run_prec(app, a, b, "auto", precision, &s, v, sizeof v);
     CHECK(s == CLIP_OK);
     double mx, rms;
     rel_errors(c, &R, &bound, &mx, &rms);
     const double fp32_tol = (double)(k + 4) * 2 * 0x1p-24;
-    if (tc) {
-        CHECK(strstr(v, "tensor") && strstr(v, " tf32"));
-        CHECK(mx <= 0x1p-10 + fp32_tol);
+    if (runs) {
+        CHECK(strstr(v, "tensor") && strstr(v, tag));
+        CHECK(mx <= ldexp(1.0, -bits) + fp32_tol);
         CHECK(mx > fp32_tol / 8); /* the inputs were rounded: not an fp32 product */
-        printf("precision tf32 %zux%zux%zu: max %.3g rms %.3g of sum|a||b| [%s]\n", m, n, k, mx,
-               rms, v);
+        printf("precision %s %zux%zux%zu: max %.3g rms %.3g of sum|a||b| [%s]\n", precision, m, n,
+               k, mx, rms, v);
     } else {
         CHECK(!strstr(v, "tensor"));
         CHECK(mx <= fp32_tol);
     }
     clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+}
+
+/* A rounded precision on the wgmma kernels' c32 path, A' * B.' with a ragged K: each part within
+ * 2^-bits of its bound (sum |re a re b| + |im a im b| and the like). */
+static void test_rounded_c32(clip_app *app, const char *precision, int bits,
+                             unsigned long long *seed) {
+    const size_t m = 70, k = 37, n = 45;
+    gt_mat A = gt_random(CLIP_C32, m, k, 1.0, seed), B = gt_random(CLIP_C32, k, n, 1.0, seed);
+    gt_mat SA = gt_op(&A, 2), SB = gt_op(&B, 1);
+    gt_mat bound, R = gt_product(&A, &B, CLIP_C32, &bound);
+    clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
+    clip_status s;
+    char v[128] = "";
+    clip_data *c =
+        run_ops(app, a, b, "ctranspose", "transpose", "auto", precision, &s, v, sizeof v);
+    CHECK(s == CLIP_OK && strstr(v, "wgmma") && strstr(v, precision));
+    double mx = 1, rms = 1;
+    if (s == CLIP_OK) rel_errors(c, &R, &bound, &mx, &rms);
+    CHECK(mx <= ldexp(1.0, -bits) + (double)(2 * k + 4) * 2 * 0x1p-24);
+    printf("precision %s c32 A'*B.' %zux%zux%zu: max %.3g rms %.3g\n", precision, m, n, k, mx, rms);
+    clip_data_destroy(c), clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
+}
+
+/* Each rounded precision, run where its kernels are (tc: the tensor family runs); bf16 and fp16
+ * asked of the mma.sync kernel by name fail with the reason. */
+static void test_precisions(clip_app *app, int tc, unsigned long long *seed) {
+    test_rounded(app, tc, "tf32", 10, seed);
+    test_rounded(app, tc && wgmma_on, "bf16", 7, seed);
+    test_rounded(app, tc && wgmma_on, "fp16", 10, seed);
+    if (wgmma_on) {
+        test_rounded_c32(app, "bf16", 7, seed);
+        test_rounded_c32(app, "fp16", 10, seed);
+        /* Both widths of the one-part kernels, whichever is the default. */
+        for (int w = 128; w <= 256; w *= 2) {
+            force_nwg = w;
+            force_kwg = 16; /* 2 stages of 16 fit the local memory at both widths */
+            test_rounded(app, 1, "tf32", 10, seed);
+            force_kwg = 32;
+            test_rounded(app, 1, "bf16", 7, seed);
+            test_rounded_c32(app, "fp16", 10, seed);
+            force_nwg = force_kwg = 0;
+        }
+    }
+    if (tc && !wgmma_on) {
+        gt_mat A = gt_random(CLIP_F32, 16, 16, 1.0, seed);
+        clip_data *a = gt_data(app, &A);
+        clip_status s;
+        clip_data *c = run_prec(app, a, a, "tensor", "bf16", &s, NULL, 0);
+        CHECK(s == CLIP_ERR_PARAM_RANGE && !c);
+        CHECK_MSG(app, "need the wgmma kernels");
+        clip_data_destroy(a);
+        gt_free(&A);
+    }
 }
 
 /* transa/transb values by operation (0 none, 1 transpose, 2 ctranspose). */
@@ -341,7 +415,8 @@ static void wg_ops_case(clip_app *app, clip_type t, size_t m, size_t k, size_t n
     clip_data *a = gt_data(app, &SA), *b = gt_data(app, &SB);
     clip_status st;
     char v[128] = "", what[96];
-    clip_data *c = run_ops(app, a, b, op_names[ta], op_names[tb], "tensor", "fp32", &st, v, sizeof v);
+    clip_data *c =
+        run_ops(app, a, b, op_names[ta], op_names[tb], "tensor", "fp32", &st, v, sizeof v);
     snprintf(what, sizeof what, "wgmma %s %s*%s %zux%zux%zu", clip_type_name(t),
              ta ? op_names[ta] : "none", tb ? op_names[tb] : "none", m, n, k);
     CHECK(st == CLIP_OK && strstr(v, "wgmma"));
@@ -358,7 +433,8 @@ static void test_trans_wg(clip_app *app, unsigned long long *seed) {
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int ta = 0; ta < 3; ta++)
             for (int tb = 0; tb < 3; tb++)
-                wg_ops_case(app, CLIP_F32, shapes[i][0], shapes[i][1], shapes[i][2], ta, tb, 0, seed);
+                wg_ops_case(app, CLIP_F32, shapes[i][0], shapes[i][1], shapes[i][2], ta, tb, 0,
+                            seed);
 }
 
 /* c32 through the wgmma kernels (a real product of twice the depth): every pairing of none,
@@ -400,7 +476,7 @@ static void suite(clip_app *app, unsigned long long *seed) {
     test_nonfinite(app, seed);
     test_engine(app, seed);
     test_refusals(app, seed);
-    test_tf32(app, 1, seed);
+    test_precisions(app, 1, seed);
     if (wgmma_on) test_trans_wg(app, seed);
     if (wgmma_on) test_complex_wg(app, seed);
     const int quick = tu_quick();
@@ -426,7 +502,7 @@ int main(void) {
     if (s != CLIP_OK) {
         CHECK(s == CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, "compute capability 8.0");
-        test_tf32(app, 0, &seed);
+        test_precisions(app, 0, &seed);
         int failed = tu_failures;
         clip_app_destroy(app);
         if (failed) return tu_finish("test_matmul_tc");
