@@ -188,86 +188,14 @@ inline void wg_load_stage(__local float *dst, __global const float *PA, __global
         tc_cp_async16(db + 4 * c, b + 4 * c, c < n * WG_BLOCK_B / 4 ? 16u : 0u);
 }
 
-__kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
-gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-        __global const elem_t *restrict A, const ulong offa, const int lda,
-        __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
-        const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
-        const int mtiles, const int ntiles, const int slices) {
-    __global const float *PB = PA + boff;
-    __local float st_all[WG_STAGES * WG_STAGE] __attribute__((aligned(128)));
-    A += offa;
-    B += offb;
-    C += offc;
-    /* Tile (tm, tn): groups of 8 tile rows, column by column inside, for L2 reuse. */
-    const int b = (int)get_group_id(0), per_group = 8 * ntiles;
-    const int first = b / per_group * 8;
-    const int grows = mtiles - first < 8 ? mtiles - first : 8;
-    const int tm = first + (b % per_group) % grows, tn = (b % per_group) / grows;
-    const int tid = (int)get_local_id(0), wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32;
-    const int g = lane / 4, t = lane % 4;
-
-    float acc[WG_ACC];
-#pragma unroll
-    for (int i = 0; i < WG_ACC; i++)
-        acc[i] = 0.0f;
-#if WG_PARTS == 2
-    float part[WG_ACC];
-#pragma unroll
-    for (int i = 0; i < WG_ACC; i++)
-        part[i] = 0.0f;
-#endif
-
-    const int stages = (slices + WG_KS - 1) / WG_KS;
-    for (int s = 0; s < WG_AHEAD; s++) {
-        if (s < stages)
-            wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, s * WG_KS, tid);
-        tc_cp_commit();
-    }
-    for (int i = 0; i < stages; i++) {
-        TC_CP_WAIT(WG_AHEAD - 1);
-        tc_fence_async_local();
-        /* Stage i has landed; the buffer of stage i - 1 - WG_LAG is free: every warpgroup has
-         * waited for its wgmma before this barrier. */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int next = i + WG_AHEAD;
-        if (next < stages)
-            wg_load_stage(st_all + (next % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
-                          next * WG_KS, tid);
-        tc_cp_commit();
-
-        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
-        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
-        tc_wg_fence();
-#pragma unroll
-        for (int q = 0; q < WG_KS; q++) {
-            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
-            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
-            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
-#if WG_PARTS == 2
-            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
-            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
-            /* The small products first, while the sum is small: the tensor cores add into it
-             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
-             * addition below, so that truncation stays relative to a few products. */
-            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
-            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
-            tc_wgmma_n128_tf32(part, abig, bbig, 1);
-#else
-            WG_MMA(acc, abig, bbig, 1);
-#endif
-        }
-        tc_wg_commit();
-        TC_WG_WAIT(WG_LAG);
-#if WG_PARTS == 2
-#pragma unroll
-        for (int e = 0; e < WG_ACC; e++)
-            acc[e] += part[e];
-#endif
-    }
-    TC_WG_WAIT(0);
-    TC_CP_WAIT(0);
-
+/* Writes the work-item's accumulators of tile (tm, tn) to C: alpha * acc + beta * C, NaN outputs
+ * recomputed in fp32 from A and B. */
+inline void wg_epilogue(const float *acc, const int tm, const int tn, const int tid, const int M,
+                        const int N, const int K, const elem_t alpha, const elem_t beta,
+                        __global const elem_t *restrict A, const int lda,
+                        __global const elem_t *restrict B, const int ldb, __global elem_t *C,
+                        const int ldc) {
+    const int wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     const int m0 = tm * WG_RA + wg * 64 + 16 * w + g, n0 = tn * WG_RB + 2 * t;
 #if CLIP_COMPLEX
     /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts, and a
@@ -310,4 +238,150 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
         }
     }
 #endif
+}
+
+/* The schedule of a grid of mtiles x ntiles tiles, `stages` stages of K each (split: the tail).
+ * The first dp_tiles tiles in column-major order (tile t at row t % mtiles, column t /
+ * mtiles) run whole, one work-group each: those of whole columns in groups of 8 tile rows,
+ * column by column inside, for L2 reuse. The tail_tiles that follow (less than a wave) are each
+ * split along K into `splits` runs of whole stages, one work-group each, that write their sums
+ * to the partial workspace; gemm_wg_reduce adds them in order and writes C. Every element's sum
+ * depends only on whether its tile is in the tail, so a band of columns that keeps the tail
+ * tiles and splits gets the whole's bits (processes/matmul.c). */
+inline void wg_schedule(const int b, const int mtiles, const int dp_tiles, const int tail_tiles,
+                        const int splits, const int stages, int *tm, int *tn, int *first,
+                        int *last, int *split_at) {
+    *first = 0, *last = stages, *split_at = -1;
+    int tile = b;
+    const int whole_cols = dp_tiles / mtiles;
+    if (b < whole_cols * mtiles) {
+        const int per_group = 8 * whole_cols, top = b / per_group * 8;
+        const int grows = mtiles - top < 8 ? mtiles - top : 8;
+        *tm = top + (b % per_group) % grows, *tn = (b % per_group) / grows;
+        return;
+    }
+    if (b >= dp_tiles) {
+        const int u = b - dp_tiles, c = u / tail_tiles;
+        tile = dp_tiles + u % tail_tiles;
+        *first = (int)((long)c * stages / splits), *last = (int)((long)(c + 1) * stages / splits);
+        *split_at = (u % tail_tiles) * splits + c;
+    }
+    *tm = tile % mtiles, *tn = tile / mtiles;
+}
+
+/* Work-group b of the schedule above (dp_tiles + tail_tiles * splits of them). PA is the packed
+ * workspace (op(B) at boff); split work-groups write WG_THREADS * WG_ACC floats each from
+ * PW + poff (the same workspace past the packing; element e of work-item tid at e * WG_THREADS +
+ * tid). */
+__kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
+gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+        __global const elem_t *restrict A, const ulong offa, const int lda,
+        __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
+        const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
+        const int mtiles, const int ntiles, const int slices, const int dp_tiles,
+        const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff) {
+    __global const float *PB = PA + boff;
+    __global float *PART = PW + poff;
+    __local float st_all[WG_STAGES * WG_STAGE] __attribute__((aligned(128)));
+    (void)ntiles;
+    A += offa;
+    B += offb;
+    C += offc;
+    int tm, tn, first, last, split_at;
+    wg_schedule((int)get_group_id(0), mtiles, dp_tiles, tail_tiles, splits,
+                (slices + WG_KS - 1) / WG_KS, &tm, &tn, &first, &last, &split_at);
+    const int tid = (int)get_local_id(0), wg = tid / 128;
+
+    float acc[WG_ACC];
+#pragma unroll
+    for (int i = 0; i < WG_ACC; i++)
+        acc[i] = 0.0f;
+#if WG_PARTS == 2
+    float part[WG_ACC];
+#pragma unroll
+    for (int i = 0; i < WG_ACC; i++)
+        part[i] = 0.0f;
+#endif
+    for (int s = 0; s < WG_AHEAD; s++) {
+        if (first + s < last)
+            wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, (first + s) * WG_KS, tid);
+        tc_cp_commit();
+    }
+    for (int i = 0; i < last - first; i++) {
+        TC_CP_WAIT(WG_AHEAD - 1);
+        tc_fence_async_local();
+        /* Stage i has landed; the buffer of stage i - 1 - WG_LAG is free: every warpgroup has
+         * waited for its wgmma before this barrier. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int next = i + WG_AHEAD;
+        if (first + next < last)
+            wg_load_stage(st_all + (next % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
+                          (first + next) * WG_KS, tid);
+        tc_cp_commit();
+
+        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
+        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
+        tc_wg_fence();
+#pragma unroll
+        for (int q = 0; q < WG_KS; q++) {
+            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
+            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
+            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
+#if WG_PARTS == 2
+            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
+            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
+            /* The small products first, while the sum is small: the tensor cores add into it
+             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
+             * addition below, so that truncation stays relative to a few products. */
+            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
+            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
+            tc_wgmma_n128_tf32(part, abig, bbig, 1);
+#else
+            WG_MMA(acc, abig, bbig, 1);
+#endif
+        }
+        tc_wg_commit();
+        TC_WG_WAIT(WG_LAG);
+#if WG_PARTS == 2
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            acc[e] += part[e];
+#endif
+    }
+    TC_WG_WAIT(0);
+    TC_CP_WAIT(0);
+    if (split_at >= 0) {
+        __global float *dst = PART + (size_t)split_at * (WG_THREADS * WG_ACC) + tid;
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            dst[e * WG_THREADS] = acc[e];
+        return;
+    }
+    wg_epilogue(acc, tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc);
+}
+
+/* The split tail of gemm_wg: work-group r sums tail tile r's `splits` partial sums in order and
+ * writes C. Arguments as gemm_wg's. */
+__kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
+gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+               __global const elem_t *restrict A, const ulong offa, const int lda,
+               __global const elem_t *restrict B, const ulong offb, const int ldb,
+               __global elem_t *C, const ulong offc, const int ldc,
+               __global const float *restrict PA, const ulong boff, const int mtiles,
+               const int ntiles, const int slices, const int dp_tiles, const int tail_tiles,
+               const int splits, __global float *restrict PW, const ulong poff) {
+    (void)PA, (void)boff, (void)ntiles, (void)slices, (void)tail_tiles;
+    __global const float *PART = PW + poff;
+    const int r = (int)get_group_id(0), tid = (int)get_local_id(0), tile = dp_tiles + r;
+    __global const float *src = PART + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) + tid;
+    float acc[WG_ACC];
+#pragma unroll
+    for (int e = 0; e < WG_ACC; e++)
+        acc[e] = src[e * WG_THREADS];
+    for (int c = 1; c < splits; c++)
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            acc[e] += src[(size_t)c * (WG_THREADS * WG_ACC) + e * WG_THREADS];
+    wg_epilogue(acc, tile % mtiles, tile / mtiles, tid, M, N, K, alpha, beta, A + offa, lda,
+                B + offb, ldb, C + offc, ldc);
 }

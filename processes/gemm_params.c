@@ -372,7 +372,7 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
             snprintf(buf + n, cap - (size_t)n, " st %d%s%s%s", p->stages, p->wgmma ? " wgmma" : "",
                      p->precision != CLIP_GEMM_FP32 ? " " : "",
                      p->precision != CLIP_GEMM_FP32 ? clip_gemm_precision_names[p->precision] : "");
-    if (p->variant == CLIP_GEMM_TILED && p->sk > 0 && n >= 0 && (size_t)n < cap)
+    if ((p->variant == CLIP_GEMM_TILED || p->wgmma) && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
 }
@@ -415,6 +415,8 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
                 rest += 5;
                 break;
             }
+        used = 0;
+        if (p->wgmma && sscanf(rest, " sk %d%n", &p->sk, &used) == 1) rest += used;
     }
     while (*rest == ' ')
         rest++;

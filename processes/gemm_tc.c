@@ -71,6 +71,9 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     o->vwn = o->vwb = o->ksplit = 1;
     o->wm = o->mdimc;
     o->aligned = 1;
+    /* The tail past the last whole wave of 3 work-groups a compute unit (152 registers) is split
+     * along K (clip_gemm_tc_schedule). */
+    o->sk = 3;
 }
 
 /* The wgmma kernels' packed parts of a value (3xTF32 two, one rounding one), the 16-bit type
@@ -104,7 +107,10 @@ void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_ty
     w.precision = o->precision;
     /* One part in place of two leaves room for twice the K a stage: 8192^3 tf32 ran in 4.89 ms
      * with K 32 against 6.26 with K 16 (H200, bench/GEMM.md); 16-bit values twice that K. */
-    if (w.precision != CLIP_GEMM_FP32) w.kwg = 32 * (int)wg_slice_k(&w) / 8;
+    if (w.precision != CLIP_GEMM_FP32) {
+        w.kwg = 32 * (int)wg_slice_k(&w) / 8;
+        w.sk = 4; /* 126 registers: 4 work-groups a compute unit */
+    }
     w.transa = o->transa;
     w.transb = o->transb;
     /* The packed operands are a workspace beside the data: take it only where it is a small
@@ -137,8 +143,13 @@ static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, 
         snprintf(why, cap, "stages %d: these tensor sets take 2 to %d", p->stages, max_stages);
         return -1;
     }
-    if (p->vw != 4 || p->vwn != 1 || p->ksplit != 1 || p->sk != 0 || p->wm != p->mdimc) {
-        snprintf(why, cap, "vw 4, vwn 1, ksplit 1 and streamk 0 are fixed in the tensor family");
+    if (p->vw != 4 || p->vwn != 1 || p->ksplit != 1 || p->wm != p->mdimc) {
+        snprintf(why, cap, "vw 4, vwn 1 and ksplit 1 are fixed in the tensor family");
+        return -1;
+    }
+    if (p->sk < 0 || p->sk > (p->wgmma ? 16 : 0)) {
+        snprintf(why, cap, "streamk %d: the wgmma kernels take 0 to 16, the mma.sync kernel 0",
+                 p->sk);
         return -1;
     }
     if (threads > dev->max_work_group) {
@@ -258,8 +269,14 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
     clip_status s =
         clip_proc_kernel(p, src, t, opts, prm->wgmma ? "gemm_wg" : "gemm_tc", &g->kernel);
     if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, t, opts, "wg_pack", &g->pack);
+    if (s == CLIP_OK && prm->wgmma && prm->sk > 0)
+        s = clip_proc_kernel(p, src, t, opts, "gemm_wg_reduce", &g->fixup);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
-        g->work_elems = clip_gemm_tc_pack_bytes(prm, t, m, n, k) / sizeof(float);
+        /* The packed operands, then room for a wave's partial tiles (clip_gemm_tc_schedule). */
+        const size_t cus = clip_proc_device(p)->compute_units;
+        g->sk_groups = prm->sk > 0 ? (cus ? cus : 1) * (size_t)prm->sk : 0;
+        g->work_elems = clip_gemm_tc_pack_bytes(prm, t, m, n, k) / sizeof(float) +
+                        g->sk_groups * (size_t)prm->mwg * (size_t)prm->nwg;
         s = clip_proc_temp(p, g->work_elems * sizeof(float), &g->work);
         g->pack_m = m;
         g->pack_n = n;
@@ -315,7 +332,18 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, s
     return s;
 }
 
-/* The wgmma kernels: both operands packed, then the product. */
+void clip_gemm_tc_schedule(const clip_gemm_params *q, size_t wave, size_t tiles, size_t stages,
+                           size_t *dp, size_t *tail, size_t *splits) {
+    *dp = tiles, *tail = 0, *splits = 1;
+    if (q->sk <= 0 || wave == 0 || tiles == 0) return;
+    const size_t rest = tiles > wave ? tiles % wave : tiles;
+    size_t sp = rest ? wave / rest : 1;
+    if (sp > stages) sp = stages;
+    if (sp < 2) return; /* the tail fills half a wave or more: whole tiles do as well */
+    *dp = tiles - rest, *tail = rest, *splits = sp;
+}
+
+/* The wgmma kernels: both operands packed, then the product (and the split tail's sums). */
 static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c) {
@@ -335,19 +363,29 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
                               n, q->mwg, q->nwg);
     const size_t b_at = mt * (size_t)q->mwg * slices * 8 * parts;
+    size_t dp, tail, splits;
+    clip_gemm_tc_schedule(q, g->sk_groups, mt * nt, (slices + (size_t)q->kwg / wg_slice_k(q) - 1) /
+                                                        ((size_t)q->kwg / wg_slice_k(q)),
+                          &dp, &tail, &splits);
     clip_status s = enqueue_pack(p, g, m, cx * n, cx * k, a, b, b_at);
-    if (s != CLIP_OK) return s;
-    cl_kernel kr = g->kernel;
-    cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices;
-    cl_ulong boff = b_at;
-    s = clip_gemm_common_args(p, kr, g->type, m, n, k, alpha, a, b, beta, c);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 14, sizeof g->work, &g->work);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 15, sizeof boff, &boff);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 16, sizeof MT, &MT);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 17, sizeof NT, &NT);
-    if (s == CLIP_OK) s = clip_proc_arg(p, kr, 18, sizeof S, &S);
-    size_t global = mt * nt * threads;
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 1, &global, &threads);
+    /* Partial tiles after the packed operands (clip_gemm_tc_build made room for a wave). */
+    cl_ulong boff = b_at, poff = clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float);
+    cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices, DP = (cl_int)dp;
+    cl_int TT = (cl_int)tail, SP = (cl_int)splits;
+    const void *vals[9] = {&g->work, &boff, &MT, &NT, &S, &DP, &TT, &SP, &g->work};
+    const size_t sizes[9] = {sizeof g->work, sizeof boff, sizeof MT, sizeof NT, sizeof S,
+                             sizeof DP,      sizeof TT,   sizeof SP, sizeof g->work};
+    cl_kernel ks[2] = {g->kernel, g->fixup};
+    for (int j = 0; j < (tail ? 2 : 1) && s == CLIP_OK; j++) {
+        s = clip_gemm_common_args(p, ks[j], g->type, m, n, k, alpha, a, b, beta, c);
+        for (cl_uint i = 0; i < 9 && s == CLIP_OK; i++)
+            s = clip_proc_arg(p, ks[j], 14 + i, sizes[i], vals[i]);
+        if (s == CLIP_OK) s = clip_proc_arg(p, ks[j], 23, sizeof poff, &poff);
+    }
+    size_t global = (dp + tail * splits) * threads;
+    if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 1, &global, &threads);
+    global = tail * threads;
+    if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 1, &global, &threads);
     return s;
 }
 

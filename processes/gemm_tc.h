@@ -52,6 +52,15 @@ void clip_gemm_tc_default_wg(clip_gemm_params *out);
 size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, clip_type t, size_t m, size_t n,
                                size_t k);
 
+/* The schedule of a wgmma set's tiles (kernels/matmul_wg.cl, wg_schedule) on a device whose wave
+ * is `wave` work-groups (compute units x prm.sk; 0 when sk is 0): *dp tiles run whole and the
+ * *tail tiles past the last whole wave are each split along K into *splits runs of whole stages
+ * (`stages` of them), when a split of at least 2 fits (the tail is under half a wave);
+ * otherwise *dp = tiles, *tail = 0, *splits = 1. A product of fewer tiles than a wave is all
+ * tail. */
+void clip_gemm_tc_schedule(const clip_gemm_params *prm, size_t wave, size_t tiles, size_t stages,
+                           size_t *dp, size_t *tail, size_t *splits);
+
 /* Turns a default tensor set into the wgmma set when `arch` (clip_gemm_tc_arch of process p's
  * device) is 90, keeping its precision and operation, when the packed operands take at most an
  * eighth of the device's memory and the environment variable CLIP_GEMM_WGMMA is not "0";

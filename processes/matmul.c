@@ -184,7 +184,7 @@ static clip_status plan_scalar(clip_process *p, clip_plan *pl, const matmul_stat
 
 /* Column bands that give the same bits as the whole product when it runs stream-K (its last
  * `tail` tiles split along K over P = compute units x sk work-groups, summed in another order
- * than a plain tile): every band but the last holds a multiple of P tiles, so it has no tail and
+ * than a plain tile: the FFMA family's stream-K, the wgmma kernels' split tail): every band but the last holds a multiple of P tiles, so it has no tail and
  * runs plain, as those tiles do in the whole; the last band then has the whole's tail, on the
  * same tiles (the last in column order), split over the same P. Applies when every band picks
  * the whole's tiles (same parameters); bit for bit where every device has the primary's compute
@@ -196,10 +196,13 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
     clip_gemm_params whole, band;
     if (clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &whole) !=
             CLIP_OK ||
-        whole.variant != CLIP_GEMM_TILED || whole.sk <= 0 || whole.ksplit > 1)
+        !(whole.variant == CLIP_GEMM_TILED || whole.wgmma) || whole.sk <= 0 || whole.ksplit > 1)
         return 0;
     const size_t cus = clip_proc_device(p)->compute_units ? clip_proc_device(p)->compute_units : 1;
-    const size_t P = cus * (size_t)whole.sk, nwg = (size_t)whole.nwg;
+    /* The wgmma kernels' tiles are of the real product: a complex one has two columns a column
+     * of C (kernels/matmul_wg.cl). */
+    const size_t cx = whole.wgmma && clip_type_is_complex(t) ? 2 : 1;
+    const size_t P = cus * (size_t)whole.sk, nwg = (size_t)whole.nwg / cx;
     const size_t mtiles = (st->m + (size_t)whole.mwg - 1) / (size_t)whole.mwg;
     const size_t ntiles = (st->n + nwg - 1) / nwg, tiles = mtiles * ntiles;
     if (tiles <= P || tiles % P == 0) return 0; /* no stream-K tail in the whole */

@@ -19,6 +19,8 @@ static int wgmma_on;
 /* When positive, run_ops sets the nwg and kwg parameters to them (a wgmma set's 256 columns)
  * and runs variant tensor in place of auto (which keeps the FFMA family when tiles are set). */
 static int force_nwg, force_kwg;
+/* When 0 or more, run_ops sets the streamk parameter (the wgmma kernels' split tail). */
+static int force_sk = -1;
 
 /* matmul of op(a) and op(b) (transa/transb names, NULL for none) with the given variant and
  * precision; NULL with *st set on failure. */
@@ -34,6 +36,7 @@ static clip_data *run_ops(clip_app *app, clip_data *a, clip_data *b, const char 
     if (s == CLIP_OK && force_kwg > 0) s = clip_process_set_int(p, "kwg", force_kwg);
     if (s == CLIP_OK) s = clip_process_set_choice(p, "precision", precision);
     if (s == CLIP_OK && force_nwg > 0) s = clip_process_set_int(p, "nwg", force_nwg);
+    if (s == CLIP_OK && force_sk >= 0) s = clip_process_set_int(p, "streamk", force_sk);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
     if (s == CLIP_OK) s = clip_process_init(p);
@@ -426,6 +429,37 @@ static void wg_ops_case(clip_app *app, clip_type t, size_t m, size_t k, size_t n
     gt_free(&A), gt_free(&B), gt_free(&SA), gt_free(&SB), gt_free(&R), gt_free(&bound);
 }
 
+/* The wgmma kernels' schedule: a grid of whole waves, a part column and a tail of tiles split
+ * along K (1280 x 2688 is 420 tiles of 64 x 128 past the H100's wave of 132 x 3), with the split
+ * tail off (streamk 0), the default, and every tile split (streamk 16: a wave past the grid),
+ * f32 and c32, each against the bound. */
+static void test_split_wg(clip_app *app, unsigned long long *seed) {
+    static const int sks[] = {0, -1, 16};
+    for (int ti = 0; ti < 2; ti++) {
+        const clip_type t = ti ? CLIP_C32 : CLIP_F32;
+        const size_t m = 1280, k = 72, n = ti ? 1344 : 2688;
+        gt_mat A = gt_random(t, m, k, 1.0, seed), B = gt_random(t, k, n, 1.0, seed);
+        gt_mat bound, R = gt_product(&A, &B, t, &bound);
+        clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+        for (int i = 0; i < 3; i++) {
+            clip_status st;
+            char v[128] = "", what[128];
+            force_sk = sks[i];
+            clip_data *c = run_variant(app, a, b, "tensor", &st, v, sizeof v);
+            force_sk = -1;
+            snprintf(what, sizeof what, "wgmma split tail %s %zux%zux%zu [%s]", clip_type_name(t),
+                     m, n, k, v);
+            CHECK(st == CLIP_OK && strstr(v, "wgmma"));
+            CHECK((strstr(v, " sk ") != NULL) == (sks[i] != 0));
+            if (st == CLIP_OK) gt_check(c, t, &R, &bound, (ti ? 2.0 : 1.0) * (double)k, what);
+            printf("%s: checked\n", what);
+            clip_data_destroy(c);
+        }
+        clip_data_destroy(a), clip_data_destroy(b);
+        gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+    }
+}
+
 /* The wgmma kernels read op(A) and op(B) through the packing: every pairing of none, transpose
  * and ctranspose (the same for real data) on odd shapes, against the bound. */
 static void test_trans_wg(clip_app *app, unsigned long long *seed) {
@@ -478,6 +512,7 @@ static void suite(clip_app *app, unsigned long long *seed) {
     test_refusals(app, seed);
     test_precisions(app, 1, seed);
     if (wgmma_on) test_trans_wg(app, seed);
+    if (wgmma_on) test_split_wg(app, seed);
     if (wgmma_on) test_complex_wg(app, seed);
     const int quick = tu_quick();
     compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, seed);
