@@ -348,7 +348,10 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c) {
     const clip_gemm_params *q = &g->prm;
-    if (!g->work || clip_gemm_tc_pack_bytes(q, g->type, m, n, k) > g->work_elems * sizeof(float))
+    /* The packing, then a wave's partial tiles (clip_gemm_tc_build). */
+    const size_t partials = g->sk_groups * (size_t)q->mwg * (size_t)q->nwg;
+    if (!g->work || clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float) + partials >
+                        g->work_elems)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
                               "built for %zux%zu by %zux%zu",

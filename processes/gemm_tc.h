@@ -11,8 +11,8 @@
  * mwg/mdimc x nwg/ndimc tile of m16n8k8 mma tiles), stages the local buffers filled by cp.async
  * (2 to 4), aligned whether A's and B's leading dimensions and offsets are multiples of 4 floats
  * (the kernel's 16-byte copies need it), precision fp32 (3xTF32) or tf32 (one TF32 product per
- * pair, accumulated on the tensor cores; bf16 and fp16 only on the wgmma kernels). The others are fixed: vw 4, vwn 1, wm mdimc, ksplit 1,
- * sk 0. Only op(A) = A and op(B) = B are built. */
+ * pair, accumulated on the tensor cores; bf16 and fp16 only on the wgmma kernels). The others are
+ * fixed: vw 4, vwn 1, wm mdimc, ksplit 1, sk 0. Only op(A) = A and op(B) = B are built. */
 #ifndef CLIP_PROCESSES_GEMM_TC_H
 #define CLIP_PROCESSES_GEMM_TC_H
 
@@ -41,10 +41,10 @@ int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k);
 void clip_gemm_tc_default(clip_gemm_params *out);
 
 /* The default wgmma set (sm_90 only): kernels/matmul_wg.cl. Its fields: mwg = 64 * mdimc rows of
- * C (mdimc warpgroups of 64 rows, 1 to 3), nwg 128 columns (ndimc 1), kwg the K of a stage (1 to
- * 4 slices of 8 values, of 16 at precision bf16 and fp16), stages 2 to 6 local buffers. Both
- * operands are first packed into a workspace (split into TF32 parts, or rounded to the
- * precision's type, and laid out for wgmma; transposed operands are read there, so transa and
+ * C (mdimc warpgroups of 64 rows, 1 to 4), nwg 128 columns (256 with one part; ndimc 1), kwg the K
+ * of a stage (1 to 4 slices of 8 values, of 16 at precision bf16 and fp16), stages 2 to 6 local
+ * buffers. Both operands are first packed into a workspace (split into TF32 parts, or rounded to
+ * the precision's type, and laid out for wgmma; transposed operands are read there, so transa and
  * transb are free), then multiplied from it. */
 void clip_gemm_tc_default_wg(clip_gemm_params *out);
 
@@ -95,7 +95,7 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
  * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL; a wgmma set also
  * CLIP_ERR_INVALID_ARG for a product larger than its workspace. */
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
-                                 clip_gemm_scalar alpha, clip_gemm_operand a,
-                                 clip_gemm_operand b, clip_gemm_scalar beta, clip_gemm_operand c);
+                                 clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
+                                 clip_gemm_scalar beta, clip_gemm_operand c);
 
 #endif
