@@ -28,14 +28,17 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
 
 /* The cached set for this product, or none (0). The set is a whole description; it only stands
  * in for the defaults when the caller left the variant to auto or asked for the cached one. */
-static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, size_t m, size_t n,
-                         size_t k, clip_gemm_trans ta, clip_gemm_trans tb, clip_gemm_params *out) {
+static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, int prec, size_t m,
+                         size_t n, size_t k, clip_gemm_trans ta, clip_gemm_trans tb,
+                         clip_gemm_params *out) {
     char key[96], text[256];
     clip_gemm_tuning_key(t, m, n, k, key, sizeof key);
     if (!clip_tuning_lookup(clip_proc_app(p), "matmul", key, text, sizeof text)) return 0;
     clip_gemm_params c;
     if (clip_gemm_parse(text, &c)) return 0;
     if (v != CLIP_GEMM_AUTO && v != c.variant) return 0;
+    /* A tensor set computes at its own precision: only for a product that asks for it. */
+    if (c.variant == CLIP_GEMM_TENSOR && c.precision != prec) return 0;
     /* A set is only as good as the device it was tuned on: check it before trusting it. */
     clip_gemm_set_trans(&c, t, ta, tb);
     clip_gemm_params fitted = c;
@@ -69,8 +72,15 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     const int prec = clip_proc_choice(p, "precision");
     /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
     const int single = t == CLIP_F32 || (t == CLIP_C32 && arch == 90);
-    if (v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
-        (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80) {
+    int want_tc = v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
+                  (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80;
+    /* A tuned set of the size class (`clip tune` times the family's sets beside the FFMA ones)
+     * decides at precision fp32: below, as for every other product. */
+    clip_gemm_params cached;
+    if (want_tc && prec == CLIP_GEMM_FP32 &&
+        cached_params(p, t, v, prec, m, n, k, transa, transb, &cached))
+        want_tc = 0;
+    if (want_tc) {
         /* The tensor family where it runs and is wanted (a rounded precision asks for it),
          * unless its operands are not aligned or the precision needs kernels the device lacks
          * (then fp32 below). */
@@ -86,10 +96,11 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     if (v == CLIP_GEMM_TENSOR) out->precision = prec;
     clip_gemm_set_trans(out, t, transa, transb);
     if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
-    clip_gemm_params cached;
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
+    /* Tile parameters with variant auto keep the FFMA family (tile_overrides), tuned or not. */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
-        cached_params(p, t, v, m, n, k, transa, transb, &cached))
+        cached_params(p, t, v, prec, m, n, k, transa, transb, &cached) &&
+        !(v == CLIP_GEMM_AUTO && cached.variant == CLIP_GEMM_TENSOR && tile_overrides(p)))
         *out = cached;
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below
      * is taken as asked. */

@@ -125,8 +125,12 @@ int clip_gemm_parse(const char *text, clip_gemm_params *prm);
 void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, size_t cap);
 
 /* Parameter sets worth timing for the product on the device (the default first), pruned by
- * work-group size, local memory and registers. Returns how many were written (at most cap). */
-int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, size_t n, size_t k,
+ * work-group size, local memory and registers; on an NVIDIA device of compute capability `arch`
+ * (clip_gemm_tc_arch: 80 or more; 0 elsewhere) the tensor family's sets too, right after the
+ * default (wgmma sets at 90, for f32 and c32; mma.sync sets below, f32). Returns how many were
+ * written (at most cap). */
+int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, size_t m, size_t n,
+                         size_t k,
                          clip_gemm_params *out, int cap);
 
 /* The kernel build's -D options for a set (for tools that build it themselves, e.g. to read the

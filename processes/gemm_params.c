@@ -497,8 +497,45 @@ static int add_candidate(scored *all, int n, int cap, clip_gemm_params c,
     return n + 1;
 }
 
-int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, size_t n, size_t k,
-                         clip_gemm_params *out, int cap) {
+/* The tensor family's sets for a device of compute capability arch (see clip_gemm_candidates),
+ * scored to be tried right after the default: the family is several times the FFMA rate where
+ * it runs, so its sets are the likeliest winners. */
+static int add_tensor(scored *all, int n, int cap, const clip_device_info *dev, int arch,
+                      clip_type t, size_t m, size_t nn, size_t k) {
+    if (arch < 80 || !(t == CLIP_F32 || (t == CLIP_C32 && arch == 90))) return n;
+    const int first = n;
+    clip_gemm_params q;
+    if (arch == 90) {
+        /* Warpgroups, K of a stage and stages that fit 48 KB, with and without the split tail
+         * (bench/GEMM.md: the defaults' neighbours). */
+        static const int shapes[][3] = {{1, 16, 2}, {1, 8, 4}, {1, 8, 3}, {1, 8, 2}, {2, 8, 2}};
+        static const int sks[] = {3, 0, 2, 4};
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 4; j++) {
+                clip_gemm_tc_default_wg(&q);
+                q.mdimc = shapes[i][0], q.mwg = 64 * q.mdimc, q.wm = q.mdimc;
+                q.kwg = shapes[i][1], q.stages = shapes[i][2], q.sk = sks[j];
+                n = add_candidate(all, n, cap, q, dev, t, m, nn, k);
+            }
+    } else {
+        static const int tiles[][4] = {{128, 128, 2, 2}, {64, 128, 1, 2}, {128, 64, 2, 1},
+                                       {64, 64, 1, 1}};
+        static const int kst[][2] = {{16, 2}, {8, 3}, {8, 4}, {32, 2}};
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                clip_gemm_tc_default(&q);
+                q.mwg = tiles[i][0], q.nwg = tiles[i][1], q.mdimc = tiles[i][2];
+                q.ndimc = tiles[i][3], q.wm = q.mdimc, q.kwg = kst[j][0], q.stages = kst[j][1];
+                n = add_candidate(all, n, cap, q, dev, t, m, nn, k);
+            }
+    }
+    for (int i = first; i < n; i++)
+        all[i].score = 1e30 - i; /* in generation order, before every FFMA set */
+    return n;
+}
+
+int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, size_t m, size_t n,
+                         size_t k, clip_gemm_params *out, int cap) {
     enum { MAXC = 1024 };
     scored *all = malloc(MAXC * sizeof *all);
     if (!all || cap < 1) {
@@ -514,6 +551,7 @@ int clip_gemm_candidates(const clip_device_info *dev, clip_type t, size_t m, siz
         e.sk = !d.sk;
         count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
     }
+    count = add_tensor(all, count, MAXC, dev, arch, t, m, n, k);
     if (dev->type == CLIP_DEVICE_CPU) {
         /* Direct sets: a few vector widths (64 bytes down) by a few column counts. */
         static const int cols[] = {12, 8, 6, 4, 16};

@@ -34,14 +34,15 @@ int clip_gemm_tc_arch(clip_process *p);
  * more): the environment variable CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything
  * else no: tests and experiments); otherwise yes at 90 (the wgmma kernels) for products of at
  * least CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel
- * wins no measured shape). */
+ * wins no measured shape). At precision fp32 a tuned set of the product's size class (`clip
+ * tune`, which times the family's sets too) takes precedence over this choice. */
 int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k);
 
 /* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
 void clip_gemm_tc_default(clip_gemm_params *out);
 
 /* The default wgmma set (sm_90 only): kernels/matmul_wg.cl. Its fields: mwg = 64 * mdimc rows of
- * C (mdimc warpgroups of 64 rows, 1 to 4), nwg 128 columns (256 with one part; ndimc 1), kwg the K
+ * C (mdimc warpgroups of 64 rows, 1 to 3), nwg 128 columns (256 with one part; ndimc 1), kwg the K
  * of a stage (1 to 4 slices of 8 values, of 16 at precision bf16 and fp16), stages 2 to 6 local
  * buffers. Both operands are first packed into a workspace (split into TF32 parts, or rounded to
  * the precision's type, and laid out for wgmma; transposed operands are read there, so transa and

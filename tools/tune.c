@@ -10,7 +10,7 @@
  *
  * Per product (a representative of its size class, see clip_gemm_tuning_key) the engine's
  * candidates (clip_gemm_candidates: pruned by work-group size, local memory and registers; the
- * default first) are built and run through the ordinary matmul process with every tile parameter
+ * default first, then on NVIDIA sm_80+ the tensor family's sets, precision fp32) are built and run through the ordinary matmul process with every tile parameter
  * explicit. Each result is checked against a double-precision reference on sampled entries before
  * it is timed; a wrong or failing set is reported and skipped. The fastest tiled sets are then
  * retried with other splits of K (a launch-time choice, no rebuild). The budget is shared among
@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "../processes/gemm.h"
+#include "../processes/gemm_tc.h"
 #include "clip/clip.h"
 #include "tune.h"
 
@@ -204,7 +205,12 @@ static int tune_task(clip_app *app, const task *k, double deadline, result *def,
         printf("  cannot make the data: %s\n", clip_app_last_error(app));
         goto done;
     }
-    int n = clip_gemm_candidates(dev, k->t, k->m, k->n, k->k, cand, MAX_CAND);
+    /* The compute capability (the tensor family's sets), through a process of the device. */
+    int arch = 0;
+    clip_process *probe = NULL;
+    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
+    clip_process_destroy(probe);
+    int n = clip_gemm_candidates(dev, arch, k->t, k->m, k->n, k->k, cand, MAX_CAND);
     double cost = 0; /* the slowest build + check + timing so far */
     int tried = 0;
     clip_gemm_params top[3];
