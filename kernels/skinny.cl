@@ -71,6 +71,12 @@ inline elem_t sk_madd(elem_t acc, elem_t x, elem_t y) {
 #define LDY(p, e) LD(p, e)
 #endif
 
+#if CLIP_DOUBLE
+#define SK_VEC4 double4
+#else
+#define SK_VEC4 float4
+#endif
+
 /* The arguments every product kernel takes. */
 #define SK_OPERANDS                                                                                \
     __global const real_t *restrict X, const long offx, const long xsi, const long xsk,            \
@@ -135,10 +141,25 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
 #pragma unroll
         for (int i = 0; i < MB; i++) acc[i][j] = 0;
     }
+#if !CLIP_COMPLEX && MB % 4 == 0
+    /* X's columns contiguous and 4-aligned: a lane's MB values in MB/4 vector loads (scalar
+     * loads of a column put a warp's 32 lanes 4*MB bytes apart MB times over). Uniform. */
+    const int xv = xsi == 1 && ((offx | xsk) & 3) == 0;
+#endif
     for (int kt = k0; kt < k1; kt += WG) {
         const int k = kt + t;
         elem_t x[MB];
         if (k < k1) {
+#if !CLIP_COMPLEX && MB % 4 == 0
+            if (xv) {
+                __global const SK_VEC4 *xp = (__global const SK_VEC4 *)(X + offx + (long)k * xsk);
+#pragma unroll
+                for (int i = 0; i < MB / 4; i++) {
+                    const SK_VEC4 v = xp[i];
+                    x[4 * i] = v.s0, x[4 * i + 1] = v.s1, x[4 * i + 2] = v.s2, x[4 * i + 3] = v.s3;
+                }
+            } else
+#endif
 #pragma unroll
             for (int i = 0; i < MB; i++) x[i] = LDX(X, offx + (long)i * xsi + (long)k * xsk);
 #pragma unroll
