@@ -188,54 +188,49 @@ inline void wg_load_stage(__local float *dst, __global const float *PA, __global
         tc_cp_async16(db + 4 * c, b + 4 * c, c < n * WG_BLOCK_B / 4 ? 16u : 0u);
 }
 
-/* Writes the work-item's accumulators of tile (tm, tn) to C: alpha * acc + beta * C, NaN outputs
- * recomputed in fp32 from A and B. */
-inline void wg_epilogue(const float *acc, const int tm, const int tn, const int tid, const int M,
-                        const int N, const int K, const elem_t alpha, const elem_t beta,
-                        __global const elem_t *restrict A, const int lda,
-                        __global const elem_t *restrict B, const int ldb, __global elem_t *C,
-                        const int ldc) {
+/* Writes accumulators e and e + 1 (e even) of work-item tid of tile (tm, tn), v0 and v1, to C:
+ * alpha * v + beta * C, NaN outputs recomputed in fp32 from A and B. */
+inline void wg_store2(const int e, const float v0, const float v1, const int tm, const int tn,
+                      const int tid, const int M, const int N, const int K, const elem_t alpha,
+                      const elem_t beta, __global const elem_t *restrict A, const int lda,
+                      __global const elem_t *restrict B, const int ldb, __global elem_t *C,
+                      const int ldc) {
     const int wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const int m0 = tm * WG_RA + wg * 64 + 16 * w + g, n0 = tn * WG_RB + 2 * t;
+    const int row = tm * WG_RA + wg * 64 + 16 * w + g + 8 * ((e % 4) / 2);
+    const int col0 = tn * WG_RB + 2 * t + 8 * (e / 4);
 #if CLIP_COMPLEX
-    /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts, and a
-     * work-item holds both (e and e + 1). */
-#pragma unroll
-    for (int e = 0; e < WG_ACC; e += 2) {
-        const int row = m0 + 8 * ((e % 4) / 2), col = (n0 + 8 * (e / 4)) / 2;
-        if (row < M && col < N) {
-            complex_t r = (complex_t)(acc[e], acc[e + 1]);
-            if (isnan(r.x) || isnan(r.y)) {
-                r = (complex_t)(0.0f);
-                for (int q = 0; q < K; q++) {
-                    const complex_t x = wg_conj_if(A_AT(row, q), TRANSA == 2);
-                    const complex_t y = wg_conj_if(B_AT(q, col), TRANSB == 2);
-                    r.x = fma(x.x, y.x, fma(-x.y, y.y, r.x));
-                    r.y = fma(x.x, y.y, fma(x.y, y.x, r.y));
-                }
-            }
-            __global complex_t *c = C + (size_t)col * (size_t)ldc + row;
-            /* alpha = 1 leaves r alone: a complex scaling turns an Inf into Inf + NaN*i. */
-            if (alpha.x != 1.0f || alpha.y != 0.0f) r = clip_cmul(alpha, r);
-            *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
+    /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts. */
+    const int col = col0 / 2;
+    if (row >= M || col >= N) return;
+    complex_t r = (complex_t)(v0, v1);
+    if (isnan(r.x) || isnan(r.y)) {
+        r = (complex_t)(0.0f);
+        for (int q = 0; q < K; q++) {
+            const complex_t x = wg_conj_if(A_AT(row, q), TRANSA == 2);
+            const complex_t y = wg_conj_if(B_AT(q, col), TRANSB == 2);
+            r.x = fma(x.x, y.x, fma(-x.y, y.y, r.x));
+            r.y = fma(x.x, y.y, fma(x.y, y.x, r.y));
         }
     }
+    __global complex_t *c = C + (size_t)col * (size_t)ldc + row;
+    /* alpha = 1 leaves r alone: a complex scaling turns an Inf into Inf + NaN*i. */
+    if (alpha.x != 1.0f || alpha.y != 0.0f) r = clip_cmul(alpha, r);
+    *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
 #else
-#pragma unroll
-    for (int e = 0; e < WG_ACC; e++) {
-        const int row = m0 + 8 * ((e % 4) / 2), col = n0 + 8 * (e / 4) + e % 2;
-        if (row < M && col < N) {
-            float r = acc[e];
-            /* NaN: a NaN or infinite operand, or a rounding past the range (FLT_MAX in TF32 or
-             * BF16, 65504 in FP16: see tc_split), recomputed in fp32. */
-            if (isnan(r)) {
-                r = 0.0f;
-                for (int q = 0; q < K; q++)
-                    r = fma(A_AT(row, q), B_AT(q, col), r);
-            }
-            __global float *c = C + (size_t)col * (size_t)ldc + row;
-            *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
+    if (row >= M) return;
+    for (int h = 0; h < 2; h++) {
+        const int col = col0 + h;
+        if (col >= N) return;
+        float r = h ? v1 : v0;
+        /* NaN: a NaN or infinite operand, or a rounding past the range (FLT_MAX in TF32 or
+         * BF16, 65504 in FP16: see tc_split), recomputed in fp32. */
+        if (isnan(r)) {
+            r = 0.0f;
+            for (int q = 0; q < K; q++)
+                r = fma(A_AT(row, q), B_AT(q, col), r);
         }
+        __global float *c = C + (size_t)col * (size_t)ldc + row;
+        *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
     }
 #endif
 }
@@ -357,11 +352,14 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             dst[e * WG_THREADS] = acc[e];
         return;
     }
-    wg_epilogue(acc, tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc);
+#pragma unroll
+    for (int e = 0; e < WG_ACC; e += 2)
+        wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc);
 }
 
-/* The split tail of gemm_wg: work-group r sums tail tile r's `splits` partial sums in order and
- * writes C. Arguments as gemm_wg's. */
+/* The split tail of gemm_wg: work-group (r, e/2) sums accumulators e and e + 1 of tail tile r's
+ * `splits` partial sums in order, for each work-item of gemm_wg's work-group, and writes them to
+ * C (a work-item a pair, so that every compute unit has work; arguments as gemm_wg's). */
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
 gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
                __global const elem_t *restrict A, const ulong offa, const int lda,
@@ -371,17 +369,15 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
                const int ntiles, const int slices, const int dp_tiles, const int tail_tiles,
                const int splits, __global float *restrict PW, const ulong poff) {
     (void)PA, (void)boff, (void)ntiles, (void)slices, (void)tail_tiles;
-    __global const float *PART = PW + poff;
     const int r = (int)get_group_id(0), tid = (int)get_local_id(0), tile = dp_tiles + r;
-    __global const float *src = PART + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) + tid;
-    float acc[WG_ACC];
-#pragma unroll
-    for (int e = 0; e < WG_ACC; e++)
-        acc[e] = src[e * WG_THREADS];
-    for (int c = 1; c < splits; c++)
-#pragma unroll
-        for (int e = 0; e < WG_ACC; e++)
-            acc[e] += src[(size_t)c * (WG_THREADS * WG_ACC) + e * WG_THREADS];
-    wg_epilogue(acc, tile % mtiles, tile / mtiles, tid, M, N, K, alpha, beta, A + offa, lda,
-                B + offb, ldb, C + offc, ldc);
+    const int e = 2 * (int)get_global_id(1);
+    __global const float *src =
+        PW + poff + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) + (size_t)e * WG_THREADS + tid;
+    float v0 = src[0], v1 = src[WG_THREADS];
+    for (int c = 1; c < splits; c++) {
+        v0 += src[(size_t)c * (WG_THREADS * WG_ACC)];
+        v1 += src[(size_t)c * (WG_THREADS * WG_ACC) + WG_THREADS];
+    }
+    wg_store2(e, v0, v1, tile % mtiles, tile / mtiles, tid, M, N, K, alpha, beta, A + offa, lda,
+              B + offb, ldb, C + offc, ldc);
 }

@@ -387,8 +387,9 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     }
     size_t global = (dp + tail * splits) * threads;
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 1, &global, &threads);
-    global = tail * threads;
-    if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 1, &global, &threads);
+    /* The sums: a work-item for each pair of a tile's work-item's accumulators (WG_ACC = nwg/2). */
+    size_t rglobal[2] = {tail * threads, (size_t)q->nwg / 4}, rlocal[2] = {threads, 1};
+    if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 2, rglobal, rlocal);
     return s;
 }
 
