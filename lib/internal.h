@@ -104,6 +104,11 @@ void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap);
  * and ".target sm_90" made ".target sm_90a" (left as it is when it already names sm_90a). A new
  * string the caller frees, or NULL when ptx names no sm_90 target or memory runs out. */
 char *clip_ptx_retarget_text(const char *ptx);
+/* The binary of device dev in prog (on NVIDIA the PTX text), NUL-terminated, a new string the
+ * caller frees; NULL with *err set (CL_INVALID_PROGRAM_EXECUTABLE when prog has none for dev)
+ * otherwise. A program of a context of several devices has a binary slot per device, empty for
+ * those it was not built for. */
+char *clip_program_device_binary(cl_program prog, cl_device_id dev, cl_int *err);
 /* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
  * sm_90a target (lib/program_ptx.c says how); on failure *prog is kept (the caller releases it)
  * and the error names the cause, with the build log in log. Errors: CLIP_ERR_BUILD,

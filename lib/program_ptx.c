@@ -33,19 +33,59 @@ char *clip_ptx_retarget_text(const char *ptx) {
     return out;
 }
 
+char *clip_program_device_binary(cl_program prog, cl_device_id dev, cl_int *err) {
+    cl_uint n = 0;
+    *err = clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL);
+    if (*err != CL_SUCCESS || n == 0) return NULL;
+    cl_device_id *devs = calloc(n, sizeof *devs);
+    size_t *sizes = calloc(n, sizeof *sizes);
+    unsigned char **bins = calloc(n, sizeof *bins);
+    char *ptx = NULL;
+    if (!devs || !sizes || !bins) {
+        *err = CL_OUT_OF_HOST_MEMORY;
+        goto done;
+    }
+    *err = clGetProgramInfo(prog, CL_PROGRAM_DEVICES, n * sizeof *devs, devs, NULL);
+    if (*err == CL_SUCCESS)
+        *err = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, n * sizeof *sizes, sizes, NULL);
+    cl_uint i = 0;
+    while (*err == CL_SUCCESS && i < n && devs[i] != dev)
+        i++;
+    if (*err != CL_SUCCESS || i == n || sizes[i] == 0) {
+        if (*err == CL_SUCCESS) *err = CL_INVALID_PROGRAM_EXECUTABLE;
+        goto done;
+    }
+    /* Every slot gets room: the standard lets NULL entries be skipped, but PoCL copies into
+     * them. */
+    for (cl_uint j = 0; j < n; j++)
+        if (!(bins[j] = malloc(sizes[j] + 1))) {
+            *err = CL_OUT_OF_HOST_MEMORY;
+            goto done;
+        }
+    *err = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, n * sizeof *bins, bins, NULL);
+    if (*err == CL_SUCCESS) {
+        ptx = (char *)bins[i];
+        ptx[sizes[i]] = '\0';
+        bins[i] = NULL;
+    }
+done:
+    for (cl_uint j = 0; bins && j < n; j++)
+        free(bins[j]);
+    free(devs);
+    free(sizes);
+    free(bins);
+    return ptx;
+}
+
 clip_status clip_program_retarget(clip_app *app, const char *source, char *log, size_t cap,
                                   cl_program *prog) {
-    size_t size = 0;
-    cl_int err = clGetProgramInfo(*prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
-    if (err != CL_SUCCESS || size == 0)
-        return clip_set_error(app, CLIP_ERR_BUILD,
-                              "%s: no program binary to retarget for sm_90a (%s)", source,
-                              clip_cl_error_name(err));
-    char *ptx = malloc(size + 1);
-    if (!ptx) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
-    err = clGetProgramInfo(*prog, CL_PROGRAM_BINARIES, sizeof ptx, &ptx, NULL);
-    ptx[size] = '\0';
-    char *text = err == CL_SUCCESS ? clip_ptx_retarget_text(ptx) : NULL;
+    cl_int err = CL_SUCCESS;
+    char *ptx = clip_program_device_binary(*prog, app->device, &err);
+    if (!ptx)
+        return clip_set_error(
+            app, err == CL_OUT_OF_HOST_MEMORY ? CLIP_ERR_OUT_OF_MEMORY : CLIP_ERR_BUILD,
+            "%s: no program binary to retarget for sm_90a (%s)", source, clip_cl_error_name(err));
+    char *text = clip_ptx_retarget_text(ptx);
     free(ptx);
     if (!text)
         return clip_set_error(app, CLIP_ERR_BUILD,

@@ -1,7 +1,9 @@
 /* The sm_90a retarget of lib/program_ptx.c on PTX text shaped like NVIDIA's OpenCL compiler's
  * (the GPU half, building and running the result, is test_matmul_tc on an sm_90 device): the
  * marked lines come back as instructions with their registers, the target gains its "a", other
- * comments stay, and text that is not PTX for sm_90 is refused. */
+ * comments stay, and text that is not PTX for sm_90 is refused. Then the binary it retargets is
+ * the building device's, in a context of two devices (two PoCL devices stand in for two GPUs:
+ * the first multi-GPU run asked for one binary of a two-device program and failed). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +23,43 @@ static const char ptx[] =
 
 static int count(const char *s, const char *what) {
     int n = 0;
-    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what)) n++;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
     return n;
+}
+
+/* Programs of a two-device context: the binary of each device found in its slot once built for
+ * both, none before the build. (PoCL fills the slots of a program built for one of two devices
+ * of a kind at index 0 whichever it was, so the one-device build NVIDIA sees is left to the GPU
+ * run.) */
+static void device_binaries(void) {
+    setenv("POCL_DEVICES", "pthread pthread", 0); /* before OpenCL loads */
+    cl_platform_id plats[8];
+    cl_uint np = 0, nd = 0;
+    cl_device_id devs[2];
+    int found = 0;
+    if (clGetPlatformIDs(8, plats, &np) == CL_SUCCESS)
+        for (cl_uint i = 0; i < np && i < 8 && !found; i++)
+            found =
+                clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 2, devs, &nd) == CL_SUCCESS && nd >= 2;
+    CHECK(found);
+    if (!found) return;
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    CHECK(err == CL_SUCCESS);
+    const char *src = "__kernel void one(__global float *x) { x[0] = 1.0f; }";
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err == CL_SUCCESS);
+    char *bin = clip_program_device_binary(prog, devs[1], &err);
+    CHECK(bin == NULL && err != CL_SUCCESS); /* not built yet */
+    CHECK(clBuildProgram(prog, 2, devs, "", NULL, NULL) == CL_SUCCESS);
+    for (int d = 0; d < 2; d++) {
+        bin = clip_program_device_binary(prog, devs[d], &err);
+        CHECK(bin != NULL && err == CL_SUCCESS);
+        free(bin);
+    }
+    clReleaseProgram(prog);
+    clReleaseContext(ctx);
 }
 
 int main(void) {
@@ -48,6 +85,8 @@ int main(void) {
     /* Not PTX for sm_90: refused. */
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_80, texmode_independent\n") == NULL);
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_900\n") == NULL);
-    CHECK(clip_ptx_retarget_text("\x7f" "ELF binary") == NULL);
+    CHECK(clip_ptx_retarget_text("\x7f"
+                                 "ELF binary") == NULL);
+    device_binaries();
     return tu_finish("test_ptx_retarget");
 }
