@@ -443,7 +443,7 @@ static void test_split_wg(clip_app *app, unsigned long long *seed) {
         clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
         for (int i = 0; i < 3; i++) {
             clip_status st;
-            char v[128] = "", what[128];
+            char v[128] = "", what[256];
             force_sk = sks[i];
             clip_data *c = run_variant(app, a, b, "tensor", &st, v, sizeof v);
             force_sk = -1;
