@@ -86,7 +86,9 @@ size_t clip_gemm_tc_local_bytes(const clip_gemm_params *prm);
 void clip_gemm_tc_options(const clip_gemm_params *prm, char *buf, size_t cap);
 
 /* Builds (or finds cached) the kernels of a checked tensor set into g (owned by the process),
- * with a wgmma set's workspace for products up to m x k by k x n. Errors: as clip_proc_kernel
+ * with a wgmma set's workspace for products up to m x k by k x n: their packed operands, then
+ * room for a wave's partial tiles when sk > 0 (g->sk_groups work-groups of mwg x nwg floats;
+ * g->fixup the kernel that sums them, clip_gemm_tc_schedule). Errors: as clip_proc_kernel
  * and clip_proc_temp; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the set's
  * work-group. */
 clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
@@ -95,7 +97,8 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
 /* clip_gemm_enqueue's work for a tensor set (sizes already checked against the kernel's int
  * indices, m, n, k > 0). Errors: CLIP_ERR_INVALID_ARG (A or B not aligned to 4 floats),
  * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL; a wgmma set also
- * CLIP_ERR_INVALID_ARG for a product larger than its workspace. */
+ * CLIP_ERR_INVALID_ARG for a product larger than its workspace. A wgmma set enqueues the packing,
+ * the product, and where clip_gemm_tc_schedule splits a tail, the sum of its parts. */
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                                  clip_gemm_scalar beta, clip_gemm_operand c);
