@@ -244,8 +244,8 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
  * depends only on whether its tile is in the tail, so a band of columns that keeps the tail
  * tiles and splits gets the whole's bits (processes/matmul.c). */
 inline void wg_schedule(const int b, const int mtiles, const int dp_tiles, const int tail_tiles,
-                        const int splits, const int stages, int *tm, int *tn, int *first,
-                        int *last, int *split_at) {
+                        const int splits, const int stages, int *tm, int *tn, int *first, int *last,
+                        int *split_at) {
     *first = 0, *last = stages, *split_at = -1;
     int tile = b;
     const int whole_cols = dp_tiles / mtiles;
@@ -268,6 +268,27 @@ inline void wg_schedule(const int b, const int mtiles, const int dp_tiles, const
  * workspace (op(B) at boff); split work-groups write WG_THREADS * WG_ACC floats each from
  * PW + poff (the same workspace past the packing; element e of work-item tid at e * WG_THREADS +
  * tid). */
+#ifndef WG_PIPE
+#define WG_PIPE 0
+#endif
+#if WG_PIPE
+/* WG_PIPE (off unless the build options say -DWG_PIPE=1, e.g. through CLIP_GEMM_DEFS: an
+ * experiment, bench/GEMM.md "bulk-copy pipeline"): stages move by bulk copies that work-item 0
+ * issues, each reported to the stage's `full` barrier; the warpgroups wait there, multiply, and
+ * arrive at the stage's `empty` barrier, which work-item 0 waits for before refilling it: no
+ * work-group barrier in the loop. Every stage is whole (the host packs whole stages, zero past
+ * the depth). */
+inline void wg_bulk_stage(__local float *dst, __global const float *PA, __global const float *PB,
+                          const int tm, const int tn, const int slices, const int s0,
+                          __local ulong *full) {
+    __global const float *a = PA + ((size_t)tm * (size_t)slices + (size_t)s0) * WG_BLOCK_A;
+    __global const float *b = PB + ((size_t)tn * (size_t)slices + (size_t)s0) * WG_BLOCK_B;
+    tc_mbar_arrive_tx(full, WG_STAGE * 4);
+    tc_bulk_copy(dst, a, WG_KS * WG_BLOCK_A * 4, full);
+    tc_bulk_copy(dst + WG_KS * WG_BLOCK_A, b, WG_KS * WG_BLOCK_B * 4, full);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG_THREADS, 1, 1))) void
 gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
         __global const elem_t *restrict A, const ulong offa, const int lda,
@@ -297,6 +318,62 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
     for (int i = 0; i < WG_ACC; i++)
         part[i] = 0.0f;
 #endif
+#if WG_PIPE
+    __local ulong bars[2 * WG_STAGES] __attribute__((aligned(8))); /* full, then empty */
+    const int nst = last - first;
+    if (tid == 0) {
+        for (int s = 0; s < WG_STAGES; s++) {
+            tc_mbar_init(&bars[s], 1);
+            tc_mbar_init(&bars[WG_STAGES + s], WG_THREADS);
+        }
+        tc_mbar_init_fence();
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid == 0)
+        for (int s = 0; s < WG_STAGES && s < nst; s++)
+            wg_bulk_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, (first + s) * WG_KS,
+                          &bars[s]);
+    for (int i = 0; i < nst; i++) {
+        const uint parity = (uint)(i / WG_STAGES) & 1u;
+        while (!tc_mbar_try_wait(&bars[i % WG_STAGES], parity))
+            ;
+        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
+        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
+        tc_wg_fence();
+#pragma unroll
+        for (int q = 0; q < WG_KS; q++) {
+            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
+            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
+            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
+#if WG_PARTS == 2
+            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
+            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
+            /* The small products first, while the sum is small: the tensor cores add into it
+             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
+             * addition below, so that truncation stays relative to a few products. */
+            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
+            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
+            tc_wgmma_n128_tf32(part, abig, bbig, 1);
+#else
+            WG_MMA(acc, abig, bbig, 1);
+#endif
+        }
+        tc_wg_commit();
+        TC_WG_WAIT(0);
+#if WG_PARTS == 2
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            acc[e] += part[e];
+#endif
+        tc_mbar_arrive(&bars[WG_STAGES + i % WG_STAGES]);
+        if (tid == 0 && i + WG_STAGES < nst) {
+            while (!tc_mbar_try_wait(&bars[WG_STAGES + i % WG_STAGES], parity))
+                ;
+            wg_bulk_stage(st_all + (i % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
+                          (first + i + WG_STAGES) * WG_KS, &bars[i % WG_STAGES]);
+        }
+    }
+#else
     for (int s = 0; s < WG_AHEAD; s++) {
         if (first + s < last)
             wg_load_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, (first + s) * WG_KS, tid);
@@ -343,6 +420,7 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             acc[e] += part[e];
 #endif
     }
+#endif
     TC_WG_WAIT(0);
     TC_CP_WAIT(0);
     if (split_at >= 0) {
@@ -371,8 +449,8 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
     (void)PA, (void)boff, (void)ntiles, (void)slices, (void)tail_tiles;
     const int r = (int)get_group_id(0), tid = (int)get_local_id(0), tile = dp_tiles + r;
     const int e = 2 * (int)get_global_id(1);
-    __global const float *src =
-        PW + poff + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) + (size_t)e * WG_THREADS + tid;
+    __global const float *src = PW + poff + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) +
+                                (size_t)e * WG_THREADS + tid;
     float v0 = src[0], v1 = src[WG_THREADS];
     for (int c = 1; c < splits; c++) {
         v0 += src[(size_t)c * (WG_THREADS * WG_ACC)];

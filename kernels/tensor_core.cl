@@ -165,6 +165,48 @@ TC_WGMMA(tc_wgmma_n256_bf16, "m64n256k16", "bf16", ", 0, 0", TC_D128, "%128, %12
 TC_WGMMA(tc_wgmma_n128_f16, "m64n128k16", "f16", ", 0, 0", TC_D64, "%64, %65", "%66", TC_ACC64)
 TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129", "%130", TC_ACC128)
 
+/* ---- Hopper (sm_90) transaction barriers and bulk copies ----------------------------------------
+ * An mbarrier in local memory counts arrivals and, with expect_tx, the bytes of bulk copies still
+ * to land; a phase completes when both are done, and waiting names the phase by its parity.
+ * cp.async.bulk copies a contiguous run of global memory (16-byte multiples) into local memory
+ * and reports its bytes to an mbarrier, with no work-item issuing per-element copies. */
+inline void tc_mbar_init(__local ulong *bar, uint count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(tc_smem(bar)), "r"(count)
+                 : "memory");
+}
+/* Makes the barriers' initialisation visible to the async proxy (the bulk copies). */
+inline void tc_mbar_init_fence(void) {
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+inline void tc_mbar_arrive(__local ulong *bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(tc_smem(bar)) : "memory");
+}
+/* Arrives and expects `bytes` more of bulk copies in this phase. */
+inline void tc_mbar_arrive_tx(__local ulong *bar, uint bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(tc_smem(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+/* Non-zero once the phase of the given parity has completed (a bounded wait in hardware). */
+inline int tc_mbar_try_wait(__local ulong *bar, uint parity) {
+    uint done;
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(tc_smem(bar)), "r"(parity)
+                 : "memory");
+    return (int)done;
+}
+/* Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from src to dst, reported to
+ * bar. */
+inline void tc_bulk_copy(__local void *dst, __global const void *src, uint bytes,
+                         __local ulong *bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];" ::"r"(tc_smem(dst)),
+                 "l"((ulong)(size_t)src), "r"(bytes), "r"(tc_smem(bar))
+                 : "memory");
+}
+
 /* Two fp32 values rounded to nearest-even 16-bit floats and packed in one word, lo in the low
  * half (the lower address): bf16 keeps fp32's range (8-bit mantissa), f16 has 11 bits and
  * overflows to Inf past 65504. sm_80 instructions, no marker needed. */

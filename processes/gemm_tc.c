@@ -88,14 +88,20 @@ static int wg_half(const clip_gemm_params *o) {
 static size_t wg_slice_k(const clip_gemm_params *o) {
     return wg_half(o) ? 16 : 8;
 }
+/* The packed slices of a depth: whole stages (kwg), the last zero-filled past the depth, so that
+ * every stage is one whole copy. */
+static size_t wg_slices(const clip_gemm_params *o, size_t depth) {
+    const size_t per = (size_t)o->kwg / wg_slice_k(o);
+    const size_t sl = (depth + wg_slice_k(o) - 1) / wg_slice_k(o);
+    return per ? (sl + per - 1) / per * per : sl;
+}
 
 size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, clip_type t, size_t m, size_t n,
                                size_t k) {
     const size_t cx = clip_type_is_complex(t) ? 2 : 1; /* see kernels/matmul_wg.cl, wg_value */
     const size_t rows = (m + (size_t)o->mwg - 1) / (size_t)o->mwg * (size_t)o->mwg;
     const size_t cols = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
-    const size_t slices = (cx * k + wg_slice_k(o) - 1) / wg_slice_k(o);
-    return (rows + cols) * slices * 32 * wg_parts(o);
+    return (rows + cols) * wg_slices(o, cx * k) * 32 * wg_parts(o);
 }
 
 void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_type t, size_t m,
@@ -307,8 +313,7 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, s
     const clip_gemm_params *q = &g->prm;
     const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
     /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
-    const size_t sk = wg_slice_k(q);
-    cl_int K = (cl_int)k, slices = (cl_int)((k + sk - 1) / sk), ra = (cl_int)m, rb = (cl_int)n;
+    cl_int K = (cl_int)k, slices = (cl_int)wg_slices(q, k), ra = (cl_int)m, rb = (cl_int)n;
     cl_int lda = (cl_int)a.ld, ldb = (cl_int)b.ld, aak = q->transa != 0, bak = q->transb == 0;
     cl_int ma = 2 * conja, mb = 1 + 2 * conjb;
     cl_ulong offa = a.off, offb = b.off, to = b_at;
@@ -350,8 +355,8 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     const clip_gemm_params *q = &g->prm;
     /* The packing, then a wave's partial tiles (clip_gemm_tc_build). */
     const size_t partials = g->sk_groups * (size_t)q->mwg * (size_t)q->nwg;
-    if (!g->work || clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float) + partials >
-                        g->work_elems)
+    if (!g->work ||
+        clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float) + partials > g->work_elems)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
                               "built for %zux%zu by %zux%zu",
@@ -360,23 +365,22 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     const size_t cx = clip_type_is_complex(g->type) ? 2 : 1;
     const size_t mt = (m + (size_t)q->mwg - 1) / (size_t)q->mwg;
     const size_t nt = (cx * n + (size_t)q->nwg - 1) / (size_t)q->nwg;
-    const size_t slices = (cx * k + wg_slice_k(q) - 1) / wg_slice_k(q), parts = wg_parts(q);
+    const size_t slices = wg_slices(q, cx * k), parts = wg_parts(q);
     const size_t threads = 128 * (size_t)q->mdimc;
     if (mt * nt > INT_MAX / threads)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW, "a %zux%zu product has too many %dx%d tiles", m,
                               n, q->mwg, q->nwg);
     const size_t b_at = mt * (size_t)q->mwg * slices * 8 * parts;
     size_t dp, tail, splits;
-    clip_gemm_tc_schedule(q, g->sk_groups, mt * nt, (slices + (size_t)q->kwg / wg_slice_k(q) - 1) /
-                                                        ((size_t)q->kwg / wg_slice_k(q)),
-                          &dp, &tail, &splits);
+    clip_gemm_tc_schedule(q, g->sk_groups, mt * nt, slices / ((size_t)q->kwg / wg_slice_k(q)), &dp,
+                          &tail, &splits);
     clip_status s = enqueue_pack(p, g, m, cx * n, cx * k, a, b, b_at);
     /* Partial tiles after the packed operands (clip_gemm_tc_build made room for a wave). */
     cl_ulong boff = b_at, poff = clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float);
     cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices, DP = (cl_int)dp;
     cl_int TT = (cl_int)tail, SP = (cl_int)splits;
     const void *vals[9] = {&g->work, &boff, &MT, &NT, &S, &DP, &TT, &SP, &g->work};
-    const size_t sizes[9] = {sizeof g->work, sizeof boff, sizeof MT, sizeof NT, sizeof S,
+    const size_t sizes[9] = {sizeof g->work, sizeof boff, sizeof MT, sizeof NT,     sizeof S,
                              sizeof DP,      sizeof TT,   sizeof SP, sizeof g->work};
     cl_kernel ks[2] = {g->kernel, g->fixup};
     for (int j = 0; j < (tail ? 2 : 1) && s == CLIP_OK; j++) {
