@@ -28,11 +28,11 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
 
 /* The cached set for this product, or none (0). The set is a whole description; it only stands
  * in for the defaults when the caller left the variant to auto or asked for the cached one. */
-static int cached_params(clip_process *p, clip_type t, clip_gemm_variant v, int prec, size_t m,
-                         size_t n, size_t k, clip_gemm_trans ta, clip_gemm_trans tb,
+static int cached_params(clip_process *p, int arch, clip_type t, clip_gemm_variant v, int prec,
+                         size_t m, size_t n, size_t k, clip_gemm_trans ta, clip_gemm_trans tb,
                          clip_gemm_params *out) {
     char key[96], text[256];
-    clip_gemm_tuning_key(t, m, n, k, key, sizeof key);
+    clip_gemm_tuning_key(arch, t, m, n, k, key, sizeof key);
     if (!clip_tuning_lookup(clip_proc_app(p), "matmul", key, text, sizeof text)) return 0;
     clip_gemm_params c;
     if (clip_gemm_parse(text, &c)) return 0;
@@ -78,7 +78,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
      * decides at precision fp32: below, as for every other product. */
     clip_gemm_params cached;
     if (want_tc && prec == CLIP_GEMM_FP32 &&
-        cached_params(p, t, v, prec, m, n, k, transa, transb, &cached))
+        cached_params(p, arch, t, v, prec, m, n, k, transa, transb, &cached))
         want_tc = 0;
     if (want_tc) {
         /* The tensor family where it runs and is wanted (a rounded precision asks for it),
@@ -99,7 +99,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
     /* Tile parameters with variant auto keep the FFMA family (tile_overrides), tuned or not. */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
-        cached_params(p, t, v, prec, m, n, k, transa, transb, &cached) &&
+        cached_params(p, arch, t, v, prec, m, n, k, transa, transb, &cached) &&
         !(v == CLIP_GEMM_AUTO && cached.variant == CLIP_GEMM_TENSOR && tile_overrides(p)))
         *out = cached;
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below

@@ -121,8 +121,13 @@ void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
 int clip_gemm_parse(const char *text, clip_gemm_params *prm);
 
 /* The tuning-cache key of a product: the type and each dimension rounded to the nearest power of
- * two, e.g. "f32-m1024-n1024-k1024". Products of one key share the tuned set. */
-void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, size_t cap);
+ * two, e.g. "f32-m1024-n1024-k1024". Products of one key share the tuned set. On a device that
+ * has the tensor family (compute capability `arch`, clip_gemm_tc_arch, 80 or more; 0 elsewhere)
+ * the key ends in "-tc": its entries were tuned with the family's sets among the candidates, so
+ * they may decide before the family's default; entries from before (no suffix) are not read
+ * there, since they would put an FFMA set in place of a faster tensor default. */
+void clip_gemm_tuning_key(int arch, clip_type t, size_t m, size_t n, size_t k, char *buf,
+                          size_t cap);
 
 /* Parameter sets worth timing for the product on the device (the default first), pruned by
  * work-group size, local memory and registers; on an NVIDIA device of compute capability `arch`
@@ -130,8 +135,7 @@ void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, 
  * default (wgmma sets at 90, for f32 and c32; mma.sync sets below, f32). Returns how many were
  * written (at most cap). */
 int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, size_t m, size_t n,
-                         size_t k,
-                         clip_gemm_params *out, int cap);
+                         size_t k, clip_gemm_params *out, int cap);
 
 /* The kernel build's -D options for a set (for tools that build it themselves, e.g. to read the
  * compiler's register report). */

@@ -430,9 +430,10 @@ static size_t pow2_near(size_t x) {
     return (size_t)1 << (int)lround(log2((double)x));
 }
 
-void clip_gemm_tuning_key(clip_type t, size_t m, size_t n, size_t k, char *buf, size_t cap) {
-    snprintf(buf, cap, "%s-m%zu-n%zu-k%zu", clip_type_name(t), pow2_near(m), pow2_near(n),
-             pow2_near(k));
+void clip_gemm_tuning_key(int arch, clip_type t, size_t m, size_t n, size_t k, char *buf,
+                          size_t cap) {
+    snprintf(buf, cap, "%s-m%zu-n%zu-k%zu%s", clip_type_name(t), pow2_near(m), pow2_near(n),
+             pow2_near(k), arch >= 80 ? "-tc" : "");
 }
 
 /* Prior worth of a candidate, from what makes SIMT GEMM fast on GPUs: register tiles of about
@@ -518,8 +519,8 @@ static int add_tensor(scored *all, int n, int cap, const clip_device_info *dev, 
                 n = add_candidate(all, n, cap, q, dev, t, m, nn, k);
             }
     } else {
-        static const int tiles[][4] = {{128, 128, 2, 2}, {64, 128, 1, 2}, {128, 64, 2, 1},
-                                       {64, 64, 1, 1}};
+        static const int tiles[][4] = {
+            {128, 128, 2, 2}, {64, 128, 1, 2}, {128, 64, 2, 1}, {64, 64, 1, 1}};
         static const int kst[][2] = {{16, 2}, {8, 3}, {8, 4}, {32, 2}};
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {

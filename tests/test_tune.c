@@ -3,6 +3,7 @@
  * override it, and a corrupt cache, a malformed value or a set that does not fit the device is
  * ignored (with a warning for the corrupt file) while results stay correct. */
 #include "../processes/gemm.h"
+#include "../processes/gemm_tc.h"
 #include "gemm_testutil.h"
 
 #define CACHE "tune_test/cache.txt"
@@ -10,7 +11,8 @@
 /* A*B through matmul with optional integer overrides; checks the values and copies the variant. */
 static void run_matmul(clip_app *app, size_t m, size_t k, size_t n, const char *param, long value,
                        char *variant, size_t cap, unsigned long long *seed) {
-    gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed), bound;
+    gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed),
+           bound;
     gt_mat R = gt_product(&A, &B, CLIP_F32, &bound);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B), *c = NULL;
     clip_process *p = NULL;
@@ -45,8 +47,13 @@ int main(void) {
     unsigned long long seed = 0x51ed2701a3c4f9e5ULL;
     /* a missed lookup leaves value as it was: empty, so the checks below fail cleanly */
     char key[96], sq_key[96], value[256] = "", variant[256];
-    clip_gemm_tuning_key(CLIP_F32, 48, 40, 36, key, sizeof key);
-    clip_gemm_tuning_key(CLIP_F32, 40, 40, 40, sq_key, sizeof sq_key);
+    /* The keys as the tool makes them on this device ("-tc" where the tensor family runs). */
+    clip_process *probe = NULL;
+    int arch = 0;
+    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
+    clip_process_destroy(probe);
+    clip_gemm_tuning_key(arch, CLIP_F32, 48, 40, 36, key, sizeof key);
+    clip_gemm_tuning_key(arch, CLIP_F32, 40, 40, 40, sq_key, sizeof sq_key);
 
     /* The tool's errors. */
     CHECK(gt_system(CLIP_TOOL " tune --process fft2 2>tune_err.txt") == 2);
@@ -79,7 +86,8 @@ int main(void) {
      * work, only the loads change direction. Values checked against the reference. */
     CHECK(clip_tuning_lookup(app, "matmul", key, value, sizeof value) == 1);
     {
-        gt_mat At = gt_random(CLIP_F32, 33, 48, 1.0, &seed), Bt = gt_random(CLIP_F32, 41, 33, 1.0, &seed);
+        gt_mat At = gt_random(CLIP_F32, 33, 48, 1.0, &seed),
+               Bt = gt_random(CLIP_F32, 41, 33, 1.0, &seed);
         gt_mat opA = gt_op(&At, 1), opB = gt_op(&Bt, 2), bound;
         gt_mat R = gt_product(&opA, &opB, CLIP_F32, &bound);
         clip_data *a = gt_data(app, &At), *b = gt_data(app, &Bt), *c = NULL;
@@ -137,7 +145,8 @@ int main(void) {
     CHECK(strstr(variant, "tuned") == NULL);
     CHECK(strstr(clip_tuning_warning(), "malformed") != NULL);
     /* clip tune moves such a file aside before it stores. */
-    CHECK(gt_system(CLIP_TOOL " tune --budget 3 --types f32 --shapes 40x40x40 >tune_out.txt 2>&1") == 0);
+    CHECK(gt_system(CLIP_TOOL
+                    " tune --budget 3 --types f32 --shapes 40x40x40 >tune_out.txt 2>&1") == 0);
     CHECK(gt_file_has("tune_out.txt", "moved to"));
     CHECK(clip_tuning_lookup(app, "matmul", sq_key, value, sizeof value) == 1);
     remove(CACHE);

@@ -10,12 +10,12 @@
  *
  * Per product (a representative of its size class, see clip_gemm_tuning_key) the engine's
  * candidates (clip_gemm_candidates: pruned by work-group size, local memory and registers; the
- * default first, then on NVIDIA sm_80+ the tensor family's sets, precision fp32) are built and run through the ordinary matmul process with every tile parameter
- * explicit. Each result is checked against a double-precision reference on sampled entries before
- * it is timed; a wrong or failing set is reported and skipped. The fastest tiled sets are then
- * retried with other splits of K (a launch-time choice, no rebuild). The budget is shared among
- * the products (large ones get two or three shares) and no candidate starts that would overrun
- * it. */
+ * default first, then on NVIDIA sm_80+ the tensor family's sets, precision fp32) are built and run
+ * through the ordinary matmul process with every tile parameter explicit. Each result is checked
+ * against a double-precision reference on sampled entries before it is timed; a wrong or failing
+ * set is reported and skipped. The fastest tiled sets are then retried with other splits of K (a
+ * launch-time choice, no rebuild). The budget is shared among the products (large ones get two or
+ * three shares) and no candidate starts that would overrun it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +64,9 @@ static double flops(const task *k) {
 }
 
 /* A product's share of the budget: big ones have more to gain and slower trials. */
-static double share(const task *k) { return flops(k) >= 1e11 ? 3 : flops(k) >= 1e10 ? 2 : 1; }
+static double share(const task *k) {
+    return flops(k) >= 1e11 ? 3 : flops(k) >= 1e10 ? 2 : 1;
+}
 
 static int parse_type(const char *s, size_t len, clip_type *t) {
     static const char *const names[4] = {"f32", "f64", "c32", "c64"};
@@ -102,8 +104,10 @@ static int make_data(clip_app *app, const task *k, task_data *d) {
         for (size_t i = 0; i < reals; i++) {
             s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
             double v = (double)((s * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
-            if (clip_type_is_double(k->t)) ((double *)h[q])[i] = v;
-            else ((float *)h[q])[i] = (float)v;
+            if (clip_type_is_double(k->t))
+                ((double *)h[q])[i] = v;
+            else
+                ((float *)h[q])[i] = (float)v;
         }
     }
     d->ns = SAMPLES;
@@ -190,11 +194,21 @@ done:
 }
 
 /* Tunes one product within [start, deadline); the best goes to the cache. Returns 0 if stored. */
-static int tune_task(clip_app *app, const task *k, double deadline, result *def, result *best) {
+/* The device's compute capability (clip_gemm_tc_arch, through a process of it; 0 off NVIDIA). */
+static int device_arch(clip_app *app) {
+    int arch = 0;
+    clip_process *probe = NULL;
+    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
+    clip_process_destroy(probe);
+    return arch;
+}
+
+static int tune_task(clip_app *app, int arch, const task *k, double deadline, result *def,
+                     result *best) {
     const clip_device_info *dev = clip_app_device(app);
     task_data d;
     char key[96], why[512];
-    clip_gemm_tuning_key(k->t, k->m, k->n, k->k, key, sizeof key);
+    clip_gemm_tuning_key(arch, k->t, k->m, k->n, k->k, key, sizeof key);
     printf("%s: %zux%zu * %zux%zu (%s)\n", key, k->m, k->k, k->k, k->n, clip_type_name(k->t));
     fflush(stdout);
     def->ms = best->ms = INFINITY;
@@ -205,11 +219,6 @@ static int tune_task(clip_app *app, const task *k, double deadline, result *def,
         printf("  cannot make the data: %s\n", clip_app_last_error(app));
         goto done;
     }
-    /* The compute capability (the tensor family's sets), through a process of the device. */
-    int arch = 0;
-    clip_process *probe = NULL;
-    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
-    clip_process_destroy(probe);
     int n = clip_gemm_candidates(dev, arch, k->t, k->m, k->n, k->k, cand, MAX_CAND);
     double cost = 0; /* the slowest build + check + timing so far */
     int tried = 0;
@@ -231,7 +240,8 @@ static int tune_task(clip_app *app, const task *k, double deadline, result *def,
             /* Keep the three fastest tiled sets for the split sweep. */
             for (int s = 0; s < 3 && cand[i].variant == CLIP_GEMM_TILED; s++)
                 if (r.ms < top_ms[s]) {
-                    for (int u = 2; u > s; u--) top_ms[u] = top_ms[u - 1], top[u] = top[u - 1];
+                    for (int u = 2; u > s; u--)
+                        top_ms[u] = top_ms[u - 1], top[u] = top[u - 1];
                     top_ms[s] = r.ms, top[s] = cand[i];
                     break;
                 }
@@ -252,14 +262,17 @@ static int tune_task(clip_app *app, const task *k, double deadline, result *def,
             if (c.ksplit > 1) c.sk = 0; /* stream-K is for unsplit grids */
             result r;
             if (try_set(app, k, &d, &c, deadline, &r, why, sizeof why)) continue;
-            printf("  [split] %-44s %9.4f ms %9.1f GFLOP/s\n", r.desc, r.ms, flops(k) / r.ms * 1e-6);
+            printf("  [split] %-44s %9.4f ms %9.1f GFLOP/s\n", r.desc, r.ms,
+                   flops(k) / r.ms * 1e-6);
             if (r.ms < best->ms) *best = r;
         }
     if (best->ms < INFINITY) {
         char *tag = strstr(best->desc, " tuned");
         if (tag) *tag = '\0';
-        if (clip_tuning_store(app, "matmul", key, best->desc) == CLIP_OK) rc = 0;
-        else printf("  cannot store: %s\n", clip_app_last_error(app));
+        if (clip_tuning_store(app, "matmul", key, best->desc) == CLIP_OK)
+            rc = 0;
+        else
+            printf("  cannot store: %s\n", clip_app_last_error(app));
     }
     printf("  best of %d: %s\n", tried, best->ms < INFINITY ? best->desc : "none");
 done:
@@ -271,11 +284,11 @@ done:
 
 /* The representative products of the device: squares and the ResNet-50 im2col shapes on GPUs,
  * small squares on CPUs; f64 where the device has it. */
-static int default_tasks(const clip_device_info *dev, const clip_type *types, int ntypes, task *out) {
-    static const size_t resnet[][3] = {{64, 12544, 147}, {64, 3136, 64},  {64, 3136, 576},
-                                       {256, 3136, 64},  {128, 784, 1152}, {512, 784, 128},
-                                       {256, 196, 2304}, {1024, 196, 256}, {512, 49, 4608},
-                                       {2048, 49, 512}};
+static int default_tasks(const clip_device_info *dev, const clip_type *types, int ntypes,
+                         task *out) {
+    static const size_t resnet[][3] = {
+        {64, 12544, 147}, {64, 3136, 64},   {64, 3136, 576},  {256, 3136, 64}, {128, 784, 1152},
+        {512, 784, 128},  {256, 196, 2304}, {1024, 196, 256}, {512, 49, 4608}, {2048, 49, 512}};
     int n = 0, gpu = dev->type != CLIP_DEVICE_CPU;
     for (int i = 0; i < ntypes; i++) {
         clip_type t = types[i];
@@ -345,8 +358,10 @@ static int c2_random(clip_app *app, clip_type t, size_t r, size_t c, unsigned lo
     for (size_t i = 0; i < reals; i++) {
         *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
         double v = (double)((*s * 2685821657736338717ULL) >> 11) / 4503599627370496.0 - 1.0;
-        if (clip_type_is_double(t)) ((double *)h)[i] = v;
-        else ((float *)h)[i] = (float)v, v = (float)v;
+        if (clip_type_is_double(t))
+            ((double *)h)[i] = v;
+        else
+            ((float *)h)[i] = (float)v, v = (float)v;
         ss += v * v;
     }
     *norm = sqrt(ss);
@@ -370,7 +385,8 @@ static clip_status c2_run(clip_app *app, clip_data *a, clip_data *k, const char 
 /* The cache value for a variant conv2 reported ("block 32x4 2x16 k7x7" -> "block:32,4,2,16"). */
 static int c2_value(const char *variant, char *out, size_t cap) {
     int a, b, c, d;
-    if (!strncmp(variant, "fft ", 4)) snprintf(out, cap, "fft");
+    if (!strncmp(variant, "fft ", 4))
+        snprintf(out, cap, "fft");
     else if (sscanf(variant, "local %dx%d 1x%d", &a, &b, &c) == 3)
         snprintf(out, cap, "local:%d,%d,%d", a, b, c);
     else if (sscanf(variant, "global %dx%d %dx%d", &a, &b, &c, &d) == 4)
@@ -379,7 +395,8 @@ static int c2_value(const char *variant, char *out, size_t cap) {
         snprintf(out, cap, "block:%d,%d,%d,%d", a, b, c, d);
     else if (sscanf(variant, "rblock %dx%dx%d", &a, &b, &c) == 3)
         snprintf(out, cap, "rblock:%d,%d,%d", a, c, b);
-    else return -1;
+    else
+        return -1;
     return 0;
 }
 
@@ -465,11 +482,11 @@ static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
         "local",           "block",           "rblock",          "rblock:2,12",
         "rblock:2,8",      "rblock:3,8",      "rblock:3,6",      "rblock:4,4",
-        "rblock:2,6",      "rblock:1,16",     "local:32,8,8",
-        "local:16,4,8",    "local:32,4,4",    "local:32,4,16",   "local:64,4,8",
-        "block:32,4,2,16", "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16",
-        "block:32,4,4,8",  "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",
-        "global:32,8,8,1", "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1"};
+        "rblock:2,6",      "rblock:1,16",     "local:32,8,8",    "local:16,4,8",
+        "local:32,4,4",    "local:32,4,16",   "local:64,4,8",    "block:32,4,2,16",
+        "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16", "block:32,4,4,8",
+        "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",   "global:32,8,8,1",
+        "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1"};
     int n = 0, wx, wy, rj, vw;
     /* The kernels at their defaults first (global's too: the untuned choice may be rblock), so a
      * small budget still compares them. fft is no candidate: auto's default accuracy
@@ -490,9 +507,8 @@ static int c2_candidates(const char *global, char out[][64]) {
 
 /* Tunes one filter size class; returns 0 when a value was stored in the real cache (whose path
  * is `real`; the trial cache is in the environment meanwhile). */
-static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t cols,
-                        const char *real, const char *trial, double deadline, c2_result *def,
-                        c2_result *best) {
+static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t cols, const char *real,
+                        const char *trial, double deadline, c2_result *def, c2_result *best) {
     char key[64], why[512], seen[C2_MAX_CAND + 1][64], cand[C2_MAX_CAND][64];
     snprintf(key, sizeof key, "%s-k%zux%zu", clip_type_name(k->t), k->mk, k->nk);
     printf("%s: %zux%zu image, %zux%zu filter (%s)\n", key, rows, cols, k->mk, k->nk,
@@ -552,8 +568,10 @@ static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t col
     remove(trial);
     if (best->ms < INFINITY) {
         setenv("CLIP_TUNING_CACHE", real, 1);
-        if (clip_tuning_store(app, "conv2", key, best->value) == CLIP_OK) rc = 0;
-        else printf("  cannot store: %s\n", clip_app_last_error(app));
+        if (clip_tuning_store(app, "conv2", key, best->value) == CLIP_OK)
+            rc = 0;
+        else
+            printf("  cannot store: %s\n", clip_app_last_error(app));
         setenv("CLIP_TUNING_CACHE", trial, 1);
     }
     printf("  best of %d: %s\n", tried, best->ms < INFINITY ? best->value : "none");
@@ -578,15 +596,20 @@ static int c2_tune_main(int argc, char **argv) {
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return c2_usage();
-        if (!strcmp(a, "--device")) device = v;
-        else if (!strcmp(a, "--budget")) budget = atof(v);
-        else if (!strcmp(a, "--types")) types_s = v;
-        else if (!strcmp(a, "--filters")) filters_s = v;
+        if (!strcmp(a, "--device"))
+            device = v;
+        else if (!strcmp(a, "--budget"))
+            budget = atof(v);
+        else if (!strcmp(a, "--types"))
+            types_s = v;
+        else if (!strcmp(a, "--filters"))
+            filters_s = v;
         else if (!strcmp(a, "--image")) {
             int used = 0;
             if (sscanf(v, "%llux%llu%n", &rows, &cols, &used) != 2 || v[used] || !rows || !cols)
                 return c2_usage();
-        } else if (strcmp(a, "--process")) return c2_usage();
+        } else if (strcmp(a, "--process"))
+            return c2_usage();
     }
     if (!(budget > 0)) return c2_usage();
     const double start = now_s();
@@ -655,8 +678,10 @@ static int c2_tune_main(int argc, char **argv) {
                                now_s() + left / (nt - i), &def[i], &best[i]) == 0;
     }
     remove(trial);
-    if (saved) setenv("CLIP_TUNING_CACHE", saved, 1);
-    else unsetenv("CLIP_TUNING_CACHE");
+    if (saved)
+        setenv("CLIP_TUNING_CACHE", saved, 1);
+    else
+        unsetenv("CLIP_TUNING_CACHE");
     free(saved);
     printf("\n%-14s %-22s %11s %11s %8s  %s\n", "size class", "untuned choice", "untuned ms",
            "tuned ms", "speedup", "stored value");
@@ -685,17 +710,24 @@ int clip_tune_main(int argc, char **argv) {
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
-        if (!strcmp(a, "--device")) device = v;
-        else if (!strcmp(a, "--budget")) budget = atof(v);
-        else if (!strcmp(a, "--types")) types_s = v;
-        else if (!strcmp(a, "--shapes")) shapes_s = v;
+        if (!strcmp(a, "--device"))
+            device = v;
+        else if (!strcmp(a, "--budget"))
+            budget = atof(v);
+        else if (!strcmp(a, "--types"))
+            types_s = v;
+        else if (!strcmp(a, "--shapes"))
+            shapes_s = v;
         else if (!strcmp(a, "--process")) {
             if (strcmp(v, "matmul") && strcmp(v, "matpow")) {
-                fprintf(stderr, "clip: tune: --process %s: only matmul and matpow (which share the "
-                                "GEMM engine) and conv2 are tuned\n", v);
+                fprintf(stderr,
+                        "clip: tune: --process %s: only matmul and matpow (which share the "
+                        "GEMM engine) and conv2 are tuned\n",
+                        v);
                 return 2;
             }
-        } else return usage();
+        } else
+            return usage();
     }
     if (!(budget > 0)) return usage();
     const double start = now_s();
@@ -742,8 +774,10 @@ int clip_tune_main(int argc, char **argv) {
            budget, path);
     check_cache(app);
     result def[MAX_TASKS], best[MAX_TASKS];
+    const int arch = device_arch(app); /* the tensor family's sets and keys */
     double weight = 0;
-    for (int i = 0; i < nt; i++) weight += share(&tasks[i]);
+    for (int i = 0; i < nt; i++)
+        weight += share(&tasks[i]);
     int stored = 0;
     for (int i = 0; i < nt; i++) {
         double w = share(&tasks[i]), left = start + budget - now_s();
@@ -754,13 +788,13 @@ int clip_tune_main(int argc, char **argv) {
             def[i].desc[0] = best[i].desc[0] = '\0';
             continue;
         }
-        stored += tune_task(app, &tasks[i], deadline, &def[i], &best[i]) == 0;
+        stored += tune_task(app, arch, &tasks[i], deadline, &def[i], &best[i]) == 0;
     }
     printf("\n%-26s %-16s %12s %12s %8s  %s\n", "size class", "M x N x K", "default GF/s",
            "tuned GF/s", "speedup", "stored set");
     for (int i = 0; i < nt; i++) {
         char key[96], shape[64];
-        clip_gemm_tuning_key(tasks[i].t, tasks[i].m, tasks[i].n, tasks[i].k, key, sizeof key);
+        clip_gemm_tuning_key(arch, tasks[i].t, tasks[i].m, tasks[i].n, tasks[i].k, key, sizeof key);
         snprintf(shape, sizeof shape, "%zux%zux%zu", tasks[i].m, tasks[i].n, tasks[i].k);
         double f = flops(&tasks[i]) * 1e-6;
         printf("%-26s %-16s %12.1f %12.1f %7.2fx  %s\n", key, shape, f / def[i].ms, f / best[i].ms,
