@@ -268,6 +268,45 @@ inline void wg_schedule(const int b, const int mtiles, const int dp_tiles, const
  * workspace (op(B) at boff); split work-groups write WG_THREADS * WG_ACC floats each from
  * PW + poff (the same workspace past the packing; element e of work-item tid at e * WG_THREADS +
  * tid). */
+/* Issues and commits the wgmma of the stage at `stage` for warpgroup wg: per slice, 3xTF32's
+ * three products into the stage sum `part`, or one product into acc. */
+inline void wg_stage_mma(float *acc, float *part, __local const float *stage, const int wg) {
+    __local const float *sa = stage + wg * 64 * 8;
+    __local const float *sb = stage + WG_KS * WG_BLOCK_A;
+    tc_wg_fence();
+#pragma unroll
+    for (int q = 0; q < WG_KS; q++) {
+        /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
+        const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
+        const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
+#if WG_PARTS == 2
+        const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
+        const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
+        /* The small products first, while the sum is small: the tensor cores add into it
+         * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
+         * addition (wg_add_part), so that truncation stays relative to a few products. */
+        tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
+        tc_wgmma_n128_tf32(part, abig, bsmall, 1);
+        tc_wgmma_n128_tf32(part, abig, bbig, 1);
+#else
+        (void)part;
+        WG_MMA(acc, abig, bbig, 1);
+#endif
+    }
+    tc_wg_commit();
+}
+
+/* 3xTF32: the finished stage's sum joins the accumulators (after its wgmma have completed). */
+inline void wg_add_part(float *acc, const float *part) {
+#if WG_PARTS == 2
+#pragma unroll
+    for (int e = 0; e < WG_ACC; e++)
+        acc[e] += part[e];
+#else
+    (void)acc, (void)part;
+#endif
+}
+
 #ifndef WG_PIPE
 #define WG_PIPE 0
 #endif
@@ -317,6 +356,8 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
 #pragma unroll
     for (int i = 0; i < WG_ACC; i++)
         part[i] = 0.0f;
+#else
+    float part[1] = {0.0f}; /* no stage sum: the helpers leave it alone */
 #endif
 #if WG_PIPE
     __local ulong bars[2 * WG_STAGES] __attribute__((aligned(8))); /* full, then empty */
@@ -337,34 +378,9 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
         const uint parity = (uint)(i / WG_STAGES) & 1u;
         while (!tc_mbar_try_wait(&bars[i % WG_STAGES], parity))
             ;
-        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
-        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
-        tc_wg_fence();
-#pragma unroll
-        for (int q = 0; q < WG_KS; q++) {
-            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
-            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
-            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
-#if WG_PARTS == 2
-            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
-            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
-            /* The small products first, while the sum is small: the tensor cores add into it
-             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
-             * addition below, so that truncation stays relative to a few products. */
-            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
-            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
-            tc_wgmma_n128_tf32(part, abig, bbig, 1);
-#else
-            WG_MMA(acc, abig, bbig, 1);
-#endif
-        }
-        tc_wg_commit();
+        wg_stage_mma(acc, part, st_all + (i % WG_STAGES) * WG_STAGE, wg);
         TC_WG_WAIT(0);
-#if WG_PARTS == 2
-#pragma unroll
-        for (int e = 0; e < WG_ACC; e++)
-            acc[e] += part[e];
-#endif
+        wg_add_part(acc, part);
         tc_mbar_arrive(&bars[WG_STAGES + i % WG_STAGES]);
         if (tid == 0 && i + WG_STAGES < nst) {
             while (!tc_mbar_try_wait(&bars[WG_STAGES + i % WG_STAGES], parity))
@@ -391,34 +407,9 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
                           (first + next) * WG_KS, tid);
         tc_cp_commit();
 
-        __local const float *sa = st_all + (i % WG_STAGES) * WG_STAGE + wg * 64 * 8;
-        __local const float *sb = st_all + (i % WG_STAGES) * WG_STAGE + WG_KS * WG_BLOCK_A;
-        tc_wg_fence();
-#pragma unroll
-        for (int q = 0; q < WG_KS; q++) {
-            /* K-adjacent core matrices 128 bytes apart, row-adjacent 256. */
-            const ulong abig = tc_wg_desc(sa + q * WG_BLOCK_A, 128, 256);
-            const ulong bbig = tc_wg_desc(sb + q * WG_BLOCK_B, 128, 256);
-#if WG_PARTS == 2
-            const ulong asmall = tc_wg_desc(sa + q * WG_BLOCK_A + WG_RA * 8, 128, 256);
-            const ulong bsmall = tc_wg_desc(sb + q * WG_BLOCK_B + WG_RB * 8, 128, 256);
-            /* The small products first, while the sum is small: the tensor cores add into it
-             * truncating. The stage's sum starts from zero and joins acc by a rounded fp32
-             * addition below, so that truncation stays relative to a few products. */
-            tc_wgmma_n128_tf32(part, asmall, bbig, q > 0);
-            tc_wgmma_n128_tf32(part, abig, bsmall, 1);
-            tc_wgmma_n128_tf32(part, abig, bbig, 1);
-#else
-            WG_MMA(acc, abig, bbig, 1);
-#endif
-        }
-        tc_wg_commit();
+        wg_stage_mma(acc, part, st_all + (i % WG_STAGES) * WG_STAGE, wg);
         TC_WG_WAIT(WG_LAG);
-#if WG_PARTS == 2
-#pragma unroll
-        for (int e = 0; e < WG_ACC; e++)
-            acc[e] += part[e];
-#endif
+        wg_add_part(acc, part);
     }
 #endif
     TC_WG_WAIT(0);
