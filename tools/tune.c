@@ -75,6 +75,31 @@ static int parse_type(const char *s, size_t len, clip_type *t) {
     return -1;
 }
 
+/* The options both tunes take: --device, --budget, --types. Non-zero when a is one of them. */
+static int common_option(const char *a, const char *v, const char **device, double *budget,
+                         const char **types) {
+    if (!strcmp(a, "--device"))
+        *device = v;
+    else if (!strcmp(a, "--budget"))
+        *budget = atof(v);
+    else if (!strcmp(a, "--types"))
+        *types = v;
+    else
+        return 0;
+    return 1;
+}
+
+/* The --types list ("f32,c32,..."), at most 4: 0, or -1 when a name is not a type. */
+static int parse_types(const char *list, clip_type *types, int *ntypes) {
+    *ntypes = 0;
+    for (const char *s = list; *s && *ntypes < 4;) {
+        size_t len = strcspn(s, ",");
+        if (parse_type(s, len, &types[(*ntypes)++])) return -1;
+        s += len + (s[len] == ',');
+    }
+    return 0;
+}
+
 /* Element i of a host buffer of type t as (re, im). */
 static void get(const void *h, clip_type t, size_t i, double *re, double *im) {
     int cx = clip_type_is_complex(t);
@@ -596,13 +621,8 @@ static int c2_tune_main(int argc, char **argv) {
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return c2_usage();
-        if (!strcmp(a, "--device"))
-            device = v;
-        else if (!strcmp(a, "--budget"))
-            budget = atof(v);
-        else if (!strcmp(a, "--types"))
-            types_s = v;
-        else if (!strcmp(a, "--filters"))
+        if (common_option(a, v, &device, &budget, &types_s)) continue;
+        if (!strcmp(a, "--filters"))
             filters_s = v;
         else if (!strcmp(a, "--image")) {
             int used = 0;
@@ -616,11 +636,7 @@ static int c2_tune_main(int argc, char **argv) {
     budget = budget * 0.97 - 0.5;
     clip_type types[4];
     int ntypes = 0;
-    for (const char *s = types_s; *s && ntypes < 4;) {
-        size_t len = strcspn(s, ",");
-        if (parse_type(s, len, &types[ntypes++])) return c2_usage();
-        s += len + (s[len] == ',');
-    }
+    if (parse_types(types_s, types, &ntypes)) return c2_usage();
     clip_criteria crit = {0};
     if (device) {
         if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return c2_usage();
@@ -710,13 +726,8 @@ int clip_tune_main(int argc, char **argv) {
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
-        if (!strcmp(a, "--device"))
-            device = v;
-        else if (!strcmp(a, "--budget"))
-            budget = atof(v);
-        else if (!strcmp(a, "--types"))
-            types_s = v;
-        else if (!strcmp(a, "--shapes"))
+        if (common_option(a, v, &device, &budget, &types_s)) continue;
+        if (!strcmp(a, "--shapes"))
             shapes_s = v;
         else if (!strcmp(a, "--process")) {
             if (strcmp(v, "matmul") && strcmp(v, "matpow")) {
@@ -734,11 +745,7 @@ int clip_tune_main(int argc, char **argv) {
     budget = budget * 0.97 - 0.5; /* room for the last candidate's overrun and the table */
     clip_type types[4];
     int ntypes = 0;
-    for (const char *s = types_s; *s && ntypes < 4;) {
-        size_t len = strcspn(s, ",");
-        if (parse_type(s, len, &types[ntypes++])) return usage();
-        s += len + (s[len] == ',');
-    }
+    if (parse_types(types_s, types, &ntypes)) return usage();
     clip_criteria crit = {0};
     if (device) {
         if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return usage();
