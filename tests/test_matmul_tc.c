@@ -125,21 +125,32 @@ static void operands(size_t m, size_t k, size_t n, int spread, int shift, gt_mat
     }
 }
 
+/* The product of A and B through variant tensor (err[0], rms[0]) and the FFMA kernel (variant
+ * tiled: err[1], rms[1], its variant in ffma), each error / bound against the reference R. */
+static void tensor_and_ffma(clip_app *app, const gt_mat *A, const gt_mat *B, const gt_mat *R,
+                            const gt_mat *bound, double err[2], double rms[2], char *ffma,
+                            size_t cap) {
+    clip_data *a = gt_data(app, A), *b = gt_data(app, B);
+    clip_status s1, s2;
+    char v1[128] = "";
+    clip_data *ct = run_variant(app, a, b, "tensor", &s1, v1, sizeof v1);
+    clip_data *cf = run_variant(app, a, b, "tiled", &s2, ffma, cap);
+    CHECK(s1 == CLIP_OK && s2 == CLIP_OK);
+    rel_errors(ct, R, bound, &err[0], &rms[0]);
+    rel_errors(cf, R, bound, &err[1], &rms[1]);
+    clip_data_destroy(ct), clip_data_destroy(cf), clip_data_destroy(a), clip_data_destroy(b);
+}
+
 /* The tensor family against the FFMA kernel on the same operands. */
 static void compare_ffma(clip_app *app, const char *what, size_t m, size_t k, size_t n, int spread,
                          int shift, unsigned long long *seed) {
     gt_mat A, B, bound;
     operands(m, k, n, spread, shift, &A, &B, seed);
     gt_mat R = ref_product(&A, &B, &bound);
-    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
-    clip_status s1, s2;
-    char v1[128] = "", v2[128] = "";
-    clip_data *ct = run_variant(app, a, b, "tensor", &s1, v1, sizeof v1);
-    clip_data *cf = run_variant(app, a, b, "tiled", &s2, v2, sizeof v2);
-    CHECK(s1 == CLIP_OK && s2 == CLIP_OK);
-    double tmax, trms, fmax, frms;
-    rel_errors(ct, &R, &bound, &tmax, &trms);
-    rel_errors(cf, &R, &bound, &fmax, &frms);
+    char v2[128] = "";
+    double err[2], rms[2];
+    tensor_and_ffma(app, &A, &B, &R, &bound, err, rms, v2, sizeof v2);
+    const double tmax = err[0], trms = rms[0], fmax = err[1], frms = rms[1];
     /* Where the FFMA kernel splits K (ks > 1) its partial sums are shorter than the tensor
      * kernel's single run over K, so only an unsplit FFMA run is a like-for-like comparison
      * (the split ones are printed, and every tensor result is within the rounding bound). */
@@ -155,7 +166,6 @@ static void compare_ffma(clip_app *app, const char *what, size_t m, size_t k, si
         if (!(trms <= frms) || !(tmax <= fmax))
             fprintf(stderr, "%s: tensor error above the FFMA kernel's\n", what);
     }
-    clip_data_destroy(ct), clip_data_destroy(cf), clip_data_destroy(a), clip_data_destroy(b);
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
 }
 
@@ -486,20 +496,13 @@ static void test_complex_wg(clip_app *app, unsigned long long *seed) {
     const size_t n = 512;
     gt_mat A = gt_random(CLIP_C32, n, n, 1.0, seed), B = gt_random(CLIP_C32, n, n, 1.0, seed);
     gt_mat bound, R = gt_product(&A, &B, CLIP_C32, &bound);
-    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
-    clip_status s1, s2;
-    char v1[128] = "", v2[128] = "";
-    clip_data *ct = run_variant(app, a, b, "tensor", &s1, v1, sizeof v1);
-    clip_data *cf = run_variant(app, a, b, "tiled", &s2, v2, sizeof v2);
-    CHECK(s1 == CLIP_OK && s2 == CLIP_OK);
+    char v2[128] = "";
     double err[2], rms[2];
-    rel_errors(ct, &R, &bound, &err[0], &rms[0]);
-    rel_errors(cf, &R, &bound, &err[1], &rms[1]);
+    tensor_and_ffma(app, &A, &B, &R, &bound, err, rms, v2, sizeof v2);
     printf("accuracy c32 random %zux%zux%zu  tensor max %.3g | ffma max %.3g ('%s')\n", n, n, n,
            err[0], err[1], v2);
     if (strstr(v2, " ks 1 ")) CHECK(err[0] <= err[1]);
     CHECK(err[0] <= (double)(2 * n + 4) * 2 * 0x1p-24);
-    clip_data_destroy(ct), clip_data_destroy(cf), clip_data_destroy(a), clip_data_destroy(b);
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
 }
 
