@@ -578,6 +578,202 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 }
 #endif
 
+#if KERNEL == 8
+/* conv2_tensor (NVIDIA sm_90, f32, filter size compiled in, KR <= 64): the direct sums on the
+ * tensor cores, each output an fp32-accurate sum (3xTF32, as the GEMM's wgmma kernel).
+ *
+ * A filter is a GEMM in disguise: for input column c of the window, the products of its sliding
+ * windows along the rows (a Toeplitz block: row i, tap k holds X(i + k, c)) with the filter's
+ * columns give P_c(i, l) = sum_k X(i + k, c) F(k, l), and output column j sums P_c(i, l) over
+ * c - l = j. A group (one warpgroup) owns 64 output rows by TJ columns and walks the input
+ * columns once: step s multiplies column c_s's 64 x KRP Toeplitz block, built in registers (each
+ * work-item loads TC_NQ values of the staged column: A's fragment is X at offsets 4 apart), by
+ * the filter's TC_N columns in local memory (m64nNk8 wgmma, A from registers).
+ *
+ * The ring. Output column j collects P_c(., l) from TC_N consecutive steps. The filter operand
+ * of step s is rotated (its column n is filter column (s - n) mod TC_N, a window of a doubled
+ * copy in local memory, so the rotation is only the descriptor's start), which makes column n of
+ * every step's product belong to the output columns j = n (mod TC_N): a work-item adds each
+ * step's product into the same registers E, and after step j + TC_N - 1 column j mod TC_N of E
+ * holds output j whole. It is written out and zeroed. Filters wider than TC_N = 32 run in column
+ * blocks of 32, the partial sums of a block kept in C and read back by the same work-item.
+ *
+ * Accuracy: each value x splits into big = tf32(x) and small = tf32(x - big); a step sums
+ * small*big' + big*small' + big*big' over the KRP taps of one filter column on the tensor cores
+ * (which truncate as they accumulate), and the step sums join E by fp32 additions, so each
+ * output errs like a direct fp32 sum (the elementwise contract; test_conv2_tc checks it). An
+ * output that comes out NaN (an Inf or NaN in A or K, zero padding times an infinite tap, a
+ * value that rounds past FLT_MAX) is recomputed by a plain direct sum with MATLAB's rules
+ * (tc_exact), so non-finite data behave as in the other direct kernels.
+ *
+ * Options: TC_N 8, 16 or 32 (filter columns a block), TC_KRP (KR rounded up to 8), TJ (output
+ * columns a group, a multiple of TC_N). */
+#define TC_H (64 + TC_KRP)               /* staged rows of an input column */
+#define TC_NQ (TC_KRP / 4 + 2)           /* values of a staged column a work-item reads */
+#define TC_NB ((KC + TC_N - 1) / TC_N)   /* column blocks of the filter */
+#define TC_CW (TC_N < 16 ? TC_N : 16)    /* input columns staged at a time */
+#define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
+#define TC_GROWS (2 * TC_N)              /* rows (n) of the doubled, reversed filter */
+#define TC_LBO (TC_GROWS * 16)           /* bytes between its groups of 4 taps */
+#define TC_GPART (TC_KRP * TC_GROWS)     /* words of one part (big or small) */
+#define TC_ND (TC_N / 2)                 /* accumulators a work-item holds */
+#if TC_N == 32
+#define TC_MMA tc_wgmma_ra_n32
+#elif TC_N == 16
+#define TC_MMA tc_wgmma_ra_n16
+#else
+#define TC_MMA tc_wgmma_ra_n8
+#endif
+
+/* Output (i, j) by a plain direct sum with MATLAB's rules: over the overlap only for zero padding
+ * (conv_skip), through the padding rule otherwise. */
+inline float tc_exact(__global const float *A, __global const float *K, int i, int j, int ma,
+                      int na, int oi, int oj, int kr, int kc, int corr) {
+#if PAD == 0
+    return conv_skip(A, K, i, j, ma, na, oi, oj, kr, kc, corr);
+#else
+    const int r = i + oi - (KR - 1), c = j + oj - (KC - 1);
+    float acc = 0.0f;
+    for (int l = 0; l < KC; l++) {
+        const long col = pad_map(c + l, na) * (long)ma;
+        for (int k = 0; k < KR; k++) acc = fma(A[col + pad_map(r + k, ma)], FGLOBAL(k, l), acc);
+    }
+    return acc;
+#endif
+}
+
+/* Output (i, j)'s sum v of column block `blk`: blocks before the last leave their partial sum in
+ * C, the last adds the earlier ones and writes the result (recomputed when NaN, normalized). */
+inline void tc_out(__global float *C, __global const float *A, __global const float *K,
+                   __global const float *kinfo, float v, int blk, int i, int j, int ma, int na,
+                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
+    if (i >= mo || j >= no) return;
+    __global float *c = C + j * (long)mo + i;
+    if (blk > 0) v += *c;
+    if (blk < TC_NB - 1) {
+        *c = v;
+        return;
+    }
+    if (isnan(v)) v = tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr);
+    store_out(C, i, j, mo, v, normalize, kinfo);
+}
+
+/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into pf
+ * (consecutive work-items, consecutive rows). */
+#define TC_FETCH(c0)                                                                          \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                       \
+        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                             \
+        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                      \
+        pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];        \
+    }
+#define TC_PUT                                                                                \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                       \
+        const int e = tid + 128 * u;                                                          \
+        if (e < TC_H * TC_CW) xs[e] = pf[u];                                                  \
+    }
+
+/* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
+ * wgmma into DC, then the previous step's product DP into E and the output column that
+ * completes written (output column jt = (ch - 1) * TC_N + SI of the group's). */
+#define TC_STEP(SI, DC, DP)                                                                   \
+    {                                                                                         \
+        __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                            \
+        uint ab[TC_NQ], as[TC_NQ];                                                            \
+        _Pragma("unroll") for (int q = 0; q < TC_NQ; q++) tc_split(xc[4 * q], &ab[q], &as[q]); \
+        tc_wg_fence();                                                                        \
+        const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */               \
+        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                           \
+            const uint fb[4] = {ab[2 * kk], ab[2 * kk + 2], ab[2 * kk + 1], ab[2 * kk + 3]};   \
+            const uint fs[4] = {as[2 * kk], as[2 * kk + 2], as[2 * kk + 1], as[2 * kk + 3]};   \
+            const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                              \
+            TC_MMA(DC, fs, dbig + o, kk > 0);                                                 \
+            TC_MMA(DC, fb, dsmall + o, 1);                                                    \
+            TC_MMA(DC, fb, dbig + o, 1);                                                      \
+        }                                                                                     \
+        tc_wg_commit();                                                                       \
+        TC_WG_WAIT(1);                                                                        \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += DP[r];                   \
+        {                                                                                     \
+            const int q_ = (SI) / 8, e_ = (SI) % 2, jt = (ch - 1) * TC_N + (SI);              \
+            if (t == ((SI) % 8) / 2) {                                                        \
+                if (jt >= 0 && jt < TJ) {                                                     \
+                    tc_out(C, A, K, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, ma, na, mo,  \
+                           no, oi, oj, kr, kc, corr, normalize);                              \
+                    tc_out(C, A, K, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, ma,  \
+                           na, mo, no, oi, oj, kr, kc, corr, normalize);                      \
+                }                                                                             \
+                ring[4 * q_ + e_] = 0.0f;                                                     \
+                ring[4 * q_ + 2 + e_] = 0.0f;                                                 \
+            }                                                                                 \
+        }                                                                                     \
+    }
+
+/* Steps S .. S + TC_CW - 1 (pairs: the product of one lands in d0, of the next in d1), written
+ * out: a compiler may leave a loop of this size rolled, and the ring's indices must be constants. */
+#define TC_PAIR(S) TC_STEP(S, d0, d1) TC_STEP((S) + 1, d1, d0)
+#define TC_PAIRS8(S) TC_PAIR(S) TC_PAIR((S) + 2) TC_PAIR((S) + 4) TC_PAIR((S) + 6)
+#if TC_CW == 16
+#define TC_PAIRS(S) TC_PAIRS8(S) TC_PAIRS8((S) + 8)
+#else
+#define TC_PAIRS(S) TC_PAIRS8(S)
+#endif
+
+/* The TC_CW steps of staged part H (0 or 1) of ring turn ch: the next part's columns fetched
+ * first, so that their loads overlap the steps (written out as a macro: the ring's register
+ * indices must be constants, and a loop over H is not always unrolled). */
+#define TC_STAGED(H)                                                                          \
+    {                                                                                         \
+        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                         \
+            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
+        TC_PAIRS((H) * TC_CW);                                                                \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+        TC_PUT;                                                                               \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+    }
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
+    (void)skipz;
+    if (GATE_OFF) return;
+    GROUP_COORDS(64, TJ);
+    __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
+    __local float xs[TC_CW * TC_H];
+    const int tid = (int)get_local_id(0), w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+    const int xb = 16 * w + g + t, row = i0 + 16 * w + g;
+    const int r0 = i0 + oi - (KR - 1);
+    const int turns = TJ / TC_N + 1;
+    const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
+    float ring[TC_ND], d0[TC_ND], d1[TC_ND], pf[TC_PF];
+    for (int blk = 0; blk < TC_NB; blk++) {
+        const int cb = j0 + oj - (KC - 1) + blk * TC_N;
+        /* The previous block's products are done with gs and xs. */
+        TC_WG_WAIT(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Row p of the filter operand is filter column blk*TC_N + (-p mod TC_N), both parts, K-major
+         * in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an operand). */
+        for (int e = tid; e < TC_GPART; e += 128) {
+            const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
+            const int lp = (TC_N - p % TC_N) % TC_N, l = blk * TC_N + lp;
+            uint big, small;
+            tc_split(k < KR && l < KC ? FGLOBAL(k, l) : 0.0f, &big, &small);
+            gs[e] = big;
+            gs[TC_GPART + e] = small;
+        }
+        TC_FETCH(cb);
+        TC_PUT;
+        tc_fence_async_local();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = d0[r] = d1[r] = 0.0f;
+        for (int ch = 0; ch < turns; ch++) {
+            TC_STAGED(0);
+#if TC_N > TC_CW
+            TC_STAGED(1);
+#endif
+        }
+    }
+    TC_WG_WAIT(0);
+}
+#endif
+
 #if KERNEL == 5
 /* conv2_kinfo: out[0] = sum(K(:)) for `normalize`, out[1] = 1 where K holds an Inf or NaN, by one
  * work-group: its input is the filter, which every group of the convolution reads in full

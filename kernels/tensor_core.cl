@@ -165,6 +165,29 @@ TC_WGMMA(tc_wgmma_n256_bf16, "m64n256k16", "bf16", ", 0, 0", TC_D128, "%128, %12
 TC_WGMMA(tc_wgmma_n128_f16, "m64n128k16", "f16", ", 0, 0", TC_D64, "%64, %65", "%66", TC_ACC64)
 TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129", "%130", TC_ACC128)
 
+/* NAME(d, a, db, accumulate): d (N/2 floats a work-item) = A * B' (+ d when accumulate is
+ * non-zero) for one m64nNk8 TF32 tile of a warpgroup with A (64 x 8) from registers: a holds the
+ * work-item's four TF32 words in mma.m16n8k8's A order (warp w takes rows 16w..16w+15: a0 (g, t),
+ * a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4)), so a caller can build A from values that no matrix in
+ * local memory holds (a Toeplitz window, conv2_tensor); B (N x 8, K-major) is in local memory
+ * (descriptor db). d's fragment as TC_WGMMA's. */
+#define TC_WGMMA_RA(NAME, SHAPE, D, A, DESC, PRED, ACC)                                            \
+    inline void NAME(float *d, const uint *a, ulong db, int accumulate) {                          \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\n" TC_SM90A                    \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 " D ", " A ", " DESC    \
+                     ", p, 1, 1;\n}\n"                                                              \
+                     : ACC                                                                         \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));     \
+    }
+#define TC_ACC4 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+#define TC_ACC16 TC_ACC8(0), TC_ACC8(8)
+TC_WGMMA_RA(tc_wgmma_ra_n8, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%8", "%9", TC_ACC4)
+TC_WGMMA_RA(tc_wgmma_ra_n16, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}", "{%8, %9, %10, %11}",
+            "%12", "%13", TC_ACC8(0))
+TC_WGMMA_RA(tc_wgmma_ra_n32, "m64n32k8",
+            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
+            "{%16, %17, %18, %19}", "%20", "%21", TC_ACC16)
+
 /* ---- Hopper (sm_90) transaction barriers and bulk copies ----------------------------------------
  * An mbarrier in local memory counts arrivals and, with expect_tx, the bytes of bulk copies still
  * to land; a phase completes when both are done, and waiting names the phase by its parity.

@@ -117,7 +117,15 @@
 #define DIM_LIMIT ((size_t)1 << 30)
 
 enum { CONV2_SHAPE_FULL, CONV2_SHAPE_SAME, CONV2_SHAPE_VALID };
-enum { VARIANT_AUTO, VARIANT_LOCAL, VARIANT_GLOBAL, VARIANT_BLOCK, VARIANT_FFT, VARIANT_RBLOCK };
+enum {
+    VARIANT_AUTO,
+    VARIANT_LOCAL,
+    VARIANT_GLOBAL,
+    VARIANT_BLOCK,
+    VARIANT_FFT,
+    VARIANT_RBLOCK,
+    VARIANT_TENSOR
+};
 enum { SEP_AUTO, SEP_ON, SEP_OFF };
 enum { ACCURACY_ELEMENTWISE, ACCURACY_NORMWISE };
 
@@ -136,10 +144,11 @@ typedef struct conv2_state {
 
 static const char *const shape_names[] = {"full", "same", "valid", NULL};
 static const char *const pad_names[] = {"zero", "replicate", "symmetric", "circular", NULL};
-static const char *const variant_names[] = {"auto", "local", "global", "block",
-                                             "fft",  "rblock", NULL};
+static const char *const variant_names[] = {"auto", "local",  "global", "block",
+                                             "fft",  "rblock", "tensor", NULL};
 /* The direct kernel of each variant (0: none). */
-static const int variant_kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK, 0, CONV2_RBLOCK};
+static const int variant_kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK, 0, CONV2_RBLOCK,
+                                    CONV2_TENSOR};
 static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
@@ -159,8 +168,9 @@ static const clip_param_desc conv2_params[] = {
     CONV2_COMMON_PARAMS,
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, variant_names,
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
-     "blocks), fft (errors relative to the largest values, not per output) or rblock (CPU "
-     "register blocks)"},
+     "blocks), fft (errors relative to the largest values, not per output), rblock (CPU "
+     "register blocks) or tensor (NVIDIA sm_90 tensor cores, f32: fp32-accurate direct sums "
+     "by 3xTF32)"},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
     {"accuracy", CLIP_PARAM_CHOICE, ACCURACY_ELEMENTWISE, 0, 0, 0, accuracy_names,
@@ -228,7 +238,7 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
  * 2.2 ms, FFT 2100^2 82 ms). */
 typedef struct rates {
-    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads;
+    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor, tsteps;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -236,25 +246,39 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0, 0};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 1.5e11, 1.8e6};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
     double per = clip_type_is_double(t) ? 2 : 1;
     if (clip_type_is_complex(t)) per *= 4;
     r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per, r.bw *= scale;
-    r.rblock *= scale / per;
+    r.rblock *= scale / per, r.tensor *= scale, r.tsteps *= scale;
     r.fft *= (double)clip_type_size(t) / 4 / scale;
     return r;
 }
 
 #define RB_STAGE 16
+/* The tensor kernel (kernels/conv2.cl, conv2_tensor): a group walks its rj output columns plus
+ * a ring of filter columns for each block of them; a step multiplies a 64 x KRP Toeplitz block
+ * by the ring's columns three times (3xTF32) and does about a fixed amount of other work, so
+ * its time is the larger of the tensor-core products at r->tensor and the steps at r->tsteps. */
+static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
+    const double ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
+    const double blocks = ceil((double)g->nk / ring), krp = ceil((double)g->mk / 8) * 8;
+    const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
+    const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
+    return fmax(fmax(steps * 64 * krp * ring * 3 / r->tensor, steps / r->tsteps), bytes / r->bw) +
+           r->launch;
+}
+
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
     double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
     const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+    if (c->kind == CONV2_TENSOR) return tensor_ms(r, c, g, bytes);
     double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
                   : c->fixed                                      ? r->small
                                                                   : r->runtime;
@@ -327,7 +351,7 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31
 #define BLOCK_MIN_ITEMS 256
-static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
+static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
     const clip_device_info *d = clip_proc_device(p);
     if (d->type == CLIP_DEVICE_CPU) return cpu_direct(p, g);
     const conv2_cfg b = conv2_default_cfg(p, g, CONV2_BLOCK);
@@ -335,10 +359,16 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g) {
         ceil((double)g->mo / b.ri) * ceil((double)g->no / b.rj) * (double)g->slices;
     const int few = items < (double)BLOCK_MIN_ITEMS * (d->compute_units ? d->compute_units : 1);
     const size_t taps = g->mk * g->nk;
-    if (taps <= LOCAL_MAX_TAPS || (few && taps <= LOCAL_FEW_TAPS) ||
-        (g->nk == 1 && g->mk <= LOCAL_COL_TAPS && b.ri == 1))
-        return conv2_default_cfg(p, g, CONV2_LOCAL);
-    return b;
+    const conv2_cfg pick = taps <= LOCAL_MAX_TAPS || (few && taps <= LOCAL_FEW_TAPS) ||
+                                   (g->nk == 1 && g->mk <= LOCAL_COL_TAPS && b.ri == 1)
+                               ? conv2_default_cfg(p, g, CONV2_LOCAL)
+                               : b;
+    if (tensor && !conv2_tensor_unavailable(p, g)) {
+        const rates r = device_rates(p, g->t);
+        const conv2_cfg tc = conv2_default_cfg(p, g, CONV2_TENSOR);
+        if (tensor_ms(&r, &tc, g, 0) < pass_ms(&r, &pick, g)) return tc;
+    }
+    return pick;
 }
 
 /* The kernels of the separable passes: forced kind for both, or by device. */
@@ -502,6 +532,10 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
                                int fallback, int normalize, int skipz, int gated) {
     conv2_state *st = clip_proc_state(p);
     clip_status s = conv2_direct_build(p, g, &c, forced, normalize, skipz, &st->pass[0]);
+    if (s == CLIP_ERR_UNSUPPORTED && !forced && fallback && c.kind == CONV2_TENSOR) {
+        c = auto_direct(p, g, 0);
+        s = conv2_direct_build(p, g, &c, 0, normalize, skipz, &st->pass[0]);
+    }
     if (s == CLIP_ERR_UNSUPPORTED && !forced && fallback) {
         c = conv2_default_cfg(p, g, CONV2_GLOBAL);
         s = conv2_direct_build(p, g, &c, 1, normalize, skipz, &st->pass[0]);
@@ -636,7 +670,7 @@ static clip_status conv2_init(clip_process *p) {
     if (variant_kinds[variant])
         return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0,
                            normalize, skipz, 0);
-    conv2_cfg direct = auto_direct(p, &g);
+    conv2_cfg direct = auto_direct(p, &g, 1);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
 
     /* auto: the tuning cache, then the cost model. */

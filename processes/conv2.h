@@ -15,7 +15,8 @@ enum {
     CONV2_COLS,
     CONV2_KINFO,
     CONV2_FFTK,
-    CONV2_RBLOCK
+    CONV2_RBLOCK,
+    CONV2_TENSOR
 };
 
 /* Buffers a pass reads or writes. */
@@ -31,7 +32,8 @@ typedef struct conv2_geom {
 
 /* A direct kernel's configuration: kind, work-group wx x wy, outputs per work-item (local: rj
  * along the row; global: vw rows by rj; block: ri rows by rj; cols: ri rows; rblock: ri vectors
- * of vw rows by rj, one work-item per group), and whether the filter size is compiled in. */
+ * of vw rows by rj, one work-item per group; tensor: a group's ri = 64 rows by rj columns), and
+ * whether the filter size is compiled in. */
 typedef struct conv2_cfg {
     int kind, wx, wy, ri, rj, vw, fixed;
 } conv2_cfg;
@@ -53,7 +55,7 @@ typedef struct conv2_fft conv2_fft;
  * fit; conv2_direct_build shrinks block tiles that do not fit). */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind);
 /* Parses a tuning value "NAME" or "NAME:a,b,c[,d]" (local:wx,wy,rj; global:wx,wy,rj,vw;
- * block:wx,wy,ri,rj; rblock:ri,rj[,vw]) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
+ * block:wx,wy,ri,rj; rblock:ri,rj[,vw]; tensor:rj) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
  * Returns 0 when the value is well formed and its sizes are sane for the device, -1 otherwise. */
 int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
                        int *other);
@@ -65,6 +67,10 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
 /* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. */
 clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
                                 cl_mem kinfo, cl_mem gate);
+/* Why the tensor kernel (kernels/conv2.cl, conv2_tensor) cannot run geometry g on this device,
+ * or NULL when it can: it needs wgmma (NVIDIA compute capability 9.0), f32 data and a filter of
+ * at most 64 rows. */
+const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g);
 /* "block 32x4 2x16 k31x31" style description of a configuration. */
 void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t cap);
 

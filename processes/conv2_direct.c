@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conv2.h"
+#include "gemm_tc.h"
 
 /* Filters up to this size are compiled into the local and global kernels (unrolled, the global
  * kernel keeps the filter in registers). The block kernel always compiles its size in; the cols
@@ -12,8 +13,12 @@
  * block kernel takes over above it. */
 #define SMALL_K_NUMEL 81
 
-static const char *const kind_names[] = {"?",     "local", "global", "block",
-                                          "cols",  "kinfo", "fftk",   "rblock"};
+static const char *const kind_names[] = {"?",    "local", "global", "block", "cols",
+                                          "kinfo", "fftk", "rblock", "tensor"};
+
+/* The tensor kernel's output columns a group (conv2_default_cfg), and its filter rows at most. */
+#define TENSOR_TJ 256
+#define TENSOR_MAX_ROWS 64
 
 /* rblock's default register block (conv2_default_cfg). */
 #define RBLOCK_RI 4
@@ -63,6 +68,7 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         if (cpu) c = (conv2_cfg){kind, 16, 2, 1, 4, 1, 1};
     }
     if (kind == CONV2_COLS) c = (conv2_cfg){kind, 32, 8, 15, 1, 1, 1};
+    if (kind == CONV2_TENSOR) c = (conv2_cfg){kind, 128, 1, 64, TENSOR_TJ, 1, 1};
     if (kind == CONV2_RBLOCK) {
         const int vw = simd_rows(p, g->t);
         c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, RBLOCK_RJ, vw, 1}
@@ -94,14 +100,20 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
     const char *colon = strchr(value, ':');
     size_t n = colon ? (size_t)(colon - value) : strlen(value);
     int kind = 0;
-    for (int k = CONV2_LOCAL; k <= CONV2_RBLOCK; k++)
-        if ((k <= CONV2_BLOCK || k == CONV2_RBLOCK) && strlen(kind_names[k]) == n &&
+    for (int k = CONV2_LOCAL; k <= CONV2_TENSOR; k++)
+        if ((k <= CONV2_BLOCK || k >= CONV2_RBLOCK) && strlen(kind_names[k]) == n &&
             !strncmp(value, kind_names[k], n))
             kind = k;
     if (!kind) return -1;
     *cfg = conv2_default_cfg(p, g, kind);
     if (!colon) return 0;
     int v[4];
+    if (kind == CONV2_TENSOR) {
+        /* rj: output columns a group, a multiple of the ring (32 covers every filter) */
+        if (parse_ints(colon + 1, v, 1) || v[0] % 32) return -1;
+        cfg->rj = v[0];
+        return 0;
+    }
     if (kind == CONV2_RBLOCK) {
         /* ri,rj with the native vector width, or ri,rj,vw; the accumulators are vectors, so
          * their count is bounded by the register file (AVX-512: 32). */
@@ -146,6 +158,8 @@ void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t ca
         snprintf(buf, cap, "cols %dx%d %dx1 %s", c->wx, c->wy, c->ri, k);
     else if (c->kind == CONV2_RBLOCK)
         snprintf(buf, cap, "rblock %dx%dx%d %s", c->ri, c->vw, c->rj, k);
+    else if (c->kind == CONV2_TENSOR)
+        snprintf(buf, cap, "tensor %dx%d %s", c->ri, c->rj, k);
     else
         snprintf(buf, cap, "block %dx%d %dx%d %s", c->wx, c->wy, c->ri, c->rj, k);
 }
@@ -189,6 +203,23 @@ static int fit_block(conv2_cfg *c, const conv2_geom *g, size_t avail) {
     return 0;
 }
 
+const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
+    if (clip_gemm_tc_arch(p) != 90)
+        return "it needs wgmma, on an NVIDIA GPU of compute capability 9.0 (use variant block)";
+    if (g->t != CLIP_F32) return "it takes f32 data (other types: variant block)";
+    if (g->mk > TENSOR_MAX_ROWS) return "it takes filters of at most 64 rows (use variant block)";
+    return NULL;
+}
+
+/* The tensor kernel's options: the ring of 8, 16 or 32 filter columns (wider filters run in
+ * blocks of 32), the filter rows rounded up to the wgmma's K of 8, a group's columns. */
+static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
+    const int ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
+    snprintf(opts, cap,
+             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
+             c->kind, g->pad, g->mk, g->nk, ring, (g->mk + 7) / 8 * 8, c->rj);
+}
+
 clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
                                int normalize, int skipz, conv2_pass *ps) {
     const clip_device_info *dev = clip_proc_device(p);
@@ -197,7 +228,14 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                        : c.kind == CONV2_GLOBAL ? "conv2_global"
                        : c.kind == CONV2_BLOCK  ? "conv2_block"
                        : c.kind == CONV2_RBLOCK ? "conv2_rblock"
+                       : c.kind == CONV2_TENSOR ? "conv2_tensor"
                                                 : "conv2_cols";
+    const char *no_tensor = c.kind == CONV2_TENSOR ? conv2_tensor_unavailable(p, g) : NULL;
+    if (no_tensor) {
+        if (!forced) return CLIP_ERR_UNSUPPORTED;
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, "variant tensor on device '%s': %s",
+                              dev->name, no_tensor);
+    }
     while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wy > 1)
         c.wy /= 2;
     while ((size_t)(c.wx * c.wy) > dev->max_work_group && c.wx > 1)
@@ -224,7 +262,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.fixed)
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
-    clip_status s = clip_proc_kernel(p, "conv2", g->t, opts, name, &ps->kernel);
+    if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
+    clip_status s = clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+conv2" : "conv2",
+                                     g->t, opts, name, &ps->kernel);
     if (s != CLIP_OK) return s;
     size_t kwg = 0;
     cl_ulong kmem = 0;
@@ -250,6 +290,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK)
         rows *= (size_t)c.ri;
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
+    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri;
     const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
     if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",

@@ -251,6 +251,39 @@ static inline int compare_elementwise(clip_app *app, clip_data *out, const host_
     return bad != 0;
 }
 
+/* Issue 14's high-dynamic-range images (h->dims set by the caller), where an error relative to
+ * the image's largest values would swamp the small outputs: a block of 1e6 on a 1e-3
+ * background, impulses of +-1e6 on it, a checkerboard of 1e6 and 1e-6, and a star field
+ * (background about 5, stars of 60000). */
+enum { HDR_BLOCK, HDR_IMPULSES, HDR_CHECKER, HDR_STARS, HDR_KINDS };
+
+static inline void c2_hdr_image(int kind, host_arr *h, unsigned long long seed) {
+    const size_t m = h->dims[0], n = h->dims[1];
+    h->v = malloc(m * n * sizeof *h->v);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < m; i++) {
+            const double r = tu_rand(&seed); /* [-1, 1) */
+            double x = 1e-3 * (1.5 + r);
+            if (kind == HDR_BLOCK && i >= m / 3 && i < m / 3 + m / 4 && j >= n / 3 &&
+                j < n / 3 + n / 4)
+                x = 1e6;
+            if (kind == HDR_IMPULSES && (i * 7 + j * 13) % 53 == 0) x = r < 0 ? -1e6 : 1e6;
+            if (kind == HDR_CHECKER) x = (i + j) % 2 ? 1e6 : 1e-6;
+            if (kind == HDR_STARS) x = (i * 31 + j * 17) % 97 == 0 ? 60000 : 5 + r;
+            h->v[i + j * m] = x;
+        }
+}
+
+/* The star field's filter: a Gaussian of sigma 2 centred on hk (dims and values set). */
+static inline void c2_gaussian(host_arr *hk) {
+    const size_t mk = hk->dims[0], nk = hk->dims[1];
+    for (size_t j = 0; j < nk; j++)
+        for (size_t i = 0; i < mk; i++) {
+            const double di = (double)i - (double)(mk / 2), dj = (double)j - (double)(nk / 2);
+            hk->v[i + j * mk] = exp(-(di * di + dj * dj) / 8);
+        }
+}
+
 typedef struct conv_case {
     clip_type ta, tk;
     size_t a[3], k[2];

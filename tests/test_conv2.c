@@ -524,25 +524,6 @@ static void test_accuracy_contract(clip_app *app) {
  * odd sizes, against the double reference output by output (c2_run: compare_elementwise, the
  * bound eps * (|A| conv |K|) at each output). Quick: rblock and global, a third of the pad,
  * shape and orientation combinations. */
-enum { HDR_BLOCK, HDR_IMPULSES, HDR_CHECKER, HDR_STARS, HDR_KINDS };
-
-static void hdr_image(int kind, host_arr *h, unsigned long long seed) {
-    const size_t m = h->dims[0], n = h->dims[1];
-    h->v = malloc(m * n * sizeof *h->v);
-    for (size_t j = 0; j < n; j++)
-        for (size_t i = 0; i < m; i++) {
-            const double r = tu_rand(&seed); /* [-1, 1) */
-            double x = 1e-3 * (1.5 + r);
-            if (kind == HDR_BLOCK && i >= m / 3 && i < m / 3 + m / 4 && j >= n / 3 &&
-                j < n / 3 + n / 4)
-                x = 1e6;
-            if (kind == HDR_IMPULSES && (i * 7 + j * 13) % 53 == 0) x = r < 0 ? -1e6 : 1e6;
-            if (kind == HDR_CHECKER) x = (i + j) % 2 ? 1e6 : 1e-6;
-            if (kind == HDR_STARS) x = (i * 31 + j * 17) % 97 == 0 ? 60000 : 5 + r;
-            h->v[i + j * m] = x;
-        }
-}
-
 static void test_dynamic_range(clip_app *app) {
     static const char *const variants[] = {"rblock", "global", "local", "block"};
     const size_t mk = 9, nk = 7;
@@ -551,15 +532,11 @@ static void test_dynamic_range(clip_app *app) {
         for (int kind = 0; kind < HDR_KINDS; kind++) {
             const clip_type t = ti ? CLIP_F32 : CLIP_F64;
             host_arr ha = {{61, 47, 1}, NULL}, hk = {{mk, nk, 1}, NULL};
-            hdr_image(kind, &ha, seed++);
+            c2_hdr_image(kind, &ha, seed++);
             clip_data *a = c2_upload(app, t, &ha);
             clip_data *k = make_data(app, t, mk, nk, 1, seed++, &hk);
-            if (kind == HDR_STARS) { /* a Gaussian, sigma 2 */
-                for (size_t j = 0; j < nk; j++)
-                    for (size_t i = 0; i < mk; i++) {
-                        const double di = (double)i - (double)(mk / 2), dj = (double)j - (double)(nk / 2);
-                        hk.v[i + j * mk] = exp(-(di * di + dj * dj) / 8);
-                    }
+            if (kind == HDR_STARS) {
+                c2_gaussian(&hk);
                 clip_data_destroy(k);
                 k = c2_upload(app, t, &hk);
             }

@@ -349,7 +349,7 @@ static void check_cache(clip_app *app) {
 
 /* ---- conv2 -------------------------------------------------------------------------------
  * conv2 reads one cache value per type and filter size (processes/conv2.c: key "TYPE-kMxN",
- * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj", "rblock:ri,rj,vw"; "fft" is
+ * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj", "rblock:ri,rj,vw", "tensor:rj"; "fft" is
  * honoured only with
  * accuracy normwise, so tune never offers it) and has no tile
  * parameters of its own, so each candidate is offered to conv2 through a scratch cache (the real
@@ -420,6 +420,8 @@ static int c2_value(const char *variant, char *out, size_t cap) {
         snprintf(out, cap, "block:%d,%d,%d,%d", a, b, c, d);
     else if (sscanf(variant, "rblock %dx%dx%d", &a, &b, &c) == 3)
         snprintf(out, cap, "rblock:%d,%d,%d", a, c, b);
+    else if (sscanf(variant, "tensor %dx%d", &a, &b) == 2)
+        snprintf(out, cap, "tensor:%d", b);
     else
         return -1;
     return 0;
@@ -501,22 +503,25 @@ done:
 
 /* The candidates after the untuned choice: every kernel at its defaults, then tile sets around
  * the global kernel's default here (`global`, its value), around the GPU and CPU defaults of
- * processes/conv2_direct.c, and rblock's register blocks (ri vectors by rj columns, 12 to 24
- * accumulators, the native vector width). */
+ * processes/conv2_direct.c, rblock's register blocks (ri vectors by rj columns, 12 to 24
+ * accumulators, the native vector width) and the tensor kernel's group widths (sm_90 only: a
+ * device without it runs auto's choice, which counts as seen). */
 static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
-        "local",           "block",           "rblock",          "rblock:2,12",
+        "local",           "block",           "rblock",          "tensor",
+        "rblock:2,12",
         "rblock:2,8",      "rblock:3,8",      "rblock:3,6",      "rblock:4,4",
         "rblock:2,6",      "rblock:1,16",     "local:32,8,8",    "local:16,4,8",
         "local:32,4,4",    "local:32,4,16",   "local:64,4,8",    "block:32,4,2,16",
         "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16", "block:32,4,4,8",
         "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",   "global:32,8,8,1",
-        "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1"};
+        "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1", "tensor:128",
+        "tensor:512"};
     int n = 0, wx, wy, rj, vw;
     /* The kernels at their defaults first (global's too: the untuned choice may be rblock), so a
      * small budget still compares them. fft is no candidate: auto's default accuracy
      * (elementwise, processes/conv2.c) never takes it. */
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     if (global[0]) snprintf(out[n++], 64, "%s", global);
     if (sscanf(global, "global:%d,%d,%d,%d", &wx, &wy, &rj, &vw) == 4) {
@@ -525,7 +530,7 @@ static int c2_candidates(const char *global, char out[][64]) {
             if (d[i][0] >= 1 && d[i][1] >= 1 && d[i][1] <= 16)
                 snprintf(out[n++], 64, "global:%d,%d,%d,%d", wx, wy, d[i][0], d[i][1]);
     }
-    for (size_t i = 3; i < sizeof fixed / sizeof *fixed; i++)
+    for (size_t i = 4; i < sizeof fixed / sizeof *fixed; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     return n;
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The H100 calls behind bench/CONV2.md's "tensor cores" section (issue 14 item 2): a Release build
+# in /tmp/build-gpu, the tensor kernel's tests, then `clip bench conv2` at 8192^2 f32 'same' for
+# the tensor kernel beside block (and auto), and CuPy's conv2 (ndimage.convolve, fftconvolve) in
+# the same call. From the repository root on the GPU machine:
+#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid]
+# (grid: the selection grid with the tensor kernel, CSV to $OUT/conv2_grid_gpu.csv)
+set -u
+. .gpu/opencl-env.sh
+B=/tmp/build-gpu
+T0=$(date +%s)
+cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCLIP_WITH_OCTAVE=OFF >/dev/null &&
+  cmake --build $B -j16 2>&1 | grep -E "error|warning"
+echo "build $(($(date +%s) - T0)) s"
+bench() { timeout 120 $B/clip bench conv2 "$@" --shape same 2>&1 | grep -E "^bench|error|clip:"; }
+for sec in "$@"; do
+  case $sec in
+  tests)
+    (cd $B && timeout 400 ./tests/test_conv2_tc 2>&1 | tail -15)
+    (cd $B && timeout 200 ./tests/test_conv2 2>&1 | tail -3) ;;
+  bench)
+    CLIP_SM90A_OPTIONS=-cl-nv-verbose timeout 60 $B/clip bench conv2 1024x1024 31x31 --variant tensor 2>&1 |
+      grep -oE "conv2_tensor|Used [0-9]+ registers.*" | head -3
+    for k in 3 7 15 31 47 63; do
+      bench 8192x8192 ${k}x${k} --repeat 5 --variant tensor
+      bench 8192x8192 ${k}x${k} --repeat 5 --variant block
+      bench 8192x8192 ${k}x${k} --repeat 5
+    done ;;
+  cupy)
+    PYTHONUNBUFFERED=1 timeout 200 python3 - <<'PY'
+import numpy as np, cupy as cp
+from cupyx.profiler import benchmark
+from cupyx.scipy import ndimage, signal
+def ms(f, *a, n=10):
+    return float(np.median(benchmark(f, a, n_repeat=n, n_warmup=2).gpu_times)) * 1e3
+x = cp.random.rand(8192, 8192, dtype=cp.float32)
+for k in [3, 7, 15, 31, 63]:
+    w = cp.random.rand(k, k, dtype=cp.float32)
+    print(f"peer cupy ndimage.convolve 8192^2 k={k} ms={ms(ndimage.convolve, x, w, None, 'constant', n=3 if k > 31 else 10):.4f}")
+    if k >= 15:
+        print(f"peer cupy signal.fftconvolve same 8192^2 k={k} ms={ms(signal.fftconvolve, x, w, 'same'):.4f}")
+PY
+    ;;
+  grid)
+    VARIANTS="local block tensor" IMAGES="${IMAGES:-1024 4096 8192}" TYPES=f32 FFT=0 \
+      bash bench/conv2_grid.sh $B ${OUT:-/tmp}/conv2_grid_gpu.csv ;;
+  esac
+  echo "$sec $(($(date +%s) - T0)) s"
+done

@@ -1,0 +1,206 @@
+/* conv2's tensor-core kernel (variant tensor: NVIDIA sm_90, f32) against the double-precision
+ * reference of conv2_testutil.h, each output within the accuracy contract's bound (c2_run:
+ * compare_elementwise): filter sizes across the kernel's ring widths (8, 16, 32 columns) and
+ * column blocks (wider than 32), rows up to 64, images of one and of several groups, every shape,
+ * orientation, pad mode and normalize, N-D slices, Inf and NaN in A and in K (the NaN outputs'
+ * exact recomputation), the high-dynamic-range images, and auto's choice at a size where the
+ * kernel pays. Elsewhere it checks the refusal (which names the reason) and reports itself
+ * skipped. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2_testutil.h"
+
+static int quick;
+
+/* Every shape and orientation of an f32 image r x c (x s) with an mk x nk filter. */
+static void sizes_case(clip_app *app, size_t r, size_t c, size_t s, size_t mk, size_t nk,
+                       int pad, int normalize, unsigned long long seed) {
+    for (int shape = FULL; shape <= VALID; shape++)
+        for (int corr = 0; corr < 2; corr++) {
+            if (quick && (shape + corr) % 2) continue;
+            const conv_case cc = {CLIP_F32, CLIP_F32, {r, c, s}, {mk, nk}, shape, pad, corr,
+                                  normalize};
+            run_case(app, &cc, "tensor", seed++);
+        }
+}
+
+/* Filter widths 1..8 (ring 8), 9..16 (ring 16), 17..32 (ring 32), past 32 (blocks of 32); rows
+ * 1..64 (K of the products 8..64); images smaller than a group, and of several groups with
+ * partial last ones (groups are 64 rows by 256 columns). */
+static void test_sizes(clip_app *app) {
+    static const size_t ks[][2] = {{1, 1},  {3, 3},   {2, 7},   {7, 9},   {15, 15},
+                                   {16, 17}, {31, 31}, {5, 33},  {33, 5},  {40, 47},
+                                   {64, 64}, {63, 65}, {1, 31}, {31, 1}};
+    static const size_t as[][2] = {{1, 1}, {20, 37}, {131, 300}};
+    unsigned long long seed = 21;
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+        for (size_t ai = 0; ai < sizeof as / sizeof *as; ai++) {
+            if (quick && ai == 2 && ks[ki][0] * ks[ki][1] > 300) continue;
+            sizes_case(app, as[ai][0], as[ai][1], 1, ks[ki][0], ks[ki][1], ZERO, 0, seed);
+            seed += 8;
+        }
+}
+
+/* The padding rules, normalize and slices of an N-D image. */
+static void test_pads(clip_app *app) {
+    unsigned long long seed = 301;
+    for (int pad = ZERO; pad <= CIRCULAR; pad++)
+        for (int norm = 0; norm < 2; norm++) {
+            sizes_case(app, 70, 90, 1, 9, 12, pad, norm, seed);
+            sizes_case(app, 67, 41, 3, 21, 35, pad, norm, seed + 8);
+            seed += 16;
+        }
+}
+
+/* Inf and NaN in A and K: the outputs they reach come out NaN from the split products and are
+ * recomputed by a direct sum with MATLAB's rules (over the overlap only, so an Inf in K next to
+ * the zero padding gives +-Inf there; the reference checks every output). */
+static void test_nonfinite(clip_app *app) {
+    static const size_t ks[][2] = {{5, 7}, {31, 33}};
+    for (size_t ki = 0; ki < 2; ki++)
+        for (int pad = ZERO; pad <= CIRCULAR; pad += 3)
+            for (int shape = FULL; shape <= VALID; shape++) {
+                host_arr ha, hk;
+                clip_data *a = make_data(app, CLIP_F32, 80, 70, 1, 501 + ki, &ha);
+                ha.v[4 + 80 * 6] = INFINITY, ha.v[50 + 80 * 40] = NAN, ha.v[79] = -INFINITY;
+                clip_data_destroy(a);
+                a = c2_upload(app, CLIP_F32, &ha);
+                const conv_case cc = {CLIP_F32, CLIP_F32, {80, 70, 1}, {ks[ki][0], ks[ki][1]},
+                                      shape,    pad,      0,           0};
+                clip_data *k = make_data(app, CLIP_F32, ks[ki][0], ks[ki][1], 1, 601 + ki, &hk);
+                clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
+                clip_data_destroy(k);
+                /* an Inf in K's corner and a FLT_MAX (its TF32 rounding overflows) in A */
+                hk.v[0] = INFINITY;
+                k = c2_upload(app, CLIP_F32, &hk);
+                for (size_t i = 0; i < 80 * 70; i++)
+                    if (isnan(creal(ha.v[i])) || isinf(creal(ha.v[i]))) ha.v[i] = 0.5;
+                ha.v[30 + 80 * 30] = FLT_MAX;
+                clip_data_destroy(a);
+                a = c2_upload(app, CLIP_F32, &ha);
+                clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
+                free(ha.v), free(hk.v);
+                clip_data_destroy(a);
+                clip_data_destroy(k);
+            }
+}
+
+/* The high-dynamic-range images (a 1e6 block on a 1e-3 background, impulses, a checkerboard of
+ * 1e6 and 1e-6, a star field under a Gaussian), 'same' and 'full', each output within the
+ * contract's bound of the double reference. */
+static void test_dynamic_range(clip_app *app) {
+    static const size_t ks[][2] = {{9, 7}, {31, 31}};
+    unsigned long long seed = 1401;
+    for (size_t ki = 0; ki < 2; ki++)
+        for (int kind = 0; kind < HDR_KINDS; kind++) {
+            const size_t mk = ks[ki][0], nk = ks[ki][1];
+            host_arr ha = {{150, 290, 1}, NULL}, hk;
+            c2_hdr_image(kind, &ha, seed++);
+            clip_data *a = c2_upload(app, CLIP_F32, &ha);
+            clip_data *k = make_data(app, CLIP_F32, mk, nk, 1, seed++, &hk);
+            if (kind == HDR_STARS) {
+                c2_gaussian(&hk);
+                clip_data_destroy(k);
+                k = c2_upload(app, CLIP_F32, &hk);
+            }
+            for (int shape = FULL; shape <= SAME; shape++)
+                for (int norm = 0; norm < 2; norm++) {
+                    const conv_case cc = {CLIP_F32, CLIP_F32, {150, 290, 1}, {mk, nk},
+                                          shape,    ZERO,     (int)ki,       norm};
+                    clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
+                }
+            free(ha.v), free(hk.v);
+            clip_data_destroy(a);
+            clip_data_destroy(k);
+        }
+}
+
+/* What the kernel refuses, with the reason: other types and filters past 64 rows. */
+static void test_refusals(clip_app *app) {
+    static const struct {
+        clip_type t;
+        size_t mk, nk;
+        const char *why;
+    } cases[] = {{CLIP_F64, 5, 5, "f32"}, {CLIP_C32, 5, 5, "f32"}, {CLIP_F32, 65, 3, "64 rows"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        host_arr ha, hk;
+        clip_data *a = make_data(app, cases[i].t, 90, 20, 1, 7, &ha);
+        clip_data *k = make_data(app, cases[i].t, cases[i].mk, cases[i].nk, 1, 8, &hk);
+        const conv_case cc = {cases[i].t, cases[i].t, {90, 20, 1}, {cases[i].mk, cases[i].nk},
+                              SAME,       ZERO,       0,           0};
+        clip_process *p = c2_process(app, "conv2", &cc, "tensor");
+        CHECK_OK(app, clip_process_set_input(p, 0, a));
+        CHECK_OK(app, clip_process_set_input(p, 1, k));
+        CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_UNSUPPORTED);
+        CHECK_MSG(app, cases[i].why);
+        clip_process_destroy(p);
+        free(ha.v), free(hk.v);
+        clip_data_destroy(a);
+        clip_data_destroy(k);
+    }
+}
+
+/* auto takes the tensor kernel for a large filter on a large image (f32), and block for f64. */
+static void test_auto(clip_app *app) {
+    for (int ti = 0; ti < 2; ti++) {
+        const clip_type t = ti ? CLIP_F64 : CLIP_F32;
+        host_arr ha, hk;
+        clip_data *a = make_data(app, t, 1024, 1024, 1, 31, &ha);
+        clip_data *k = make_data(app, t, 31, 31, 1, 32, &hk);
+        const conv_case cc = {t, t, {1024, 1024, 1}, {31, 31}, SAME, ZERO, 0, 0};
+        clip_process *p = c2_process(app, "conv2", &cc, "auto");
+        CHECK_OK(app, clip_process_set_choice(p, "separable", "off"));
+        CHECK_OK(app, clip_process_set_input(p, 0, a));
+        CHECK_OK(app, clip_process_set_input(p, 1, k));
+        CHECK_OK(app, clip_process_init(p));
+        tu_checks++;
+        if (!variant_is(clip_process_variant(p), ti ? "block" : "tensor")) {
+            tu_failures++;
+            fprintf(stderr, "auto on %s 1024^2 31x31 took '%s'\n", clip_type_name(t),
+                    clip_process_variant(p));
+        }
+        clip_process_destroy(p);
+        free(ha.v), free(hk.v);
+        clip_data_destroy(a);
+        clip_data_destroy(k);
+    }
+}
+
+int main(void) {
+    quick = tu_quick();
+    clip_app *app = tu_app();
+    /* Probe: the kernel on this device, or the refusal that says why not. */
+    host_arr ha, hk;
+    clip_data *a = make_data(app, CLIP_F32, 8, 8, 1, 1, &ha);
+    clip_data *k = make_data(app, CLIP_F32, 3, 3, 1, 2, &hk);
+    const conv_case cc = {CLIP_F32, CLIP_F32, {8, 8, 1}, {3, 3}, SAME, ZERO, 0, 0};
+    clip_process *p = c2_process(app, "conv2", &cc, "tensor");
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    const clip_status s = clip_process_init(p);
+    clip_process_destroy(p);
+    free(ha.v), free(hk.v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+    if (s != CLIP_OK) {
+        CHECK(s == CLIP_ERR_UNSUPPORTED);
+        CHECK_MSG(app, "compute capability 9.0");
+        const int failed = tu_failures;
+        clip_app_destroy(app);
+        if (failed) return tu_finish("test_conv2_tc");
+        return tu_skip("test_conv2_tc", "variant tensor needs an NVIDIA GPU of compute "
+                                        "capability 9.0 (the refusal was checked)");
+    }
+    test_refusals(app);
+    test_sizes(app);
+    test_pads(app);
+    test_nonfinite(app);
+    test_dynamic_range(app);
+    test_auto(app);
+    clip_app_destroy(app);
+    return tu_finish("test_conv2_tc");
+}
