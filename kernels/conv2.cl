@@ -617,6 +617,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #define TC_LBO (TC_GROWS * 16)           /* bytes between its groups of 4 taps */
 #define TC_GPART (TC_KRP * TC_GROWS)     /* words of one part (big or small) */
 #define TC_ND (TC_N / 2)                 /* accumulators a work-item holds */
+#ifndef TC_PASSES
+#define TC_PASSES 3 /* 1: big*big' only (TF32 products: an experiment, not fp32-accurate) */
+#endif
+#ifndef TC_LAG
+#define TC_LAG 1 /* steps between a product's wgmma and its addition into the ring (0 or 1) */
+#endif
 #if TC_N == 32
 #define TC_MMA tc_wgmma_ra_n32
 #elif TC_N == 16
@@ -643,19 +649,19 @@ inline float tc_exact(__global const float *A, __global const float *K, int i, i
 }
 
 /* Output (i, j)'s sum v of column block `blk`: blocks before the last leave their partial sum in
- * C, the last adds the earlier ones and writes the result (recomputed when NaN, normalized). */
-inline void tc_out(__global float *C, __global const float *A, __global const float *K,
-                   __global const float *kinfo, float v, int blk, int i, int j, int ma, int na,
-                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    if (i >= mo || j >= no) return;
+ * C, the last adds the earlier ones and writes the result (normalized). Returns whether it is
+ * NaN: the group recomputes those at its end (tc_fix), out of the unrolled steps. */
+inline int tc_out(__global float *C, __global const float *kinfo, float v, int blk, int i, int j,
+                  int mo, int no, int normalize) {
+    if (i >= mo || j >= no) return 0;
     __global float *c = C + j * (long)mo + i;
     if (blk > 0) v += *c;
     if (blk < TC_NB - 1) {
         *c = v;
-        return;
+        return 0;
     }
-    if (isnan(v)) v = tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr);
     store_out(C, i, j, mo, v, normalize, kinfo);
+    return isnan(v);
 }
 
 /* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into pf
@@ -686,21 +692,24 @@ inline void tc_out(__global float *C, __global const float *A, __global const fl
             const uint fb[4] = {ab[2 * kk], ab[2 * kk + 2], ab[2 * kk + 1], ab[2 * kk + 3]};   \
             const uint fs[4] = {as[2 * kk], as[2 * kk + 2], as[2 * kk + 1], as[2 * kk + 3]};   \
             const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                              \
-            TC_MMA(DC, fs, dbig + o, kk > 0);                                                 \
-            TC_MMA(DC, fb, dsmall + o, 1);                                                    \
-            TC_MMA(DC, fb, dbig + o, 1);                                                      \
+            if (TC_PASSES == 3) {                                                             \
+                TC_MMA(DC, fs, dbig + o, kk > 0);                                             \
+                TC_MMA(DC, fb, dsmall + o, 1);                                                \
+            }                                                                                 \
+            TC_MMA(DC, fb, dbig + o, TC_PASSES == 3 || kk > 0);                               \
         }                                                                                     \
         tc_wg_commit();                                                                       \
-        TC_WG_WAIT(1);                                                                        \
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += DP[r];                   \
+        TC_WG_WAIT(TC_LAG);                                                                   \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += TC_LAG ? DP[r] : DC[r];  \
         {                                                                                     \
-            const int q_ = (SI) / 8, e_ = (SI) % 2, jt = (ch - 1) * TC_N + (SI);              \
-            if (t == ((SI) % 8) / 2) {                                                        \
+            const int n_ = ((SI) + 1 - TC_LAG) % TC_N, q_ = n_ / 8, e_ = n_ % 2;              \
+            const int jt = (ch - 1) * TC_N + (SI) + 1 - TC_LAG;                               \
+            if (t == (n_ % 8) / 2) {                                                          \
                 if (jt >= 0 && jt < TJ) {                                                     \
-                    tc_out(C, A, K, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, ma, na, mo,  \
-                           no, oi, oj, kr, kc, corr, normalize);                              \
-                    tc_out(C, A, K, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, ma,  \
-                           na, mo, no, oi, oj, kr, kc, corr, normalize);                      \
+                    nan |= tc_out(C, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, mo, no,     \
+                                  normalize);                                                 \
+                    nan |= tc_out(C, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, mo, \
+                                  no, normalize);                                             \
                 }                                                                             \
                 ring[4 * q_ + e_] = 0.0f;                                                     \
                 ring[4 * q_ + 2 + e_] = 0.0f;                                                 \
@@ -731,6 +740,20 @@ inline void tc_out(__global float *C, __global const float *A, __global const fl
         barrier(CLK_LOCAL_MEM_FENCE);                                                         \
     }
 
+/* The group's outputs that came out NaN, recomputed: a work-item wrote rows row and row + 8 of
+ * the columns j with (j - j0) % 8 in {2t, 2t + 1}. */
+inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
+                   __global const float *kinfo, int row, int j0, int t, int ma, int na, int mo,
+                   int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
+    for (int jt = 2 * t; jt < TJ; jt += (jt % 2) ? 7 : 1)
+        for (int h = 0; h < 2; h++) {
+            const int i = row + 8 * h, j = j0 + jt;
+            if (i < mo && j < no && isnan(C[j * (long)mo + i]))
+                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+        }
+}
+
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
@@ -743,6 +766,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     const int turns = TJ / TC_N + 1;
     const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
     float ring[TC_ND], d0[TC_ND], d1[TC_ND], pf[TC_PF];
+    int nan = 0;
     for (int blk = 0; blk < TC_NB; blk++) {
         const int cb = j0 + oj - (KC - 1) + blk * TC_N;
         /* The previous block's products are done with gs and xs. */
@@ -771,6 +795,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         }
     }
     TC_WG_WAIT(0);
+    if (nan) tc_fix(C, A, K, kinfo, row, j0, t, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
 }
 #endif
 

@@ -215,9 +215,13 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
  * blocks of 32), the filter rows rounded up to the wgmma's K of 8, a group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const int ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
-    snprintf(opts, cap,
-             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
-             c->kind, g->pad, g->mk, g->nk, ring, (g->mk + 7) / 8 * 8, c->rj);
+    const int n = snprintf(
+        opts, cap, "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
+        c->kind, g->pad, g->mk, g->nk, ring, (g->mk + 7) / 8 * 8, c->rj);
+    /* Experiment hook: more -D options for the kernel (e.g. -DTC_LAG=0), as CLIP_GEMM_DEFS. */
+    const char *extra = getenv("CLIP_CONV2_DEFS");
+    if (extra && *extra && n > 0 && (size_t)n < cap)
+        snprintf(opts + n, cap - (size_t)n, " %s", extra);
 }
 
 clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
