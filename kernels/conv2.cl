@@ -587,7 +587,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * columns give P_c(i, l) = sum_k X(i + k, c) F(k, l), and output column j sums P_c(i, l) over
  * c - l = j. A group (one warpgroup) owns 64 output rows by TJ columns and walks the input
  * columns once: step s multiplies column c_s's 64 x KRP Toeplitz block, built in registers (each
- * work-item loads TC_NQ values of the staged column: A's fragment is X at offsets 4 apart), by
+ * work-item loads KRP / 4 + 2 values of the staged column: A's fragment is X at offsets 4 apart), by
  * the filter's TC_N columns in local memory (m64nNk8 wgmma, A from registers).
  *
  * The ring. Output column j collects P_c(., l) from TC_N consecutive steps. The filter operand
@@ -609,7 +609,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_KRP (KR rounded up to 8), TJ (output
  * columns a group, a multiple of TC_N). */
 #define TC_H (64 + TC_KRP)               /* staged rows of an input column */
-#define TC_NQ (TC_KRP / 4 + 2)           /* values of a staged column a work-item reads */
 #define TC_NB ((KC + TC_N - 1) / TC_N)   /* column blocks of the filter */
 #define TC_CW (TC_N < 16 ? TC_N : 16)    /* input columns staged at a time */
 #define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
@@ -619,6 +618,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #define TC_ND (TC_N / 2)                 /* accumulators a work-item holds */
 #ifndef TC_PASSES
 #define TC_PASSES 3 /* 1: big*big' only (TF32 products: an experiment, not fp32-accurate) */
+#endif
+#ifndef TC_LATE
+#define TC_LATE 0 /* 1: fetch the next columns after the steps (no registers held across them) */
 #endif
 #ifndef TC_LAG
 #define TC_LAG 1 /* steps between a product's wgmma and its addition into the ring (0 or 1) */
@@ -684,19 +686,19 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_STEP(SI, DC, DP)                                                                   \
     {                                                                                         \
         __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                            \
-        uint ab[TC_NQ], as[TC_NQ];                                                            \
-        _Pragma("unroll") for (int q = 0; q < TC_NQ; q++) tc_split(xc[4 * q], &ab[q], &as[q]); \
+        uint fb[TC_KRP / 8][4], fs[TC_KRP / 8][4];                                           \
+        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++)                             \
+            tc_split4(xc[8 * kk], xc[8 * kk + 8], xc[8 * kk + 4], xc[8 * kk + 12], fb[kk],    \
+                      fs[kk]);                                                                \
         tc_wg_fence();                                                                        \
         const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */               \
         _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                           \
-            const uint fb[4] = {ab[2 * kk], ab[2 * kk + 2], ab[2 * kk + 1], ab[2 * kk + 3]};   \
-            const uint fs[4] = {as[2 * kk], as[2 * kk + 2], as[2 * kk + 1], as[2 * kk + 3]};   \
             const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                              \
             if (TC_PASSES == 3) {                                                             \
-                TC_MMA(DC, fs, dbig + o, kk > 0);                                             \
-                TC_MMA(DC, fb, dsmall + o, 1);                                                \
+                TC_MMA(DC, fs[kk], dbig + o, kk > 0);                                         \
+                TC_MMA(DC, fb[kk], dsmall + o, 1);                                            \
             }                                                                                 \
-            TC_MMA(DC, fb, dbig + o, TC_PASSES == 3 || kk > 0);                               \
+            TC_MMA(DC, fb[kk], dbig + o, TC_PASSES == 3 || kk > 0);                           \
         }                                                                                     \
         tc_wg_commit();                                                                       \
         TC_WG_WAIT(TC_LAG);                                                                   \
@@ -732,10 +734,12 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * indices must be constants, and a loop over H is not always unrolled). */
 #define TC_STAGED(H)                                                                          \
     {                                                                                         \
-        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                         \
+        if (!TC_LATE && (ch + 1 < turns || (H) + 1 < TC_N / TC_CW))                           \
             TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
         TC_PAIRS((H) * TC_CW);                                                                \
         barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+        if (TC_LATE && (ch + 1 < turns || (H) + 1 < TC_N / TC_CW))                            \
+            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
         TC_PUT;                                                                               \
         barrier(CLK_LOCAL_MEM_FENCE);                                                         \
     }

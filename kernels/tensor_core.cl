@@ -70,6 +70,22 @@ inline void tc_split(float x, uint *big, uint *small) {
     *small = tc_tf32(x - as_float(b));
 }
 
+/* tc_split of four values into two fresh register quads (one asm, so no quad shares a register
+ * with another): an A fragment that wgmma reads from registers. Fragments built from shared
+ * values (a Toeplitz block's overlap) would otherwise need copies, and ptxas then serializes
+ * the wgmma pipeline ("insufficient register resources"). */
+inline void tc_split4(float x0, float x1, float x2, float x3, uint *big, uint *small) {
+    asm volatile("{\n.reg .f32 t0, t1, t2, t3;\n"
+                 "cvt.rna.tf32.f32 %0, %8;\ncvt.rna.tf32.f32 %1, %9;\n"
+                 "cvt.rna.tf32.f32 %2, %10;\ncvt.rna.tf32.f32 %3, %11;\n"
+                 "sub.f32 t0, %8, %0;\nsub.f32 t1, %9, %1;\nsub.f32 t2, %10, %2;\n"
+                 "sub.f32 t3, %11, %3;\ncvt.rna.tf32.f32 %4, t0;\ncvt.rna.tf32.f32 %5, t1;\n"
+                 "cvt.rna.tf32.f32 %6, t2;\ncvt.rna.tf32.f32 %7, t3;\n}"
+                 : "=&r"(big[0]), "=&r"(big[1]), "=&r"(big[2]), "=&r"(big[3]), "=&r"(small[0]),
+                   "=&r"(small[1]), "=&r"(small[2]), "=&r"(small[3])
+                 : "f"(x0), "f"(x1), "f"(x2), "f"(x3));
+}
+
 /* c += a * b for one m16n8k8 tile: a and b hold TF32 bit patterns in fragment order, c the four
  * fp32 accumulators of the lane. */
 inline void tc_mma_tf32(float *c, const uint *a, const uint *b) {
