@@ -603,8 +603,12 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * (which truncate as they accumulate), and the step sums join E by fp32 additions, so each
  * output errs like a direct fp32 sum (the elementwise contract; test_conv2_tc checks it). An
  * output that comes out NaN (an Inf or NaN in A or K, zero padding times an infinite tap, a
- * value that rounds past FLT_MAX) is recomputed by a plain direct sum with MATLAB's rules
- * (tc_exact), so non-finite data behave as in the other direct kernels.
+ * value that rounds past FLT_MAX) is recomputed at the group's end by a plain direct sum with
+ * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
+ *
+ * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products; the other groups on the
+ * compute unit fill the wait. The small wgmma (64 x TC_N x 8) run at about the GEMM's rate per
+ * multiply-add, so the kernel pays where the filter is wide: 31x31 and larger.
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_KRP (KR rounded up to 8), TJ (output
  * columns a group, a multiple of TC_N). */
@@ -616,21 +620,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #define TC_LBO (TC_GROWS * 16)           /* bytes between its groups of 4 taps */
 #define TC_GPART (TC_KRP * TC_GROWS)     /* words of one part (big or small) */
 #define TC_ND (TC_N / 2)                 /* accumulators a work-item holds */
-#ifndef TC_PASSES
-#define TC_PASSES 3 /* 1: big*big' only (TF32 products: an experiment, not fp32-accurate) */
-#endif
-#ifndef TC_LATE
-#define TC_LATE 0 /* 1: fetch the next columns after the steps (no registers held across them) */
-#endif
-#ifndef TC_LAG
-#define TC_LAG 1 /* steps between a product's wgmma and its addition into the ring (0 or 1) */
-#endif
 #if TC_N == 32
 #define TC_MMA tc_wgmma_ra_n32
+#define TC_MMA_SET tc_wgmma_ra_n32_set
 #elif TC_N == 16
 #define TC_MMA tc_wgmma_ra_n16
+#define TC_MMA_SET tc_wgmma_ra_n16_set
 #else
 #define TC_MMA tc_wgmma_ra_n8
+#define TC_MMA_SET tc_wgmma_ra_n8_set
 #endif
 
 /* Output (i, j) by a plain direct sum with MATLAB's rules: over the overlap only for zero padding
@@ -680,10 +678,17 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         if (e < TC_H * TC_CW) xs[e] = pf[u];                                                  \
     }
 
+/* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
+ * for a wgmma is an asm of its own, and without this the compiler may move the reads of the
+ * accumulators above it. */
+#define TC_PIN(v, n) _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++) asm volatile("" : "+f"((v)[r_]))
+
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
- * wgmma into DC, then the previous step's product DP into E and the output column that
- * completes written (output column jt = (ch - 1) * TC_N + SI of the group's). */
-#define TC_STEP(SI, DC, DP)                                                                   \
+ * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
+ * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), their sum into
+ * the ring once they are done, and the output column that completes written (output column
+ * (ch - 1) * TC_N + SI + 1 of the group's). Other groups on the compute unit fill the wait. */
+#define TC_STEP(SI)                                                                           \
     {                                                                                         \
         __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                            \
         uint fb[TC_KRP / 8][4], fs[TC_KRP / 8][4];                                           \
@@ -694,18 +699,20 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */               \
         _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                           \
             const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                              \
-            if (TC_PASSES == 3) {                                                             \
-                TC_MMA(DC, fs[kk], dbig + o, kk > 0);                                         \
-                TC_MMA(DC, fb[kk], dsmall + o, 1);                                            \
-            }                                                                                 \
-            TC_MMA(DC, fb[kk], dbig + o, TC_PASSES == 3 || kk > 0);                           \
+            if (kk == 0)                                                                      \
+                TC_MMA_SET(d, fs[kk], dbig + o);                                              \
+            else                                                                              \
+                TC_MMA(d, fs[kk], dbig + o, 1);                                               \
+            TC_MMA(d, fb[kk], dsmall + o, 1);                                                 \
+            TC_MMA(d, fb[kk], dbig + o, 1);                                                   \
         }                                                                                     \
         tc_wg_commit();                                                                       \
-        TC_WG_WAIT(TC_LAG);                                                                   \
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += TC_LAG ? DP[r] : DC[r];  \
+        TC_WG_WAIT(0);                                                                        \
+        TC_PIN(d, TC_ND);                                                                     \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                    \
         {                                                                                     \
-            const int n_ = ((SI) + 1 - TC_LAG) % TC_N, q_ = n_ / 8, e_ = n_ % 2;              \
-            const int jt = (ch - 1) * TC_N + (SI) + 1 - TC_LAG;                               \
+            const int n_ = ((SI) + 1) % TC_N, q_ = n_ / 8, e_ = n_ % 2;                       \
+            const int jt = (ch - 1) * TC_N + (SI) + 1;                                        \
             if (t == (n_ % 8) / 2) {                                                          \
                 if (jt >= 0 && jt < TJ) {                                                     \
                     nan |= tc_out(C, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, mo, no,     \
@@ -719,14 +726,14 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         }                                                                                     \
     }
 
-/* Steps S .. S + TC_CW - 1 (pairs: the product of one lands in d0, of the next in d1), written
- * out: a compiler may leave a loop of this size rolled, and the ring's indices must be constants. */
-#define TC_PAIR(S) TC_STEP(S, d0, d1) TC_STEP((S) + 1, d1, d0)
-#define TC_PAIRS8(S) TC_PAIR(S) TC_PAIR((S) + 2) TC_PAIR((S) + 4) TC_PAIR((S) + 6)
+/* Steps S .. S + TC_CW - 1, written out: a compiler may leave a loop of this size rolled, and
+ * the ring's indices must be constants. */
+#define TC_STEPS4(S) TC_STEP(S) TC_STEP((S) + 1) TC_STEP((S) + 2) TC_STEP((S) + 3)
+#define TC_STEPS8(S) TC_STEPS4(S) TC_STEPS4((S) + 4)
 #if TC_CW == 16
-#define TC_PAIRS(S) TC_PAIRS8(S) TC_PAIRS8((S) + 8)
+#define TC_STEPS(S) TC_STEPS8(S) TC_STEPS8((S) + 8)
 #else
-#define TC_PAIRS(S) TC_PAIRS8(S)
+#define TC_STEPS(S) TC_STEPS8(S)
 #endif
 
 /* The TC_CW steps of staged part H (0 or 1) of ring turn ch: the next part's columns fetched
@@ -734,12 +741,10 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * indices must be constants, and a loop over H is not always unrolled). */
 #define TC_STAGED(H)                                                                          \
     {                                                                                         \
-        if (!TC_LATE && (ch + 1 < turns || (H) + 1 < TC_N / TC_CW))                           \
+        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                         \
             TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
-        TC_PAIRS((H) * TC_CW);                                                                \
+        TC_STEPS((H) * TC_CW);                                                                \
         barrier(CLK_LOCAL_MEM_FENCE);                                                         \
-        if (TC_LATE && (ch + 1 < turns || (H) + 1 < TC_N / TC_CW))                            \
-            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
         TC_PUT;                                                                               \
         barrier(CLK_LOCAL_MEM_FENCE);                                                         \
     }
@@ -769,7 +774,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     const int r0 = i0 + oi - (KR - 1);
     const int turns = TJ / TC_N + 1;
     const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
-    float ring[TC_ND], d0[TC_ND], d1[TC_ND], pf[TC_PF];
+    float ring[TC_ND], d[TC_ND], pf[TC_PF];
     int nan = 0;
     for (int blk = 0; blk < TC_NB; blk++) {
         const int cb = j0 + oj - (KC - 1) + blk * TC_N;
@@ -790,7 +795,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         TC_PUT;
         tc_fence_async_local();
         barrier(CLK_LOCAL_MEM_FENCE);
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = d0[r] = d1[r] = 0.0f;
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
         for (int ch = 0; ch < turns; ch++) {
             TC_STAGED(0);
 #if TC_N > TC_CW

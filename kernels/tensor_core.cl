@@ -195,14 +195,38 @@ TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129"
                      : ACC                                                                         \
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));     \
     }
+/* NAME_set(d, a, db): d = A * B', d written only. A product that starts a sum must say so to
+ * the compiler: with d also an input (NAME's "+f"), d's earlier values stay live into it and are
+ * copied into its registers, and ptxas then serializes the wgmma pipeline. */
+#define TC_WGMMA_RA_SET(NAME, SHAPE, D, A, A0, DESC, OUT)                                          \
+    inline void NAME(float *d, const uint *a, ulong db) {                                          \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " A0 ", " A0 ";\n" TC_SM90A                 \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 " D ", " A ", " DESC    \
+                     ", p, 1, 1;\n}\n"                                                              \
+                     : OUT                                                                         \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                       \
+    }
 #define TC_ACC4 "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
 #define TC_ACC16 TC_ACC8(0), TC_ACC8(8)
+#define TC_OUT8(i)                                                                                 \
+    "=f"(d[i]), "=f"(d[i + 1]), "=f"(d[i + 2]), "=f"(d[i + 3]), "=f"(d[i + 4]), "=f"(d[i + 5]),    \
+        "=f"(d[i + 6]), "=f"(d[i + 7])
+#define TC_OUT4 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+#define TC_OUT16 TC_OUT8(0), TC_OUT8(8)
 TC_WGMMA_RA(tc_wgmma_ra_n8, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%8", "%9", TC_ACC4)
 TC_WGMMA_RA(tc_wgmma_ra_n16, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}", "{%8, %9, %10, %11}",
             "%12", "%13", TC_ACC8(0))
 TC_WGMMA_RA(tc_wgmma_ra_n32, "m64n32k8",
             "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
             "{%16, %17, %18, %19}", "%20", "%21", TC_ACC16)
+/* (p = a[0] != a[0], false: the product does not accumulate) */
+TC_WGMMA_RA_SET(tc_wgmma_ra_n8_set, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%4", "%8",
+                TC_OUT4)
+TC_WGMMA_RA_SET(tc_wgmma_ra_n16_set, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}",
+                "{%8, %9, %10, %11}", "%8", "%12", TC_OUT8(0))
+TC_WGMMA_RA_SET(tc_wgmma_ra_n32_set, "m64n32k8",
+                "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
+                "{%16, %17, %18, %19}", "%16", "%20", TC_OUT16)
 
 /* ---- Hopper (sm_90) transaction barriers and bulk copies ----------------------------------------
  * An mbarrier in local memory counts arrivals and, with expect_tx, the bytes of bulk copies still

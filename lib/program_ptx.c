@@ -92,6 +92,13 @@ clip_status clip_program_retarget(clip_app *app, const char *source, char *log, 
                               "%s: the device's program binary is not PTX for sm_90 (%s), so its "
                               "sm_90a instructions cannot be enabled",
                               source, clip_cl_error_name(err));
+    /* Experiment hook: the sm_90a PTX appended to this file (to read, or to feed ptxas -v). */
+    const char *dump = getenv("CLIP_SM90A_PTX");
+    FILE *df = dump && *dump ? fopen(dump, "a") : NULL;
+    if (df) {
+        fputs(text, df);
+        fclose(df);
+    }
     const unsigned char *bins[1] = {(const unsigned char *)text};
     size_t len = strlen(text);
     cl_int status = CL_SUCCESS;

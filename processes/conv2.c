@@ -236,9 +236,10 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * measurements (bench/CONV2.md): GPU on an H100 (132 CUs, 1980 MHz; 7x7 local 0.41 ms, 31x31
  * block 2.59 ms, 3x3 local 537 MB in 0.27 ms, FFT 2160^2 0.29 ms and 8232^2 2.09 ms), CPU under
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
- * 2.2 ms, FFT 2100^2 82 ms). */
+ * 2.2 ms, FFT 2100^2 82 ms). tensor: the tensor kernel's wgmma per ms (tensor_ms; GPUs with
+ * it only). */
 typedef struct rates {
-    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor, tsteps;
+    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -246,33 +247,35 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0, 0};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 1.5e11, 1.8e6};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 6.4e6};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
     double per = clip_type_is_double(t) ? 2 : 1;
     if (clip_type_is_complex(t)) per *= 4;
     r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per, r.bw *= scale;
-    r.rblock *= scale / per, r.tensor *= scale, r.tsteps *= scale;
+    r.rblock *= scale / per, r.tensor *= scale;
     r.fft *= (double)clip_type_size(t) / 4 / scale;
     return r;
 }
 
 #define RB_STAGE 16
 /* The tensor kernel (kernels/conv2.cl, conv2_tensor): a group walks its rj output columns plus
- * a ring of filter columns for each block of them; a step multiplies a 64 x KRP Toeplitz block
- * by the ring's columns three times (3xTF32) and does about a fixed amount of other work, so
- * its time is the larger of the tensor-core products at r->tensor and the steps at r->tsteps. */
+ * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 small wgmma
+ * (64 x ring x 8), whose count bounds the time: they run at a rate per compute unit that hardly
+ * depends on the ring's width (H200, 8192^2 'same': 31x31 14.2M wgmma in 2.21 ms, 15x15 6.7M
+ * in 1.08 ms), lower for the 8-column ring (3x3: 3.2M in 0.67 ms) and for filters taller than 32
+ * (63x63: 56.6M in 15.7 ms; 221 registers leave two groups a compute unit). */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
     const double ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
     const double blocks = ceil((double)g->nk / ring), krp = ceil((double)g->mk / 8) * 8;
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
-    return fmax(fmax(steps * 64 * krp * ring * 3 / r->tensor, steps / r->tsteps), bytes / r->bw) +
-           r->launch;
+    const double rate = r->tensor * (krp > 32 ? 0.57 : ring == 8 ? 0.76 : 1);
+    return fmax(steps * 3 * krp / 8 / rate, bytes / r->bw) + r->launch;
 }
 
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
@@ -366,7 +369,15 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
     if (tensor && !conv2_tensor_unavailable(p, g)) {
         const rates r = device_rates(p, g->t);
         const conv2_cfg tc = conv2_default_cfg(p, g, CONV2_TENSOR);
-        if (tensor_ms(&r, &tc, g, 0) < pass_ms(&r, &pick, g)) return tc;
+        double t_pick = pass_ms(&r, &pick, g);
+        /* A block tile shrunk to fit local memory runs slower than the model's rate (H100,
+         * 8192^2: 47x47 at 32x2 work-items 0.89 of it, 63x63 at 32x1 by 2x4 0.38): by the
+         * outputs a group keeps, to the power 0.35, fitted to those two. */
+        if (pick.kind == CONV2_BLOCK) {
+            const double shrink = conv2_block_shrink(p, g, &pick);
+            t_pick = shrink > 0 ? t_pick / pow(shrink, 0.35) : INFINITY;
+        }
+        if (tensor_ms(&r, &tc, g, 0) < t_pick) return tc;
     }
     return pick;
 }

@@ -67,6 +67,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
 /* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. */
 clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
                                 cl_mem kinfo, cl_mem gate);
+/* The outputs a group of block configuration c computes once its tile is shrunk to fit the
+ * device's local memory, over c's (1 when it fits as it is, 0 when nothing fits). */
+double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c);
 /* Why the tensor kernel (kernels/conv2.cl, conv2_tensor) cannot run geometry g on this device,
  * or NULL when it can: it needs wgmma (NVIDIA compute capability 9.0), f32 data and a filter of
  * at most 64 rows. */

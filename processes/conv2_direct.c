@@ -224,6 +224,12 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
         snprintf(opts + n, cap - (size_t)n, " %s", extra);
 }
 
+double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c) {
+    conv2_cfg f = *c;
+    if (fit_block(&f, g, (size_t)clip_proc_device(p)->local_mem)) return 0;
+    return (double)(f.wx * f.wy * f.ri * f.rj) / (double)(c->wx * c->wy * c->ri * c->rj);
+}
+
 clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
                                int normalize, int skipz, conv2_pass *ps) {
     const clip_device_info *dev = clip_proc_device(p);
