@@ -237,9 +237,9 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * block 2.59 ms, 3x3 local 537 MB in 0.27 ms, FFT 2160^2 0.29 ms and 8232^2 2.09 ms), CPU under
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
  * 2.2 ms, FFT 2100^2 82 ms). tensor: the tensor kernel's wgmma per ms (tensor_ms; GPUs with
- * it only). */
+ * it only); units: the device's compute units. */
 typedef struct rates {
-    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor;
+    double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor, units;
 } rates;
 
 static rates device_rates(clip_process *p, clip_type t) {
@@ -247,13 +247,14 @@ static rates device_rates(clip_process *p, clip_type t) {
     rates r;
     double scale;
     if (d->type == CLIP_DEVICE_CPU) {
-        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0};
+        r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0, 1};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 6.4e6};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 6.4e6, 1};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
+    r.units = d->compute_units ? d->compute_units : 1;
     double per = clip_type_is_double(t) ? 2 : 1;
     if (clip_type_is_complex(t)) per *= 4;
     r.small *= scale / per, r.block *= scale / per, r.runtime *= scale / per, r.bw *= scale;
@@ -269,13 +270,19 @@ static rates device_rates(clip_process *p, clip_type t) {
  * depends on the ring's width (H200, 8192^2 'same': 31x31 14.2M wgmma in 2.21 ms, 15x15 6.7M
  * in 1.08 ms), lower for the 8-column ring (3x3: 3.2M in 0.67 ms) and for filters taller than 32
  * (63x63: 56.6M in 15.7 ms; 221 registers leave two groups a compute unit). */
+#define TENSOR_RESIDENT 3 /* groups of the tensor kernel a compute unit holds (162 registers) */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
     const double ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
     const double blocks = ceil((double)g->nk / ring), krp = ceil((double)g->mk / 8) * 8;
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
     const double rate = r->tensor * (krp > 32 ? 0.57 : ring == 8 ? 0.76 : 1);
-    return fmax(steps * 3 * krp / 8 / rate, bytes / r->bw) + r->launch;
+    /* Fewer groups than TENSOR_RESIDENT a compute unit leave the tensor cores idle while each
+     * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2
+     * with 16 times the work). */
+    const double groups = ceil((double)g->mo / 64) * ceil((double)g->no / c->rj) * g->slices;
+    const double busy = fmin(1, groups / (TENSOR_RESIDENT * r->units));
+    return fmax(steps * 3 * krp / 8 / (rate * busy), bytes / r->bw) + r->launch;
 }
 
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
@@ -349,11 +356,16 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
  * no input row shared along the filter). H100 grid, bench/CONV2.md: 512^2 f32 7x7 local
  * 0.0097 ms, block 0.0120, 11x11 block ahead; f64 31x1 local 0.0554 ms against block 0.0753
  * (2048^2) and 0.673 against 0.883 (8192^2), while f32 31x1 (block rows 2 tall) at 8192^2 is
- * block's, 0.374 against 0.413. */
+ * block's, 0.374 against 0.413. Row filters (1 x k) from LOCAL_ROW_MIN taps on images that
+ * fill the device go to block (H100, 1 x 7: 4096^2 block 0.0637 ms, local 0.0696; 8192^2
+ * 0.2268 against 0.2546). On sm_90 the tensor kernel for f32 where the cost model puts it
+ * below the pick (tensor_ms; H100 8192^2: 31x31 2.19 ms against block 2.70, 63x63 15.4 against
+ * 28.7; 47x47 and below block's). */
 #define LOCAL_MAX_TAPS 16
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31
 #define BLOCK_MIN_ITEMS 256
+#define LOCAL_ROW_MIN 7
 static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
     const clip_device_info *d = clip_proc_device(p);
     if (d->type == CLIP_DEVICE_CPU) return cpu_direct(p, g);
@@ -362,7 +374,9 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
         ceil((double)g->mo / b.ri) * ceil((double)g->no / b.rj) * (double)g->slices;
     const int few = items < (double)BLOCK_MIN_ITEMS * (d->compute_units ? d->compute_units : 1);
     const size_t taps = g->mk * g->nk;
-    const conv2_cfg pick = taps <= LOCAL_MAX_TAPS || (few && taps <= LOCAL_FEW_TAPS) ||
+    const int row_filter = g->mk == 1 && g->nk >= LOCAL_ROW_MIN && !few;
+    const conv2_cfg pick = (taps <= LOCAL_MAX_TAPS && !row_filter) ||
+                                   (few && taps <= LOCAL_FEW_TAPS) ||
                                    (g->nk == 1 && g->mk <= LOCAL_COL_TAPS && b.ri == 1)
                                ? conv2_default_cfg(p, g, CONV2_LOCAL)
                                : b;

@@ -144,14 +144,15 @@ static void test_refusals(clip_app *app) {
     }
 }
 
-/* auto takes the tensor kernel for a large filter on a large image (f32), and block for f64. */
+/* auto takes the tensor kernel for a large filter on an image that fills the device (f32), and
+ * block for f64 (init only: nothing is launched). */
 static void test_auto(clip_app *app) {
     for (int ti = 0; ti < 2; ti++) {
         const clip_type t = ti ? CLIP_F64 : CLIP_F32;
         host_arr ha, hk;
-        clip_data *a = make_data(app, t, 1024, 1024, 1, 31, &ha);
+        clip_data *a = make_data(app, t, 4096, 4096, 1, 31, &ha);
         clip_data *k = make_data(app, t, 31, 31, 1, 32, &hk);
-        const conv_case cc = {t, t, {1024, 1024, 1}, {31, 31}, SAME, ZERO, 0, 0};
+        const conv_case cc = {t, t, {4096, 4096, 1}, {31, 31}, SAME, ZERO, 0, 0};
         clip_process *p = c2_process(app, "conv2", &cc, "auto");
         CHECK_OK(app, clip_process_set_choice(p, "separable", "off"));
         CHECK_OK(app, clip_process_set_input(p, 0, a));
@@ -160,7 +161,7 @@ static void test_auto(clip_app *app) {
         tu_checks++;
         if (!variant_is(clip_process_variant(p), ti ? "block" : "tensor")) {
             tu_failures++;
-            fprintf(stderr, "auto on %s 1024^2 31x31 took '%s'\n", clip_type_name(t),
+            fprintf(stderr, "auto on %s 4096^2 31x31 took '%s'\n", clip_type_name(t),
                     clip_process_variant(p));
         }
         clip_process_destroy(p);
