@@ -44,7 +44,10 @@
  *              global (no staging; explicit SIMD rows on CPUs), block (GPUs: register blocks of
  *              2x16 outputs from a staged tile, filter size compiled in), rblock (CPUs: one
  *              work-item of 4 SIMD vectors of rows by 6 columns in registers, each input column
- *              loaded once per filter row; filter size and orientation compiled in).
+ *              loaded once per filter row; filter size and orientation compiled in), tensor
+ *              (NVIDIA sm_90, f32, filters up to 64 rows: the direct sums as wgmma products of
+ *              each input column's Toeplitz block by the filter's columns, 3xTF32, so each
+ *              output errs like a direct fp32 sum; NaN outputs recomputed by a direct sum).
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -57,7 +60,8 @@
  *   1. Empty A or K: global (nothing to stage or transform).
  *   2. The tuning cache (clip_tuning_lookup, process "conv2"), key "TYPE-kMKxNK" then
  *      "TYPE-kN" with N = max(MK, NK) (e.g. "f32-k31x31", "f32-k31"); the value names a variant
- *      with optional tile sizes (local:wx,wy,rj; global:wx,wy,rj,vw; block:wx,wy,ri,rj), or "fft",
+ *      with optional tile sizes (local:wx,wy,rj; global:wx,wy,rj,vw; block:wx,wy,ri,rj;
+ *      tensor:rj, output columns a group, a multiple of 32), or "fft",
  *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
  *      the device is ignored (a block tile too large for local memory is shrunk to fit).
  *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
@@ -65,7 +69,9 @@
  *      too small to fill the device with block's tiles up to 49, and for k x 1 up to 31 in
  *      8-byte and larger types; block above while its tile fits local memory,
  *      else global with run-time sizes; filters up to 81 taps are compiled into local and global,
- *      always into block), the separable path (only when
+ *      always into block; row filters 1 x k from 7 taps block on images that fill the device; on
+ *      sm_90 for f32 the tensor kernel where the model puts it below that choice), the
+ *      separable path (only when
  *      K is rank one; the SVD runs only when the model says the path would win), and, with
  *      accuracy normwise, fft.
  *   Cost model (ms; rates of the device class, GPU or CPU, scaled by compute units x clock
@@ -76,13 +82,18 @@
  *                      vector loads per filter row, ri*(rj+nk-1), count as multiply-adds);
  *                      complex multiply-adds count 4, double ones 2
  *      separable       two passes (the column pass writes and the row pass reads mo x na)
+ *      tensor          its wgmma count (3 * KRP / 8 a step, a step an input column of a
+ *                      group's walk) at a fitted rate, slowed where fewer than 3 groups a compute
+ *                      unit are resident; block's tiles shrunk to fit local memory count slower
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
  *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
  *                      crop passes over memory, and a fixed cost per launch
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
- *   Forced variants: variant local/global/block/rblock forces that direct kernel (with separable on,
+ *   Since the tensor kernel (bench/CONV2.md, "tensor cores"): 31x31 tensor 2.19 ms (block 2.70),
+ *   63x63 tensor 15.4 ms (block 28.7), 47x47 and below as before.
+ *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
  *   CLIP_ERR_UNSUPPORTED.
