@@ -587,8 +587,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * columns give P_c(i, l) = sum_k X(i + k, c) F(k, l), and output column j sums P_c(i, l) over
  * c - l = j. A group (one warpgroup) owns 64 output rows by TJ columns and walks the input
  * columns once: step s multiplies column c_s's 64 x KRP Toeplitz block, built in registers (each
- * work-item loads KRP / 4 + 2 values of the staged column: A's fragment is X at offsets 4 apart), by
- * the filter's TC_N columns in local memory (m64nNk8 wgmma, A from registers).
+ * work-item loads KRP / 4 + 2 values of the staged column: A's fragment is X at offsets 4 apart),
+ * by the filter's TC_N columns in local memory (m64nNk8 wgmma, A from registers).
  *
  * The ring. Output column j collects P_c(., l) from TC_N consecutive steps. The filter operand
  * of step s is rotated (its column n is filter column (s - n) mod TC_N, a window of a doubled
@@ -612,14 +612,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_KRP (KR rounded up to 8), TJ (output
  * columns a group, a multiple of TC_N). */
-#define TC_H (64 + TC_KRP)               /* staged rows of an input column */
-#define TC_NB ((KC + TC_N - 1) / TC_N)   /* column blocks of the filter */
-#define TC_CW (TC_N < 16 ? TC_N : 16)    /* input columns staged at a time */
+#define TC_H (64 + TC_KRP)                 /* staged rows of an input column */
+#define TC_NB ((KC + TC_N - 1) / TC_N)     /* column blocks of the filter */
+#define TC_CW (TC_N < 16 ? TC_N : 16)      /* input columns staged at a time */
 #define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
-#define TC_GROWS (2 * TC_N)              /* rows (n) of the doubled, reversed filter */
-#define TC_LBO (TC_GROWS * 16)           /* bytes between its groups of 4 taps */
-#define TC_GPART (TC_KRP * TC_GROWS)     /* words of one part (big or small) */
-#define TC_ND (TC_N / 2)                 /* accumulators a work-item holds */
+#define TC_GROWS (2 * TC_N)                /* rows (n) of the doubled, reversed filter */
+#define TC_LBO (TC_GROWS * 16)             /* bytes between its groups of 4 taps */
+#define TC_GPART (TC_KRP * TC_GROWS)       /* words of one part (big or small) */
+#define TC_ND (TC_N / 2)                   /* accumulators a work-item holds */
 #if TC_N == 32
 #define TC_MMA tc_wgmma_ra_n32
 #define TC_MMA_SET tc_wgmma_ra_n32_set
@@ -642,7 +642,8 @@ inline float tc_exact(__global const float *A, __global const float *K, int i, i
     float acc = 0.0f;
     for (int l = 0; l < KC; l++) {
         const long col = pad_map(c + l, na) * (long)ma;
-        for (int k = 0; k < KR; k++) acc = fma(A[col + pad_map(r + k, ma)], FGLOBAL(k, l), acc);
+        for (int k = 0; k < KR; k++)
+            acc = fma(A[col + pad_map(r + k, ma)], FGLOBAL(k, l), acc);
     }
     return acc;
 #endif
@@ -666,64 +667,64 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 
 /* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into pf
  * (consecutive work-items, consecutive rows). */
-#define TC_FETCH(c0)                                                                          \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                       \
-        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                             \
-        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                      \
-        pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];        \
+#define TC_FETCH(c0)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
+        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
+        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
+        pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];            \
     }
-#define TC_PUT                                                                                \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                       \
-        const int e = tid + 128 * u;                                                          \
-        if (e < TC_H * TC_CW) xs[e] = pf[u];                                                  \
+#define TC_PUT                                                                                     \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
+        const int e = tid + 128 * u;                                                               \
+        if (e < TC_H * TC_CW) xs[e] = pf[u];                                                       \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
  * for a wgmma is an asm of its own, and without this the compiler may move the reads of the
  * accumulators above it. */
-#define TC_PIN(v, n) _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++) asm volatile("" : "+f"((v)[r_]))
+#define TC_PIN(v, n)                                                                               \
+    _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++) asm volatile("" : "+f"((v)[r_]))
 
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
  * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), their sum into
  * the ring once they are done, and the output column that completes written (output column
  * (ch - 1) * TC_N + SI + 1 of the group's). Other groups on the compute unit fill the wait. */
-#define TC_STEP(SI)                                                                           \
-    {                                                                                         \
-        __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                            \
-        uint fb[TC_KRP / 8][4], fs[TC_KRP / 8][4];                                           \
-        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++)                             \
-            tc_split4(xc[8 * kk], xc[8 * kk + 8], xc[8 * kk + 4], xc[8 * kk + 12], fb[kk],    \
-                      fs[kk]);                                                                \
-        tc_wg_fence();                                                                        \
-        const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */               \
-        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                           \
-            const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                              \
-            if (kk == 0)                                                                      \
-                TC_MMA_SET(d, fs[kk], dbig + o);                                              \
-            else                                                                              \
-                TC_MMA(d, fs[kk], dbig + o, 1);                                               \
-            TC_MMA(d, fb[kk], dsmall + o, 1);                                                 \
-            TC_MMA(d, fb[kk], dbig + o, 1);                                                   \
-        }                                                                                     \
-        tc_wg_commit();                                                                       \
-        TC_WG_WAIT(0);                                                                        \
-        TC_PIN(d, TC_ND);                                                                     \
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                    \
-        {                                                                                     \
-            const int n_ = ((SI) + 1) % TC_N, q_ = n_ / 8, e_ = n_ % 2;                       \
-            const int jt = (ch - 1) * TC_N + (SI) + 1;                                        \
-            if (t == (n_ % 8) / 2) {                                                          \
-                if (jt >= 0 && jt < TJ) {                                                     \
-                    nan |= tc_out(C, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, mo, no,     \
-                                  normalize);                                                 \
-                    nan |= tc_out(C, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, mo, \
-                                  no, normalize);                                             \
-                }                                                                             \
-                ring[4 * q_ + e_] = 0.0f;                                                     \
-                ring[4 * q_ + 2 + e_] = 0.0f;                                                 \
-            }                                                                                 \
-        }                                                                                     \
+#define TC_STEP(SI)                                                                                \
+    {                                                                                              \
+        __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                                 \
+        uint fb[TC_KRP / 8][4], fs[TC_KRP / 8][4];                                                 \
+        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) tc_split4(                       \
+            xc[8 * kk], xc[8 * kk + 8], xc[8 * kk + 4], xc[8 * kk + 12], fb[kk], fs[kk]);          \
+        tc_wg_fence();                                                                             \
+        const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */                    \
+        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                                \
+            const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                                   \
+            if (kk == 0)                                                                           \
+                TC_MMA_SET(d, fs[kk], dbig + o);                                                   \
+            else                                                                                   \
+                TC_MMA(d, fs[kk], dbig + o, 1);                                                    \
+            TC_MMA(d, fb[kk], dsmall + o, 1);                                                      \
+            TC_MMA(d, fb[kk], dbig + o, 1);                                                        \
+        }                                                                                          \
+        tc_wg_commit();                                                                            \
+        TC_WG_WAIT(0);                                                                             \
+        TC_PIN(d, TC_ND);                                                                          \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                         \
+        {                                                                                          \
+            const int n_ = ((SI) + 1) % TC_N, q_ = n_ / 8, e_ = n_ % 2;                            \
+            const int jt = (ch - 1) * TC_N + (SI) + 1;                                             \
+            if (t == (n_ % 8) / 2) {                                                               \
+                if (jt >= 0 && jt < TJ) {                                                          \
+                    nan |=                                                                         \
+                        tc_out(C, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, mo, no, normalize); \
+                    nan |= tc_out(C, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, mo, no,  \
+                                  normalize);                                                      \
+                }                                                                                  \
+                ring[4 * q_ + e_] = 0.0f;                                                          \
+                ring[4 * q_ + 2 + e_] = 0.0f;                                                      \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 /* Steps S .. S + TC_CW - 1, written out: a compiler may leave a loop of this size rolled, and
@@ -739,14 +740,14 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 /* The TC_CW steps of staged part H (0 or 1) of ring turn ch: the next part's columns fetched
  * first, so that their loads overlap the steps (written out as a macro: the ring's register
  * indices must be constants, and a loop over H is not always unrolled). */
-#define TC_STAGED(H)                                                                          \
-    {                                                                                         \
-        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                         \
-            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                     \
-        TC_STEPS((H) * TC_CW);                                                                \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                         \
-        TC_PUT;                                                                               \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                         \
+#define TC_STAGED(H)                                                                               \
+    {                                                                                              \
+        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                              \
+            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                          \
+        TC_STEPS((H)*TC_CW);                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        TC_PUT;                                                                                    \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
 /* The group's outputs that came out NaN, recomputed: a work-item wrote rows row and row + 8 of
@@ -781,8 +782,9 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         /* The previous block's products are done with gs and xs. */
         TC_WG_WAIT(0);
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Row p of the filter operand is filter column blk*TC_N + (-p mod TC_N), both parts, K-major
-         * in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an operand). */
+        /* Row p of the filter operand is filter column blk*TC_N + (-p mod TC_N), both parts,
+         * K-major in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an
+         * operand). */
         for (int e = tid; e < TC_GPART; e += 128) {
             const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
             const int lp = (TC_N - p % TC_N) % TC_N, l = blk * TC_N + lp;

@@ -191,9 +191,9 @@ TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129"
     inline void NAME(float *d, const uint *a, ulong db, int accumulate) {                          \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " PRED ", 0;\n" TC_SM90A                    \
                      "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 " D ", " A ", " DESC    \
-                     ", p, 1, 1;\n}\n"                                                              \
+                     ", p, 1, 1;\n}\n"                                                             \
                      : ACC                                                                         \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));     \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(accumulate));      \
     }
 /* NAME_set(d, a, db): d = A * B', d written only. A product that starts a sum must say so to
  * the compiler: with d also an input (NAME's "+f"), d's earlier values stay live into it and are
@@ -202,7 +202,7 @@ TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129"
     inline void NAME(float *d, const uint *a, ulong db) {                                          \
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " A0 ", " A0 ";\n" TC_SM90A                 \
                      "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 " D ", " A ", " DESC    \
-                     ", p, 1, 1;\n}\n"                                                              \
+                     ", p, 1, 1;\n}\n"                                                             \
                      : OUT                                                                         \
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                       \
     }

@@ -55,8 +55,9 @@
  *              applied) into planes of 2,3,5,7-smooth sizes, one batched forward transform, a
  *              product, one inverse, a crop.
  *
- * How auto chooses, within the accuracy setting (every step visible: `clip run conv2 ... --time` prints `variant conv2 NAME`,
- * and clip_process_variant() returns NAME, e.g. "block 32x4 2x16 k31x31").
+ * How auto chooses, within the accuracy setting (every step visible: `clip run conv2 ... --time`
+ * prints `variant conv2 NAME`, and clip_process_variant() returns NAME, e.g. "block 32x4 2x16
+ * k31x31").
  *   1. Empty A or K: global (nothing to stage or transform).
  *   2. The tuning cache (clip_tuning_lookup, process "conv2"), key "TYPE-kMKxNK" then
  *      "TYPE-kN" with N = max(MK, NK) (e.g. "f32-k31x31", "f32-k31"); the value names a variant
@@ -90,10 +91,10 @@
  *                      crop passes over memory, and a fixed cost per launch
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
- *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7 block stays, 0.35 against 0.48).
- *   Since the tensor kernel (bench/CONV2.md, "tensor cores"): 31x31 tensor 2.19 ms (block 2.70),
- *   63x63 tensor 15.4 ms (block 28.7), 47x47 and below as before.
- *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with separable on,
+ *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
+ * block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores"): 31x31
+ * tensor 2.19 ms (block 2.70), 63x63 tensor 15.4 ms (block 28.7), 47x47 and below as before. Forced
+ * variants: variant local/global/block/rblock/tensor forces that direct kernel (with separable on,
  *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
  *   unless K is rank one), off never takes them. A forced variant the device cannot run is
  *   CLIP_ERR_UNSUPPORTED.
@@ -156,10 +157,10 @@ typedef struct conv2_state {
 static const char *const shape_names[] = {"full", "same", "valid", NULL};
 static const char *const pad_names[] = {"zero", "replicate", "symmetric", "circular", NULL};
 static const char *const variant_names[] = {"auto", "local",  "global", "block",
-                                             "fft",  "rblock", "tensor", NULL};
+                                            "fft",  "rblock", "tensor", NULL};
 /* The direct kernel of each variant (0: none). */
-static const int variant_kinds[] = {0, CONV2_LOCAL, CONV2_GLOBAL, CONV2_BLOCK, 0, CONV2_RBLOCK,
-                                    CONV2_TENSOR};
+static const int variant_kinds[] = {0, CONV2_LOCAL,  CONV2_GLOBAL, CONV2_BLOCK,
+                                    0, CONV2_RBLOCK, CONV2_TENSOR};
 static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 

@@ -55,8 +55,9 @@ typedef struct conv2_fft conv2_fft;
  * fit; conv2_direct_build shrinks block tiles that do not fit). */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind);
 /* Parses a tuning value "NAME" or "NAME:a,b,c[,d]" (local:wx,wy,rj; global:wx,wy,rj,vw;
- * block:wx,wy,ri,rj; rblock:ri,rj[,vw]; tensor:rj) into cfg (kind 0 for "fft" and "separable", which set *other to 1 or 2).
- * Returns 0 when the value is well formed and its sizes are sane for the device, -1 otherwise. */
+ * block:wx,wy,ri,rj; rblock:ri,rj[,vw]; tensor:rj) into cfg (kind 0 for "fft" and "separable",
+ * which set *other to 1 or 2). Returns 0 when the value is well formed and its sizes are sane for
+ * the device, -1 otherwise. */
 int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
                        int *other);
 /* Builds the kernel of *cfg for geometry g into *ps (cfg is updated where the work-group or a

@@ -13,8 +13,8 @@
  * block kernel takes over above it. */
 #define SMALL_K_NUMEL 81
 
-static const char *const kind_names[] = {"?",    "local", "global", "block", "cols",
-                                          "kinfo", "fftk", "rblock", "tensor"};
+static const char *const kind_names[] = {"?",     "local", "global", "block", "cols",
+                                         "kinfo", "fftk",  "rblock", "tensor"};
 
 /* The tensor kernel's output columns a group (conv2_default_cfg), and its filter rows at most. */
 #define TENSOR_TJ 256
@@ -216,7 +216,8 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const int ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
     const int n = snprintf(
-        opts, cap, "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
+        opts, cap,
+        "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
         c->kind, g->pad, g->mk, g->nk, ring, (g->mk + 7) / 8 * 8, c->rj);
     /* Experiment hook: more -D options for the kernel (e.g. -DTC_LAG=0), as CLIP_GEMM_DEFS. */
     const char *extra = getenv("CLIP_CONV2_DEFS");

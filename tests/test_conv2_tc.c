@@ -17,13 +17,13 @@
 static int quick;
 
 /* Every shape and orientation of an f32 image r x c (x s) with an mk x nk filter. */
-static void sizes_case(clip_app *app, size_t r, size_t c, size_t s, size_t mk, size_t nk,
-                       int pad, int normalize, unsigned long long seed) {
+static void sizes_case(clip_app *app, size_t r, size_t c, size_t s, size_t mk, size_t nk, int pad,
+                       int normalize, unsigned long long seed) {
     for (int shape = FULL; shape <= VALID; shape++)
         for (int corr = 0; corr < 2; corr++) {
             if (quick && (shape + corr) % 2) continue;
-            const conv_case cc = {CLIP_F32, CLIP_F32, {r, c, s}, {mk, nk}, shape, pad, corr,
-                                  normalize};
+            const conv_case cc = {CLIP_F32, CLIP_F32, {r, c, s}, {mk, nk},
+                                  shape,    pad,      corr,      normalize};
             run_case(app, &cc, "tensor", seed++);
         }
 }
@@ -32,8 +32,8 @@ static void sizes_case(clip_app *app, size_t r, size_t c, size_t s, size_t mk, s
  * 1..64 (K of the products 8..64); images smaller than a group, and of several groups with
  * partial last ones (groups are 64 rows by 256 columns). */
 static void test_sizes(clip_app *app) {
-    static const size_t ks[][2] = {{1, 1},  {3, 3},   {2, 7},   {7, 9},   {15, 15},
-                                   {16, 17}, {31, 31}, {5, 33},  {33, 5},  {40, 47},
+    static const size_t ks[][2] = {{1, 1},   {3, 3},   {2, 7},  {7, 9},  {15, 15},
+                                   {16, 17}, {31, 31}, {5, 33}, {33, 5}, {40, 47},
                                    {64, 64}, {63, 65}, {1, 31}, {31, 1}};
     static const size_t as[][2] = {{1, 1}, {20, 37}, {131, 300}};
     unsigned long long seed = 21;

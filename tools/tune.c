@@ -349,11 +349,10 @@ static void check_cache(clip_app *app) {
 
 /* ---- conv2 -------------------------------------------------------------------------------
  * conv2 reads one cache value per type and filter size (processes/conv2.c: key "TYPE-kMxN",
- * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj", "rblock:ri,rj,vw", "tensor:rj"; "fft" is
- * honoured only with
- * accuracy normwise, so tune never offers it) and has no tile
- * parameters of its own, so each candidate is offered to conv2 through a scratch cache (the real
- * path + ".trial") and what init actually took is read back from clip_process_variant: a value
+ * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj", "rblock:ri,rj,vw",
+ * "tensor:rj"; "fft" is honoured only with accuracy normwise, so tune never offers it) and has no
+ * tile parameters of its own, so each candidate is offered to conv2 through a scratch cache (the
+ * real path + ".trial") and what init actually took is read back from clip_process_variant: a value
  * conv2 rejects or shrinks shows up as a different or duplicate configuration, never as a wrong
  * entry. Every result is checked against the global kernel's before it is timed; the value stored
  * is the one conv2 reported, so reading it back selects the same kernel. */
@@ -509,14 +508,13 @@ done:
 static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
         "local",           "block",           "rblock",          "tensor",
-        "rblock:2,12",
-        "rblock:2,8",      "rblock:3,8",      "rblock:3,6",      "rblock:4,4",
-        "rblock:2,6",      "rblock:1,16",     "local:32,8,8",    "local:16,4,8",
-        "local:32,4,4",    "local:32,4,16",   "local:64,4,8",    "block:32,4,2,16",
-        "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16", "block:32,4,4,8",
-        "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",   "global:32,8,8,1",
-        "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1", "tensor:128",
-        "tensor:512"};
+        "rblock:2,12",     "rblock:2,8",      "rblock:3,8",      "rblock:3,6",
+        "rblock:4,4",      "rblock:2,6",      "rblock:1,16",     "local:32,8,8",
+        "local:16,4,8",    "local:32,4,4",    "local:32,4,16",   "local:64,4,8",
+        "block:32,4,2,16", "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16",
+        "block:32,4,4,8",  "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",
+        "global:32,8,8,1", "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1",
+        "tensor:128",      "tensor:512"};
     int n = 0, wx, wy, rj, vw;
     /* The kernels at their defaults first (global's too: the untuned choice may be rblock), so a
      * small budget still compares them. fft is no candidate: auto's default accuracy
