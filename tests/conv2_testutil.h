@@ -284,6 +284,28 @@ static inline void c2_gaussian(host_arr *hk) {
         }
 }
 
+/* Frees a case's host copies and destroys its data. */
+static inline void c2_release(host_arr *ha, host_arr *hk, clip_data *a, clip_data *k) {
+    free(ha->v), free(hk->v);
+    clip_data_destroy(a);
+    clip_data_destroy(k);
+}
+
+/* High-dynamic-range image `kind` of type t (ha->dims set by the caller) and a random mk x nk
+ * filter (the Gaussian for the star field), uploaded as *a and *k; the seed advances. */
+static inline void c2_hdr_data(clip_app *app, clip_type t, int kind, size_t mk, size_t nk,
+                               unsigned long long *seed, host_arr *ha, host_arr *hk, clip_data **a,
+                               clip_data **k) {
+    c2_hdr_image(kind, ha, (*seed)++);
+    *a = c2_upload(app, t, ha);
+    *k = make_data(app, t, mk, nk, 1, (*seed)++, hk);
+    if (kind == HDR_STARS) {
+        c2_gaussian(hk);
+        clip_data_destroy(*k);
+        *k = c2_upload(app, t, hk);
+    }
+}
+
 typedef struct conv_case {
     clip_type ta, tk;
     size_t a[3], k[2];

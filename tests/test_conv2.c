@@ -161,9 +161,7 @@ static void test_nonfinite(clip_app *app) {
                 conv_case cc = {CLIP_F64, CLIP_F64, {23, 45, 1}, {ks[ki][0], ks[ki][1]},
                                 SAME,     pad,      0,           0};
                 clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, variants[v], "off", 0));
-                free(ha.v), free(hk.v);
-                clip_data_destroy(a);
-                clip_data_destroy(k);
+                c2_release(&ha, &hk, a, k);
             }
     /* Inf and -Inf in K, A without zeros: the reference has +-Inf along the borders and no NaN
      * there; normalize divides those by an infinite sum (NaN, as MATLAB). */
@@ -196,9 +194,7 @@ static void test_nonfinite(clip_app *app) {
                     }
                     clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, variants[v], "off", 0));
                 }
-                free(ha.v), free(hk.v);
-                clip_data_destroy(a);
-                clip_data_destroy(k);
+                c2_release(&ha, &hk, a, k);
             }
 }
 
@@ -442,9 +438,7 @@ static void test_tuning(clip_app *app) {
         if (strcmp(v, cases[i].want ? cases[i].want : auto_variant))
             fprintf(stderr, "tuning case %zu: variant '%s'\n", i, v);
         clip_process_destroy(p);
-        free(ha.v), free(hk.v);
-        clip_data_destroy(a);
-        clip_data_destroy(k);
+        c2_release(&ha, &hk, a, k);
     }
     unsetenv("CLIP_TUNING_CACHE");
     remove(path);
@@ -532,14 +526,8 @@ static void test_dynamic_range(clip_app *app) {
         for (int kind = 0; kind < HDR_KINDS; kind++) {
             const clip_type t = ti ? CLIP_F32 : CLIP_F64;
             host_arr ha = {{61, 47, 1}, NULL}, hk = {{mk, nk, 1}, NULL};
-            c2_hdr_image(kind, &ha, seed++);
-            clip_data *a = c2_upload(app, t, &ha);
-            clip_data *k = make_data(app, t, mk, nk, 1, seed++, &hk);
-            if (kind == HDR_STARS) {
-                c2_gaussian(&hk);
-                clip_data_destroy(k);
-                k = c2_upload(app, t, &hk);
-            }
+            clip_data *a = NULL, *k = NULL;
+            c2_hdr_data(app, t, kind, mk, nk, &seed, &ha, &hk, &a, &k);
             for (int pad = ZERO; pad <= CIRCULAR; pad++)
                 for (int shape = FULL; shape <= VALID; shape++)
                     for (int corr = 0; corr < 2; corr++)
@@ -552,9 +540,7 @@ static void test_dynamic_range(clip_app *app) {
                                 clip_process_destroy(
                                     c2_run(app, a, &ha, k, &hk, &cc, variants[v], "off", 0));
                         }
-            free(ha.v), free(hk.v);
-            clip_data_destroy(a);
-            clip_data_destroy(k);
+            c2_release(&ha, &hk, a, k);
         }
 }
 

@@ -83,9 +83,7 @@ static void test_nonfinite(clip_app *app) {
                 clip_data_destroy(a);
                 a = c2_upload(app, CLIP_F32, &ha);
                 clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
-                free(ha.v), free(hk.v);
-                clip_data_destroy(a);
-                clip_data_destroy(k);
+                c2_release(&ha, &hk, a, k);
             }
 }
 
@@ -99,23 +97,15 @@ static void test_dynamic_range(clip_app *app) {
         for (int kind = 0; kind < HDR_KINDS; kind++) {
             const size_t mk = ks[ki][0], nk = ks[ki][1];
             host_arr ha = {{150, 290, 1}, NULL}, hk;
-            c2_hdr_image(kind, &ha, seed++);
-            clip_data *a = c2_upload(app, CLIP_F32, &ha);
-            clip_data *k = make_data(app, CLIP_F32, mk, nk, 1, seed++, &hk);
-            if (kind == HDR_STARS) {
-                c2_gaussian(&hk);
-                clip_data_destroy(k);
-                k = c2_upload(app, CLIP_F32, &hk);
-            }
+            clip_data *a = NULL, *k = NULL;
+            c2_hdr_data(app, CLIP_F32, kind, mk, nk, &seed, &ha, &hk, &a, &k);
             for (int shape = FULL; shape <= SAME; shape++)
                 for (int norm = 0; norm < 2; norm++) {
                     const conv_case cc = {CLIP_F32, CLIP_F32, {150, 290, 1}, {mk, nk},
                                           shape,    ZERO,     (int)ki,       norm};
                     clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
                 }
-            free(ha.v), free(hk.v);
-            clip_data_destroy(a);
-            clip_data_destroy(k);
+            c2_release(&ha, &hk, a, k);
         }
 }
 
@@ -138,9 +128,7 @@ static void test_refusals(clip_app *app) {
         CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, cases[i].why);
         clip_process_destroy(p);
-        free(ha.v), free(hk.v);
-        clip_data_destroy(a);
-        clip_data_destroy(k);
+        c2_release(&ha, &hk, a, k);
     }
 }
 
@@ -165,9 +153,7 @@ static void test_auto(clip_app *app) {
                     clip_process_variant(p));
         }
         clip_process_destroy(p);
-        free(ha.v), free(hk.v);
-        clip_data_destroy(a);
-        clip_data_destroy(k);
+        c2_release(&ha, &hk, a, k);
     }
 }
 
@@ -184,9 +170,7 @@ int main(void) {
     CHECK_OK(app, clip_process_set_input(p, 1, k));
     const clip_status s = clip_process_init(p);
     clip_process_destroy(p);
-    free(ha.v), free(hk.v);
-    clip_data_destroy(a);
-    clip_data_destroy(k);
+    c2_release(&ha, &hk, a, k);
     if (s != CLIP_OK) {
         CHECK(s == CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, "compute capability 9.0");
