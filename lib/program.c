@@ -93,7 +93,9 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     }
     if (strstr(opts, "-DCLIP_SM90A")) {
         char log[3000];
-        clip_status st = clip_program_retarget(app, source, log, sizeof log, &prog);
+        const char *mr = strstr(opts, "-DCLIP_SM90A_MAXNREG=");
+        const int maxnreg = mr ? atoi(mr + sizeof "-DCLIP_SM90A_MAXNREG=" - 1) : 0;
+        clip_status st = clip_program_retarget(app, source, maxnreg, log, sizeof log, &prog);
         if (st != CLIP_OK) {
             clReleaseProgram(prog);
             free(key);

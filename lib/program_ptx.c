@@ -33,6 +33,26 @@ char *clip_ptx_retarget_text(const char *ptx) {
     return out;
 }
 
+char *clip_ptx_set_maxnreg(const char *ptx, int n) {
+    size_t entries = 0;
+    for (const char *e = strstr(ptx, ".entry "); e; e = strstr(e + 1, ".entry "))
+        entries++;
+    char *out = malloc(strlen(ptx) + entries * 32 + 1);
+    if (!out) return NULL;
+    char *o = out;
+    const char *q = ptx, *e;
+    while ((e = strstr(q, ".entry "))) {
+        const char *body = strstr(e, "\n{");
+        if (!body) break; /* a declaration without a body: nothing to limit */
+        memcpy(o, q, (size_t)(body - q));
+        o += body - q;
+        o += sprintf(o, "\n.maxnreg %d", n);
+        q = body;
+    }
+    strcpy(o, q);
+    return out;
+}
+
 char *clip_program_device_binary(cl_program prog, cl_device_id dev, cl_int *err) {
     cl_uint n = 0;
     *err = clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL);
@@ -77,8 +97,8 @@ done:
     return ptx;
 }
 
-clip_status clip_program_retarget(clip_app *app, const char *source, char *log, size_t cap,
-                                  cl_program *prog) {
+clip_status clip_program_retarget(clip_app *app, const char *source, int maxnreg, char *log,
+                                  size_t cap, cl_program *prog) {
     cl_int err = CL_SUCCESS;
     char *ptx = clip_program_device_binary(*prog, app->device, &err);
     if (!ptx)
@@ -98,6 +118,13 @@ clip_status clip_program_retarget(clip_app *app, const char *source, char *log, 
     if (df) {
         fputs(text, df);
         fclose(df);
+    }
+    if (maxnreg > 0) {
+        char *limited = clip_ptx_set_maxnreg(text, maxnreg);
+        free(text);
+        if (!limited)
+            return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
+        text = limited;
     }
     const unsigned char *bins[1] = {(const unsigned char *)text};
     size_t len = strlen(text);

@@ -92,12 +92,13 @@
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
- * block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores"): 31x31
- * tensor 2.19 ms (block 2.70), 63x63 tensor 15.4 ms (block 28.7), 47x47 and below as before. Forced
- * variants: variant local/global/block/rblock/tensor forces that direct kernel (with separable on,
- *   both passes use it), fft forces the FFT path; separable on forces the two passes (an error
- *   unless K is rank one), off never takes them. A forced variant the device cannot run is
- *   CLIP_ERR_UNSUPPORTED.
+ *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores"):
+ *   31x31 tensor 2.19 ms (block 2.70), 63x63 tensor 10.2 ms (block 28.7), 47x47 (tensor 9.4)
+ *   and below as before.
+ *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with
+ *   separable on, both passes use it), fft forces the FFT path; separable on forces the two
+ *   passes (an error unless K is rank one), off never takes them. A forced variant the device
+ *   cannot run is CLIP_ERR_UNSUPPORTED.
  *
  * K's values are read on the host in init only for the separable decision (auto, when the
  * model favours it, or on). A K written after init (by a process launched later, or through
@@ -281,14 +282,14 @@ static rates device_rates(clip_process *p, clip_type t) {
  * (64 x ring x 8), whose count bounds the time: they run at a rate per compute unit that hardly
  * depends on the ring's width (H200, 8192^2 'same': 31x31 14.2M wgmma in 2.21 ms, 15x15 6.7M
  * in 1.08 ms), lower for the 8-column ring (3x3: 3.2M in 0.67 ms) and for filters taller than 32
- * (63x63: 56.6M in 15.7 ms; 221 registers leave two groups a compute unit). */
+ * (H100, their registers limited: 63x63 56.6M in 10.2 ms, 47x47 42.5M in 9.4). */
 #define TENSOR_RESIDENT 3 /* groups of the tensor kernel a compute unit holds (162 registers) */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
     const double ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
     const double blocks = ceil((double)g->nk / ring), krp = ceil((double)g->mk / 8) * 8;
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
-    const double rate = r->tensor * (krp > 32 ? 0.57 : ring == 8 ? 0.76 : 1);
+    const double rate = r->tensor * (krp > 32 ? 0.75 : ring == 8 ? 0.76 : 1);
     /* Fewer groups than TENSOR_RESIDENT a compute unit leave the tensor cores idle while each
      * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2
      * with 16 times the work). */
@@ -371,7 +372,7 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
  * block's, 0.374 against 0.413. Row filters (1 x k) from LOCAL_ROW_MIN taps on images that
  * fill the device go to block (H100, 1 x 7: 4096^2 block 0.0637 ms, local 0.0696; 8192^2
  * 0.2268 against 0.2546). On sm_90 the tensor kernel for f32 where the cost model puts it
- * below the pick (tensor_ms; H100 8192^2: 31x31 2.19 ms against block 2.70, 63x63 15.4 against
+ * below the pick (tensor_ms; H100 8192^2: 31x31 2.19 ms against block 2.70, 63x63 10.2 against
  * 28.7; 47x47 and below block's). */
 #define LOCAL_MAX_TAPS 16
 #define LOCAL_FEW_TAPS 49

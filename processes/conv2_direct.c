@@ -215,14 +215,22 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
  * blocks of 32), the filter rows rounded up to the wgmma's K of 8, a group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const int ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
-    const int n = snprintf(
-        opts, cap,
-        "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d -DCLIP_SM90A",
-        c->kind, g->pad, g->mk, g->nk, ring, (g->mk + 7) / 8 * 8, c->rj);
-    /* Experiment hook: more -D options for the kernel (e.g. -DTC_LAG=0), as CLIP_GEMM_DEFS. */
+    const size_t krp = (g->mk + 7) / 8 * 8;
+    /* Experiment hook: more -D options for the kernel, as CLIP_GEMM_DEFS (one of them
+     * -DCLIP_SM90A_MAXNREG=N replaces the limit below). */
     const char *extra = getenv("CLIP_CONV2_DEFS");
-    if (extra && *extra && n > 0 && (size_t)n < cap)
-        snprintf(opts + n, cap - (size_t)n, " %s", extra);
+    if (!extra) extra = "";
+    /* Filters taller than 32 rows: unlimited, ptxas takes 221 registers (two groups a compute
+     * unit); limited, more groups fit and their overlap outweighs the spills (H100 8192^2,
+     * bench/CONV2.md: 63x63 15.4 ms unlimited, 10.3 at 96, 11.9 at 128; 47x47 12.9, 9.5 at
+     * 128, 12.2 at 96). */
+    char regs[48] = "";
+    if (krp > 32 && !strstr(extra, "CLIP_SM90A_MAXNREG"))
+        snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", krp > 56 ? 96 : 128);
+    snprintf(opts, cap,
+             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d "
+             "-DCLIP_SM90A%s %s",
+             c->kind, g->pad, g->mk, g->nk, ring, krp, c->rj, regs, extra);
 }
 
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c) {

@@ -1,7 +1,8 @@
 /* The sm_90a retarget of lib/program_ptx.c on PTX text shaped like NVIDIA's OpenCL compiler's
  * (the GPU half, building and running the result, is test_matmul_tc on an sm_90 device): the
  * marked lines come back as instructions with their registers, the target gains its "a", other
- * comments stay, and text that is not PTX for sm_90 is refused. Then the binary it retargets is
+ * comments stay, and text that is not PTX for sm_90 is refused; a register limit goes before each
+ * kernel's body. Then the binary it retargets is
  * the building device's, in a context of two devices (two PoCL devices stand in for two GPUs:
  * the first multi-GPU run asked for one binary of a two-device program and failed). */
 #include <stdlib.h>
@@ -83,6 +84,13 @@ int main(void) {
     }
     free(out);
     /* Not PTX for sm_90: refused. */
+    /* The register limit lands between each entry's parameters and its body, nowhere else. */
+    static const char two[] = ".entry a(\n.param .u64 p\n)\n.reqntid 128, 1, 1\n{\nret;\n}\n"
+                              ".entry b()\n{\nret;\n}\n";
+    char *lim = clip_ptx_set_maxnreg(two, 128);
+    CHECK(lim && !strcmp(lim, ".entry a(\n.param .u64 p\n)\n.reqntid 128, 1, 1\n.maxnreg 128\n"
+                              "{\nret;\n}\n.entry b()\n.maxnreg 128\n{\nret;\n}\n"));
+    free(lim);
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_80, texmode_independent\n") == NULL);
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_900\n") == NULL);
     CHECK(clip_ptx_retarget_text("\x7f"
