@@ -285,8 +285,8 @@ static rates device_rates(clip_process *p, clip_type t) {
  * (H100, their registers limited: 63x63 56.6M in 10.2 ms, 47x47 42.5M in 9.4). */
 #define TENSOR_RESIDENT 3 /* groups of the tensor kernel a compute unit holds (162 registers) */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
-    const double ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
-    const double blocks = ceil((double)g->nk / ring), krp = ceil((double)g->mk / 8) * 8;
+    const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g);
+    const double blocks = ceil((double)g->nk / ring);
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
     const double rate = r->tensor * (krp > 32 ? 0.75 : ring == 8 ? 0.76 : 1);

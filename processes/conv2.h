@@ -71,6 +71,10 @@ clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_
 /* The outputs a group of block configuration c computes once its tile is shrunk to fit the
  * device's local memory, over c's (1 when it fits as it is, 0 when nothing fits). */
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c);
+/* The tensor kernel's ring: 8, 16 or 32 filter columns a block (wider filters run in blocks of
+ * 32), and its filter rows rounded up to the wgmma's K of 8 (TC_N, TC_KRP in kernels/conv2.cl). */
+size_t conv2_tensor_ring(const conv2_geom *g);
+size_t conv2_tensor_krp(const conv2_geom *g);
 /* Why the tensor kernel (kernels/conv2.cl, conv2_tensor) cannot run geometry g on this device,
  * or NULL when it can: it needs wgmma (NVIDIA compute capability 9.0), f32 data and a filter of
  * at most 64 rows. */

@@ -203,19 +203,27 @@ static int fit_block(conv2_cfg *c, const conv2_geom *g, size_t avail) {
     return 0;
 }
 
+size_t conv2_tensor_ring(const conv2_geom *g) {
+    return g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
+}
+
+size_t conv2_tensor_krp(const conv2_geom *g) {
+    return (g->mk + 7) / 8 * 8;
+}
+
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
-    if (clip_gemm_tc_arch(p) != 90)
-        return "it needs wgmma, on an NVIDIA GPU of compute capability 9.0 (use variant block)";
+    /* The device query last: it reads the extension string. */
     if (g->t != CLIP_F32) return "it takes f32 data (other types: variant block)";
     if (g->mk > TENSOR_MAX_ROWS) return "it takes filters of at most 64 rows (use variant block)";
+    if (clip_gemm_tc_arch(p) != 90)
+        return "it needs wgmma, on an NVIDIA GPU of compute capability 9.0 (use variant block)";
     return NULL;
 }
 
-/* The tensor kernel's options: the ring of 8, 16 or 32 filter columns (wider filters run in
- * blocks of 32), the filter rows rounded up to the wgmma's K of 8, a group's columns. */
+/* The tensor kernel's options: its ring and rows (conv2_tensor_ring, conv2_tensor_krp) and a
+ * group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
-    const int ring = g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
-    const size_t krp = (g->mk + 7) / 8 * 8;
+    const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g);
     /* Experiment hook: more -D options for the kernel, as CLIP_GEMM_DEFS (one of them
      * -DCLIP_SM90A_MAXNREG=N replaces the limit below). */
     const char *extra = getenv("CLIP_CONV2_DEFS");
@@ -228,7 +236,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     if (krp > 32 && !strstr(extra, "CLIP_SM90A_MAXNREG"))
         snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", krp > 56 ? 96 : 128);
     snprintf(opts, cap,
-             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%d -DTC_KRP=%zu -DTJ=%d "
+             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_KRP=%zu -DTJ=%d "
              "-DCLIP_SM90A%s %s",
              c->kind, g->pad, g->mk, g->nk, ring, krp, c->rj, regs, extra);
 }

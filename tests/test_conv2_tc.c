@@ -109,6 +109,25 @@ static void test_dynamic_range(clip_app *app) {
         }
 }
 
+/* init of conv2 'same' on random data of type t (an r x c image, an mk x nk filter), `variant`,
+ * separable off; what init took is copied to got (when it succeeds), and the status returned. */
+static clip_status init_only(clip_app *app, clip_type t, size_t r, size_t c, size_t mk, size_t nk,
+                             const char *variant, char *got, size_t cap) {
+    host_arr ha, hk;
+    clip_data *a = make_data(app, t, r, c, 1, 31, &ha);
+    clip_data *k = make_data(app, t, mk, nk, 1, 32, &hk);
+    const conv_case cc = {t, t, {r, c, 1}, {mk, nk}, SAME, ZERO, 0, 0};
+    clip_process *p = c2_process(app, "conv2", &cc, variant);
+    CHECK_OK(app, clip_process_set_choice(p, "separable", "off"));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    const clip_status s = clip_process_init(p);
+    if (s == CLIP_OK) snprintf(got, cap, "%s", clip_process_variant(p));
+    clip_process_destroy(p);
+    c2_release(&ha, &hk, a, k);
+    return s;
+}
+
 /* What the kernel refuses, with the reason: other types and filters past 64 rows. */
 static void test_refusals(clip_app *app) {
     static const struct {
@@ -116,19 +135,13 @@ static void test_refusals(clip_app *app) {
         size_t mk, nk;
         const char *why;
     } cases[] = {{CLIP_F64, 5, 5, "f32"}, {CLIP_C32, 5, 5, "f32"}, {CLIP_F32, 65, 3, "64 rows"}};
+    char got[128];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        host_arr ha, hk;
-        clip_data *a = make_data(app, cases[i].t, 90, 20, 1, 7, &ha);
-        clip_data *k = make_data(app, cases[i].t, cases[i].mk, cases[i].nk, 1, 8, &hk);
-        const conv_case cc = {cases[i].t, cases[i].t, {90, 20, 1}, {cases[i].mk, cases[i].nk},
-                              SAME,       ZERO,       0,           0};
-        clip_process *p = c2_process(app, "conv2", &cc, "tensor");
-        CHECK_OK(app, clip_process_set_input(p, 0, a));
-        CHECK_OK(app, clip_process_set_input(p, 1, k));
-        CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_UNSUPPORTED);
+        CHECK_STATUS(
+            app,
+            init_only(app, cases[i].t, 90, 20, cases[i].mk, cases[i].nk, "tensor", got, sizeof got),
+            CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, cases[i].why);
-        clip_process_destroy(p);
-        c2_release(&ha, &hk, a, k);
     }
 }
 
@@ -137,23 +150,13 @@ static void test_refusals(clip_app *app) {
 static void test_auto(clip_app *app) {
     for (int ti = 0; ti < 2; ti++) {
         const clip_type t = ti ? CLIP_F64 : CLIP_F32;
-        host_arr ha, hk;
-        clip_data *a = make_data(app, t, 4096, 4096, 1, 31, &ha);
-        clip_data *k = make_data(app, t, 31, 31, 1, 32, &hk);
-        const conv_case cc = {t, t, {4096, 4096, 1}, {31, 31}, SAME, ZERO, 0, 0};
-        clip_process *p = c2_process(app, "conv2", &cc, "auto");
-        CHECK_OK(app, clip_process_set_choice(p, "separable", "off"));
-        CHECK_OK(app, clip_process_set_input(p, 0, a));
-        CHECK_OK(app, clip_process_set_input(p, 1, k));
-        CHECK_OK(app, clip_process_init(p));
+        char got[128] = "";
+        CHECK_OK(app, init_only(app, t, 4096, 4096, 31, 31, "auto", got, sizeof got));
         tu_checks++;
-        if (!variant_is(clip_process_variant(p), ti ? "block" : "tensor")) {
+        if (!variant_is(got, ti ? "block" : "tensor")) {
             tu_failures++;
-            fprintf(stderr, "auto on %s 4096^2 31x31 took '%s'\n", clip_type_name(t),
-                    clip_process_variant(p));
+            fprintf(stderr, "auto on %s 4096^2 31x31 took '%s'\n", clip_type_name(t), got);
         }
-        clip_process_destroy(p);
-        c2_release(&ha, &hk, a, k);
     }
 }
 
@@ -161,16 +164,8 @@ int main(void) {
     quick = tu_quick();
     clip_app *app = tu_app();
     /* Probe: the kernel on this device, or the refusal that says why not. */
-    host_arr ha, hk;
-    clip_data *a = make_data(app, CLIP_F32, 8, 8, 1, 1, &ha);
-    clip_data *k = make_data(app, CLIP_F32, 3, 3, 1, 2, &hk);
-    const conv_case cc = {CLIP_F32, CLIP_F32, {8, 8, 1}, {3, 3}, SAME, ZERO, 0, 0};
-    clip_process *p = c2_process(app, "conv2", &cc, "tensor");
-    CHECK_OK(app, clip_process_set_input(p, 0, a));
-    CHECK_OK(app, clip_process_set_input(p, 1, k));
-    const clip_status s = clip_process_init(p);
-    clip_process_destroy(p);
-    c2_release(&ha, &hk, a, k);
+    char got[128];
+    const clip_status s = init_only(app, CLIP_F32, 8, 8, 3, 3, "tensor", got, sizeof got);
     if (s != CLIP_OK) {
         CHECK(s == CLIP_ERR_UNSUPPORTED);
         CHECK_MSG(app, "compute capability 9.0");
