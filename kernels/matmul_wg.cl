@@ -314,9 +314,16 @@ inline void wg_add_part(float *acc, const float *part) {
 /* WG_PIPE (off unless the build options say -DWG_PIPE=1, e.g. through CLIP_GEMM_DEFS: an
  * experiment, bench/GEMM.md "bulk-copy pipeline"): stages move by bulk copies that work-item 0
  * issues, each reported to the stage's `full` barrier; the warpgroups wait there, multiply, and
- * arrive at the stage's `empty` barrier, which work-item 0 waits for before refilling it: no
- * work-group barrier in the loop. Every stage is whole (the host packs whole stages, zero past
- * the depth). */
+ * arrive at the stage's `empty` barrier once their wgmma have read it, which work-item 0 waits
+ * for before refilling it: no work-group barrier in the loop. Every stage is whole (the host
+ * packs whole stages, zero past the depth). The one-part kernels keep one stage's wgmma in
+ * flight (WG_PIPE_LAG 1) and release the stage before it; 3xTF32 adds each stage's sum, so
+ * there a stage is released once its own wgmma are done. */
+#if WG_PARTS == 2
+#define WG_PIPE_LAG 0
+#else
+#define WG_PIPE_LAG 1
+#endif
 inline void wg_bulk_stage(__local float *dst, __global const float *PA, __global const float *PB,
                           const int tm, const int tn, const int slices, const int s0,
                           __local ulong *full) {
@@ -325,6 +332,23 @@ inline void wg_bulk_stage(__local float *dst, __global const float *PA, __global
     tc_mbar_arrive_tx(full, WG_STAGE * 4);
     tc_bulk_copy(dst, a, WG_KS * WG_BLOCK_A * 4, full);
     tc_bulk_copy(dst + WG_KS * WG_BLOCK_A, b, WG_KS * WG_BLOCK_B * 4, full);
+}
+
+/* Stage j's wgmma are complete in this work-item's warpgroup: arrive at its `empty` barrier;
+ * once everyone has, work-item 0 refills its buffer with stage j + WG_STAGES. Everyone waits,
+ * not work-item 0 alone: its warp's next wgmma (.sync.aligned) must not find it still spinning
+ * here, and the warpgroup's next product waits for the refill's issue anyway. */
+inline void wg_pipe_release(const int j, const int nst, __local ulong *bars, __local float *st_all,
+                            __global const float *PA, __global const float *PB, const int tm,
+                            const int tn, const int slices, const int first, const int tid) {
+    __local ulong *empty = &bars[WG_STAGES + j % WG_STAGES];
+    tc_mbar_arrive(empty);
+    if (j + WG_STAGES >= nst) return;
+    while (!tc_mbar_try_wait(empty, (uint)(j / WG_STAGES) & 1u))
+        ;
+    if (tid == 0)
+        wg_bulk_stage(st_all + (j % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
+                      (first + j + WG_STAGES) * WG_KS, &bars[j % WG_STAGES]);
 }
 #endif
 
@@ -375,19 +399,13 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             wg_bulk_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, (first + s) * WG_KS,
                           &bars[s]);
     for (int i = 0; i < nst; i++) {
-        const uint parity = (uint)(i / WG_STAGES) & 1u;
-        while (!tc_mbar_try_wait(&bars[i % WG_STAGES], parity))
+        while (!tc_mbar_try_wait(&bars[i % WG_STAGES], (uint)(i / WG_STAGES) & 1u))
             ;
         wg_stage_mma(acc, part, st_all + (i % WG_STAGES) * WG_STAGE, wg);
-        TC_WG_WAIT(0);
+        TC_WG_WAIT(WG_PIPE_LAG);
         wg_add_part(acc, part);
-        tc_mbar_arrive(&bars[WG_STAGES + i % WG_STAGES]);
-        if (tid == 0 && i + WG_STAGES < nst) {
-            while (!tc_mbar_try_wait(&bars[WG_STAGES + i % WG_STAGES], parity))
-                ;
-            wg_bulk_stage(st_all + (i % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
-                          (first + i + WG_STAGES) * WG_KS, &bars[i % WG_STAGES]);
-        }
+        if (i >= WG_PIPE_LAG)
+            wg_pipe_release(i - WG_PIPE_LAG, nst, bars, st_all, PA, PB, tm, tn, slices, first, tid);
     }
 #else
     for (int s = 0; s < WG_AHEAD; s++) {
