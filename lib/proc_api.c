@@ -90,6 +90,13 @@ clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type
     return CLIP_OK;
 }
 
+void clip_proc_options_from_env(char *buf, size_t cap, const char *var) {
+    const char *extra = getenv(var);
+    const size_t used = strlen(buf);
+    if (extra && *extra && used + 1 + strlen(extra) < cap)
+        snprintf(buf + used, cap - used, " %s", extra);
+}
+
 clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem) {
     (void)p;
     *mem = NULL;

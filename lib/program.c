@@ -93,7 +93,11 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     }
     if (strstr(opts, "-DCLIP_SM90A")) {
         char log[3000];
-        const char *mr = strstr(opts, "-DCLIP_SM90A_MAXNREG=");
+        /* The last limit in the options wins, as a macro's last definition does. */
+        const char *mr = NULL;
+        for (const char *q = strstr(opts, "-DCLIP_SM90A_MAXNREG="); q;
+             q = strstr(q + 1, "-DCLIP_SM90A_MAXNREG="))
+            mr = q;
         const int maxnreg = mr ? atoi(mr + sizeof "-DCLIP_SM90A_MAXNREG=" - 1) : 0;
         clip_status st = clip_program_retarget(app, source, maxnreg, log, sizeof log, &prog);
         if (st != CLIP_OK) {

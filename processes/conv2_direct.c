@@ -224,21 +224,18 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
  * group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g);
-    /* Experiment hook: more -D options for the kernel, as CLIP_GEMM_DEFS (one of them
-     * -DCLIP_SM90A_MAXNREG=N replaces the limit below). */
-    const char *extra = getenv("CLIP_CONV2_DEFS");
-    if (!extra) extra = "";
     /* Filters taller than 32 rows: unlimited, ptxas takes 221 registers (two groups a compute
      * unit); limited, more groups fit and their overlap outweighs the spills (H100 8192^2,
      * bench/CONV2.md: 63x63 15.4 ms unlimited, 10.3 at 96, 11.9 at 128; 47x47 12.9, 9.5 at
      * 128, 12.2 at 96). */
     char regs[48] = "";
-    if (krp > 32 && !strstr(extra, "CLIP_SM90A_MAXNREG"))
-        snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", krp > 56 ? 96 : 128);
+    if (krp > 32) snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", krp > 56 ? 96 : 128);
     snprintf(opts, cap,
              "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_KRP=%zu -DTJ=%d "
-             "-DCLIP_SM90A%s %s",
-             c->kind, g->pad, g->mk, g->nk, ring, krp, c->rj, regs, extra);
+             "-DCLIP_SM90A%s",
+             c->kind, g->pad, g->mk, g->nk, ring, krp, c->rj, regs);
+    /* Experiment hook: more -D options (a -DCLIP_SM90A_MAXNREG=N there replaces the limit). */
+    clip_proc_options_from_env(opts, cap, "CLIP_CONV2_DEFS");
 }
 
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c) {

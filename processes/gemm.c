@@ -170,10 +170,7 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     if ((q->transa || q->transb) && used < cap)
         snprintf(buf + used, cap - used, " -DTRANSA=%d -DTRANSB=%d -DALIGNB=%d", q->transa,
                  q->transb, q->alignb);
-    /* Experiment hook (bench/gemm_gpu.sh ab): extra build options for the kernel. */
-    const char *extra = getenv("CLIP_GEMM_DEFS");
-    used = strlen(buf);
-    if (extra && *extra && used < cap) snprintf(buf + used, cap - used, " %s", extra);
+    clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS"); /* bench/gemm_gpu.sh ab */
 }
 
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

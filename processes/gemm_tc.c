@@ -7,29 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cl_nv_device_attribute_query (cl_ext.h names it; not every header set has it). */
-#define CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
-#define CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
-
 int clip_gemm_tc_arch(clip_process *p) {
-    cl_device_id d = clip_proc_cl_device(p);
-    size_t len = 0;
-    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0) return 0;
-    char *ext = malloc(len + 1);
-    if (!ext) return 0;
-    int nv = clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS;
-    ext[len] = '\0';
-    nv = nv && strstr(ext, "cl_nv_device_attribute_query") != NULL;
-    free(ext);
-    /* Ask only a device that names the extension: other drivers need not answer 0x4000. */
-    cl_uint major = 0, minor = 0;
-    if (!nv ||
-        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
-                        NULL) != CL_SUCCESS ||
-        clGetDeviceInfo(d, CLIP_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor,
-                        NULL) != CL_SUCCESS)
-        return 0;
-    return (int)(major * 10 + minor);
+    return clip_proc_device(p)->nv_arch;
 }
 
 int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k) {
@@ -260,10 +239,7 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
                        "-DTC_PASSES=%d",
                        p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
                        p->precision == CLIP_GEMM_TF32 ? 1 : 3);
-    /* The experiment hook of clip_gemm_options (CLIP_GEMM_DEFS) applies here too. */
-    const char *extra = getenv("CLIP_GEMM_DEFS");
-    if (extra && *extra && n > 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, " %s", extra);
+    if (n > 0 && (size_t)n < cap) clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS");
 }
 
 clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

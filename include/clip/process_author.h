@@ -122,6 +122,13 @@ void clip_proc_set_variant(clip_process *p, const char *variant);
 clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
                              const char *options, const char *kernel_name, cl_kernel *k);
 
+/* Appends " VALUE" to the build options in buf (cap bytes, NUL-terminated) when the environment
+ * variable `var` is set and not empty, and leaves buf alone when it is not or the value does not
+ * fit: a process's experiment hook (CLIP_GEMM_DEFS, CLIP_CONV2_DEFS), so that more -D options
+ * reach its kernels without a rebuild of clip. Appended last, they win: the compiler keeps a
+ * macro's last definition, and clip_proc_kernel the last -DCLIP_SM90A_MAXNREG=N. */
+void clip_proc_options_from_env(char *buf, size_t cap, const char *var);
+
 /* Device buffer of d for reading at launch: uploads the host copy if the device copy is stale.
  * *mem is NULL for empty data. Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem);
