@@ -26,6 +26,11 @@ static int contains_ci(const char *hay, const char *needle) {
     return n == 0;
 }
 
+/* cl_nv_device_attribute_query's CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV (cl_ext.h
+ * names them; not every header set has it). */
+#define NV_COMPUTE_CAPABILITY_MAJOR 0x4000
+#define NV_COMPUTE_CAPABILITY_MINOR 0x4001
+
 static int has_extension(const char *list, const char *ext, size_t len) {
     const char *p = list;
     while (*p) {
@@ -101,6 +106,13 @@ static char *describe(cl_platform_id plat, cl_device_id dev, int index, clip_dev
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(dev, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
     info->fp64 = fp != 0 || (ext && has_extension(ext, "cl_khr_fp64", 11));
+    /* Asked only of a device that names the extension: other drivers need not answer. */
+    cl_uint major = 0, minor = 0;
+    if (ext && has_extension(ext, "cl_nv_device_attribute_query", 28) &&
+        clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MAJOR, sizeof major, &major, NULL) ==
+            CL_SUCCESS &&
+        clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor, NULL) == CL_SUCCESS)
+        info->nv_arch = (int)(major * 10 + minor);
     info->score = score_of(info);
     return ext;
 }

@@ -18,9 +18,9 @@
 
 #include "gemm.h"
 
-/* The compute capability of process p's device as major * 10 + minor (80, 86, 90), read through
- * cl_nv_device_attribute_query; 0 when the device does not name that extension or the query
- * fails (no error). The family runs from 80 on (mma.sync tf32, cp.async and ldmatrix need sm_80),
+/* The compute capability of process p's device as major * 10 + minor (80, 86, 90): its
+ * clip_device_info's nv_arch, 0 when the device does not name cl_nv_device_attribute_query or
+ * the query failed. The family runs from 80 on (mma.sync tf32, cp.async and ldmatrix need sm_80),
  * the wgmma kernels at 90 only. */
 int clip_gemm_tc_arch(clip_process *p);
 

@@ -3,7 +3,6 @@
  * override it, and a corrupt cache, a malformed value or a set that does not fit the device is
  * ignored (with a warning for the corrupt file) while results stay correct. */
 #include "../processes/gemm.h"
-#include "../processes/gemm_tc.h"
 #include "gemm_testutil.h"
 
 #define CACHE "tune_test/cache.txt"
@@ -48,10 +47,7 @@ int main(void) {
     /* a missed lookup leaves value as it was: empty, so the checks below fail cleanly */
     char key[96], sq_key[96], value[256] = "", variant[256];
     /* The keys as the tool makes them on this device ("-tc" where the tensor family runs). */
-    clip_process *probe = NULL;
-    int arch = 0;
-    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
-    clip_process_destroy(probe);
+    const int arch = clip_app_device(app)->nv_arch;
     clip_gemm_tuning_key(arch, CLIP_F32, 48, 40, 36, key, sizeof key);
     clip_gemm_tuning_key(arch, CLIP_F32, 40, 40, 40, sq_key, sizeof sq_key);
 

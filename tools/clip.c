@@ -54,10 +54,13 @@ static int cmd_devices(void) {
     if (clip_device_select(NULL, &def) != CLIP_OK) def = 0;
     for (size_t i = 0; i < n && i < 64; i++) {
         const clip_device_info *d = &devs[i];
-        printf("%c %d  %-5s %s | %s | %s | %u CUs %u MHz | %.1f GiB | fp64 %s\n",
+        printf("%c %d  %-5s %s | %s | %s | %u CUs %u MHz | %.1f GiB | fp64 %s",
                d->index == def ? '*' : ' ', d->index, kind_str(d->type), d->name, d->platform,
                d->version, d->compute_units, d->clock_mhz, (double)d->global_mem / (1 << 30),
                d->fp64 ? "yes" : "no");
+        /* The NVIDIA architecture decides the tensor-core kernels (sm_80 on, wgmma at 9.0). */
+        if (d->nv_arch) printf(" | compute capability %d.%d", d->nv_arch / 10, d->nv_arch % 10);
+        printf("\n");
     }
     return 0;
 }

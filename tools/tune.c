@@ -219,15 +219,6 @@ done:
 }
 
 /* Tunes one product within [start, deadline); the best goes to the cache. Returns 0 if stored. */
-/* The device's compute capability (clip_gemm_tc_arch, through a process of it; 0 off NVIDIA). */
-static int device_arch(clip_app *app) {
-    int arch = 0;
-    clip_process *probe = NULL;
-    if (clip_process_create(app, "matmul", &probe) == CLIP_OK) arch = clip_gemm_tc_arch(probe);
-    clip_process_destroy(probe);
-    return arch;
-}
-
 static int tune_task(clip_app *app, int arch, const task *k, double deadline, result *def,
                      result *best) {
     const clip_device_info *dev = clip_app_device(app);
@@ -784,7 +775,7 @@ int clip_tune_main(int argc, char **argv) {
            budget, path);
     check_cache(app);
     result def[MAX_TASKS], best[MAX_TASKS];
-    const int arch = device_arch(app); /* the tensor family's sets and keys */
+    const int arch = clip_app_device(app)->nv_arch; /* the tensor family's sets and keys */
     double weight = 0;
     for (int i = 0; i < nt; i++)
         weight += share(&tasks[i]);

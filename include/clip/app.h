@@ -79,6 +79,8 @@ typedef struct clip_device_info {
     size_t max_work_group;
     int fp64;                 /* non-zero if cl_khr_fp64 (or OpenCL 3.0 fp64 caps) is present */
     double score;             /* the default-choice score, see clip_device_score_doc */
+    int nv_arch;              /* NVIDIA compute capability x 10 (90 for 9.0) through
+                               * cl_nv_device_attribute_query; 0 on devices without it */
 } clip_device_info;
 
 /* How the default device is scored, as a sentence for docs and `clip devices --help`:
