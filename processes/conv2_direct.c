@@ -212,7 +212,6 @@ size_t conv2_tensor_krp(const conv2_geom *g) {
 }
 
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
-    /* The device query last: it reads the extension string. */
     if (g->t != CLIP_F32) return "it takes f32 data (other types: variant block)";
     if (g->mk > TENSOR_MAX_ROWS) return "it takes filters of at most 64 rows (use variant block)";
     if (clip_gemm_tc_arch(p) != 90)

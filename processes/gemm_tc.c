@@ -227,19 +227,19 @@ int clip_gemm_tc_check(const clip_gemm_params *p, const clip_device_info *dev, c
 }
 
 void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
-    int n =
-        p->wgmma
-            ? snprintf(buf, cap,
-                       "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d "
-                       "-DWG_HALF=%d -DWG_N=%d -DTRANSA=%d -DTRANSB=%d",
-                       p->mdimc, p->kwg / (int)wg_slice_k(p), p->stages, (int)wg_parts(p),
-                       wg_half(p), p->nwg, p->transa, p->transb)
-            : snprintf(buf, cap,
-                       "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
-                       "-DTC_PASSES=%d",
-                       p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
-                       p->precision == CLIP_GEMM_TF32 ? 1 : 3);
-    if (n > 0 && (size_t)n < cap) clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS");
+    if (p->wgmma)
+        snprintf(buf, cap,
+                 "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d -DWG_HALF=%d "
+                 "-DWG_N=%d -DTRANSA=%d -DTRANSB=%d",
+                 p->mdimc, p->kwg / (int)wg_slice_k(p), p->stages, (int)wg_parts(p), wg_half(p),
+                 p->nwg, p->transa, p->transb);
+    else
+        snprintf(buf, cap,
+                 "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
+                 "-DTC_PASSES=%d",
+                 p->mwg, p->nwg, p->kwg, p->mwg / p->mdimc, p->nwg / p->ndimc, p->stages,
+                 p->precision == CLIP_GEMM_TF32 ? 1 : 3);
+    clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS");
 }
 
 clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

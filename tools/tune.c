@@ -496,6 +496,7 @@ done:
  * processes/conv2_direct.c, rblock's register blocks (ri vectors by rj columns, 12 to 24
  * accumulators, the native vector width) and the tensor kernel's group widths (sm_90 only: a
  * device without it runs auto's choice, which counts as seen). */
+#define C2_KERNELS 4 /* fixed[]'s first entries: the kernels at their defaults */
 static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
         "local",           "block",           "rblock",          "tensor",
@@ -510,7 +511,7 @@ static int c2_candidates(const char *global, char out[][64]) {
     /* The kernels at their defaults first (global's too: the untuned choice may be rblock), so a
      * small budget still compares them. fft is no candidate: auto's default accuracy
      * (elementwise, processes/conv2.c) never takes it. */
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < C2_KERNELS; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     if (global[0]) snprintf(out[n++], 64, "%s", global);
     if (sscanf(global, "global:%d,%d,%d,%d", &wx, &wy, &rj, &vw) == 4) {
@@ -519,7 +520,7 @@ static int c2_candidates(const char *global, char out[][64]) {
             if (d[i][0] >= 1 && d[i][1] >= 1 && d[i][1] <= 16)
                 snprintf(out[n++], 64, "global:%d,%d,%d,%d", wx, wy, d[i][0], d[i][1]);
     }
-    for (size_t i = 4; i < sizeof fixed / sizeof *fixed; i++)
+    for (size_t i = C2_KERNELS; i < sizeof fixed / sizeof *fixed; i++)
         snprintf(out[n++], 64, "%s", fixed[i]);
     return n;
 }
