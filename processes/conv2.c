@@ -404,7 +404,7 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
             const double shrink = conv2_block_shrink(p, g, &pick);
             t_pick = shrink > 0 ? t_pick / pow(shrink, 0.35) : INFINITY;
         }
-        if (tensor_ms(&r, &tc, g, 0) < t_pick) return tc;
+        if (pass_ms(&r, &tc, g) < t_pick) return tc;
     }
     return pick;
 }
