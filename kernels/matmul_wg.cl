@@ -18,7 +18,9 @@
  * or 256 with one part: half the local-memory reads of A per product): each stage of local
  * memory holds WG_KS slices of both operands, filled by cp.async WG_AHEAD stages ahead; each
  * warpgroup multiplies its 64 rows by the WG_N columns with m64nN wgmma straight from local
- * memory (k8 a slice half for TF32, k16 for the 16-bit types). */
+ * memory (k8 a slice half for TF32, k16 for the 16-bit types). The stages are one static
+ * __local array, which the sm_90a build takes past OpenCL's 48 KB (processes/gemm_tc.h,
+ * CLIP_GEMM_WG_LOCAL): the one-part defaults hold four stages of 48 KB. */
 #ifndef WG_HALF
 #define WG_HALF 0
 #endif
@@ -311,8 +313,8 @@ inline void wg_add_part(float *acc, const float *part) {
 #define WG_PIPE 0
 #endif
 #if WG_PIPE
-/* WG_PIPE (off unless the build options say -DWG_PIPE=1, e.g. through CLIP_GEMM_DEFS: an
- * experiment, bench/GEMM.md "bulk-copy pipeline"): stages move by bulk copies that work-item 0
+/* WG_PIPE (a set's `pipe`, on in the one-part defaults: bench/GEMM.md, "Bulk-copy pipeline" and
+ * "Past 48 KB"): stages move by bulk copies that work-item 0
  * issues, each reported to the stage's `full` barrier; the warpgroups wait there, multiply, and
  * arrive at the stage's `empty` barrier once their wgmma have read it, which work-item 0 waits
  * for before refilling it: no work-group barrier in the loop. Every stage is whole (the host

@@ -23,6 +23,7 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
     for (int i = 0; i < 10 && s == CLIP_OK; i++)
         s = clip_process_set_int(p, tile_param_names[i], vals[i]);
     if (s == CLIP_OK) s = clip_process_set_int(p, "streamk", q->sk);
+    if (s == CLIP_OK) s = clip_process_set_int(p, "pipe", q->pipe);
     return s;
 }
 
@@ -51,6 +52,13 @@ static int cached_params(clip_process *p, int arch, clip_type t, clip_gemm_varia
 }
 
 /* Whether the process sets any tile parameter or stream-K (then auto keeps the FFMA family). */
+/* The pipe parameter, when set, on a wgmma set: how its stages move, not a tiling, so it keeps
+ * the family and the tiles whoever chose them. */
+static void apply_pipe(clip_process *p, clip_gemm_params *out) {
+    const long pipe = clip_proc_int(p, "pipe");
+    if (pipe >= 0 && out->wgmma) out->pipe = (int)pipe;
+}
+
 static int tile_overrides(clip_process *p) {
     for (int i = 0; i < 10; i++)
         if (clip_proc_int(p, tile_param_names[i]) > 0) return 1;
@@ -89,6 +97,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         out->precision = prec;
         clip_gemm_set_trans(out, t, transa, transb);
         clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
+        apply_pipe(p, out);
         clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
         if (!clip_gemm_check(out, dev, t, why, sizeof why)) return CLIP_OK;
     }
@@ -144,6 +153,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         out->sk = (int)sk;
     else if (out->ksplit > 1)
         out->sk = 0; /* a split of K asked for replaces the default's stream-K */
+    apply_pipe(p, out);
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
         clip_gemm_describe(out, desc, sizeof desc);

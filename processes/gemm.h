@@ -71,6 +71,8 @@ typedef struct clip_gemm_params {
                                 * 3 as 2, each k's operands read one k ahead (across barriers) */
     int precision;             /* tensor: clip_gemm_precision (other variants compute fp32) */
     int wgmma;                 /* tensor: 1 the warpgroup kernels of sm_90 (gemm_tc.h) */
+    int pipe;                  /* wgmma: 1 stages moved by bulk copies and transaction barriers,
+                                * 0 by cp.async and work-group barriers (matmul_wg.cl, WG_PIPE) */
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
@@ -155,7 +157,7 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 13
+#define CLIP_GEMM_PARAM_COUNT 14
 #define CLIP_GEMM_PARAM_ROWS                                                                       \
     {"variant",                                                                                    \
      CLIP_PARAM_CHOICE,                                                                            \
@@ -200,6 +202,15 @@ int clip_gemm_is_2d(const clip_data *d);
          NULL,                                                                                     \
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "      \
          "(stream-K; 0 = off, -1 = default)"},                                                     \
+        {"pipe",                                                                                   \
+         CLIP_PARAM_INT,                                                                           \
+         -1,                                                                                       \
+         1,                                                                                        \
+         -1,                                                                                       \
+         1,                                                                                        \
+         NULL,                                                                                     \
+         "tensor, wgmma (sm_90): 1 stages moved by bulk copies and transaction barriers, "         \
+         "0 by cp.async and work-group barriers (-1 = default)"},                                  \
     {                                                                                              \
         "precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                     \
             "f32 inputs (c32 on sm_90), rounded for one tensor-core product, fp32 sums: fp32 "     \

@@ -368,10 +368,10 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
         n += snprintf(buf + n, cap - (size_t)n, " vwn %d wm %d ks %d st %d", p->vwn, p->wm,
                       p->ksplit, p->stages);
     if (p->variant == CLIP_GEMM_TENSOR) /* wg: warps along M and N */
-        n +=
-            snprintf(buf + n, cap - (size_t)n, " st %d%s%s%s", p->stages, p->wgmma ? " wgmma" : "",
-                     p->precision != CLIP_GEMM_FP32 ? " " : "",
-                     p->precision != CLIP_GEMM_FP32 ? clip_gemm_precision_names[p->precision] : "");
+        n += snprintf(buf + n, cap - (size_t)n, " st %d%s%s%s%s", p->stages,
+                      p->wgmma ? " wgmma" : "", p->precision != CLIP_GEMM_FP32 ? " " : "",
+                      p->precision != CLIP_GEMM_FP32 ? clip_gemm_precision_names[p->precision] : "",
+                      p->pipe ? " pipe" : "");
     if ((p->variant == CLIP_GEMM_TILED || p->wgmma) && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
@@ -415,6 +415,10 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
                 rest += 5;
                 break;
             }
+        if (p->wgmma && !strncmp(rest, " pipe", 5)) {
+            p->pipe = 1;
+            rest += 5;
+        }
         used = 0;
         if (p->wgmma && sscanf(rest, " sk %d%n", &p->sk, &used) == 1) rest += used;
     }
@@ -508,14 +512,17 @@ static int add_tensor(scored *all, int n, int cap, const clip_device_info *dev, 
     clip_gemm_params q;
     if (arch == 90) {
         /* Warpgroups, K of a stage and stages that fit 48 KB, with and without the split tail
-         * (bench/GEMM.md: the defaults' neighbours). */
-        static const int shapes[][3] = {{1, 16, 2}, {1, 8, 4}, {1, 8, 3}, {1, 8, 2}, {2, 8, 2}};
+         * (bench/GEMM.md: the defaults' neighbours), and four stages past 48 KB moved by bulk
+         * copies (the one-part defaults' way). */
+        static const int shapes[][4] = {{1, 16, 2, 0}, {1, 8, 4, 0},  {1, 8, 3, 0}, {1, 8, 2, 0},
+                                        {2, 8, 2, 0},  {1, 16, 4, 1}, {2, 16, 4, 1}};
         static const int sks[] = {3, 0, 2, 4};
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 7; i++)
             for (int j = 0; j < 4; j++) {
                 clip_gemm_tc_default_wg(&q);
                 q.mdimc = shapes[i][0], q.mwg = 64 * q.mdimc, q.wm = q.mdimc;
-                q.kwg = shapes[i][1], q.stages = shapes[i][2], q.sk = sks[j];
+                q.kwg = shapes[i][1], q.stages = shapes[i][2], q.pipe = shapes[i][3];
+                q.sk = sks[j];
                 n = add_candidate(all, n, cap, q, dev, t, m, nn, k);
             }
     } else {

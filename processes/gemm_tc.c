@@ -37,22 +37,41 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     memset(o, 0, sizeof *o);
     o->variant = CLIP_GEMM_TENSOR;
     o->wgmma = 1;
-    /* One warpgroup of 64 rows, two stages of K 16: the fastest measured at 4096^3 and 8192^3
-     * (bench/GEMM.md); several work-groups share a compute unit, so one's barrier and fp32
-     * additions overlap another's tensor-core work. */
-    o->mwg = 64;
+    /* Two warpgroups over 128 x 128, four stages of K 16 moved by bulk copies (128 KB of local
+     * memory, past OpenCL's 48 KB: CLIP_GEMM_WG_LOCAL): 1.15-1.25x the one-warpgroup 64 x 128
+     * set of 48 KB at 1024^3 to 8192^3 on the H100 (bench/GEMM.md, "Past 48 KB"). */
+    o->mwg = 128;
     o->nwg = 128;
     o->kwg = 16;
-    o->mdimc = 1;
+    o->mdimc = 2;
     o->ndimc = 1;
-    o->stages = 2;
+    o->stages = 4;
+    o->pipe = 1;
     o->vw = 4;
     o->vwn = o->vwb = o->ksplit = 1;
     o->wm = o->mdimc;
     o->aligned = 1;
-    /* The tail past the last whole wave of 3 work-groups a compute unit (152 registers) is split
-     * along K (clip_gemm_tc_schedule). */
-    o->sk = 3;
+    /* One work-group a compute unit (its local memory): the tail past the last whole wave of
+     * them is split along K (clip_gemm_tc_schedule). */
+    o->sk = 1;
+}
+
+static size_t wg_slice_k(const clip_gemm_params *o);
+
+/* The set of the precision that fits OpenCL's 48 KB (the defaults before "Past 48 KB"): one
+ * warpgroup over 64 x 128, two stages moved by cp.async, several work-groups a compute unit. */
+static void default_wg_48k(clip_gemm_params *o, int precision) {
+    clip_gemm_tc_default_wg(o);
+    o->precision = precision;
+    o->mwg = 64;
+    o->mdimc = o->wm = 1;
+    o->stages = 2;
+    o->pipe = 0;
+    o->sk = 3; /* 152 registers: 3 work-groups a compute unit */
+    if (precision != CLIP_GEMM_FP32) {
+        o->kwg = 4 * (int)wg_slice_k(o);
+        o->sk = 4; /* 126 registers: 4 */
+    }
 }
 
 /* The wgmma kernels' packed parts of a value (3xTF32 two, one rounding one), the 16-bit type
@@ -90,11 +109,11 @@ void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_ty
     clip_gemm_params w;
     clip_gemm_tc_default_wg(&w);
     w.precision = o->precision;
-    /* One part in place of two leaves room for twice the K a stage: 8192^3 tf32 ran in 4.89 ms
-     * with K 32 against 6.26 with K 16 (H200, bench/GEMM.md); 16-bit values twice that K. */
+    /* One part in place of two leaves room for more: six stages of K 32, 192 KB of local
+     * memory in TF32, 96 KB in 16-bit values (bench/GEMM.md, "Past 48 KB"). */
     if (w.precision != CLIP_GEMM_FP32) {
-        w.kwg = 32 * (int)wg_slice_k(&w) / 8;
-        w.sk = 4; /* 126 registers: 4 work-groups a compute unit */
+        w.kwg = 32;
+        w.stages = 6;
     }
     w.transa = o->transa;
     w.transb = o->transb;
@@ -120,6 +139,10 @@ size_t clip_gemm_tc_local_bytes(const clip_gemm_params *p) {
     return (a + b) * (size_t)p->stages * sizeof(float);
 }
 
+size_t clip_gemm_tc_local_room(const clip_gemm_params *p, const clip_device_info *dev) {
+    return p->wgmma ? CLIP_GEMM_WG_LOCAL : (size_t)dev->local_mem;
+}
+
 /* The checks both kernels share: stages (2 to max_stages), the fields fixed in the family, the
  * work-group of `threads` and the local memory. */
 static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, int max_stages,
@@ -141,10 +164,10 @@ static int check_shared(const clip_gemm_params *p, const clip_device_info *dev, 
         snprintf(why, cap, "%zu work-items exceed the device's %zu", threads, dev->max_work_group);
         return -1;
     }
-    size_t local = clip_gemm_tc_local_bytes(p);
-    if (local > dev->local_mem) {
-        snprintf(why, cap, "the stages need %zu bytes of local memory, the device has %llu", local,
-                 (unsigned long long)dev->local_mem);
+    const size_t local = clip_gemm_tc_local_bytes(p), room = clip_gemm_tc_local_room(p, dev);
+    if (local > room) {
+        snprintf(why, cap, "the stages need %zu bytes of local memory, %s %zu", local,
+                 p->wgmma ? "the sm_90a kernels have" : "the device has", room);
         return -1;
     }
     return 0;
@@ -230,9 +253,9 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
     if (p->wgmma)
         snprintf(buf, cap,
                  "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d -DWG_HALF=%d "
-                 "-DWG_N=%d -DTRANSA=%d -DTRANSB=%d",
+                 "-DWG_N=%d -DTRANSA=%d -DTRANSB=%d -DWG_PIPE=%d",
                  p->mdimc, p->kwg / (int)wg_slice_k(p), p->stages, (int)wg_parts(p), wg_half(p),
-                 p->nwg, p->transa, p->transb);
+                 p->nwg, p->transa, p->transb, p->pipe);
     else
         snprintf(buf, cap,
                  "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
@@ -242,8 +265,8 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
     clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS");
 }
 
-clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
-                               size_t n, size_t k, clip_gemm *g) {
+static clip_status build_set(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                             size_t n, size_t k, clip_gemm *g) {
     char opts[200];
     clip_gemm_tc_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
@@ -280,6 +303,21 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
     g->prm = *prm;
     g->type = t;
     return CLIP_OK;
+}
+
+clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                               size_t n, size_t k, clip_gemm *g) {
+    clip_status s = build_set(p, t, prm, m, n, k, g);
+    if (s == CLIP_OK || !prm->wgmma ||
+        clip_gemm_tc_local_bytes(prm) <= clip_proc_device(p)->local_mem)
+        return s;
+    /* A driver that holds the sm_90a kernels to the 48 KB OpenCL reports fails the build of a
+     * set past it: the one-warpgroup set of the same precision that fits instead. */
+    clip_gemm_params small;
+    default_wg_48k(&small, prm->precision);
+    small.transa = prm->transa;
+    small.transb = prm->transb;
+    return build_set(p, t, &small, m, n, k, g) == CLIP_OK ? CLIP_OK : s;
 }
 
 /* wg_pack of both operands: op(A) m x k', op(B)'s n' rows (columns of op(B), two a column when

@@ -45,9 +45,13 @@ void clip_gemm_tc_default(clip_gemm_params *out);
 /* The default wgmma set (sm_90 only): kernels/matmul_wg.cl. Its fields: mwg = 64 * mdimc rows of
  * C (mdimc warpgroups of 64 rows, 1 to 3), nwg 128 columns (256 with one part; ndimc 1), kwg the K
  * of a stage (1 to 4 slices of 8 values, of 16 at precision bf16 and fp16), stages 2 to 6 local
- * buffers. Both operands are first packed into a workspace (split into TF32 parts, or rounded to
- * the precision's type, and laid out for wgmma; transposed operands are read there, so transa and
- * transb are free), then multiplied from it. */
+ * buffers (up to CLIP_GEMM_WG_LOCAL bytes in all), pipe how they are filled (1 bulk copies and
+ * transaction barriers, 0 cp.async and work-group barriers), sk the work-groups a compute unit
+ * holds (the split tail's wave). Both operands are first packed into a workspace (split into
+ * TF32 parts, or rounded to the precision's type, and laid out for wgmma; transposed operands
+ * are read there, so transa and transb are free), then multiplied from it. The default: 128 x 128
+ * (two warpgroups), K 16, four stages, pipe 1, sk 1 (precision fp32; clip_gemm_tc_prefer gives
+ * the one-part precisions K 32 and six stages). */
 void clip_gemm_tc_default_wg(clip_gemm_params *out);
 
 /* Bytes of the packed operands of an m x k by k x n product of type t for a wgmma set. */
@@ -63,16 +67,27 @@ size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *prm, clip_type t, size_t 
 void clip_gemm_tc_schedule(const clip_gemm_params *prm, size_t wave, size_t tiles, size_t stages,
                            size_t *dp, size_t *tail, size_t *splits);
 
-/* Turns a default tensor set into the wgmma set when `arch` (clip_gemm_tc_arch of process p's
- * device) is 90, keeping its precision and operation, when the packed operands take at most an
- * eighth of the device's memory and the environment variable CLIP_GEMM_WGMMA is not "0";
- * otherwise leaves it. */
+/* Turns a default tensor set into the wgmma set of its precision when `arch` (clip_gemm_tc_arch
+ * of process p's device) is 90, keeping its precision and operation, when the packed operands
+ * take at most an eighth of the device's memory and the environment variable CLIP_GEMM_WGMMA is
+ * not "0"; otherwise leaves it. */
 void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *prm, clip_type t, size_t m,
                          size_t n, size_t k);
 
 /* clip_gemm_fit for a tensor set: sets `aligned` from the stored operands' leading dimensions
  * and offsets (elements); the other derived fields are zero. */
 void clip_gemm_tc_fit(clip_gemm_params *prm, size_t lda, size_t ldb, size_t offa, size_t offb);
+
+/* Bytes of local memory a wgmma set's stages may take. Those kernels are built from PTX for
+ * sm_90a (lib/program_ptx.c), where the stages are a static .shared array that ptxas and the
+ * driver take past the 48 KB that OpenCL reports (CL_DEVICE_LOCAL_MEM_SIZE), up to the 227 KB a
+ * Hopper thread block may hold; 256 bytes of it stay for the transaction barriers and alignment.
+ * Measured on the H100 and H200 (driver 580): bench/GEMM.md, "Past 48 KB". */
+#define CLIP_GEMM_WG_LOCAL (227 * 1024 - 256)
+
+/* Bytes of local memory the tensor set prm may take on dev: CLIP_GEMM_WG_LOCAL for a wgmma set,
+ * the device's local memory for an mma.sync set. */
+size_t clip_gemm_tc_local_room(const clip_gemm_params *prm, const clip_device_info *dev);
 
 /* 0 if the tensor set fits the device for type t; otherwise -1 and a reason in `why`. Does not
  * look at the architecture (clip_gemm_tc_arch does). */
@@ -90,7 +105,9 @@ void clip_gemm_tc_options(const clip_gemm_params *prm, char *buf, size_t cap);
  * room for a wave's partial tiles when sk > 0 (g->sk_groups work-groups of mwg x nwg floats;
  * g->fixup the kernel that sums them, clip_gemm_tc_schedule). Errors: as clip_proc_kernel
  * and clip_proc_temp; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the set's
- * work-group. */
+ * work-group. A wgmma set past the device's reported local memory that fails to build (a driver
+ * that holds sm_90a kernels to OpenCL's 48 KB) is replaced by the set of its precision that fits
+ * 48 KB (g->prm says which ran); the first error is returned if that fails too. */
 clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
                                size_t n, size_t k, clip_gemm *g);
 

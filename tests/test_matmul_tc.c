@@ -21,6 +21,9 @@ static int wgmma_on;
 static int force_nwg, force_kwg;
 /* When 0 or more, run_ops sets the streamk parameter (the wgmma kernels' split tail). */
 static int force_sk = -1;
+/* When 0 or more, run_ops sets the pipe parameter (the wgmma kernels' bulk copies); when
+ * positive, force_mdimc warpgroups of 64 rows (mdimc and mwg) and force_stages stages. */
+static int force_pipe = -1, force_mdimc, force_stages;
 
 /* matmul of op(a) and op(b) (transa/transb names, NULL for none) with the given variant and
  * precision; NULL with *st set on failure. */
@@ -37,6 +40,10 @@ static clip_data *run_ops(clip_app *app, clip_data *a, clip_data *b, const char 
     if (s == CLIP_OK) s = clip_process_set_choice(p, "precision", precision);
     if (s == CLIP_OK && force_nwg > 0) s = clip_process_set_int(p, "nwg", force_nwg);
     if (s == CLIP_OK && force_sk >= 0) s = clip_process_set_int(p, "streamk", force_sk);
+    if (s == CLIP_OK && force_pipe >= 0) s = clip_process_set_int(p, "pipe", force_pipe);
+    if (s == CLIP_OK && force_stages > 0) s = clip_process_set_int(p, "stages", force_stages);
+    if (s == CLIP_OK && force_mdimc > 0) s = clip_process_set_int(p, "mdimc", force_mdimc);
+    if (s == CLIP_OK && force_mdimc > 0) s = clip_process_set_int(p, "mwg", 64 * force_mdimc);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
     if (s == CLIP_OK) s = clip_process_init(p);
@@ -341,6 +348,7 @@ static void test_rounded(clip_app *app, int runs, const char *precision, int bit
     const double fp32_tol = (double)(k + 4) * 2 * 0x1p-24;
     if (runs) {
         CHECK(strstr(v, "tensor") && strstr(v, tag));
+        CHECK(force_pipe < 0 || !strstr(v, " pipe") == !force_pipe);
         CHECK(mx <= ldexp(1.0, -bits) + fp32_tol);
         CHECK(mx > fp32_tol / 8); /* the inputs were rounded: not an fp32 product */
         printf("precision %s %zux%zux%zu: max %.3g rms %.3g of sum|a||b| [%s]\n", precision, m, n,
@@ -387,13 +395,33 @@ static void test_precisions(clip_app *app, int tc, unsigned long long *seed) {
         /* Both widths of the one-part kernels, whichever is the default. */
         for (int w = 128; w <= 256; w *= 2) {
             force_nwg = w;
-            force_kwg = 16; /* 2 stages of 16 fit the local memory at both widths */
+            force_kwg = 16; /* with the default six stages: up to 144 KB at 256 columns */
             test_rounded(app, 1, "tf32", 10, seed);
             force_kwg = 32;
             test_rounded(app, 1, "bf16", 7, seed);
             test_rounded_c32(app, "fp16", 10, seed);
             force_nwg = force_kwg = 0;
         }
+        /* Two warpgroups of 128 x 256 with four stages (past 48 KB of local memory: 192 KB at
+         * K 32 in TF32 and K 64 in 16-bit values), stages moved each way, and the default sets
+         * with cp.async. */
+        for (int pipe = 0; pipe <= 1; pipe++) {
+            force_pipe = pipe;
+            force_mdimc = 2;
+            force_nwg = 256;
+            force_stages = 4;
+            force_kwg = 32;
+            test_rounded(app, 1, "tf32", 10, seed);
+            force_kwg = 64;
+            test_rounded(app, 1, "bf16", 7, seed);
+            test_rounded_c32(app, "fp16", 10, seed);
+            force_nwg = force_kwg = force_mdimc = force_stages = 0;
+            if (!pipe) {
+                test_rounded(app, 1, "tf32", 10, seed);
+                test_rounded(app, 1, "bf16", 7, seed);
+            }
+        }
+        force_pipe = -1;
     }
     if (tc && !wgmma_on) {
         gt_mat A = gt_random(CLIP_F32, 16, 16, 1.0, seed);

@@ -125,6 +125,18 @@ int main(void) {
     CHECK(strstr(variant, "tuned") == NULL);
     const char *huge = "tiled 4096x4096x16 wg 4096x4096 vw 4 vwn 4 wm 4096 ks 1 st 2";
     CHECK(clip_gemm_parse(huge, &prm) == 0); /* well formed: rejected for the device alone */
+    /* wgmma sets (sm_90) round-trip through the cache's text, the pipe flag and precision with
+     * them, wherever the cache is read. */
+    const char *const wg_sets[] = {"tensor 128x128x32 wg 2x1 vw 4 st 6 wgmma bf16 pipe sk 1",
+                                   "tensor 64x128x16 wg 1x1 vw 4 st 4 wgmma pipe sk 2",
+                                   "tensor 64x128x16 wg 1x1 vw 4 st 2 wgmma sk 3"};
+    for (int i = 0; i < 3; i++) {
+        char back[128];
+        CHECK(clip_gemm_parse(wg_sets[i], &prm) == 0);
+        CHECK(prm.wgmma == 1 && prm.pipe == (i < 2) && prm.precision == (i ? 0 : CLIP_GEMM_BF16));
+        clip_gemm_describe(&prm, back, sizeof back);
+        CHECK(strcmp(back, wg_sets[i]) == 0);
+    }
     put_line(app, key, huge);
     run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL && strstr(variant, "4096") == NULL);
