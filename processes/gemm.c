@@ -51,7 +51,6 @@ static int cached_params(clip_process *p, int arch, clip_type t, clip_gemm_varia
     return 1;
 }
 
-/* Whether the process sets any tile parameter or stream-K (then auto keeps the FFMA family). */
 /* The pipe parameter, when set, on a wgmma set: how its stages move, not a tiling, so it keeps
  * the family and the tiles whoever chose them. */
 static void apply_pipe(clip_process *p, clip_gemm_params *out) {
@@ -59,6 +58,7 @@ static void apply_pipe(clip_process *p, clip_gemm_params *out) {
     if (pipe >= 0 && out->wgmma) out->pipe = (int)pipe;
 }
 
+/* Whether the process sets any tile parameter or stream-K (then auto keeps the FFMA family). */
 static int tile_overrides(clip_process *p) {
     for (int i = 0; i < 10; i++)
         if (clip_proc_int(p, tile_param_names[i]) > 0) return 1;

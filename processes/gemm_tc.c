@@ -38,7 +38,7 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     o->variant = CLIP_GEMM_TENSOR;
     o->wgmma = 1;
     /* Two warpgroups over 128 x 128, four stages of K 16 moved by bulk copies (128 KB of local
-     * memory, past OpenCL's 48 KB: CLIP_GEMM_WG_LOCAL): 1.15-1.25x the one-warpgroup 64 x 128
+     * memory, past OpenCL's 48 KB: CLIP_GEMM_WG_LOCAL): 1.14-1.25x the one-warpgroup 64 x 128
      * set of 48 KB at 1024^3 to 8192^3 on the H100 (bench/GEMM.md, "Past 48 KB"). */
     o->mwg = 128;
     o->nwg = 128;

@@ -26,7 +26,8 @@ int clip_gemm_tc_arch(clip_process *p);
 
 /* The smallest side, and the least m*n*k, of an f32 or c32 product that variant auto gives the
  * wgmma kernels (by measurement, bench/GEMM.md: with the split tail 768^3 runs in 0.036 ms
- * against the FFMA family's 0.057, 512^3 in 0.029 against 0.023). */
+ * against the FFMA family's 0.057, 512^3 in 0.029 against 0.023; that was the 48 KB set, and the
+ * 128 x 128 default that replaced it was timed from 1024^3 up, 1.14x that set there). */
 #define CLIP_GEMM_WG_MIN 256
 #define CLIP_GEMM_WG_MIN_WORK 4.0e8
 
