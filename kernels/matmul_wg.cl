@@ -16,11 +16,12 @@
  *     so a work-group's K slab is one contiguous copy.
  * gemm_wg then runs a work-group of WG_M warpgroups over a (64 WG_M) x WG_N tile of C (WG_N 128,
  * or 256 with one part: half the local-memory reads of A per product): each stage of local
- * memory holds WG_KS slices of both operands, filled by cp.async WG_AHEAD stages ahead; each
- * warpgroup multiplies its 64 rows by the WG_N columns with m64nN wgmma straight from local
+ * memory holds WG_KS slices of both operands, filled WG_AHEAD stages ahead by cp.async and
+ * work-group barriers, or with WG_PIPE (the defaults) by bulk copies and transaction barriers;
+ * each warpgroup multiplies its 64 rows by the WG_N columns with m64nN wgmma straight from local
  * memory (k8 a slice half for TF32, k16 for the 16-bit types). The stages are one static
  * __local array, which the sm_90a build takes past OpenCL's 48 KB (processes/gemm_tc.h,
- * CLIP_GEMM_WG_LOCAL): the one-part defaults hold four stages of 48 KB. */
+ * CLIP_GEMM_WG_LOCAL): the defaults hold 128 KB (fp32) and 192 KB (tf32). */
 #ifndef WG_HALF
 #define WG_HALF 0
 #endif
