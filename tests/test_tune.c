@@ -2,6 +2,8 @@
  * matpow then use it (the variant names it) with correct results, explicit tile parameters
  * override it, and a corrupt cache, a malformed value or a set that does not fit the device is
  * ignored (with a warning for the corrupt file) while results stay correct. */
+#include <string.h>
+
 #include "../processes/gemm.h"
 #include "gemm_testutil.h"
 
@@ -137,6 +139,25 @@ int main(void) {
         clip_gemm_describe(&prm, back, sizeof back);
         CHECK(strcmp(back, wg_sets[i]) == 0);
     }
+    /* A wgmma set may pass the 48 KB a device reports, up to a Hopper block's 227 KB
+     * (CLIP_GEMM_WG_LOCAL); an mma.sync set may not. Host logic, checked on a described H100. */
+    clip_device_info h100;
+    memset(&h100, 0, sizeof h100);
+    h100.local_mem = 48 * 1024;
+    h100.max_work_group = 1024;
+    h100.compute_units = 132;
+    h100.nv_arch = 90;
+    char why[200];
+    /* tf32's default: 6 stages of 256 rows of 4 slices of 32 bytes, 192 KB */
+    CHECK(clip_gemm_parse("tensor 128x128x32 wg 2x1 vw 4 st 6 wgmma tf32 pipe sk 1", &prm) == 0);
+    CHECK(clip_gemm_check(&prm, &h100, CLIP_F32, why, sizeof why) == 0);
+    prm.nwg = 256; /* 6 x 384 x 128 bytes: 288 KB */
+    CHECK(clip_gemm_check(&prm, &h100, CLIP_F32, why, sizeof why) != 0);
+    CHECK(strstr(why, "294912 bytes") && strstr(why, "the sm_90a kernels have 232192"));
+    CHECK(clip_gemm_parse("tensor 128x128x32 wg 2x2 vw 4 st 2 tf32", &prm) == 0);
+    prm.aligned = 1;
+    CHECK(clip_gemm_check(&prm, &h100, CLIP_F32, why, sizeof why) != 0); /* 2 stages: 70 KB */
+    CHECK(strstr(why, "the device has 49152") != NULL);
     put_line(app, key, huge);
     run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL && strstr(variant, "4096") == NULL);
