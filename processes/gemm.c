@@ -183,9 +183,9 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS"); /* bench/gemm_gpu.sh ab */
 }
 
-clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
-                            size_t n, size_t k, clip_gemm *g) {
-    if (prm->variant == CLIP_GEMM_TENSOR) return clip_gemm_tc_build(p, t, prm, m, n, k, g);
+/* clip_gemm_build of an FFMA-family set (tiled, direct, small). */
+static clip_status build_ffma(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                              size_t n, clip_gemm *g) {
     char opts[320];
     clip_gemm_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
@@ -226,6 +226,21 @@ clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params
     g->prm = *prm;
     g->type = t;
     return CLIP_OK;
+}
+
+clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,
+                            size_t n, size_t k, clip_gemm *g) {
+    char desc[128];
+    clip_gemm_describe(prm, desc, sizeof desc);
+    clip_proc_set_variant(p, desc);
+    const clip_status s = prm->variant == CLIP_GEMM_TENSOR
+                              ? clip_gemm_tc_build(p, t, prm, m, n, k, g)
+                              : build_ffma(p, t, prm, m, n, g);
+    if (s == CLIP_OK) { /* the set that was built: a wgmma set may fall back (gemm_tc.h) */
+        clip_gemm_describe(&g->prm, desc, sizeof desc);
+        clip_proc_set_variant(p, desc);
+    }
+    return s;
 }
 
 /* Sets a scalar kernel argument of the product's element type. */

@@ -241,7 +241,9 @@ typedef struct clip_gemm {
 } clip_gemm;
 
 /* Builds (or finds cached) the kernels for prm and type t, with a split-K or stream-K workspace
- * for products of up to m x n (a wgmma tensor set: its packed operands for up to m x k by k x n).
+ * for products of up to m x n (a wgmma tensor set: its packed operands for up to m x k by k x n),
+ * and names process p's variant by the set (clip_gemm_describe): prm's before the build, so that
+ * a failure names it, and g->prm's after (clip_gemm_tc_build may fall back to another set).
  * Errors: as clip_proc_kernel, CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_PARAM_RANGE when the device
  * cannot run the work-group size. */
 clip_status clip_gemm_build(clip_process *p, clip_type t, const clip_gemm_params *prm, size_t m,

@@ -56,7 +56,18 @@ void clip_gemm_tc_default_wg(clip_gemm_params *o) {
     o->sk = 1;
 }
 
-static size_t wg_slice_k(const clip_gemm_params *o);
+/* The wgmma kernels' packed parts of a value (3xTF32 two, one rounding one), the 16-bit type
+ * of a precision (matmul_wg.cl's WG_HALF: 0 none, 1 bf16, 2 fp16) and the values of K in a
+ * packed slice of 32 bytes a row. */
+static size_t wg_parts(const clip_gemm_params *o) {
+    return o->precision == CLIP_GEMM_FP32 ? 2 : 1;
+}
+static int wg_half(const clip_gemm_params *o) {
+    return o->precision == CLIP_GEMM_BF16 ? 1 : o->precision == CLIP_GEMM_FP16 ? 2 : 0;
+}
+static size_t wg_slice_k(const clip_gemm_params *o) {
+    return wg_half(o) ? 16 : 8;
+}
 
 /* The set of the precision that fits OpenCL's 48 KB (the defaults before "Past 48 KB"): one
  * warpgroup over 64 x 128, two stages moved by cp.async, several work-groups a compute unit. */
@@ -74,18 +85,6 @@ static void default_wg_48k(clip_gemm_params *o, int precision) {
     }
 }
 
-/* The wgmma kernels' packed parts of a value (3xTF32 two, one rounding one), the 16-bit type
- * of a precision (matmul_wg.cl's WG_HALF: 0 none, 1 bf16, 2 fp16) and the values of K in a
- * packed slice of 32 bytes a row. */
-static size_t wg_parts(const clip_gemm_params *o) {
-    return o->precision == CLIP_GEMM_FP32 ? 2 : 1;
-}
-static int wg_half(const clip_gemm_params *o) {
-    return o->precision == CLIP_GEMM_BF16 ? 1 : o->precision == CLIP_GEMM_FP16 ? 2 : 0;
-}
-static size_t wg_slice_k(const clip_gemm_params *o) {
-    return wg_half(o) ? 16 : 8;
-}
 /* The packed slices of a depth: whole stages (kwg), the last zero-filled past the depth, so that
  * every stage is one whole copy. */
 static size_t wg_slices(const clip_gemm_params *o, size_t depth) {

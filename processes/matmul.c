@@ -146,15 +146,7 @@ static clip_status matmul_init(clip_process *p) {
     }
     s = clip_skinny_init(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &st->skinny);
     if (s != CLIP_OK || st->skinny.kernel) return s;
-    char desc[128];
-    clip_gemm_describe(&prm, desc, sizeof desc);
-    clip_proc_set_variant(p, desc);
-    s = clip_gemm_build(p, t, &prm, st->m, st->n, st->k, &st->gemm);
-    if (s == CLIP_OK) { /* the set that was built (clip_gemm_tc_build may fall back) */
-        clip_gemm_describe(&st->gemm.prm, desc, sizeof desc);
-        clip_proc_set_variant(p, desc);
-    }
-    return s;
+    return clip_gemm_build(p, t, &prm, st->m, st->n, st->k, &st->gemm);
 }
 
 /* Bands of the non-scalar operand (of its largest dimension; a transposed one lands

@@ -71,14 +71,7 @@ static clip_status matpow_init(clip_process *p) {
         clip_proc_set_variant(p, "copy");
         return CLIP_OK;
     }
-    char desc[128];
-    clip_gemm_describe(&prm, desc, sizeof desc);
-    clip_proc_set_variant(p, desc);
     s = clip_gemm_build(p, t, &prm, st->n, st->n, st->n, &st->gemm);
-    if (s == CLIP_OK) { /* the set that was built (clip_gemm_tc_build may fall back) */
-        clip_gemm_describe(&st->gemm.prm, desc, sizeof desc);
-        clip_proc_set_variant(p, desc);
-    }
     /* A single product (p = 2) writes the output directly. */
     if (s == CLIP_OK && product_count(st->power) > 1)
         s = clip_proc_temp(p, st->n * st->n * clip_type_size(t), &st->temp);
