@@ -5,14 +5,16 @@
  *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
  *              [--variant V] [--precision fp32|tf32|bf16|fp16] [--mwg X --nwg X --kwg X
  *               --mdimc X --ndimc X --vw X --vwn X --ksplit X --stages X --wm X --streamk X
- *               --pipe 0|1] [--ptxinfo]
+ *               --pipe 0|1] [--ptxinfo] [--batch]
  *
  * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
  * stored), t (transpose, MATLAB .') or c (conjugate transpose, '): --ops nn,tn,nt,tt times the
  * plain product and the three transposed ones one after the other in the same run (clip reads a
  * transposed operand in place; CLBlast gets the same transpose flags on the same stored data).
  * --transa/--transb set a single pair (default nn). Lines of a transposed case carry ":OPS" after
- * the shape. --ptxinfo builds clip's chosen kernel once more with NVIDIA's -cl-nv-verbose and
+ * the shape. --batch adds a line with the wall time per product of R launches enqueued back to
+ * back and finished once (batch_ms: what a chain of products costs, launch gaps included, beside a
+ * CUDA graph's replay). --ptxinfo builds clip's chosen kernel once more with NVIDIA's -cl-nv-verbose and
  * prints the compiler's register and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
@@ -44,6 +46,7 @@ typedef struct opts {
     int ops[MAX_OPS][2]; /* op(A), op(B): clip_gemm_trans */
     int n_ops;
     int ptxinfo;
+    int batch;
     clip_type type;
     int repeat;
     const char *device;
@@ -99,6 +102,10 @@ static int parse(int argc, char **argv, opts *o) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-clblast")) {
             o->clblast = 0;
+            continue;
+        }
+        if (!strcmp(a, "--batch")) {
+            o->batch = 1;
             continue;
         }
         if (!strcmp(a, "--ptxinfo")) {
@@ -390,6 +397,13 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
             for (int c = 0; c < 4; c++) cv[c][r] = each[c];
         }
     }
+    double batch_ms = 0;
+    if (o->batch && s == CLIP_OK) {
+        double t0 = now_s();
+        for (int r = 0; r < o->repeat && s == CLIP_OK; r++) s = clip_process_launch(p);
+        if (s == CLIP_OK) s = clip_app_finish(app);
+        batch_ms = (now_s() - t0) * 1e3 / o->repeat;
+    }
     const void *hc = NULL;
     if (s == CLIP_OK) s = clip_process_output(p, 0, &C);
     if (s == CLIP_OK) s = clip_data_host(C, &hc);
@@ -416,6 +430,9 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
         for (size_t c = 0; c < ncmd && c < 4; c++) printf("%s%.4f", c ? "," : "", median(cv[c], o->repeat));
         printf("\n");
     }
+    if (o->batch)
+        printf("clip    %s %-16s batch_ms=%.4f batch_gflops=%.1f\n", kind[t], shape, batch_ms,
+               flop / batch_ms * 1e-6);
     if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), ops, m, n, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST

@@ -2,7 +2,9 @@
 # clip's f32 matmul (variant auto) against cuBLAS (TF32 off, bench/shape_anchor.py) over square
 # sizes 256..8192, ResNet-50's convolutions as GEMMs and the issue's skinny shapes, in one call on
 # the GPU machine after a build into /tmp/build-gpu. Writes CSV (shape, clip ms, variant, cuBLAS
-# ms, clip/cuBLAS speed) to $1 (default bench/results/gemm_grid_gpu.csv); bench/GEMM.md has it.
+# ms per PyTorch call, clip/cuBLAS speed, cuBLAS ms replayed from a CUDA graph, speed against
+# that) to $1 (default bench/results/gemm_grid_gpu.csv); bench/GEMM.md has it. clip's time is
+# its kernels' OpenCL event time; the graph's is the GPU's, without PyTorch's per-call cost.
 #   bench/wg_grid.sh --plot CSV   draws CSV's speeds as bench/results/gemm_grid_gpu.png (gnuplot;
 #                                 the GPU machine has none, so the plot is made here afterwards)
 set -u
@@ -12,6 +14,7 @@ set terminal pngcairo size 1000,500
 set output '${3:-bench/results/gemm_grid_gpu.png}'
 set datafile separator ','
 set title 'clip f32 matmul (auto) against cuBLAS SGEMM, TF32 off: cuBLAS time / clip time' noenhanced
+set key top left
 set style data histograms
 set style fill solid 0.6
 set boxwidth 0.8
@@ -19,7 +22,8 @@ set xtics rotate by -45 noenhanced
 set ylabel 'speed (>1: clip faster)'
 set yrange [0:*]
 set grid ytics
-plot '$2' every ::1 using 5:xtic(1) title 'clip / cuBLAS', 1 with lines lc rgb 'black' title ''
+plot '$2' every ::1 using 5:xtic(1) title 'cuBLAS through PyTorch calls', \
+     '' every ::1 using 7 title 'cuBLAS replayed from a CUDA graph', 1 with lines lc rgb 'black' title ''
 GP
   exit
 fi
@@ -33,14 +37,16 @@ for s in $shapes; do
   timeout 60 /tmp/build-gpu/bench/gemm_bench $s --repeat 10 --no-clblast | grep -m1 "^clip " >>"$tmp"
 done
 anchors=$(PYTHONUNBUFFERED=1 timeout 200 python3 bench/shape_anchor.py $shapes)
-echo "shape,clip_ms,clip_variant,cublas_ms,speed" >"$out"
+echo "shape,clip_ms,clip_variant,cublas_ms,speed,cublas_graph_ms,speed_graph" >"$out"
 for s in $shapes; do
   line=$(grep " $s " "$tmp" | head -1)
   ms=$(echo "$line" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
   var=$(echo "$line" | grep -o "variant='[^']*'" | cut -d"'" -f2)
   cb=$(echo "$anchors" | grep "cublas $s " | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+  cg=$(echo "$anchors" | grep "cublas-graph $s " | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
   sp=$(awk -v a="$ms" -v b="$cb" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
-  echo "$s,$ms,$var,$cb,$sp" >>"$out"
+  sg=$(awk -v a="$ms" -v b="$cg" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
+  echo "$s,$ms,$var,$cb,$sp,$cg,$sg" >>"$out"
 done
 rm -f "$tmp"
 cat "$out"

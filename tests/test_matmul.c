@@ -525,6 +525,49 @@ static void test_stream_k(clip_app *app, unsigned long long *seed) {
     check_product(app, CLIP_F32, CLIP_F32, 13, 8 * (P + 2) - 1, nt * 16 - 7, &set, seed);
 }
 
+/* Split K (seven chunks, the last one short) through one process launched three times: every
+ * result within the bound and bit-identical to the first (the slabs are added in split order, so
+ * a repeated product repeats its rounding); in each type, with edges in M, N and K. */
+static void test_split_sum(clip_app *app, unsigned long long *seed) {
+    const size_t m = 45, k = 331, n = 61;
+    const tiles set = {"tiled", {16, 16, 8, 4, 4, 2, 2, 7, 2}};
+    for (int ti = 0; ti < 4; ti++) {
+        clip_type t = gt_types[ti];
+        gt_mat A = gt_random(t, m, k, 1.0, seed), B = gt_random(t, k, n, 1.0, seed), bound;
+        gt_mat R = gt_product(&A, &B, t, &bound);
+        clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+        const size_t bytes = m * n * clip_type_size(t);
+        unsigned char *first = malloc(bytes);
+        clip_process *p = NULL;
+        clip_status s = clip_process_create(app, "matmul", &p);
+        if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", set.variant);
+        for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
+            if (set.t[i]) s = clip_process_set_int(p, tile_names[i], set.t[i]);
+        if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
+        if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
+        if (s == CLIP_OK) s = clip_process_init(p);
+        for (int run = 0; run < 3 && s == CLIP_OK; run++) {
+            clip_data *c = NULL;
+            s = clip_process_launch(p);
+            if (s == CLIP_OK) s = clip_process_output(p, 0, &c);
+            char what[96];
+            snprintf(what, sizeof what, "split sum %s %zux%zux%zu, launch %d", clip_type_name(t), m,
+                     k, n, run + 1);
+            if (s == CLIP_OK) gt_check(c, t, &R, &bound, (double)k, what);
+            const void *h = NULL;
+            if (s == CLIP_OK) s = clip_data_host(c, &h);
+            if (s == CLIP_OK && first && run == 0) memcpy(first, h, bytes);
+            if (s == CLIP_OK && run > 0) CHECK(first && !memcmp(h, first, bytes));
+        }
+        CHECK(s == CLIP_OK);
+        if (s != CLIP_OK) fprintf(stderr, "split sum: %s\n", clip_app_last_error(app));
+        clip_process_destroy(p);
+        free(first);
+        clip_data_destroy(a), clip_data_destroy(b);
+        gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+    }
+}
+
 static clip_data *filled(clip_app *app, clip_type t, int nd, const size_t *dims) {
     clip_data *d = NULL;
     if (clip_data_create_zeros(app, t, nd, dims, &d) != CLIP_OK) exit(3);
@@ -730,6 +773,7 @@ int main(void) {
     test_scalar(app, &seed);
     test_engine_alpha_beta(app, &seed);
     test_stream_k(app, &seed);
+    test_split_sum(app, &seed);
     test_errors(app);
     test_cli(app, &seed);
     clip_app_destroy(app);
