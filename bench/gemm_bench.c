@@ -14,8 +14,8 @@
  * --transa/--transb set a single pair (default nn). Lines of a transposed case carry ":OPS" after
  * the shape. --batch adds a line with the wall time per product of R launches enqueued back to
  * back and finished once (batch_ms: what a chain of products costs, launch gaps included, beside a
- * CUDA graph's replay). --ptxinfo builds clip's chosen kernel once more with NVIDIA's -cl-nv-verbose and
- * prints the compiler's register and spill report.
+ * CUDA graph's replay). --ptxinfo builds clip's chosen kernel once more with NVIDIA's
+ * -cl-nv-verbose and prints the compiler's register and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
@@ -400,7 +400,8 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
     double batch_ms = 0;
     if (o->batch && s == CLIP_OK) {
         double t0 = now_s();
-        for (int r = 0; r < o->repeat && s == CLIP_OK; r++) s = clip_process_launch(p);
+        for (int r = 0; r < o->repeat && s == CLIP_OK; r++)
+            s = clip_process_launch(p);
         if (s == CLIP_OK) s = clip_app_finish(app);
         batch_ms = (now_s() - t0) * 1e3 / o->repeat;
     }
