@@ -13,6 +13,9 @@
 
 #include "../processes/gemm_tc.h"
 #include "gemm_testutil.h"
+#ifdef CLIP_FAULT_INJECTION
+#include "../lib/fault.h"
+#endif
 
 /* Non-zero while the suite runs the wgmma kernels (sm_90). */
 static int wgmma_on;
@@ -535,6 +538,42 @@ static void test_complex_wg(clip_app *app, unsigned long long *seed) {
 }
 
 /* Every check of the family's current kernels. */
+#ifdef CLIP_FAULT_INJECTION
+/* A driver that holds sm_90a kernels to the 48 KB OpenCL reports (a fault build makes the first
+ * program build fail, as such a driver would fail the defaults past 48 KB): the product runs on
+ * the 48 KB set of its precision instead (clip_gemm_tc_build), named by the process, and right.
+ * A fresh app, so that no program of the default set is cached. */
+static void test_wg_fallback(unsigned long long *seed) {
+    clip_app *app = tu_app();
+    const size_t m = 300, k = 200, n = 260;
+    gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed);
+    gt_mat bound, R = gt_product(&A, &B, CLIP_F32, &bound);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    static const char *const precisions[2] = {"fp32", "tf32"};
+    for (int i = 0; i < 2; i++) {
+        clip_status s;
+        char v[128] = "";
+        clip_fault_arm(CLIP_FAULT_BUILD, 1);
+        clip_data *c = run_prec(app, a, b, "tensor", precisions[i], &s, v, sizeof v);
+        clip_fault_arm(0, 0);
+        CHECK(s == CLIP_OK);
+        if (s != CLIP_OK) fprintf(stderr, "48 KB fallback: %s\n", clip_app_last_error(app));
+        /* The 48 KB sets: one warpgroup over 64 x 128, two stages by cp.async. */
+        CHECK(strstr(v, "tensor 64x128x") && strstr(v, " st 2 wgmma") && !strstr(v, "pipe"));
+        if (!strstr(v, " st 2 wgmma")) fprintf(stderr, "48 KB fallback ran '%s'\n", v);
+        double mx = 0, rms = 0;
+        if (s == CLIP_OK) rel_errors(c, &R, &bound, &mx, &rms);
+        /* fp32 within the K-term bound; tf32 within its documented 2^-10 of sum|a||b|. */
+        CHECK(s == CLIP_OK && mx <= (i == 0 ? (k + 4) * 2 * 0x1p-24 : 0x1p-10));
+        printf("48 KB fallback, %s: '%s', largest error %.3g of sum|a||b|\n", precisions[i], v, mx);
+        clip_data_destroy(c);
+    }
+    clip_data_destroy(a), clip_data_destroy(b);
+    gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
+    clip_app_destroy(app);
+}
+#endif
+
 static void suite(clip_app *app, unsigned long long *seed) {
     printf("-- %s kernels\n", wgmma_on ? "wgmma (sm_90)" : "mma.sync");
     test_shapes(app, seed);
@@ -576,6 +615,9 @@ int main(void) {
                                          "capability 8.0 or later (the refusal was checked)");
     }
     suite(app, &seed);
+#ifdef CLIP_FAULT_INJECTION
+    if (wgmma_on) test_wg_fallback(&seed);
+#endif
     if (wgmma_on) {
         setenv("CLIP_GEMM_WGMMA", "0", 1);
         wgmma_on = 0;
