@@ -14,8 +14,9 @@
  * --transa/--transb set a single pair (default nn). Lines of a transposed case carry ":OPS" after
  * the shape. --batch adds a line with the wall time per product of R launches enqueued back to
  * back and finished once (batch_ms: what a chain of products costs, launch gaps included, beside a
- * CUDA graph's replay). --ptxinfo builds clip's chosen kernel once more with NVIDIA's
- * -cl-nv-verbose and prints the compiler's register and spill report.
+ * CUDA graph's replay), and the same with the process's timing off (untimed_batch_ms: no
+ * profiling events, clip_process_set_timing). --ptxinfo builds clip's chosen kernel once more with
+ * NVIDIA's -cl-nv-verbose and prints the compiler's register and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
@@ -397,13 +398,14 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
             for (int c = 0; c < 4; c++) cv[c][r] = each[c];
         }
     }
-    double batch_ms = 0;
-    if (o->batch && s == CLIP_OK) {
+    double batch_ms[2] = {0, 0}; /* timed, untimed */
+    for (int u = 0; u < 2 && o->batch && s == CLIP_OK; u++) {
+        s = clip_process_set_timing(p, !u);
         double t0 = now_s();
         for (int r = 0; r < o->repeat && s == CLIP_OK; r++)
             s = clip_process_launch(p);
         if (s == CLIP_OK) s = clip_app_finish(app);
-        batch_ms = (now_s() - t0) * 1e3 / o->repeat;
+        batch_ms[u] = (now_s() - t0) * 1e3 / o->repeat;
     }
     const void *hc = NULL;
     if (s == CLIP_OK) s = clip_process_output(p, 0, &C);
@@ -432,8 +434,8 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
         printf("\n");
     }
     if (o->batch)
-        printf("clip    %s %-16s batch_ms=%.4f batch_gflops=%.1f\n", kind[t], shape, batch_ms,
-               flop / batch_ms * 1e-6);
+        printf("clip    %s %-16s batch_ms=%.4f batch_gflops=%.1f untimed_batch_ms=%.4f\n", kind[t],
+               shape, batch_ms[0], flop / batch_ms[0] * 1e-6, batch_ms[1]);
     if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), ops, m, n, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST

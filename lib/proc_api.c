@@ -138,8 +138,10 @@ clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
     return CLIP_OK;
 }
 
-/* Keeps ev for timing; on allocation failure the event is simply not timed. */
+/* Keeps ev for timing; on allocation failure the event is simply not timed. An untimed process
+ * asked for none (NULL). */
 static void keep_event(clip_process *p, cl_event ev) {
+    if (!ev) return;
     if (grow((void **)&p->events, &p->cap_events, p->n_events, sizeof *p->events)) {
         clReleaseEvent(ev);
         return;
@@ -158,7 +160,10 @@ clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, co
     for (cl_uint i = 0; i < work_dim; i++)
         if (global[i] == 0) return CLIP_OK; /* nothing to do: OpenCL 1.2 rejects empty ranges */
     cl_event ev = NULL;
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueNDRangeKernel(p->app->queue, k, work_dim, NULL, global, local, 0, NULL, &ev);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueNDRangeKernel(p->app->queue, k, work_dim, NULL, global, local, 0,
+                                            NULL, p->untimed ? NULL : &ev);
     if (e != CL_SUCCESS) {
         char name[64] = "?";
         clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
@@ -174,7 +179,10 @@ clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem d
                            size_t bytes) {
     if (bytes == 0) return CLIP_OK;
     cl_event ev = NULL;
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueCopyBuffer(p->app->queue, src, dst, src_off, dst_off, bytes, 0, NULL, &ev);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueCopyBuffer(p->app->queue, src, dst, src_off, dst_off, bytes, 0, NULL,
+                                         p->untimed ? NULL : &ev);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueCopyBuffer of %zu bytes: %s", bytes,
                               clip_cl_error_name(e));
@@ -186,8 +194,10 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
                            size_t offset, size_t bytes) {
     if (bytes == 0) return CLIP_OK;
     cl_event ev = NULL;
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueFillBuffer(p->app->queue, mem, pattern, pattern_size, offset, bytes, 0, NULL,
-                                   &ev);
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueFillBuffer(p->app->queue, mem, pattern, pattern_size, offset, bytes,
+                                         0, NULL, p->untimed ? NULL : &ev);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clEnqueueFillBuffer of %zu bytes: %s", bytes,
                               clip_cl_error_name(e));

@@ -251,6 +251,14 @@ static clip_status wait_launch(clip_process *p, const char *what) {
     return CLIP_OK;
 }
 
+/* CLIP_ERR_INVALID_ARG when p's launches keep no times (clip_process_set_timing). */
+static clip_status timing_on(clip_process *p, const char *what) {
+    if (!p->untimed) return CLIP_OK;
+    return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                          "%s: %s asked for with timing off (clip_process_set_timing)",
+                          p->desc->name, what);
+}
+
 /* Command i's profiling interval, start and end in ns. */
 static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ulong *t1) {
     cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
@@ -262,10 +270,17 @@ static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ul
     return CLIP_OK;
 }
 
+clip_status clip_process_set_timing(clip_process *p, int on) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_timing: NULL process");
+    p->untimed = !on;
+    return CLIP_OK;
+}
+
 clip_status clip_process_time_ms(clip_process *p, double *ms) {
     if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
     *ms = 0.0;
-    clip_status s = wait_launch(p, "time");
+    clip_status s = timing_on(p, "time");
+    if (s == CLIP_OK) s = wait_launch(p, "time");
     if (s == CLIP_OK && p->plan) {
         *ms = clip_plan_wall_ms(p->plan); /* its pieces ran concurrently on several queues */
         return CLIP_OK;
@@ -287,7 +302,8 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
                               "process_command_times: NULL argument");
     *count = 0;
     if (span_ms) *span_ms = 0.0;
-    clip_status s = wait_launch(p, "command times");
+    clip_status s = timing_on(p, "command times");
+    if (s == CLIP_OK) s = wait_launch(p, "command times");
     if (s == CLIP_OK && p->plan) {
         *count = clip_plan_piece_times(p->plan, ms, cap);
         if (span_ms) *span_ms = clip_plan_wall_ms(p->plan);

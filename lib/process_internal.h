@@ -21,7 +21,8 @@ struct clip_process {
     size_t n_kernels, cap_kernels;
     cl_mem *temps;
     size_t n_temps, cap_temps;
-    cl_event *events;                           /* of the last launch */
+    int untimed;      /* clip_process_set_timing(p, 0) */
+    cl_event *events; /* of the last launch, when timed */
     size_t n_events, cap_events;
     int launched;
     cl_kernel convert_kernel[CLIP_PROCESS_MAX_IO]; /* set when input i is converted */

@@ -270,6 +270,28 @@ static void test_lazy_sync_and_chain(clip_app *app) {
     CHECK_OK(app, clip_app_transfer_stats(app, &s4));
     CHECK(s4.to_device - s3.to_device == 1);
 
+    /* Timing off: the chain still computes, its launches keep no times (and say how to get
+     * them back); on again, the next launch is timed. */
+    CHECK_STATUS(app, clip_process_set_timing(NULL, 0), CLIP_ERR_INVALID_ARG);
+    CHECK_OK(app, clip_process_set_timing(a, 0));
+    CHECK_OK(app, clip_process_set_timing(b, 0));
+    CHECK_OK(app, clip_data_host_write(x, (void **)&xw));
+    xw[1] = 7.0f;
+    CHECK_OK(app, clip_process_launch(a));
+    CHECK_OK(app, clip_process_launch(b));
+    CHECK_OK(app, clip_data_host(z, (const void **)&zh));
+    CHECK(zh[0] == 3.0f * 201.0f - 1.0f && zh[1] == 3.0f * 15.0f - 1.0f);
+    double ms = -1;
+    size_t count = 1;
+    CHECK_STATUS(app, clip_process_time_ms(b, &ms), CLIP_ERR_INVALID_ARG);
+    CHECK_MSG(app, "clip_process_set_timing");
+    CHECK_STATUS(app, clip_process_command_times(b, NULL, 0, &count, NULL), CLIP_ERR_INVALID_ARG);
+    CHECK_OK(app, clip_process_set_timing(b, 1));
+    CHECK_OK(app, clip_process_launch(b));
+    CHECK_OK(app, clip_process_time_ms(b, &ms));
+    CHECK_OK(app, clip_process_command_times(b, NULL, 0, &count, NULL));
+    CHECK(ms >= 0.0 && count == 1);
+
     /* Destroy in any order: the process keeps its data alive. */
     clip_data_destroy(x);
     clip_process_destroy(a);

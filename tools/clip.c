@@ -142,7 +142,8 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
             goto done;
         }
     }
-    if (clip_process_init(p) != CLIP_OK) {
+    /* Device times only when asked for (--time): each one costs the host an event. */
+    if (clip_process_init(p) != CLIP_OK || clip_process_set_timing(p, a->time) != CLIP_OK) {
         fail(NULL, app);
         goto done;
     }
