@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # clip's f32 matmul (variant auto) against cuBLAS (TF32 off, bench/shape_anchor.py) over square
 # sizes 256..8192, ResNet-50's convolutions as GEMMs and the issue's skinny shapes, in one call on
-# the GPU machine after a build into /tmp/build-gpu. Writes CSV (shape, clip ms, variant, cuBLAS
-# ms per PyTorch call, clip/cuBLAS speed, cuBLAS ms replayed from a CUDA graph, speed against
-# that) to $1 (default bench/results/gemm_grid_gpu.csv); bench/GEMM.md has it. clip's time is
-# its kernels' OpenCL event time; the graph's is the GPU's, without PyTorch's per-call cost.
+# the GPU machine after a build into /tmp/build-gpu. Writes CSV to $1 (default
+# bench/results/gemm_grid_gpu.csv; bench/GEMM.md has it): shape, clip ms (its kernels' OpenCL
+# event time), variant, cuBLAS ms per PyTorch call (host cost included), speed (cuBLAS / clip),
+# cuBLAS ms per product replayed from a CUDA graph (the GPU's time back to back), clip ms per
+# product launched back to back with timing off (gemm_bench --batch: the same measure for clip),
+# and speed_chain (graph / clip back to back), the fair pair.
 #   bench/wg_grid.sh --plot CSV   draws CSV's speeds as bench/results/gemm_grid_gpu.png (gnuplot;
 #                                 the GPU machine has none, so the plot is made here afterwards)
 set -u
@@ -22,8 +24,9 @@ set xtics rotate by -45 noenhanced
 set ylabel 'speed (>1: clip faster)'
 set yrange [0:*]
 set grid ytics
-plot '$2' every ::1 using 5:xtic(1) title 'cuBLAS through PyTorch calls', \
-     '' every ::1 using 7 title 'cuBLAS replayed from a CUDA graph', 1 with lines lc rgb 'black' title ''
+plot '$2' every ::1 using 5:xtic(1) title 'clip event time against cuBLAS through PyTorch calls', \
+     '' every ::1 using 8 title 'both back to back: clip untimed launches, cuBLAS from a CUDA graph', \
+     1 with lines lc rgb 'black' title ''
 GP
   exit
 fi
@@ -34,19 +37,23 @@ skinny="1x8192x8192 8192x1x8192 16x16x1000000 3x5x100000"
 shapes="$square $resnet $skinny"
 tmp=$(mktemp)
 for s in $shapes; do
-  timeout 60 /tmp/build-gpu/bench/gemm_bench $s --repeat 10 --no-clblast | grep -m1 "^clip " >>"$tmp"
+  r=50; case $s in 4096x4096x4096) r=10 ;; 8192x8192x8192) r=3 ;; esac
+  timeout 60 /tmp/build-gpu/bench/gemm_bench $s --repeat $r --no-clblast --batch |
+    grep "^clip " | grep -v span_ms | tr '\n' ' ' >>"$tmp"
+  echo >>"$tmp"
 done
 anchors=$(PYTHONUNBUFFERED=1 timeout 200 python3 bench/shape_anchor.py $shapes)
-echo "shape,clip_ms,clip_variant,cublas_ms,speed,cublas_graph_ms,speed_graph" >"$out"
+echo "shape,clip_ms,clip_variant,cublas_ms,speed,cublas_graph_ms,clip_chain_ms,speed_chain" >"$out"
 for s in $shapes; do
   line=$(grep " $s " "$tmp" | head -1)
-  ms=$(echo "$line" | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+  ms=$(echo "$line" | grep -o " median_ms=[0-9.]*" | cut -d= -f2)
   var=$(echo "$line" | grep -o "variant='[^']*'" | cut -d"'" -f2)
   cb=$(echo "$anchors" | grep "cublas $s " | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
   cg=$(echo "$anchors" | grep "cublas-graph $s " | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
   sp=$(awk -v a="$ms" -v b="$cb" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
-  sg=$(awk -v a="$ms" -v b="$cg" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
-  echo "$s,$ms,$var,$cb,$sp,$cg,$sg" >>"$out"
+  ch=$(echo "$line" | grep -o "untimed_batch_ms=[0-9.]*" | cut -d= -f2)
+  sc=$(awk -v a="$ch" -v b="$cg" 'BEGIN { if (a > 0 && b > 0) printf "%.3f", b / a; }')
+  echo "$s,$ms,$var,$cb,$sp,$cg,$ch,$sc" >>"$out"
 done
 rm -f "$tmp"
 cat "$out"
