@@ -219,6 +219,7 @@ clip_status clip_process_launch(clip_process *p) {
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
                               "%s: launch before a successful init", p->desc->name);
     release_events(p);
+    p->last_untimed = p->untimed;
     clip_status s = p->plan ? clip_plan_launch(p) : p->desc->launch(p);
     if (s == CLIP_OK) p->launched = 1;
     return s;
@@ -251,11 +252,11 @@ static clip_status wait_launch(clip_process *p, const char *what) {
     return CLIP_OK;
 }
 
-/* CLIP_ERR_INVALID_ARG when p's launches keep no times (clip_process_set_timing). */
+/* CLIP_ERR_INVALID_ARG when p's last launch kept no times (clip_process_set_timing). */
 static clip_status timing_on(clip_process *p, const char *what) {
-    if (!p->untimed) return CLIP_OK;
+    if (!p->launched || !p->last_untimed) return CLIP_OK;
     return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
-                          "%s: %s asked for with timing off (clip_process_set_timing)",
+                          "%s: %s asked for of a launch with timing off (clip_process_set_timing)",
                           p->desc->name, what);
 }
 

@@ -22,6 +22,7 @@ struct clip_process {
     cl_mem *temps;
     size_t n_temps, cap_temps;
     int untimed;      /* clip_process_set_timing(p, 0) */
+    int last_untimed; /* the last launch was (it kept no events) */
     cl_event *events; /* of the last launch, when timed */
     size_t n_events, cap_events;
     int launched;

@@ -286,7 +286,8 @@ static void test_lazy_sync_and_chain(clip_app *app) {
     CHECK_STATUS(app, clip_process_time_ms(b, &ms), CLIP_ERR_INVALID_ARG);
     CHECK_MSG(app, "clip_process_set_timing");
     CHECK_STATUS(app, clip_process_command_times(b, NULL, 0, &count, NULL), CLIP_ERR_INVALID_ARG);
-    CHECK_OK(app, clip_process_set_timing(b, 1));
+    CHECK_OK(app, clip_process_set_timing(b, 1)); /* the untimed launch stays untimed */
+    CHECK_STATUS(app, clip_process_time_ms(b, &ms), CLIP_ERR_INVALID_ARG);
     CHECK_OK(app, clip_process_launch(b));
     CHECK_OK(app, clip_process_time_ms(b, &ms));
     CHECK_OK(app, clip_process_command_times(b, NULL, 0, &count, NULL));

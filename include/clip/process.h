@@ -95,16 +95,16 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out);
  * from the next launch on. Timing asks the OpenCL driver for a profiling event per kernel and
  * copy, which NVIDIA's driver makes cost the host several microseconds each (H100: a trivial
  * kernel enqueued back to back took 11.1 us with one, 4.2 without; bench/GEMM.md, "Small
- * products"): a chain of small processes whose times nobody reads runs faster without. With
- * timing off, clip_process_time_ms and clip_process_command_times fail. Errors:
+ * products"): a chain of small processes whose times nobody reads runs faster without. After a
+ * launch with timing off, clip_process_time_ms and clip_process_command_times fail. Errors:
  * CLIP_ERR_INVALID_ARG (NULL p). */
 clip_status clip_process_set_timing(clip_process *p, int on);
 
 /* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
  * them, then sums their profiling intervals. For a split launch: its wall time on the host
  * (pieces run concurrently on several queues; clip_process_command_times gives each piece's
- * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched), CLIP_ERR_INVALID_ARG (timing
- * off: clip_process_set_timing), CLIP_ERR_OPENCL. */
+ * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched), CLIP_ERR_INVALID_ARG (the
+ * launch had timing off: clip_process_set_timing), CLIP_ERR_OPENCL. */
 clip_status clip_process_time_ms(clip_process *p, double *ms);
 
 /* The same commands one by one: waits for them, writes the device time of the first `cap` in
