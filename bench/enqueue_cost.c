@@ -1,0 +1,119 @@
+/* enqueue_cost: what an OpenCL driver charges the host per kernel enqueue, with and without a
+ * profiling event (bench/GEMM.md, "Small products"; why clip_process_set_timing exists).
+ *
+ *   enqueue_cost [N]
+ *
+ * On the first device of the first platform (CLIP_DEVICE is not read: this measures the driver,
+ * not clip), a one-work-group kernel is enqueued N times back to back (default 2000) on an
+ * in-order queue with and without CL_QUEUE_PROFILING_ENABLE, each with and without an event
+ * per enqueue (released at once), and the queue finished once. Prints, per case, the host time
+ * per enqueue and the time per kernel until all were done, then the mean START..END of the
+ * kernel's profiling events over 50 single runs. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+static int check(cl_int e, const char *what) {
+    if (e == CL_SUCCESS) return 0;
+    fprintf(stderr, "enqueue_cost: %s: OpenCL error %d\n", what, (int)e);
+    return 1;
+}
+
+/* N back-to-back enqueues of k on q, with an event each or not. */
+static int run_batch(cl_command_queue q, cl_kernel k, int n, int with_event, double *per_enqueue,
+                     double *per_kernel) {
+    size_t g = 64, l = 64;
+    if (check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "warm-up") ||
+        check(clFinish(q), "clFinish"))
+        return 1;
+    double t0 = now_us();
+    for (int r = 0; r < n; r++) {
+        cl_event ev = NULL;
+        cl_int e = clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, with_event ? &ev : NULL);
+        if (check(e, "clEnqueueNDRangeKernel")) return 1;
+        if (ev) clReleaseEvent(ev);
+    }
+    double t1 = now_us();
+    if (check(clFinish(q), "clFinish")) return 1;
+    *per_enqueue = (t1 - t0) / n;
+    *per_kernel = (now_us() - t0) / n;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const int n = argc > 1 ? atoi(argv[1]) : 2000;
+    if (n < 1) {
+        fprintf(stderr, "usage: enqueue_cost [N >= 1]\n");
+        return 2;
+    }
+    cl_platform_id pl;
+    cl_device_id dev;
+    cl_int e = clGetPlatformIDs(1, &pl, NULL);
+    if (check(e, "clGetPlatformIDs") ||
+        check(clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &dev, NULL), "clGetDeviceIDs"))
+        return 1;
+    char name[256] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+    if (check(e, "clCreateContext")) return 1;
+    const char *src =
+        "__kernel void k(__global float *x) { if (get_global_id(0) == 0) x[0] += 1.0f; }";
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+    if (check(e, "clCreateProgramWithSource") ||
+        check(clBuildProgram(prog, 1, &dev, "", NULL, NULL), "clBuildProgram"))
+        return 1;
+    cl_kernel k = clCreateKernel(prog, "k", &e);
+    cl_mem m = e == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &e) : NULL;
+    if (check(e, "kernel or buffer") || check(clSetKernelArg(k, 0, sizeof m, &m), "clSetKernelArg"))
+        return 1;
+    printf("device: %s, %d enqueues a case\n", name, n);
+    int rc = 0;
+    for (int prof = 0; prof < 2 && !rc; prof++) {
+        cl_command_queue q =
+            clCreateCommandQueue(ctx, dev, prof ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+        if (check(e, "clCreateCommandQueue")) return 1;
+        for (int ev = 0; ev < 2 && !rc; ev++) {
+            double pe = 0, pk = 0;
+            rc = run_batch(q, k, n, ev, &pe, &pk);
+            if (!rc)
+                printf(
+                    "profiling queue %d, event %d: enqueue %.2f us each, all done %.2f us each\n",
+                    prof, ev, pe, pk);
+        }
+        if (prof && !rc) {
+            double sum = 0;
+            const int runs = 50;
+            size_t g = 64, l = 64;
+            for (int r = 0; r < runs && !rc; r++) {
+                cl_event ev = NULL;
+                cl_ulong a = 0, b = 0;
+                rc =
+                    check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, &ev),
+                          "clEnqueueNDRangeKernel") ||
+                    check(clWaitForEvents(1, &ev), "clWaitForEvents") ||
+                    check(
+                        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL),
+                        "profiling start") ||
+                    check(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL),
+                          "profiling end");
+                if (ev) clReleaseEvent(ev);
+                sum += (double)(b - a) * 1e-3;
+            }
+            if (!rc) printf("event time of the kernel: %.2f us (mean of %d)\n", sum / runs, runs);
+        }
+        clReleaseCommandQueue(q);
+    }
+    clReleaseMemObject(m);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    clReleaseContext(ctx);
+    return rc;
+}
