@@ -8,7 +8,10 @@
  * in-order queue with and without CL_QUEUE_PROFILING_ENABLE, each with and without an event
  * per enqueue (released at once), and the queue finished once. Prints, per case, the host time
  * per enqueue and the time per kernel until all were done, then the mean START..END of the
- * kernel's profiling events over 50 single runs. */
+ * kernel's profiling events over 50 single runs. Last, the device's own cost per kernel: a
+ * one-work-group kernel busy for tens of microseconds, 500 launches of it against 1000 launches
+ * of its halves (no events; the host keeps ahead, so the difference is the GPU's time between
+ * kernels). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -48,6 +51,43 @@ static int run_batch(cl_command_queue q, cl_kernel k, int n, int with_event, dou
     return 0;
 }
 
+/* 500 launches of `busy` over n steps against 1000 over n/2, for a few n (see the top). */
+static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem m) {
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+    if (check(e, "clCreateCommandQueue")) return 1;
+    cl_kernel k = clCreateKernel(prog, "busy", &e);
+    if (check(e, "clCreateKernel busy") || check(clSetKernelArg(k, 0, sizeof m, &m), "arg")) {
+        clReleaseCommandQueue(q);
+        return 1;
+    }
+    static const int steps[3] = {8000, 16000, 32000};
+    const int runs = 500;
+    size_t g = 256, l = 256;
+    int rc = 0;
+    for (int i = 0; i < 3 && !rc; i++) {
+        double per[2] = {0, 0};
+        for (int halves = 0; halves < 2 && !rc; halves++) {
+            const int n = halves ? steps[i] / 2 : steps[i], launches = halves ? 2 * runs : runs;
+            rc = check(clSetKernelArg(k, 1, sizeof n, &n), "arg") ||
+                 check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "warm-up") ||
+                 check(clFinish(q), "clFinish");
+            const double t0 = now_us();
+            for (int r = 0; r < launches && !rc; r++)
+                rc = check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "busy");
+            if (!rc) rc = check(clFinish(q), "clFinish");
+            per[halves] = (now_us() - t0) / runs;
+        }
+        if (!rc)
+            printf("busy kernel of %d steps: %.2f us a launch; as two halves %.2f us: %.2f us more "
+                   "a kernel\n",
+                   steps[i], per[0], per[1], per[1] - per[0]);
+    }
+    clReleaseKernel(k);
+    clReleaseCommandQueue(q);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const int n = argc > 1 ? atoi(argv[1]) : 2000;
     if (n < 1) {
@@ -65,13 +105,19 @@ int main(int argc, char **argv) {
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     if (check(e, "clCreateContext")) return 1;
     const char *src =
-        "__kernel void k(__global float *x) { if (get_global_id(0) == 0) x[0] += 1.0f; }";
+        "__kernel void k(__global float *x) { if (get_global_id(0) == 0) x[0] += 1.0f; }\n"
+        "__kernel void busy(__global float *x, const int n) {\n"
+        "  float a = x[get_local_id(0)];\n"
+        "  for (int i = 0; i < n; i++) a = a * 0.999f + 0.5f;\n"
+        "  x[get_local_id(0)] = a; }\n";
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
     if (check(e, "clCreateProgramWithSource") ||
         check(clBuildProgram(prog, 1, &dev, "", NULL, NULL), "clBuildProgram"))
         return 1;
     cl_kernel k = clCreateKernel(prog, "k", &e);
-    cl_mem m = e == CL_SUCCESS ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &e) : NULL;
+    cl_mem m = e == CL_SUCCESS
+                   ? clCreateBuffer(ctx, CL_MEM_READ_WRITE, 256 * sizeof(float), NULL, &e)
+                   : NULL;
     if (check(e, "kernel or buffer") || check(clSetKernelArg(k, 0, sizeof m, &m), "clSetKernelArg"))
         return 1;
     printf("device: %s, %d enqueues a case\n", name, n);
@@ -111,6 +157,7 @@ int main(int argc, char **argv) {
         }
         clReleaseCommandQueue(q);
     }
+    if (!rc) rc = device_gap(ctx, dev, prog, m);
     clReleaseMemObject(m);
     clReleaseKernel(k);
     clReleaseProgram(prog);
