@@ -18,23 +18,31 @@ static const char *const tile_names[N_TILES] = {"mwg", "nwg",    "kwg",    "mdim
  * checked through the CLI. */
 static const char *const op_names[3] = {"n", "t", "c"};
 
+/* A matmul process on a and b with op(A), op(B) = ops (NULL: none) and the given tiles (NULL:
+ * default), initialised; *p is set even on failure (the caller destroys it). */
+static clip_status mm_process(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
+                              const int *ops, clip_process **p) {
+    clip_status s = clip_process_create(app, "matmul", p);
+    if (s == CLIP_OK && ops) s = clip_process_set_choice(*p, "transa", op_names[ops[0]]);
+    if (s == CLIP_OK && ops) s = clip_process_set_choice(*p, "transb", op_names[ops[1]]);
+    if (s == CLIP_OK && tl) {
+        s = clip_process_set_choice(*p, "variant", tl->variant);
+        for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
+            if (tl->t[i]) s = clip_process_set_int(*p, tile_names[i], tl->t[i]);
+    }
+    if (s == CLIP_OK) s = clip_process_set_input(*p, 0, a);
+    if (s == CLIP_OK) s = clip_process_set_input(*p, 1, b);
+    if (s == CLIP_OK) s = clip_process_init(*p);
+    return s;
+}
+
 /* Runs matmul on a and b with op(A), op(B) = ops (NULL: none); returns the output (the caller
  * destroys it) or NULL with *st set. */
 static clip_data *run_mm_op(clip_app *app, clip_data *a, clip_data *b, const tiles *tl,
                             const int *ops, clip_status *st) {
     clip_process *p = NULL;
     clip_data *out = NULL;
-    clip_status s = clip_process_create(app, "matmul", &p);
-    if (s == CLIP_OK && ops) s = clip_process_set_choice(p, "transa", op_names[ops[0]]);
-    if (s == CLIP_OK && ops) s = clip_process_set_choice(p, "transb", op_names[ops[1]]);
-    if (s == CLIP_OK && tl) {
-        s = clip_process_set_choice(p, "variant", tl->variant);
-        for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
-            if (tl->t[i]) s = clip_process_set_int(p, tile_names[i], tl->t[i]);
-    }
-    if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
-    if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
-    if (s == CLIP_OK) s = clip_process_init(p);
+    clip_status s = mm_process(app, a, b, tl, ops, &p);
     if (s == CLIP_OK) s = clip_process_launch(p);
     if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
     if (s == CLIP_OK) clip_data_retain(out);
@@ -539,13 +547,7 @@ static void test_split_sum(clip_app *app, unsigned long long *seed) {
         const size_t bytes = m * n * clip_type_size(t);
         unsigned char *first = malloc(bytes);
         clip_process *p = NULL;
-        clip_status s = clip_process_create(app, "matmul", &p);
-        if (s == CLIP_OK) s = clip_process_set_choice(p, "variant", set.variant);
-        for (int i = 0; i < N_TILES && s == CLIP_OK; i++)
-            if (set.t[i]) s = clip_process_set_int(p, tile_names[i], set.t[i]);
-        if (s == CLIP_OK) s = clip_process_set_input(p, 0, a);
-        if (s == CLIP_OK) s = clip_process_set_input(p, 1, b);
-        if (s == CLIP_OK) s = clip_process_init(p);
+        clip_status s = mm_process(app, a, b, &set, NULL, &p);
         for (int run = 0; run < 3 && s == CLIP_OK; run++) {
             clip_data *c = NULL;
             s = clip_process_launch(p);
