@@ -598,6 +598,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * holds output j whole. It is written out and zeroed. Filters wider than TC_N = 32 run in column
  * blocks of 32, the partial sums of a block kept in C and read back by the same work-item.
  *
+ * Interleaved rows (TC_S = 2). A step has a cost of its own besides its products (fragment
+ * loads, the ring's additions, its share of the staging and barriers), so a group may own 64 *
+ * TC_S rows: row m of the Toeplitz block holds X from input row TC_S * m, KRP >= KR + TC_S - 1
+ * taps, and the filter operand has TC_S columns per filter column l, column n = TC_S * l + s
+ * holding F shifted down by s taps (F(k - s, l)). Column n of a product then belongs to output
+ * row TC_S * m + s of ring column l: the same walk and ring with TC_S times the outputs a step,
+ * and no more taps where KR + 1 rounds up to the same multiple of 8 as KR (31 or 15 rows).
+ *
  * Accuracy: each value x splits into big = tf32(x) and small = tf32(x - big); a step sums
  * small*big' + big*small' + big*big' over the KRP taps of one filter column on the tensor cores
  * (which truncate as they accumulate), and the step sums join E by fp32 additions, so each
@@ -606,24 +614,43 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * value that rounds past FLT_MAX) is recomputed at the group's end by a plain direct sum with
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
  *
- * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products; the other groups on the
- * compute unit fill the wait. The small wgmma (64 x TC_N x 8) run at about the GEMM's rate per
- * multiply-add, so the kernel pays where the filter is wide: 31x31 and larger.
+ * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
+ * on the compute unit fill the wait with their own steps' other work. The wgmma themselves are
+ * not the limit (bench/wgmma_rate: from registers, chains of 12 m64n32k8 or m64n64k8 reach
+ * about 90% of the tensor cores' peak with 2 groups a compute unit); a step's other work is,
+ * so it is kept small:
  *
- * Options: TC_N 8, 16 or 32 (filter columns a block), TC_KRP (KR rounded up to 8), TJ (output
- * columns a group, a multiple of TC_N). */
-#define TC_H (64 + TC_KRP)                 /* staged rows of an input column */
+ * Staging. The input columns come through local memory TC_CW at a time, already split into
+ * their big and small parts (so a step only loads its fragments, TC_LDS4), and the output
+ * columns that complete during those TC_CW steps go out through local memory together, a warp
+ * writing consecutive rows; descriptors are stepped where they are used (TC_DESC_AT). A step is
+ * then about 100 instructions a warp besides its 12 wgmma (31x31, rows in pairs).
+ *
+ * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
+ * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8), TC_CW (input columns staged at a
+ * time: 4, 8 or 16, dividing TC_N; the local arrays within 48 KB), TJ (output columns a group,
+ * a multiple of TC_N). */
+#ifndef TC_S
+#define TC_S 1
+#endif
+#define TC_M (64 * TC_S)                   /* output rows a group */
+#define TC_NT (TC_N * TC_S)                /* columns of a product (wgmma N) */
+#define TC_H (TC_M + TC_KRP)               /* staged rows of an input column */
 #define TC_NB ((KC + TC_N - 1) / TC_N)     /* column blocks of the filter */
-#define TC_CW (TC_N < 16 ? TC_N : 16)      /* input columns staged at a time */
+#define TC_PARTS (TC_N / TC_CW)            /* staged parts of a ring turn */
 #define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
-#define TC_GROWS (2 * TC_N)                /* rows (n) of the doubled, reversed filter */
+#define TC_XS (TC_H * TC_CW)               /* words of one part of xs */
+#define TC_GROWS (2 * TC_NT)               /* rows (n) of the doubled, reversed filter */
 #define TC_LBO (TC_GROWS * 16)             /* bytes between its groups of 4 taps */
 #define TC_GPART (TC_KRP * TC_GROWS)       /* words of one part (big or small) */
-#define TC_ND (TC_N / 2)                   /* accumulators a work-item holds */
-#if TC_N == 32
+#define TC_ND (TC_NT / 2)                  /* accumulators a work-item holds */
+#if TC_NT == 64
+#define TC_MMA tc_wgmma_ra_n64
+#define TC_MMA_SET tc_wgmma_ra_n64_set
+#elif TC_NT == 32
 #define TC_MMA tc_wgmma_ra_n32
 #define TC_MMA_SET tc_wgmma_ra_n32_set
-#elif TC_N == 16
+#elif TC_NT == 16
 #define TC_MMA tc_wgmma_ra_n16
 #define TC_MMA_SET tc_wgmma_ra_n16_set
 #else
@@ -673,10 +700,22 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
         pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];            \
     }
+/* pf into xs, split: big parts first, then small ones. */
 #define TC_PUT                                                                                     \
     _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
         const int e = tid + 128 * u;                                                               \
-        if (e < TC_H * TC_CW) xs[e] = pf[u];                                                       \
+        uint b_, s_;                                                                               \
+        tc_split(pf[u], &b_, &s_);                                                                 \
+        if (e < TC_H * TC_CW) xs[e] = b_, xs[TC_H * TC_CW + e] = s_;                               \
+    }
+
+/* The output columns completed in the steps of staged part H of ring turn ch, from ys to C:
+ * consecutive work-items, consecutive rows. */
+#define TC_FLUSH(H)                                                                                \
+    _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
+        const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + 1;             \
+        if (jt >= 0 && jt < TJ)                                                                    \
+            nan |= tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize);        \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
@@ -685,42 +724,71 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_PIN(v, n)                                                                               \
     _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++) asm volatile("" : "+f"((v)[r_]))
 
+/* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW
+ * (X at the work-item's rows and taps: offsets 0, 8 * TC_S, 4 and 8 * TC_S + 4 from xb). */
+#define TC_FRAG(SI, KK)                                                                            \
+    if (8 * (KK) < TC_KRP) {                                                                       \
+        TC_LDS4(fb[KK], xaddr, (SI) % TC_CW * TC_H + 8 * (KK),                                     \
+                (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S, (SI) % TC_CW * TC_H + 8 * (KK) + 4,     \
+                (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S + 4);                                    \
+        TC_LDS4(fs[KK], xaddr, TC_XS + (SI) % TC_CW * TC_H + 8 * (KK),                             \
+                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S,                                 \
+                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 4,                                        \
+                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S + 4);                            \
+    }
+
+/* Step SI's products of taps 8 KK .. 8 KK + 7 (3xTF32, the first of the step starting the
+ * sum): the filter operand rotated by the step, (TC_N - SI) % TC_N filter columns of TC_S rows
+ * of 16 bytes, each descriptor made next to its product (TC_DESC_AT). */
+#define TC_MMAS(SI, KK)                                                                            \
+    if (8 * (KK) < TC_KRP) {                                                                       \
+        ulong ob_, os_;                                                                            \
+        TC_DESC_AT(ob_, dbig, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);                 \
+        TC_DESC_AT(os_, dsmall, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);               \
+        if ((KK) == 0)                                                                             \
+            TC_MMA_SET(d, fs[KK], ob_);                                                            \
+        else                                                                                       \
+            TC_MMA(d, fs[KK], ob_, 1);                                                             \
+        TC_MMA(d, fb[KK], os_, 1);                                                                 \
+        TC_MMA(d, fb[KK], ob_, 1);                                                                 \
+    }
+
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
  * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), their sum into
- * the ring once they are done, and the output column that completes written (output column
- * (ch - 1) * TC_N + SI + 1 of the group's). Other groups on the compute unit fill the wait. */
+ * the ring once they are done, and the output column that completes (output column
+ * (ch - 1) * TC_N + SI + 1 of the group's) put in ys. Other groups on the compute unit fill the
+ * wait. */
 #define TC_STEP(SI)                                                                                \
     {                                                                                              \
-        __local const float *xc = xs + ((SI) % TC_CW) * TC_H + xb;                                 \
-        uint fb[TC_KRP / 8][4], fs[TC_KRP / 8][4];                                                 \
-        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) tc_split4(                       \
-            xc[8 * kk], xc[8 * kk + 8], xc[8 * kk + 4], xc[8 * kk + 12], fb[kk], fs[kk]);          \
+        uint fb[8][4], fs[8][4];                                                                   \
+        TC_FRAG(SI, 0);                                                                            \
+        TC_FRAG(SI, 1);                                                                            \
+        TC_FRAG(SI, 2);                                                                            \
+        TC_FRAG(SI, 3);                                                                            \
+        TC_FRAG(SI, 4);                                                                            \
+        TC_FRAG(SI, 5);                                                                            \
+        TC_FRAG(SI, 6);                                                                            \
+        TC_FRAG(SI, 7);                                                                            \
         tc_wg_fence();                                                                             \
-        const ulong rot = (ulong)((TC_N - (SI)) % TC_N); /* rows of 16 bytes */                    \
-        _Pragma("unroll") for (int kk = 0; kk < TC_KRP / 8; kk++) {                                \
-            const ulong o = rot + (ulong)(2 * kk * TC_LBO / 16);                                   \
-            if (kk == 0)                                                                           \
-                TC_MMA_SET(d, fs[kk], dbig + o);                                                   \
-            else                                                                                   \
-                TC_MMA(d, fs[kk], dbig + o, 1);                                                    \
-            TC_MMA(d, fb[kk], dsmall + o, 1);                                                      \
-            TC_MMA(d, fb[kk], dbig + o, 1);                                                        \
-        }                                                                                          \
+        TC_MMAS(SI, 0);                                                                            \
+        TC_MMAS(SI, 1);                                                                            \
+        TC_MMAS(SI, 2);                                                                            \
+        TC_MMAS(SI, 3);                                                                            \
+        TC_MMAS(SI, 4);                                                                            \
+        TC_MMAS(SI, 5);                                                                            \
+        TC_MMAS(SI, 6);                                                                            \
+        TC_MMAS(SI, 7);                                                                            \
         tc_wg_commit();                                                                            \
         TC_WG_WAIT(0);                                                                             \
         TC_PIN(d, TC_ND);                                                                          \
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                         \
-        {                                                                                          \
-            const int n_ = ((SI) + 1) % TC_N, q_ = n_ / 8, e_ = n_ % 2;                            \
-            const int jt = (ch - 1) * TC_N + (SI) + 1;                                             \
+        _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                      \
+            const int n_ = ((SI) + 1) % TC_N * TC_S + s_, q_ = n_ / 8, e_ = n_ % 2;                \
             if (t == (n_ % 8) / 2) {                                                               \
-                if (jt >= 0 && jt < TJ) {                                                          \
-                    nan |=                                                                         \
-                        tc_out(C, kinfo, ring[4 * q_ + e_], blk, row, j0 + jt, mo, no, normalize); \
-                    nan |= tc_out(C, kinfo, ring[4 * q_ + 2 + e_], blk, row + 8, j0 + jt, mo, no,  \
-                                  normalize);                                                      \
-                }                                                                                  \
+                __local float *y = ys + ((SI) % TC_CW) * TC_M + mrow + s_;                         \
+                y[0] = ring[4 * q_ + e_];                                                          \
+                y[8 * TC_S] = ring[4 * q_ + 2 + e_];                                               \
                 ring[4 * q_ + e_] = 0.0f;                                                          \
                 ring[4 * q_ + 2 + e_] = 0.0f;                                                      \
             }                                                                                      \
@@ -733,63 +801,70 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_STEPS8(S) TC_STEPS4(S) TC_STEPS4((S) + 4)
 #if TC_CW == 16
 #define TC_STEPS(S) TC_STEPS8(S) TC_STEPS8((S) + 8)
-#else
+#elif TC_CW == 8
 #define TC_STEPS(S) TC_STEPS8(S)
+#else
+#define TC_STEPS(S) TC_STEPS4(S)
 #endif
 
-/* The TC_CW steps of staged part H (0 or 1) of ring turn ch: the next part's columns fetched
- * first, so that their loads overlap the steps (written out as a macro: the ring's register
- * indices must be constants, and a loop over H is not always unrolled). */
+/* The TC_CW steps of staged part H of ring turn ch: the next part's columns fetched first, so
+ * that their loads overlap the steps, then the part's outputs flushed and the next part staged
+ * (written out as a macro: the ring's register indices must be constants, and a loop over H is
+ * not always unrolled). */
 #define TC_STAGED(H)                                                                               \
     {                                                                                              \
-        if (ch + 1 < turns || (H) + 1 < TC_N / TC_CW)                                              \
-            TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);                                          \
+        if (ch + 1 < turns || (H) + 1 < TC_PARTS) TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);    \
         TC_STEPS((H)*TC_CW);                                                                       \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         TC_PUT;                                                                                    \
+        TC_FLUSH(H);                                                                               \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
-/* The group's outputs that came out NaN, recomputed: a work-item wrote rows row and row + 8 of
- * the columns j with (j - j0) % 8 in {2t, 2t + 1}. */
+/* The group's outputs that came out NaN (some work-item of the group saw one), recomputed:
+ * work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
-                   __global const float *kinfo, int row, int j0, int t, int ma, int na, int mo,
+                   __global const float *kinfo, int tid, int i0, int j0, int ma, int na, int mo,
                    int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    for (int jt = 2 * t; jt < TJ; jt += (jt % 2) ? 7 : 1)
-        for (int h = 0; h < 2; h++) {
-            const int i = row + 8 * h, j = j0 + jt;
-            if (i < mo && j < no && isnan(C[j * (long)mo + i]))
-                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
-                          normalize, kinfo);
-        }
+    for (int v = tid; v < TC_M * TJ; v += 128) {
+        const int i = i0 + v % TC_M, j = j0 + v / TC_M;
+        if (i < mo && j < no && isnan(C[j * (long)mo + i]))
+            store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
+                      kinfo);
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
-    GROUP_COORDS(64, TJ);
+    GROUP_COORDS(TC_M, TJ);
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
-    __local float xs[TC_CW * TC_H];
+    __local uint xs[2 * TC_CW * TC_H];
+    __local float ys[TC_CW * TC_M];
+    __local int anynan;
     const int tid = (int)get_local_id(0), w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
-    const int xb = 16 * w + g + t, row = i0 + 16 * w + g;
+    const int mrow = TC_S * (16 * w + g);
+    const uint xaddr = tc_smem(xs + mrow + t); /* the work-item's first value of a column */
     const int r0 = i0 + oi - (KR - 1);
     const int turns = TJ / TC_N + 1;
     const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
     float ring[TC_ND], d[TC_ND], pf[TC_PF];
     int nan = 0;
+    if (tid == 0) anynan = 0;
     for (int blk = 0; blk < TC_NB; blk++) {
         const int cb = j0 + oj - (KC - 1) + blk * TC_N;
         /* The previous block's products are done with gs and xs. */
         TC_WG_WAIT(0);
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Row p of the filter operand is filter column blk*TC_N + (-p mod TC_N), both parts,
-         * K-major in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an
-         * operand). */
+        /* Row p of the filter operand is filter column blk*TC_N + (-(p / TC_S) mod TC_N)
+         * shifted down by p % TC_S taps, both parts, K-major in groups of 4 taps (16 bytes a
+         * row, rows contiguous: any 16-byte start is an operand). */
         for (int e = tid; e < TC_GPART; e += 128) {
             const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
-            const int lp = (TC_N - p % TC_N) % TC_N, l = blk * TC_N + lp;
+            const int lp = (TC_N - p / TC_S % TC_N) % TC_N, l = blk * TC_N + lp;
+            const int kf = k - p % TC_S;
             uint big, small;
-            tc_split(k < KR && l < KC ? FGLOBAL(k, l) : 0.0f, &big, &small);
+            tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
             gs[e] = big;
             gs[TC_GPART + e] = small;
         }
@@ -800,13 +875,20 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
         for (int ch = 0; ch < turns; ch++) {
             TC_STAGED(0);
-#if TC_N > TC_CW
+#if TC_PARTS > 1
             TC_STAGED(1);
+#endif
+#if TC_PARTS > 2
+            TC_STAGED(2);
+            TC_STAGED(3);
 #endif
         }
     }
     TC_WG_WAIT(0);
-    if (nan) tc_fix(C, A, K, kinfo, row, j0, t, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+    if (nan) anynan = 1;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (anynan)
+        tc_fix(C, A, K, kinfo, tid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
 }
 #endif
 

@@ -70,21 +70,18 @@ inline void tc_split(float x, uint *big, uint *small) {
     *small = tc_tf32(x - as_float(b));
 }
 
-/* tc_split of four values into two fresh register quads (one asm, so no quad shares a register
- * with another): an A fragment that wgmma reads from registers. Fragments built from shared
- * values (a Toeplitz block's overlap) would otherwise need copies, and ptxas then serializes
- * the wgmma pipeline ("insufficient register resources"). */
-inline void tc_split4(float x0, float x1, float x2, float x3, uint *big, uint *small) {
-    asm volatile("{\n.reg .f32 t0, t1, t2, t3;\n"
-                 "cvt.rna.tf32.f32 %0, %8;\ncvt.rna.tf32.f32 %1, %9;\n"
-                 "cvt.rna.tf32.f32 %2, %10;\ncvt.rna.tf32.f32 %3, %11;\n"
-                 "sub.f32 t0, %8, %0;\nsub.f32 t1, %9, %1;\nsub.f32 t2, %10, %2;\n"
-                 "sub.f32 t3, %11, %3;\ncvt.rna.tf32.f32 %4, t0;\ncvt.rna.tf32.f32 %5, t1;\n"
-                 "cvt.rna.tf32.f32 %6, t2;\ncvt.rna.tf32.f32 %7, t3;\n}"
-                 : "=&r"(big[0]), "=&r"(big[1]), "=&r"(big[2]), "=&r"(big[3]), "=&r"(small[0]),
-                   "=&r"(small[1]), "=&r"(small[2]), "=&r"(small[3])
-                 : "f"(x0), "f"(x1), "f"(x2), "f"(x3));
-}
+/* Four 32-bit words of local memory into a fresh register quad: at shared address `addr`
+ * (tc_smem) plus the constant word offsets o0 .. o3. An A fragment that wgmma reads from
+ * registers is such a quad; fragments of overlapping windows (a Toeplitz block) built from
+ * shared values would otherwise share registers, and ptxas then serializes the wgmma pipeline
+ * ("insufficient register resources"). The offsets are immediates, so that unrolled code holds
+ * one address register, not one per load. */
+#define TC_LDS4(r, addr, o0, o1, o2, o3)                                                           \
+    asm volatile("ld.shared.b32 %0, [%4+%5];\nld.shared.b32 %1, [%4+%6];\n"                        \
+                 "ld.shared.b32 %2, [%4+%7];\nld.shared.b32 %3, [%4+%8];"                          \
+                 : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), "=r"((r)[3])                          \
+                 : "r"(addr), "n"(4 * (o0)), "n"(4 * (o1)), "n"(4 * (o2)), "n"(4 * (o3))           \
+                 : "memory")
 
 /* c += a * b for one m16n8k8 tile: a and b hold TF32 bit patterns in fragment order, c the four
  * fp32 accumulators of the lane. */
@@ -116,6 +113,12 @@ inline ulong tc_wg_desc(__local const void *p, uint lbo, uint sbo) {
     return (ulong)((tc_smem(p) & 0x3FFFFu) >> 4) | ((ulong)(lbo >> 4) << 16) |
            ((ulong)(sbo >> 4) << 32);
 }
+
+/* out = descriptor desc advanced by the constant o (in its 16-byte units), added where it is
+ * used: unrolled code that steps one descriptor through many constant offsets then holds one
+ * register pair, where a compiler would otherwise compute every sum once, ahead of the loop,
+ * and keep them all live. */
+#define TC_DESC_AT(out, desc, o) asm volatile("add.s64 %0, %1, %2;" : "=l"(out) : "l"(desc), "n"(o))
 
 /* Makes this work-item's writes of local memory (cp.async included) visible to the async proxy
  * that wgmma reads through; a barrier after it makes everyone's. */
@@ -213,6 +216,12 @@ TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129"
         "=f"(d[i + 6]), "=f"(d[i + 7])
 #define TC_OUT4 "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
 #define TC_OUT16 TC_OUT8(0), TC_OUT8(8)
+#define TC_ACC32 TC_ACC8(0), TC_ACC8(8), TC_ACC8(16), TC_ACC8(24)
+#define TC_OUT32 TC_OUT8(0), TC_OUT8(8), TC_OUT8(16), TC_OUT8(24)
+/* The accumulator operand of a wgmma of 32 registers. */
+#define TC_D32                                                                                     \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 TC_WGMMA_RA(tc_wgmma_ra_n8, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%8", "%9", TC_ACC4)
 TC_WGMMA_RA(tc_wgmma_ra_n16, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}", "{%8, %9, %10, %11}",
             "%12", "%13", TC_ACC8(0))
@@ -220,6 +229,7 @@ TC_WGMMA_RA(tc_wgmma_ra_n32, "m64n32k8",
             "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
             "{%16, %17, %18, %19}", "%20", "%21", TC_ACC16)
 /* (p = a[0] != a[0], false: the product does not accumulate) */
+TC_WGMMA_RA(tc_wgmma_ra_n64, "m64n64k8", TC_D32, "{%32, %33, %34, %35}", "%36", "%37", TC_ACC32)
 TC_WGMMA_RA_SET(tc_wgmma_ra_n8_set, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%4", "%8",
                 TC_OUT4)
 TC_WGMMA_RA_SET(tc_wgmma_ra_n16_set, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}",
@@ -227,6 +237,8 @@ TC_WGMMA_RA_SET(tc_wgmma_ra_n16_set, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %
 TC_WGMMA_RA_SET(tc_wgmma_ra_n32_set, "m64n32k8",
                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
                 "{%16, %17, %18, %19}", "%16", "%20", TC_OUT16)
+TC_WGMMA_RA_SET(tc_wgmma_ra_n64_set, "m64n64k8", TC_D32, "{%32, %33, %34, %35}", "%32", "%36",
+                TC_OUT32)
 
 /* ---- Hopper (sm_90) transaction barriers and bulk copies ----------------------------------------
  * An mbarrier in local memory counts arrivals and, with expect_tx, the bytes of bulk copies still

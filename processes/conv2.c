@@ -62,7 +62,8 @@
  *   2. The tuning cache (clip_tuning_lookup, process "conv2"), key "TYPE-kMKxNK" then
  *      "TYPE-kN" with N = max(MK, NK) (e.g. "f32-k31x31", "f32-k31"); the value names a variant
  *      with optional tile sizes (local:wx,wy,rj; global:wx,wy,rj,vw; block:wx,wy,ri,rj;
- *      tensor:rj, output columns a group, a multiple of 32), or "fft",
+ *      tensor:rj[,rows], output columns a group, a multiple of 32, and rows a group, 64, or
+ *      128 with rows interleaved in pairs), or "fft",
  *      or "separable" (taken when K is rank one). A value that does not parse or cannot run on
  *      the device is ignored (a block tile too large for local memory is shrunk to fit).
  *   3. Otherwise the cheapest by the cost model below among: the direct kernel for the device
@@ -83,18 +84,20 @@
  *                      vector loads per filter row, ri*(rj+nk-1), count as multiply-adds);
  *                      complex multiply-adds count 4, double ones 2
  *      separable       two passes (the column pass writes and the row pass reads mo x na)
- *      tensor          its wgmma count (3 * KRP / 8 a step, a step an input column of a
- *                      group's walk) at a fitted rate, slowed where fewer than 3 groups a compute
- *                      unit are resident; block's tiles shrunk to fit local memory count slower
+ *      tensor          its steps (an input column of a group's walk), each a fixed cost plus
+ *                      its wgmma (3 * KRP / 8) by their width, at fitted rates, slowed where
+ *                      fewer groups than the registers allow a compute unit are resident;
+ *                      against it, block's tiles shrunk to fit local memory count slower, and
+ *                      block's rate falls with fewer taps than it was fitted to
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
  *                      S back) at a fitted cost per point and log2(PQ), the gather, product and
  *                      crop passes over memory, and a fixed cost per launch
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
- *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores"):
- *   31x31 tensor 2.19 ms (block 2.70), 63x63 tensor 10.2 ms (block 28.7), 47x47 (tensor 9.4)
- *   and below as before.
+ *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores";
+ *   H200): 15x15 tensor 0.66 ms (block 0.82), 31x31 tensor 1.74 (block 2.73), 63x63 tensor
+ *   7.16 (block 28.8); 21x21 and 47x47 block (1.38 and 6.77 ms, tensor 1.46 and 7.34).
  *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with
  *   separable on, both passes use it), fft forces the FFT path; separable on forces the two
  *   passes (an error unless K is rank one), off never takes them. A forced variant the device
@@ -249,8 +252,8 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * measurements (bench/CONV2.md): GPU on an H100 (132 CUs, 1980 MHz; 7x7 local 0.41 ms, 31x31
  * block 2.59 ms, 3x3 local 537 MB in 0.27 ms, FFT 2160^2 0.29 ms and 8232^2 2.09 ms), CPU under
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
- * 2.2 ms, FFT 2100^2 82 ms). tensor: the tensor kernel's wgmma per ms (tensor_ms; GPUs with
- * it only); units: the device's compute units. */
+ * 2.2 ms, FFT 2100^2 82 ms). tensor: the tensor kernel's wgmma of 32 columns per ms
+ * (tensor_ms; GPUs with it only); units: the device's compute units. */
 typedef struct rates {
     double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor, units;
 } rates;
@@ -263,7 +266,7 @@ static rates device_rates(clip_process *p, clip_type t) {
         r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0, 1};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 6.4e6, 1};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 1.02e7, 1};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;
@@ -278,24 +281,27 @@ static rates device_rates(clip_process *p, clip_type t) {
 
 #define RB_STAGE 16
 /* The tensor kernel (kernels/conv2.cl, conv2_tensor): a group walks its rj output columns plus
- * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 small wgmma
- * (64 x ring x 8), whose count bounds the time: they run at a rate per compute unit that hardly
- * depends on the ring's width (H200, 8192^2 'same': 31x31 14.2M wgmma in 2.21 ms, 15x15 6.7M
- * in 1.08 ms), lower for the 8-column ring (3x3: 3.2M in 0.67 ms) and for filters taller than 32
- * (H100, their registers limited: 63x63 56.6M in 10.2 ms, 47x47 42.5M in 9.4). */
-#define TENSOR_RESIDENT 3 /* groups of the tensor kernel a compute unit holds (162 registers) */
+ * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 wgmma of
+ * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 6.2
+ * wgmma of 32 columns) plus its products counted in wgmma of 32 columns (r->tensor of those per
+ * ms), fitted to H200 8192^2 'same' (bench/CONV2.md: rows in pairs, 7x7 0.344 ms, 15x15 0.666,
+ * 21x21 1.48, 31x31 1.75; 64 rows 63x63 7.24), and 1.3 times that for 33 to 56 rows (47x47
+ * 7.34). Groups share a compute unit as their registers allow (conv2_tensor_maxnreg; ptxas
+ * takes about 230 unlimited); fewer groups than that leave the tensor cores idle while each
+ * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2 with
+ * 16 times the work). */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
-    const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g);
+    const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g, c->ri);
     const double blocks = ceil((double)g->nk / ring);
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
-    const double steps = ceil((double)g->mo / 64) * walked * blocks * (double)g->slices;
-    const double rate = r->tensor * (krp > 32 ? 0.75 : ring == 8 ? 0.76 : 1);
-    /* Fewer groups than TENSOR_RESIDENT a compute unit leave the tensor cores idle while each
-     * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2
-     * with 16 times the work). */
-    const double groups = ceil((double)g->mo / 64) * ceil((double)g->no / c->rj) * g->slices;
-    const double busy = fmin(1, groups / (TENSOR_RESIDENT * r->units));
-    return fmax(steps * 3 * krp / 8 / (rate * busy), bytes / r->bw) + r->launch;
+    const double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
+    const double work = 6.2 + 3 * krp / 8 * ring * (c->ri / 64) / 32;
+    const double tall = krp > 32 && krp <= 56 ? 1.3 : 1;
+    const int regs = conv2_tensor_maxnreg(g, c->ri);
+    const double resident = floor(65536.0 / (128.0 * (regs ? regs : 232)));
+    const double groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
+    const double busy = fmin(1, groups / (resident * r->units));
+    return fmax(steps * work * tall / (r->tensor * busy), bytes / r->bw) + r->launch;
 }
 
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
@@ -371,9 +377,10 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
  * (2048^2) and 0.673 against 0.883 (8192^2), while f32 31x1 (block rows 2 tall) at 8192^2 is
  * block's, 0.374 against 0.413. Row filters (1 x k) from LOCAL_ROW_MIN taps on images that
  * fill the device go to block (H100, 1 x 7: 4096^2 block 0.0637 ms, local 0.0696; 8192^2
- * 0.2268 against 0.2546). On sm_90 the tensor kernel for f32 where the cost model puts it
- * below the pick (tensor_ms; H100 8192^2: 31x31 2.19 ms against block 2.70, 63x63 10.2 against
- * 28.7; 47x47 and below block's). */
+ * 0.2268 against 0.2546), and so do column filters (k x 1) where block's tiles are two rows
+ * tall (H200, 7 x 1: 8192^2 block 0.224 ms, local 0.252). On sm_90 the tensor kernel for f32
+ * where the cost model puts it below the pick (tensor_ms; H200 8192^2: 15x15 0.66 ms against
+ * block 0.82, 31x31 1.74 against 2.73, 63x63 7.16 against 28.8; 21x21 and 47x47 block's). */
 #define LOCAL_MAX_TAPS 16
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31
@@ -387,8 +394,9 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
         ceil((double)g->mo / b.ri) * ceil((double)g->no / b.rj) * (double)g->slices;
     const int few = items < (double)BLOCK_MIN_ITEMS * (d->compute_units ? d->compute_units : 1);
     const size_t taps = g->mk * g->nk;
-    const int row_filter = g->mk == 1 && g->nk >= LOCAL_ROW_MIN && !few;
-    const conv2_cfg pick = (taps <= LOCAL_MAX_TAPS && !row_filter) ||
+    const int line = g->mk == 1 || (g->nk == 1 && b.ri > 1);
+    const int line_filter = line && taps >= LOCAL_ROW_MIN && !few;
+    const conv2_cfg pick = (taps <= LOCAL_MAX_TAPS && !line_filter) ||
                                    (few && taps <= LOCAL_FEW_TAPS) ||
                                    (g->nk == 1 && g->mk <= LOCAL_COL_TAPS && b.ri == 1)
                                ? conv2_default_cfg(p, g, CONV2_LOCAL)
@@ -403,6 +411,10 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
         if (pick.kind == CONV2_BLOCK) {
             const double shrink = conv2_block_shrink(p, g, &pick);
             t_pick = shrink > 0 ? t_pick / pow(shrink, 0.35) : INFINITY;
+            /* and from 15x15 to the 31x31 it was fitted to, block's rate falls with the taps
+             * (H200 8192^2: 15x15 0.82 ms, 0.77 of it; 21x21 0.89), about as 1 - 50 / taps;
+             * smaller filters are the local kernel's or bound by memory */
+            if (taps >= 200) t_pick /= 1 - 50.0 / (double)taps;
         }
         if (pass_ms(&r, &tc, g) < t_pick) return tc;
     }

@@ -32,8 +32,8 @@ typedef struct conv2_geom {
 
 /* A direct kernel's configuration: kind, work-group wx x wy, outputs per work-item (local: rj
  * along the row; global: vw rows by rj; block: ri rows by rj; cols: ri rows; rblock: ri vectors
- * of vw rows by rj, one work-item per group; tensor: a group's ri = 64 rows by rj columns), and
- * whether the filter size is compiled in. */
+ * of vw rows by rj, one work-item per group; tensor: a group's ri = 64 * TC_S rows by rj columns),
+ * and whether the filter size is compiled in. */
 typedef struct conv2_cfg {
     int kind, wx, wy, ri, rj, vw, fixed;
 } conv2_cfg;
@@ -55,9 +55,9 @@ typedef struct conv2_fft conv2_fft;
  * fit; conv2_direct_build shrinks block tiles that do not fit). */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind);
 /* Parses a tuning value "NAME" or "NAME:a,b,c[,d]" (local:wx,wy,rj; global:wx,wy,rj,vw;
- * block:wx,wy,ri,rj; rblock:ri,rj[,vw]; tensor:rj) into cfg (kind 0 for "fft" and "separable",
- * which set *other to 1 or 2). Returns 0 when the value is well formed and its sizes are sane for
- * the device, -1 otherwise. */
+ * block:wx,wy,ri,rj; rblock:ri,rj[,vw]; tensor:rj[,rows]) into cfg (kind 0 for "fft" and
+ * "separable", which set *other to 1 or 2). Returns 0 when the value is well formed and its sizes
+ * are sane for the device, -1 otherwise. */
 int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
                        int *other);
 /* Builds the kernel of *cfg for geometry g into *ps (cfg is updated where the work-group or a
@@ -72,9 +72,19 @@ clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_
  * device's local memory, over c's (1 when it fits as it is, 0 when nothing fits). */
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c);
 /* The tensor kernel's ring: 8, 16 or 32 filter columns a block (wider filters run in blocks of
- * 32), and its filter rows rounded up to the wgmma's K of 8 (TC_N, TC_KRP in kernels/conv2.cl). */
+ * 32), and the taps of its products for a group of `rows` rows (64, or 64 * TC_S with rows
+ * interleaved): KR + rows / 64 - 1 rounded up to the wgmma's K of 8 (TC_N, TC_KRP in
+ * kernels/conv2.cl). */
 size_t conv2_tensor_ring(const conv2_geom *g);
-size_t conv2_tensor_krp(const conv2_geom *g);
+size_t conv2_tensor_krp(const conv2_geom *g, int rows);
+/* The input columns the tensor kernel stages at a time (TC_CW: 16, 8 or 4, as many as its local
+ * arrays hold within 48 KB) for a group of `rows` rows (64, or 128 with rows interleaved in
+ * pairs), or 0 when such a group cannot run g (a product wider than 64 columns, ring * rows /
+ * 64, or local arrays past 48 KB). */
+size_t conv2_tensor_cw(const conv2_geom *g, int rows);
+/* The register limit the tensor kernel is built with for a group of `rows` rows
+ * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
+int conv2_tensor_maxnreg(const conv2_geom *g, int rows);
 /* Why the tensor kernel (kernels/conv2.cl, conv2_tensor) cannot run geometry g on this device,
  * or NULL when it can: it needs wgmma (NVIDIA compute capability 9.0), f32 data and a filter of
  * at most 64 rows. */

@@ -19,6 +19,8 @@ static const char *const kind_names[] = {"?",     "local", "global", "block", "c
 /* The tensor kernel's output columns a group (conv2_default_cfg), and its filter rows at most. */
 #define TENSOR_TJ 256
 #define TENSOR_MAX_ROWS 64
+/* Its local arrays at most: NVIDIA's OpenCL takes no more statically. */
+#define TENSOR_LOCAL (48 * 1024)
 
 /* rblock's default register block (conv2_default_cfg). */
 #define RBLOCK_RI 4
@@ -68,7 +70,12 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         if (cpu) c = (conv2_cfg){kind, 16, 2, 1, 4, 1, 1};
     }
     if (kind == CONV2_COLS) c = (conv2_cfg){kind, 32, 8, 15, 1, 1, 1};
-    if (kind == CONV2_TENSOR) c = (conv2_cfg){kind, 128, 1, 64, TENSOR_TJ, 1, 1};
+    if (kind == CONV2_TENSOR) {
+        /* Rows interleaved in pairs where the second row's tap fits the rounding to 8 already
+         * padded in (bench/CONV2.md: 8192^2 31x31 1.75 ms against 2.04 in groups of 64 rows) */
+        const int pairs = g->mk <= 31 && g->mk % 8 && conv2_tensor_cw(g, 128);
+        c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
+    }
     if (kind == CONV2_RBLOCK) {
         const int vw = simd_rows(p, g->t);
         c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, RBLOCK_RJ, vw, 1}
@@ -109,10 +116,13 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
     if (!colon) return 0;
     int v[4];
     if (kind == CONV2_TENSOR) {
-        /* rj: output columns a group, a multiple of the ring (32 covers every filter) */
-        if (parse_ints(colon + 1, v, 1) || v[0] % 32) return -1;
+        /* rj: output columns a group, a multiple of the ring (32 covers every filter); then
+         * optionally the group's rows (64, or 128 with rows in pairs) */
+        const int two = !parse_ints(colon + 1, v, 2);
+        if ((!two && parse_ints(colon + 1, v, 1)) || v[0] % 32) return -1;
         cfg->rj = v[0];
-        return 0;
+        if (two) cfg->ri = v[1];
+        return conv2_tensor_cw(g, cfg->ri) ? 0 : -1;
     }
     if (kind == CONV2_RBLOCK) {
         /* ri,rj with the native vector width, or ri,rj,vw; the accumulators are vectors, so
@@ -207,8 +217,37 @@ size_t conv2_tensor_ring(const conv2_geom *g) {
     return g->nk <= 8 ? 8 : g->nk <= 16 ? 16 : 32;
 }
 
-size_t conv2_tensor_krp(const conv2_geom *g) {
-    return (g->mk + 7) / 8 * 8;
+size_t conv2_tensor_krp(const conv2_geom *g, int rows) {
+    return (g->mk + (size_t)rows / 64 - 1 + 7) / 8 * 8;
+}
+
+/* Bytes of the tensor kernel's local arrays (kernels/conv2.cl): gs, the filter's two parts of
+ * krp x 2 * ring * s words; xs, cw staged columns of rows + krp values, two parts; ys, cw output
+ * columns of `rows` values; a flag. */
+static size_t tensor_local(const conv2_geom *g, int rows, size_t cw) {
+    const size_t ring = conv2_tensor_ring(g), s = (size_t)rows / 64,
+                 krp = conv2_tensor_krp(g, rows);
+    return 4 * (2 * krp * 2 * ring * s + 2 * cw * ((size_t)rows + krp) + cw * (size_t)rows + 1);
+}
+
+size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
+    if (rows != 64 && rows != 128) return 0;
+    const size_t ring = conv2_tensor_ring(g);
+    size_t cw = ring < 1024 / (size_t)rows ? ring : 1024 / (size_t)rows;
+    while (cw > 4 && tensor_local(g, rows, cw) > TENSOR_LOCAL)
+        cw /= 2;
+    return ring * (size_t)rows / 64 <= 64 && tensor_local(g, rows, cw) <= TENSOR_LOCAL ? cw : 0;
+}
+
+int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
+    /* ptxas's register count decides how many groups share a compute unit, and more groups
+     * overlap their waits better, up to where spills cost more (H200 8192^2, bench/CONV2.md):
+     * rows in pairs, 15x15 0.67 ms at 128 registers against 0.73 unlimited (146), 31x31 1.75
+     * at 168 against 1.79 (199), 21x21 1.48 at 168, 1.72 at 128; 64 rows, 63x63 7.25 at 96
+     * against 7.48 at 255, 9.90 at 168; 47x47 7.34 at 255, 9.18 at 168, 11.4 with no limit
+     * given. */
+    const size_t krp = conv2_tensor_krp(g, rows);
+    return rows == 128 ? (krp <= 16 ? 128 : 168) : krp > 56 ? 96 : krp > 32 ? 255 : 0;
 }
 
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
@@ -222,17 +261,15 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
 /* The tensor kernel's options: its ring and rows (conv2_tensor_ring, conv2_tensor_krp) and a
  * group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
-    const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g);
-    /* Filters taller than 32 rows: unlimited, ptxas takes 221 registers (two groups a compute
-     * unit); limited, more groups fit and their overlap outweighs the spills (H100 8192^2,
-     * bench/CONV2.md: 63x63 15.4 ms unlimited, 10.3 at 96, 11.9 at 128; 47x47 12.9, 9.5 at
-     * 128, 12.2 at 96). */
+    const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g, c->ri);
+    const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
     char regs[48] = "";
-    if (krp > 32) snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", krp > 56 ? 96 : 128);
+    if (maxnreg) snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
     snprintf(opts, cap,
-             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_KRP=%zu -DTJ=%d "
-             "-DCLIP_SM90A%s",
-             c->kind, g->pad, g->mk, g->nk, ring, krp, c->rj, regs);
+             "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_S=%d -DTC_KRP=%zu -DTC_CW=%zu "
+             "-DTJ=%d -DCLIP_SM90A%s",
+             c->kind, g->pad, g->mk, g->nk, ring, c->ri / 64, krp, conv2_tensor_cw(g, c->ri), c->rj,
+             regs);
     /* Experiment hook: more -D options (a -DCLIP_SM90A_MAXNREG=N there replaces the limit). */
     clip_proc_options_from_env(opts, cap, "CLIP_CONV2_DEFS");
 }

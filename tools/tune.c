@@ -341,8 +341,8 @@ static void check_cache(clip_app *app) {
 /* ---- conv2 -------------------------------------------------------------------------------
  * conv2 reads one cache value per type and filter size (processes/conv2.c: key "TYPE-kMxN",
  * value "local:wx,wy,rj", "global:wx,wy,rj,vw", "block:wx,wy,ri,rj", "rblock:ri,rj,vw",
- * "tensor:rj"; "fft" is honoured only with accuracy normwise, so tune never offers it) and has no
- * tile parameters of its own, so each candidate is offered to conv2 through a scratch cache (the
+ * "tensor:rj,rows"; "fft" is honoured only with accuracy normwise, so tune never offers it) and has
+ * no tile parameters of its own, so each candidate is offered to conv2 through a scratch cache (the
  * real path + ".trial") and what init actually took is read back from clip_process_variant: a value
  * conv2 rejects or shrinks shows up as a different or duplicate configuration, never as a wrong
  * entry. Every result is checked against the global kernel's before it is timed; the value stored
@@ -411,7 +411,7 @@ static int c2_value(const char *variant, char *out, size_t cap) {
     else if (sscanf(variant, "rblock %dx%dx%d", &a, &b, &c) == 3)
         snprintf(out, cap, "rblock:%d,%d,%d", a, c, b);
     else if (sscanf(variant, "tensor %dx%d", &a, &b) == 2)
-        snprintf(out, cap, "tensor:%d", b);
+        snprintf(out, cap, "tensor:%d,%d", b, a);
     else
         return -1;
     return 0;
@@ -494,8 +494,8 @@ done:
 /* The candidates after the untuned choice: every kernel at its defaults, then tile sets around
  * the global kernel's default here (`global`, its value), around the GPU and CPU defaults of
  * processes/conv2_direct.c, rblock's register blocks (ri vectors by rj columns, 12 to 24
- * accumulators, the native vector width) and the tensor kernel's group widths (sm_90 only: a
- * device without it runs auto's choice, which counts as seen). */
+ * accumulators, the native vector width) and the tensor kernel's group widths and rows (sm_90
+ * only: a device without it runs auto's choice, which counts as seen). */
 #define C2_KERNELS 4 /* fixed[]'s first entries: the kernels at their defaults */
 static int c2_candidates(const char *global, char out[][64]) {
     static const char *const fixed[] = {
@@ -506,7 +506,7 @@ static int c2_candidates(const char *global, char out[][64]) {
         "block:32,4,2,16", "block:32,4,1,16", "block:32,8,2,8",  "block:16,8,2,16",
         "block:32,4,4,8",  "block:16,2,1,4",  "block:16,2,2,8",  "block:8,4,2,8",
         "global:32,8,8,1", "global:32,4,8,1", "global:64,4,8,1", "global:32,8,4,1",
-        "tensor:128",      "tensor:512"};
+        "tensor:128",      "tensor:512",      "tensor:256,64",   "tensor:256,128"};
     int n = 0, wx, wy, rj, vw;
     /* The kernels at their defaults first (global's too: the untuned choice may be rblock), so a
      * small budget still compares them. fft is no candidate: auto's default accuracy
