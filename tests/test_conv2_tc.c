@@ -3,9 +3,9 @@
  * compare_elementwise): filter sizes across the kernel's ring widths (8, 16, 32 columns) and
  * column blocks (wider than 32), rows up to 64, images of one and of several groups, every shape,
  * orientation, pad mode and normalize, N-D slices, Inf and NaN in A and in K (the NaN outputs'
- * exact recomputation), the high-dynamic-range images, and auto's choice at a size where the
- * kernel pays. Elsewhere it checks the refusal (which names the reason) and reports itself
- * skipped. */
+ * exact recomputation), the high-dynamic-range images, auto's choice at a size where the
+ * kernel pays, and the group shapes a tuning value chooses. Elsewhere it checks the refusal
+ * (which names the reason) and reports itself skipped. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +145,53 @@ static void test_refusals(clip_app *app) {
     }
 }
 
+/* The tuning cache's tensor values choose the group's columns and rows (processes/conv2.c):
+ * groups of 64 rows for a filter that takes its rows in pairs by default, pairs for one that does
+ * not, wider groups; a value the kernel cannot run (pairs of a filter past 31 rows, whose local
+ * arrays would pass 48 KB) is ignored. Results checked as everywhere. */
+static void test_tuned_rows(clip_app *app) {
+    const char *path = "conv2_tc_tuning.txt";
+    const clip_device_info *dev = clip_app_device(app);
+    static const struct {
+        size_t mk, nk;
+        const char *value, *want; /* want: the reported variant's start; NULL: auto's own */
+    } cases[] = {{31, 31, "tensor:256,64", "tensor 64x256 k31x31"},
+                 {15, 13, "tensor:512,128", "tensor 128x512 k15x13"},
+                 {16, 16, "tensor:256,128", "tensor 128x256 k16x16"},
+                 {40, 47, "tensor:256,128", NULL}};
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k%zux%zu\t%s\n", dev->name, dev->driver,
+                cases[i].mk, cases[i].nk, cases[i].value);
+    fclose(f);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const conv_case cc = {CLIP_F32, CLIP_F32, {150, 290, 1}, {cases[i].mk, cases[i].nk},
+                              SAME,     ZERO,     (int)(i % 2),  0};
+        host_arr ha, hk;
+        clip_data *a = make_data(app, CLIP_F32, 150, 290, 1, 701 + i, &ha);
+        clip_data *k = make_data(app, CLIP_F32, cases[i].mk, cases[i].nk, 1, 801 + i, &hk);
+        clip_process *q = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 0);
+        char own[128];
+        snprintf(own, sizeof own, "%s", clip_process_variant(q));
+        clip_process_destroy(q);
+        setenv("CLIP_TUNING_CACHE", path, 1);
+        clip_process *p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 0);
+        unsetenv("CLIP_TUNING_CACHE");
+        const char *v = clip_process_variant(p), *want = cases[i].want ? cases[i].want : own;
+        tu_checks++;
+        if (strncmp(v, want, strlen(want))) {
+            tu_failures++;
+            fprintf(stderr, "tuning '%s' for %zux%zu: variant '%s', wanted '%s'\n", cases[i].value,
+                    cases[i].mk, cases[i].nk, v, want);
+        }
+        clip_process_destroy(p);
+        c2_release(&ha, &hk, a, k);
+    }
+    remove(path);
+}
+
 /* auto takes the tensor kernel for a large filter on an image that fills the device (f32), and
  * block for f64 (init only: nothing is launched). */
 static void test_auto(clip_app *app) {
@@ -181,6 +228,7 @@ int main(void) {
     test_nonfinite(app);
     test_dynamic_range(app);
     test_auto(app);
+    test_tuned_rows(app);
     clip_app_destroy(app);
     return tu_finish("test_conv2_tc");
 }
