@@ -351,6 +351,21 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                  p->mwg / p->mdimc, p->nwg / p->ndimc, p->kwg, (long)regs * p->kwg);
         return -1;
     }
+    /* Even in a short slice PoCL builds some register tiles for minutes (Release build, small
+     * kernel, kwg 8, scalars: 10x32 211 s, 12x16 68 s, 6x16 14 s, 32x32 12.8 s; 16x16 2.7 s,
+     * 16x4 and 3x3 under 1 s): many accumulator vectors, and fewer still where their rows are
+     * not a power of two. Every default and tuning candidate has a power of two and at most 32
+     * vectors. */
+    const int rows = p->mwg / p->mdimc / p->vw, vectors = rows * (p->nwg / p->ndimc);
+    const int most = rows & (rows - 1) ? 32 : 256;
+    if (vectors > most) {
+        snprintf(why, cap,
+                 "register tile %dx%d in vectors of %d holds %d accumulator vectors (at most "
+                 "%d%s)",
+                 p->mwg / p->mdimc, p->nwg / p->ndimc, p->vw, vectors, most,
+                 most == 32 ? " where its rows of vectors are not a power of two" : "");
+        return -1;
+    }
     size_t local = local_bytes(p, t);
     if (local > dev->local_mem) {
         snprintf(why, cap, "the tiles need %zu bytes of local memory, the device has %llu", local,

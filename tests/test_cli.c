@@ -96,6 +96,10 @@ int main(void) {
     expect_error("run matmul cli_sq.cfl cli_sq.cfl --variant tiled --mwg 32 --nwg 16 --mdimc 1 "
                  "--ndimc 1 --kwg 1024",
                  "at most 8192");
+    /* and one of many accumulators in a short slice (fuzz_cli: 211 s to build) */
+    expect_error("run matmul cli_sq.cfl cli_sq.cfl --variant small --mwg 10 --nwg 32 --mdimc 1 "
+                 "--ndimc 1",
+                 "at most 32 where");
     FILE *f = fopen("cli_bad.hdr", "w");
     fputs("# Dimensions\nnot numbers\n", f);
     fclose(f);
