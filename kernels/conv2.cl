@@ -753,6 +753,17 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_MMA(d, fb[KK], ob_, 1);                                                                 \
     }
 
+/* M(SI, KK) for KK = 0 .. 7, each a constant (the immediates of TC_LDS4 and TC_DESC_AT). */
+#define TC_EIGHT(M, SI)                                                                            \
+    M(SI, 0);                                                                                      \
+    M(SI, 1);                                                                                      \
+    M(SI, 2);                                                                                      \
+    M(SI, 3);                                                                                      \
+    M(SI, 4);                                                                                      \
+    M(SI, 5);                                                                                      \
+    M(SI, 6);                                                                                      \
+    M(SI, 7)
+
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
  * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), their sum into
@@ -762,23 +773,9 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_STEP(SI)                                                                                \
     {                                                                                              \
         uint fb[8][4], fs[8][4];                                                                   \
-        TC_FRAG(SI, 0);                                                                            \
-        TC_FRAG(SI, 1);                                                                            \
-        TC_FRAG(SI, 2);                                                                            \
-        TC_FRAG(SI, 3);                                                                            \
-        TC_FRAG(SI, 4);                                                                            \
-        TC_FRAG(SI, 5);                                                                            \
-        TC_FRAG(SI, 6);                                                                            \
-        TC_FRAG(SI, 7);                                                                            \
+        TC_EIGHT(TC_FRAG, SI);                                                                     \
         tc_wg_fence();                                                                             \
-        TC_MMAS(SI, 0);                                                                            \
-        TC_MMAS(SI, 1);                                                                            \
-        TC_MMAS(SI, 2);                                                                            \
-        TC_MMAS(SI, 3);                                                                            \
-        TC_MMAS(SI, 4);                                                                            \
-        TC_MMAS(SI, 5);                                                                            \
-        TC_MMAS(SI, 6);                                                                            \
-        TC_MMAS(SI, 7);                                                                            \
+        TC_EIGHT(TC_MMAS, SI);                                                                     \
         tc_wg_commit();                                                                            \
         TC_WG_WAIT(0);                                                                             \
         TC_PIN(d, TC_ND);                                                                          \
