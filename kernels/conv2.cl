@@ -628,8 +628,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
  * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8), TC_CW (input columns staged at a
- * time: 4, 8 or 16, dividing TC_N; the local arrays within 48 KB), TJ (output columns a group,
- * a multiple of TC_N). */
+ * time: 4, 8 or 16, dividing TC_N; the local arrays within 48 KB), TC_HALVES (below), TJ
+ * (output columns a group, a multiple of TC_N). */
 #ifndef TC_S
 #define TC_S 1
 #endif
@@ -753,16 +753,31 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_MMA(d, fb[KK], ob_, 1);                                                                 \
     }
 
-/* M(SI, KK) for KK = 0 .. 7, each a constant (the immediates of TC_LDS4 and TC_DESC_AT). */
-#define TC_EIGHT(M, SI)                                                                            \
-    M(SI, 0);                                                                                      \
-    M(SI, 1);                                                                                      \
-    M(SI, 2);                                                                                      \
-    M(SI, 3);                                                                                      \
-    M(SI, 4);                                                                                      \
-    M(SI, 5);                                                                                      \
-    M(SI, 6);                                                                                      \
-    M(SI, 7)
+/* M(SI, KK) for KK = K0 .. K0 + 3, each a constant (the immediates of TC_LDS4 and TC_DESC_AT). */
+#define TC_FOUR(M, SI, K0)                                                                         \
+    M(SI, (K0));                                                                                   \
+    M(SI, (K0) + 1);                                                                               \
+    M(SI, (K0) + 2);                                                                               \
+    M(SI, (K0) + 3)
+
+/* TC_HALVES 1 (filters past 32 rows): taps 32 to 63 of a step are loaded and multiplied after
+ * the first 32 are done, so that half the fragments are live at a time; the registers saved
+ * let more groups share a compute unit (bench/CONV2.md: 47x47 7.54 -> 6.15 ms on the H100). */
+#ifndef TC_HALVES
+#define TC_HALVES 0
+#endif
+#if TC_HALVES
+#define TC_FIRST_HALF(M, SI, K0)
+#define TC_SECOND_HALF(SI)                                                                         \
+    TC_FOUR(TC_FRAG, SI, 4);                                                                       \
+    tc_wg_fence();                                                                                 \
+    TC_FOUR(TC_MMAS, SI, 4);                                                                       \
+    tc_wg_commit();                                                                                \
+    TC_WG_WAIT(0)
+#else
+#define TC_FIRST_HALF(M, SI, K0) TC_FOUR(M, SI, K0)
+#define TC_SECOND_HALF(SI)
+#endif
 
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
@@ -773,11 +788,14 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_STEP(SI)                                                                                \
     {                                                                                              \
         uint fb[8][4], fs[8][4];                                                                   \
-        TC_EIGHT(TC_FRAG, SI);                                                                     \
+        TC_FOUR(TC_FRAG, SI, 0);                                                                   \
+        TC_FIRST_HALF(TC_FRAG, SI, 4);                                                             \
         tc_wg_fence();                                                                             \
-        TC_EIGHT(TC_MMAS, SI);                                                                     \
+        TC_FOUR(TC_MMAS, SI, 0);                                                                   \
+        TC_FIRST_HALF(TC_MMAS, SI, 4);                                                             \
         tc_wg_commit();                                                                            \
         TC_WG_WAIT(0);                                                                             \
+        TC_SECOND_HALF(SI);                                                                        \
         TC_PIN(d, TC_ND);                                                                          \
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                         \
         _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                      \

@@ -97,7 +97,8 @@
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
  *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores";
  *   H200): 15x15 tensor 0.66 ms (block 0.82), 31x31 tensor 1.74 (block 2.73), 63x63 tensor
- *   7.16 (block 28.8); 21x21 and 47x47 block (1.38 and 6.77 ms, tensor 1.46 and 7.34).
+ *   7.16 (block 28.8); 21x21 block (1.38 ms, tensor 1.46); H100 47x47 tensor 6.15 (block
+ *   6.78).
  *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with
  *   separable on, both passes use it), fft forces the FFT path; separable on forces the two
  *   passes (an error unless K is rank one), off never takes them. A forced variant the device
@@ -285,8 +286,8 @@ static rates device_rates(clip_process *p, clip_type t) {
  * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 6.2
  * wgmma of 32 columns) plus its products counted in wgmma of 32 columns (r->tensor of those per
  * ms), fitted to H200 8192^2 'same' (bench/CONV2.md: rows in pairs, 7x7 0.344 ms, 15x15 0.666,
- * 21x21 1.48, 31x31 1.75; 64 rows 63x63 7.24), and 1.3 times that for 33 to 56 rows (47x47
- * 7.34). Groups share a compute unit as their registers allow (conv2_tensor_maxnreg; ptxas
+ * 21x21 1.48, 31x31 1.75; 64 rows 63x63 7.24), and 1.1 times that for 33 to 56 rows (H100,
+ * 47x47 6.15). Groups share a compute unit as their registers allow (conv2_tensor_maxnreg; ptxas
  * takes about 230 unlimited); fewer groups than that leave the tensor cores idle while each
  * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2 with
  * 16 times the work). */
@@ -296,7 +297,7 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
     const double work = 6.2 + 3 * krp / 8 * ring * (c->ri / 64) / 32;
-    const double tall = krp > 32 && krp <= 56 ? 1.3 : 1;
+    const double tall = krp > 32 && krp <= 56 ? 1.1 : 1;
     const int regs = conv2_tensor_maxnreg(g, c->ri);
     const double resident = floor(65536.0 / (128.0 * (regs ? regs : 232)));
     const double groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
@@ -380,7 +381,8 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
  * 0.2268 against 0.2546), and so do column filters (k x 1) where block's tiles are two rows
  * tall (H200, 7 x 1: 8192^2 block 0.224 ms, local 0.252). On sm_90 the tensor kernel for f32
  * where the cost model puts it below the pick (tensor_ms; H200 8192^2: 15x15 0.66 ms against
- * block 0.82, 31x31 1.74 against 2.73, 63x63 7.16 against 28.8; 21x21 and 47x47 block's). */
+ * block 0.82, 31x31 1.74 against 2.73, 63x63 7.16 against 28.8, H100 47x47 6.15 against 6.78;
+ * 21x21 block's). */
 #define LOCAL_MAX_TAPS 16
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31

@@ -243,11 +243,12 @@ int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
     /* ptxas's register count decides how many groups share a compute unit, and more groups
      * overlap their waits better, up to where spills cost more (H200 8192^2, bench/CONV2.md):
      * rows in pairs, 15x15 0.67 ms at 128 registers against 0.73 unlimited (146), 31x31 1.75
-     * at 168 against 1.79 (199), 21x21 1.48 at 168, 1.72 at 128; 64 rows, 63x63 7.25 at 96
-     * against 7.48 at 255, 9.90 at 168; 47x47 7.34 at 255, 9.18 at 168, 11.4 with no limit
-     * given. */
+     * at 168 against 1.79 (199), 21x21 1.48 at 168, 1.72 at 128. Filters past 32 rows take a
+     * step's taps in two halves (tensor_options; H100: 47x47 6.15 ms at 168, 7.36 at 255, 8.26
+     * at 128; 63x63 6.92 at 255, 7.05 at 168, 7.35 at 128; whole steps: 47x47 7.54 at 255,
+     * 63x63 7.12 at 96). */
     const size_t krp = conv2_tensor_krp(g, rows);
-    return rows == 128 ? (krp <= 16 ? 128 : 168) : krp > 56 ? 96 : krp > 32 ? 255 : 0;
+    return rows == 128 ? (krp <= 16 ? 128 : 168) : krp > 56 ? 255 : krp > 32 ? 168 : 0;
 }
 
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
@@ -263,8 +264,11 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g, c->ri);
     const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
-    char regs[48] = "";
+    char regs[64] = "";
     if (maxnreg) snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
+    /* Past 32 taps a step multiplies its taps in two halves, each loaded after the one before
+     * is done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    if (krp > 32) strcat(regs, " -DTC_HALVES=1");
     snprintf(opts, cap,
              "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_S=%d -DTC_KRP=%zu -DTC_CW=%zu "
              "-DTJ=%d -DCLIP_SM90A%s",
