@@ -16,9 +16,7 @@
 #include "internal.h"
 
 static const char *const kernel_src =
-    "#define TC_ACC16 TC_ACC8(0), TC_ACC8(8)\n"
-    "#define D16 \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}\"\n"
-    "#if N == 32\n#define D D16\n#define ACCN TC_ACC16\n"
+    "#if N == 32\n#define D TC_D16\n#define ACCN TC_ACC16\n"
     "#define DS \"%16, %17\"\n#define DP \"%18\"\n#define RA \"{%16, %17, %18, %19}\"\n#define RD "
     "\"%20\"\n#define RP \"%21\"\n"
     "#elif N == 64\n#define D TC_D32\n#define ACCN TC_ACC32\n"

@@ -724,17 +724,15 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_PIN(v, n)                                                                               \
     _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++) asm volatile("" : "+f"((v)[r_]))
 
-/* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW
- * (X at the work-item's rows and taps: offsets 0, 8 * TC_S, 4 and 8 * TC_S + 4 from xb). */
+/* A fragment of the staged column at word offset O: X at the work-item's rows and taps, offsets
+ * 0, 8 * TC_S, 4 and 8 * TC_S + 4 from its first value. */
+#define TC_FRAG_AT(f, O) TC_LDS4(f, xaddr, (O), (O) + 8 * TC_S, (O) + 4, (O) + 8 * TC_S + 4)
+
+/* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW. */
 #define TC_FRAG(SI, KK)                                                                            \
     if (8 * (KK) < TC_KRP) {                                                                       \
-        TC_LDS4(fb[KK], xaddr, (SI) % TC_CW * TC_H + 8 * (KK),                                     \
-                (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S, (SI) % TC_CW * TC_H + 8 * (KK) + 4,     \
-                (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S + 4);                                    \
-        TC_LDS4(fs[KK], xaddr, TC_XS + (SI) % TC_CW * TC_H + 8 * (KK),                             \
-                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S,                                 \
-                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 4,                                        \
-                TC_XS + (SI) % TC_CW * TC_H + 8 * (KK) + 8 * TC_S + 4);                            \
+        TC_FRAG_AT(fb[KK], (SI) % TC_CW * TC_H + 8 * (KK));                                        \
+        TC_FRAG_AT(fs[KK], TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));                                \
     }
 
 /* Step SI's products of taps 8 KK .. 8 KK + 7 (3xTF32, the first of the step starting the

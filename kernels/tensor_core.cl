@@ -218,25 +218,23 @@ TC_WGMMA(tc_wgmma_n256_f16, "m64n256k16", "f16", ", 0, 0", TC_D128, "%128, %129"
 #define TC_OUT16 TC_OUT8(0), TC_OUT8(8)
 #define TC_ACC32 TC_ACC8(0), TC_ACC8(8), TC_ACC8(16), TC_ACC8(24)
 #define TC_OUT32 TC_OUT8(0), TC_OUT8(8), TC_OUT8(16), TC_OUT8(24)
-/* The accumulator operand of a wgmma of 32 registers. */
+/* The accumulator operands of a wgmma of 16 and of 32 registers. */
+#define TC_D16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
 #define TC_D32                                                                                     \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "       \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 TC_WGMMA_RA(tc_wgmma_ra_n8, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%8", "%9", TC_ACC4)
 TC_WGMMA_RA(tc_wgmma_ra_n16, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}", "{%8, %9, %10, %11}",
             "%12", "%13", TC_ACC8(0))
-TC_WGMMA_RA(tc_wgmma_ra_n32, "m64n32k8",
-            "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
-            "{%16, %17, %18, %19}", "%20", "%21", TC_ACC16)
-/* (p = a[0] != a[0], false: the product does not accumulate) */
+TC_WGMMA_RA(tc_wgmma_ra_n32, "m64n32k8", TC_D16, "{%16, %17, %18, %19}", "%20", "%21", TC_ACC16)
 TC_WGMMA_RA(tc_wgmma_ra_n64, "m64n64k8", TC_D32, "{%32, %33, %34, %35}", "%36", "%37", TC_ACC32)
+/* (p = a[0] != a[0], false: the product does not accumulate) */
 TC_WGMMA_RA_SET(tc_wgmma_ra_n8_set, "m64n8k8", "{%0, %1, %2, %3}", "{%4, %5, %6, %7}", "%4", "%8",
                 TC_OUT4)
 TC_WGMMA_RA_SET(tc_wgmma_ra_n16_set, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}",
                 "{%8, %9, %10, %11}", "%8", "%12", TC_OUT8(0))
-TC_WGMMA_RA_SET(tc_wgmma_ra_n32_set, "m64n32k8",
-                "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}",
-                "{%16, %17, %18, %19}", "%16", "%20", TC_OUT16)
+TC_WGMMA_RA_SET(tc_wgmma_ra_n32_set, "m64n32k8", TC_D16, "{%16, %17, %18, %19}", "%16", "%20",
+                TC_OUT16)
 TC_WGMMA_RA_SET(tc_wgmma_ra_n64_set, "m64n64k8", TC_D32, "{%32, %33, %34, %35}", "%32", "%36",
                 TC_OUT32)
 
