@@ -389,18 +389,14 @@ static void test_chain(clip_app *app) {
  * correct results either way). */
 static void test_tuning(clip_app *app) {
     const char *path = "conv2_tuning.txt";
-    const clip_device_info *dev = clip_app_device(app);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf64-k5\tglobal:2,1,4,1\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf64-k5x4\tblock:16,2,1,4\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf64-k6x6\tblock:16,2,9,9\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf64-k7x7\tlocal:32,8\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k5x4\tlocal:16,4,4\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k3x5\trblock:2,4,4\n", dev->name, dev->driver);
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k6x6\trblock:8,8\n", dev->name, dev->driver);
-    fclose(f);
+    static const char *const entries[][2] = {
+        {"f64-k5", "global:2,1,4,1"},   {"f64-k5x4", "block:16,2,1,4"},
+        {"f64-k6x6", "block:16,2,9,9"}, {"f64-k7x7", "local:32,8"},
+        {"f32-k5x4", "local:16,4,4"},   {"f32-k3x5", "rblock:2,4,4"},
+        {"f32-k6x6", "rblock:8,8"}};
+    remove(path);
+    for (size_t i = 0; i < sizeof entries / sizeof *entries; i++)
+        tu_tuning_line(app, path, "conv2", entries[i][0], entries[i][1]);
     setenv("CLIP_TUNING_CACHE", path, 1);
     static const struct {
         clip_type t;

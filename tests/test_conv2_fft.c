@@ -83,12 +83,8 @@ static void test_nonfinite(clip_app *app) {
 /* A tuning-cache entry "fft" makes auto take the path with accuracy normwise, and only then. */
 static void test_tuned(clip_app *app) {
     const char *path = "conv2_fft_tuning.txt";
-    const clip_device_info *dev = clip_app_device(app);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k4x3\tfft\n", dev->name, dev->driver);
-    fclose(f);
+    remove(path);
+    tu_tuning_line(app, path, "conv2", "f32-k4x3", "fft");
     setenv("CLIP_TUNING_CACHE", path, 1);
     host_arr ha, hk;
     clip_data *a = make_data(app, CLIP_F32, 9, 10, 1, 21, &ha);

@@ -151,7 +151,6 @@ static void test_refusals(clip_app *app) {
  * arrays would pass 48 KB) is ignored. Results checked as everywhere. */
 static void test_tuned_rows(clip_app *app) {
     const char *path = "conv2_tc_tuning.txt";
-    const clip_device_info *dev = clip_app_device(app);
     static const struct {
         size_t mk, nk;
         const char *value, *want; /* want: the reported variant's start; NULL: auto's own */
@@ -159,13 +158,12 @@ static void test_tuned_rows(clip_app *app) {
                  {15, 13, "tensor:512,128", "tensor 128x512 k15x13"},
                  {16, 16, "tensor:256,128", "tensor 128x256 k16x16"},
                  {40, 47, "tensor:256,128", NULL}};
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        fprintf(f, "clip-tuning-1\t%s\t%s\tconv2\tf32-k%zux%zu\t%s\n", dev->name, dev->driver,
-                cases[i].mk, cases[i].nk, cases[i].value);
-    fclose(f);
+    remove(path);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "f32-k%zux%zu", cases[i].mk, cases[i].nk);
+        tu_tuning_line(app, path, "conv2", key, cases[i].value);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const conv_case cc = {CLIP_F32, CLIP_F32, {150, 290, 1}, {cases[i].mk, cases[i].nk},
                               SAME,     ZERO,     (int)(i % 2),  0};

@@ -31,16 +31,6 @@ static void run_matmul(clip_app *app, size_t m, size_t k, size_t n, const char *
     gt_free(&A), gt_free(&B), gt_free(&R), gt_free(&bound);
 }
 
-/* Writes one cache line for this app's device. */
-static void put_line(clip_app *app, const char *key, const char *value) {
-    FILE *f = fopen(CACHE, "a");
-    CHECK(f != NULL);
-    if (!f) return;
-    fprintf(f, "clip-tuning-1\t%s\t%s\tmatmul\t%s\t%s\n", clip_app_device(app)->name,
-            clip_app_device(app)->driver, key, value);
-    fclose(f);
-}
-
 int main(void) {
     setenv("CLIP_TUNING_CACHE", CACHE, 1);
     remove(CACHE);
@@ -75,7 +65,7 @@ int main(void) {
     /* An explicit parameter overrides the cached one. Quick mode (valgrind) checks it on a fixed
      * cached set: the tuned one follows the timings, so its build with vw 1 would be new to
      * PoCL's kernel cache in each run, minutes of LLVM under valgrind. */
-    if (tu_quick()) put_line(app, key, "direct 16x4x16 wg 1x1 vw 8");
+    if (tu_quick()) tu_tuning_line(app, CACHE, "matmul", key, "direct 16x4x16 wg 1x1 vw 8");
     run_matmul(app, 48, 33, 41, "vw", 1, variant, sizeof variant, &seed);
     CHECK(strstr(variant, " vw 1") != NULL);
     CHECK(!tu_quick() || strstr(variant, "direct 16x4x16 wg 1x1 vw 1") == variant);
@@ -121,7 +111,7 @@ int main(void) {
     gt_free(&A);
 
     /* A value that is not a set, and a set that cannot run here: ignored, defaults used. */
-    put_line(app, key, "fastest please");
+    tu_tuning_line(app, CACHE, "matmul", key, "fastest please");
     CHECK(clip_tuning_lookup(app, "matmul", key, value, sizeof value) == 1);
     run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL);
@@ -158,7 +148,7 @@ int main(void) {
     prm.aligned = 1;
     CHECK(clip_gemm_check(&prm, &h100, CLIP_F32, why, sizeof why) != 0); /* 2 stages: 70 KB */
     CHECK(strstr(why, "the device has 49152") != NULL);
-    put_line(app, key, huge);
+    tu_tuning_line(app, CACHE, "matmul", key, huge);
     run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL && strstr(variant, "4096") == NULL);
     CHECK(clip_tuning_warning()[0] == '\0');

@@ -136,6 +136,17 @@ static inline int tu_file_has(const char *path, const char *needle) {
     return strstr(buf, needle) != NULL;
 }
 
+/* Appends one tuning-cache line (lib/tuning.c's format) for app's device to the file at path. */
+static inline void tu_tuning_line(clip_app *app, const char *path, const char *process,
+                                  const char *key, const char *value) {
+    FILE *f = fopen(path, "a");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "clip-tuning-1\t%s\t%s\t%s\t%s\t%s\n", clip_app_device(app)->name,
+            clip_app_device(app)->driver, process, key, value);
+    fclose(f);
+}
+
 /* Checks that `clip ARGS` fails and says `needle` on stderr (PREFIX_err.txt; prefix a string
  * literal). Two checks, each reported at the caller's line. */
 #define CHECK_TOOL_FAILS(prefix, args, needle)                \
