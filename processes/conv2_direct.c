@@ -264,16 +264,16 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g, c->ri);
     const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
-    char regs[64] = "";
-    if (maxnreg) snprintf(regs, sizeof regs, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
+    char extra[64] = "";
+    if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
     /* Past 32 taps a step multiplies its taps in two halves, each loaded after the one before
      * is done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
-    if (krp > 32) strcat(regs, " -DTC_HALVES=1");
+    if (krp > 32) strcat(extra, " -DTC_HALVES=1");
     snprintf(opts, cap,
              "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_S=%d -DTC_KRP=%zu -DTC_CW=%zu "
              "-DTJ=%d -DCLIP_SM90A%s",
              c->kind, g->pad, g->mk, g->nk, ring, c->ri / 64, krp, conv2_tensor_cw(g, c->ri), c->rj,
-             regs);
+             extra);
     /* Experiment hook: more -D options (a -DCLIP_SM90A_MAXNREG=N there replaces the limit). */
     clip_proc_options_from_env(opts, cap, "CLIP_CONV2_DEFS");
 }
