@@ -639,23 +639,36 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #define TC_NB ((KC + TC_N - 1) / TC_N)     /* column blocks of the filter */
 #define TC_PARTS (TC_N / TC_CW)            /* staged parts of a ring turn */
 #define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
-#define TC_XS (TC_H * TC_CW)               /* words of one part of xs */
+#ifndef TC_SS
+#define TC_SS 0
+#endif
+#if TC_SS
+#define TC_ER (64 + (TC_KRP - 4) / TC_S) /* rows of 4 taps of a staged column (TC_SS) */
+#define TC_XS (TC_ER * 4 * TC_CW)        /* words of one part of xs */
+#else
+#define TC_XS (TC_H * TC_CW) /* words of one part of xs */
+#endif
 #define TC_GROWS (2 * TC_NT)               /* rows (n) of the doubled, reversed filter */
 #define TC_LBO (TC_GROWS * 16)             /* bytes between its groups of 4 taps */
 #define TC_GPART (TC_KRP * TC_GROWS)       /* words of one part (big or small) */
 #define TC_ND (TC_NT / 2)                  /* accumulators a work-item holds */
-#if TC_NT == 64
-#define TC_MMA tc_wgmma_ra_n64
-#define TC_MMA_SET tc_wgmma_ra_n64_set
-#elif TC_NT == 32
-#define TC_MMA tc_wgmma_ra_n32
-#define TC_MMA_SET tc_wgmma_ra_n32_set
-#elif TC_NT == 16
-#define TC_MMA tc_wgmma_ra_n16
-#define TC_MMA_SET tc_wgmma_ra_n16_set
+#if TC_SS
+#define TC_MMA_NAME(N, SET) tc_wgmma_n##N##_tf32##SET
 #else
-#define TC_MMA tc_wgmma_ra_n8
-#define TC_MMA_SET tc_wgmma_ra_n8_set
+#define TC_MMA_NAME(N, SET) tc_wgmma_ra_n##N##SET
+#endif
+#if TC_NT == 64
+#define TC_MMA TC_MMA_NAME(64, )
+#define TC_MMA_SET TC_MMA_NAME(64, _set)
+#elif TC_NT == 32
+#define TC_MMA TC_MMA_NAME(32, )
+#define TC_MMA_SET TC_MMA_NAME(32, _set)
+#elif TC_NT == 16
+#define TC_MMA TC_MMA_NAME(16, )
+#define TC_MMA_SET TC_MMA_NAME(16, _set)
+#else
+#define TC_MMA TC_MMA_NAME(8, )
+#define TC_MMA_SET TC_MMA_NAME(8, _set)
 #endif
 
 /* Output (i, j) by a plain direct sum with MATLAB's rules: over the overlap only for zero padding
@@ -692,22 +705,64 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
     return isnan(v);
 }
 
-/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into pf
- * (consecutive work-items, consecutive rows). */
+/* TC_ASYNC 1 (the default with TC_SS): the next part's columns come by cp.async into local
+ * memory, no registers held through the steps (H200 8192^2: 63x63 6.30 ms against 6.54 through
+ * registers, 33x33 4.43 against 4.82; with A from registers it costs more than it saves, 31x31
+ * 2.05 against 1.77, as the copies' addresses take registers where there are none to spare). */
+#ifndef TC_ASYNC
+#define TC_ASYNC TC_SS
+#endif
+#if TC_ASYNC
+/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into raw
+ * (consecutive work-items, consecutive rows; zeros past A). */
+#define TC_FETCH(c0)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
+        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
+        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
+        const int in_ = e < TC_H * TC_CW && gr >= 0 && gc >= 0;                                    \
+        tc_cp_async4(raw + e, in_ ? A + gc * (long)ma + gr : A, in_ ? 4 : 0);                      \
+    }                                                                                              \
+    tc_cp_commit()
+/* Value u of the work-item's fetch, after TC_FETCH_WAIT (its own copies are done). */
+#define TC_FETCHED(u) raw[tid + 128 * (u)]
+#define TC_FETCH_WAIT TC_CP_WAIT(0)
+#else
+/* The same into the work-item's registers pf. */
 #define TC_FETCH(c0)                                                                               \
     _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
         const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
         const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
         pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];            \
     }
+#define TC_FETCHED(u) pf[u]
+#define TC_FETCH_WAIT
+#endif
+#if TC_SS
+/* pf into xs, split: big parts first, then small ones; a column as TC_ER rows of 4 taps, row r
+ * holding X(TC_S * r + q), q = 0..3, so each value goes to the 4 / TC_S rows that hold it. */
+#define TC_PUT                                                                                     \
+    TC_FETCH_WAIT;                                                                                 \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
+        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
+        uint b_, s_;                                                                               \
+        tc_split(TC_FETCHED(u), &b_, &s_);                                                         \
+        _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                         \
+            const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                      \
+            if (e < TC_H * TC_CW && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)               \
+                xs[x_] = b_, xs[TC_XS + x_] = s_;                                                  \
+        }                                                                                          \
+    }
+#else
 /* pf into xs, split: big parts first, then small ones. */
 #define TC_PUT                                                                                     \
+    TC_FETCH_WAIT;                                                                                 \
     _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
         const int e = tid + 128 * u;                                                               \
         uint b_, s_;                                                                               \
-        tc_split(pf[u], &b_, &s_);                                                                 \
+        tc_split(TC_FETCHED(u), &b_, &s_);                                                         \
         if (e < TC_H * TC_CW) xs[e] = b_, xs[TC_H * TC_CW + e] = s_;                               \
     }
+#endif
 
 /* The output columns completed in the steps of staged part H of ring turn ch, from ys to C:
  * consecutive work-items, consecutive rows. */
@@ -728,27 +783,49 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * 0, 8 * TC_S, 4 and 8 * TC_S + 4 from its first value. */
 #define TC_FRAG_AT(f, O) TC_LDS4(f, xaddr, (O), (O) + 8 * TC_S, (O) + 4, (O) + 8 * TC_S + 4)
 
+#if TC_SS
+/* (TC_SS: A is read by the wgmma from xs: no fragments) */
+#define TC_FRAG(SI, KK)
+#define TC_FRAGS
+#else
+#define TC_FRAGS uint fb[8][4], fs[8][4]
 /* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW. */
 #define TC_FRAG(SI, KK)                                                                            \
     if (8 * (KK) < TC_KRP) {                                                                       \
         TC_FRAG_AT(fb[KK], (SI) % TC_CW * TC_H + 8 * (KK));                                        \
         TC_FRAG_AT(fs[KK], TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));                                \
     }
+#endif
 
 /* Step SI's products of taps 8 KK .. 8 KK + 7 (3xTF32, the first of the step starting the
  * sum): the filter operand rotated by the step, (TC_N - SI) % TC_N filter columns of TC_S rows
  * of 16 bytes, each descriptor made next to its product (TC_DESC_AT). */
+#if TC_SS
+/* (TC_SS: A, the Toeplitz block of taps 8 KK.., is a window of xs's rows: its core matrices are 8
+ * consecutive rows, those adjacent along K 4 / TC_S rows apart, the descriptor's LBO) */
+#define TC_A_OPERANDS(SI, KK)                                                                      \
+    ulong ab_, as_;                                                                                \
+    TC_DESC_AT(ab_, dxs, (SI) % TC_CW * TC_ER + 8 * (KK) / TC_S);                                  \
+    TC_DESC_AT(as_, dxs, TC_XS / 4 + (SI) % TC_CW * TC_ER + 8 * (KK) / TC_S)
+#define TC_A_BIG(KK) ab_
+#define TC_A_SMALL(KK) as_
+#else
+#define TC_A_OPERANDS(SI, KK)
+#define TC_A_BIG(KK) fb[KK]
+#define TC_A_SMALL(KK) fs[KK]
+#endif
 #define TC_MMAS(SI, KK)                                                                            \
     if (8 * (KK) < TC_KRP) {                                                                       \
         ulong ob_, os_;                                                                            \
+        TC_A_OPERANDS(SI, KK);                                                                     \
         TC_DESC_AT(ob_, dbig, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);                 \
         TC_DESC_AT(os_, dsmall, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);               \
         if ((KK) == 0)                                                                             \
-            TC_MMA_SET(d, fs[KK], ob_);                                                            \
+            TC_MMA_SET(TC_D(SI), TC_A_SMALL(KK), ob_);                                             \
         else                                                                                       \
-            TC_MMA(d, fs[KK], ob_, 1);                                                             \
-        TC_MMA(d, fb[KK], os_, 1);                                                                 \
-        TC_MMA(d, fb[KK], ob_, 1);                                                                 \
+            TC_MMA(TC_D(SI), TC_A_SMALL(KK), ob_, 1);                                              \
+        TC_MMA(TC_D(SI), TC_A_BIG(KK), os_, 1);                                                    \
+        TC_MMA(TC_D(SI), TC_A_BIG(KK), ob_, 1);                                                    \
     }
 
 /* M(SI, KK) for KK = K0 .. K0 + 3, each a constant (the immediates of TC_LDS4 and TC_DESC_AT). */
@@ -785,17 +862,22 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * wait. */
 #define TC_STEP(SI)                                                                                \
     {                                                                                              \
-        uint fb[8][4], fs[8][4];                                                                   \
+        TC_FRAGS;                                                                                  \
         TC_FOUR(TC_FRAG, SI, 0);                                                                   \
         TC_FIRST_HALF(TC_FRAG, SI, 4);                                                             \
         tc_wg_fence();                                                                             \
         TC_FOUR(TC_MMAS, SI, 0);                                                                   \
         TC_FIRST_HALF(TC_MMAS, SI, 4);                                                             \
         tc_wg_commit();                                                                            \
-        TC_WG_WAIT(0);                                                                             \
-        TC_SECOND_HALF(SI);                                                                        \
-        TC_PIN(d, TC_ND);                                                                          \
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += d[r];                         \
+        TC_AFTER(SI);                                                                              \
+    }
+
+/* Step SI's products, done, into the ring, and the output column that completes (output column
+ * (ch - 1) * TC_N + SI + 1 of the group's) put in ys. */
+#define TC_FINISH(SI)                                                                              \
+    {                                                                                              \
+        TC_PIN(TC_D(SI), TC_ND);                                                                   \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += TC_D(SI)[r];                  \
         _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                      \
             const int n_ = ((SI) + 1) % TC_N * TC_S + s_, q_ = n_ / 8, e_ = n_ % 2;                \
             if (t == (n_ % 8) / 2) {                                                               \
@@ -807,6 +889,32 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
             }                                                                                      \
         }                                                                                          \
     }
+
+/* TC_PIPE 1 (TC_SS): a step's products go to one of two accumulator sets, and the step then
+ * waits for the previous step's (wgmma.wait_group 1) and finishes that one while its own run; the
+ * last step of a staged part is finished after it (TC_DRAIN), before xs is written again.
+ * Otherwise a step waits for its own products and finishes them. */
+#ifndef TC_PIPE
+#define TC_PIPE TC_SS
+#endif
+#if TC_PIPE
+#define TC_D(SI) ((SI) % 2 ? d1 : d)
+#define TC_AFTER(SI)                                                                               \
+    if ((SI) % TC_CW) {                                                                            \
+        TC_WG_WAIT(1);                                                                             \
+        TC_FINISH((SI) + TC_N - 1);                                                                \
+    }
+#define TC_DRAIN(SI)                                                                               \
+    TC_WG_WAIT(0);                                                                                 \
+    TC_FINISH(SI)
+#else
+#define TC_D(SI) d
+#define TC_AFTER(SI)                                                                               \
+    TC_WG_WAIT(0);                                                                                 \
+    TC_SECOND_HALF(SI);                                                                            \
+    TC_FINISH(SI)
+#define TC_DRAIN(SI)
+#endif
 
 /* Steps S .. S + TC_CW - 1, written out: a compiler may leave a loop of this size rolled, and
  * the ring's indices must be constants. */
@@ -828,6 +936,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
     {                                                                                              \
         if (ch + 1 < turns || (H) + 1 < TC_PARTS) TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);    \
         TC_STEPS((H)*TC_CW);                                                                       \
+        TC_DRAIN((H)*TC_CW + TC_CW - 1);                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         TC_PUT;                                                                                    \
         TC_FLUSH(H);                                                                               \
@@ -852,16 +961,28 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     if (GATE_OFF) return;
     GROUP_COORDS(TC_M, TJ);
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
-    __local uint xs[2 * TC_CW * TC_H];
+    __local uint xs[2 * TC_XS] __attribute__((aligned(128)));
     __local float ys[TC_CW * TC_M];
     __local int anynan;
     const int tid = (int)get_local_id(0), w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
     const int mrow = TC_S * (16 * w + g);
+#if TC_SS
+    const ulong dxs = tc_wg_desc(xs, 64 / TC_S, 128);
+#else
     const uint xaddr = tc_smem(xs + mrow + t); /* the work-item's first value of a column */
+#endif
     const int r0 = i0 + oi - (KR - 1);
     const int turns = TJ / TC_N + 1;
     const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
-    float ring[TC_ND], d[TC_ND], pf[TC_PF];
+    float ring[TC_ND], d[TC_ND];
+#if TC_ASYNC
+    __local float raw[128 * TC_PF];
+#else
+    float pf[TC_PF];
+#endif
+#if TC_PIPE
+    float d1[TC_ND];
+#endif
     int nan = 0;
     if (tid == 0) anynan = 0;
     for (int blk = 0; blk < TC_NB; blk++) {
@@ -894,6 +1015,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #if TC_PARTS > 2
             TC_STAGED(2);
             TC_STAGED(3);
+#endif
+#if TC_PARTS > 4
+            TC_STAGED(4);
+            TC_STAGED(5);
+            TC_STAGED(6);
+            TC_STAGED(7);
 #endif
         }
     }

@@ -31,6 +31,14 @@ inline void tc_cp_async16(__local void *dst, __global const void *src, uint byte
                  : "memory");
 }
 
+/* Copies the 4-byte word at global src to local dst without passing through registers, or
+ * writes zero there when `bytes` is 0 (src is then not read). */
+inline void tc_cp_async4(__local void *dst, __global const void *src, uint bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(tc_smem(dst)),
+                 "l"((ulong)(size_t)src), "r"(bytes)
+                 : "memory");
+}
+
 /* Closes the group of cp.async copies issued by this work-item since the last commit. */
 inline void tc_cp_commit(void) {
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -237,6 +245,27 @@ TC_WGMMA_RA_SET(tc_wgmma_ra_n32_set, "m64n32k8", TC_D16, "{%16, %17, %18, %19}",
                 TC_OUT16)
 TC_WGMMA_RA_SET(tc_wgmma_ra_n64_set, "m64n64k8", TC_D32, "{%32, %33, %34, %35}", "%32", "%36",
                 TC_OUT32)
+
+/* NAME_set(d, da, db): TC_WGMMA's product with d written only (see TC_WGMMA_RA_SET), for TF32
+ * operands both in local memory. */
+#define TC_WGMMA_SET(NAME, SHAPE, D, DESC, DA, OUT)                                                \
+    inline void NAME(float *d, ulong da, ulong db) {                                               \
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b64 p, " DA ", " DA ";\n" TC_SM90A                 \
+                     "wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 " D ", " DESC           \
+                     ", p, 1, 1;\n}\n"                                                             \
+                     : OUT                                                                         \
+                     : "l"(da), "l"(db));                                                          \
+    }
+TC_WGMMA(tc_wgmma_n8_tf32, "m64n8k8", "tf32", "", "{%0, %1, %2, %3}", "%4, %5", "%6", TC_ACC4)
+TC_WGMMA(tc_wgmma_n16_tf32, "m64n16k8", "tf32", "", "{%0, %1, %2, %3, %4, %5, %6, %7}", "%8, %9",
+         "%10", TC_ACC8(0))
+TC_WGMMA(tc_wgmma_n32_tf32, "m64n32k8", "tf32", "", TC_D16, "%16, %17", "%18", TC_ACC16)
+TC_WGMMA(tc_wgmma_n64_tf32, "m64n64k8", "tf32", "", TC_D32, "%32, %33", "%34", TC_ACC32)
+TC_WGMMA_SET(tc_wgmma_n8_tf32_set, "m64n8k8", "{%0, %1, %2, %3}", "%4, %5", "%4", TC_OUT4)
+TC_WGMMA_SET(tc_wgmma_n16_tf32_set, "m64n16k8", "{%0, %1, %2, %3, %4, %5, %6, %7}", "%8, %9", "%8",
+             TC_OUT8(0))
+TC_WGMMA_SET(tc_wgmma_n32_tf32_set, "m64n32k8", TC_D16, "%16, %17", "%16", TC_OUT16)
+TC_WGMMA_SET(tc_wgmma_n64_tf32_set, "m64n64k8", TC_D32, "%32, %33", "%32", TC_OUT32)
 
 /* ---- Hopper (sm_90) transaction barriers and bulk copies ----------------------------------------
  * An mbarrier in local memory counts arrivals and, with expect_tx, the bytes of bulk copies still

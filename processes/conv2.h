@@ -77,11 +77,14 @@ double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg 
  * kernels/conv2.cl). */
 size_t conv2_tensor_ring(const conv2_geom *g);
 size_t conv2_tensor_krp(const conv2_geom *g, int rows);
-/* The input columns the tensor kernel stages at a time (TC_CW: 16, 8 or 4, as many as its local
- * arrays hold within 48 KB) for a group of `rows` rows (64, or 128 with rows interleaved in
- * pairs), or 0 when such a group cannot run g (a product wider than 64 columns, ring * rows /
- * 64, or local arrays past 48 KB). */
+/* The input columns the tensor kernel stages at a time (TC_CW: 16, 8 or 4; 4 where its operand is
+ * read from local memory) for a group of `rows` rows (64, or 128 with rows interleaved in pairs),
+ * or 0 when such a group cannot run g (a product wider than 64 columns, ring * rows / 64, more
+ * than 64 taps, or local arrays past 100 KB, which the sm_90a build takes). */
 size_t conv2_tensor_cw(const conv2_geom *g, int rows);
+/* Whether the tensor kernel reads its Toeplitz operand from local memory (TC_SS) rather than
+ * building it in registers. */
+int conv2_tensor_ss(const conv2_geom *g);
 /* The register limit the tensor kernel is built with for a group of `rows` rows
  * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows);

@@ -19,8 +19,13 @@ static const char *const kind_names[] = {"?",     "local", "global", "block", "c
 /* The tensor kernel's output columns a group (conv2_default_cfg), and its filter rows at most. */
 #define TENSOR_TJ 256
 #define TENSOR_MAX_ROWS 64
-/* Its local arrays at most: NVIDIA's OpenCL takes no more statically. */
-#define TENSOR_LOCAL (48 * 1024)
+/* Its local arrays at most. NVIDIA's OpenCL reports 48 KB, but the sm_90a build reaches ptxas as
+ * PTX, which takes static local arrays past that (the GEMM's finding, bench/GEMM.md "Past 48
+ * KB"): the kernel that reads its operand from local memory needs it (conv2_tensor_ss: 47x47
+ * 65 KB, 63x63 81 KB). The one that builds it in registers stages as many columns as fit 48 KB
+ * (as measured before that was known: bench/CONV2.md). */
+#define TENSOR_LOCAL (100 * 1024)
+#define TENSOR_LOCAL_PICK (48 * 1024)
 
 /* rblock's default register block (conv2_default_cfg). */
 #define RBLOCK_RI 4
@@ -73,7 +78,8 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     if (kind == CONV2_TENSOR) {
         /* Rows interleaved in pairs where the second row's tap fits the rounding to 8 already
          * padded in (bench/CONV2.md: 8192^2 31x31 1.75 ms against 2.04 in groups of 64 rows) */
-        const int pairs = g->mk <= 31 && g->mk % 8 && conv2_tensor_cw(g, 128);
+        const int pairs =
+            (conv2_tensor_ss(g) || (g->mk <= 31 && g->mk % 8)) && conv2_tensor_cw(g, 128);
         c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
     }
     if (kind == CONV2_RBLOCK) {
@@ -221,20 +227,35 @@ size_t conv2_tensor_krp(const conv2_geom *g, int rows) {
     return (g->mk + (size_t)rows / 64 - 1 + 7) / 8 * 8;
 }
 
+int conv2_tensor_ss(const conv2_geom *g) {
+    /* Experiment hook: CLIP_CONV2_TC_SS=0 or 1 chooses. */
+    const char *e = getenv("CLIP_CONV2_TC_SS");
+    if (e && (*e == '0' || *e == '1')) return *e == '1';
+    /* H200 8192^2 (bench/CONV2.md, "third round"): 47x47 4.92 ms against 6.13 from registers,
+     * 63x63 6.42 against 6.79; 31x31 1.80 against 1.73, 15x15 1.07 against 0.66. */
+    return conv2_tensor_ring(g) == 32 && g->mk > 32;
+}
+
 /* Bytes of the tensor kernel's local arrays (kernels/conv2.cl): gs, the filter's two parts of
- * krp x 2 * ring * s words; xs, cw staged columns of rows + krp values, two parts; ys, cw output
- * columns of `rows` values; a flag. */
+ * krp x 2 * ring * s words; xs, cw staged columns of rows + krp values, two parts (with the
+ * operand read from local memory, 64 + (krp - 4) / s rows of 4 taps a column); ys, cw output
+ * columns of `rows` values; with that operand raw, the fetch of the next cw columns (in rounds
+ * of 128 values); a flag. */
 static size_t tensor_local(const conv2_geom *g, int rows, size_t cw) {
     const size_t ring = conv2_tensor_ring(g), s = (size_t)rows / 64,
-                 krp = conv2_tensor_krp(g, rows);
-    return 4 * (2 * krp * 2 * ring * s + 2 * cw * ((size_t)rows + krp) + cw * (size_t)rows + 1);
+                 krp = conv2_tensor_krp(g, rows), h = (size_t)rows + krp;
+    const int ss = conv2_tensor_ss(g);
+    const size_t col = ss ? 4 * (64 + (krp - 4) / s) : h, raw = ss ? (h * cw + 127) / 128 * 128 : 0;
+    return 4 * (2 * krp * 2 * ring * s + 2 * cw * col + cw * (size_t)rows + raw + 1);
 }
 
 size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
-    if (rows != 64 && rows != 128) return 0;
+    const int ss = conv2_tensor_ss(g);
+    if ((rows != 64 && rows != 128) || conv2_tensor_krp(g, rows) > TENSOR_MAX_ROWS) return 0;
     const size_t ring = conv2_tensor_ring(g);
     size_t cw = ring < 1024 / (size_t)rows ? ring : 1024 / (size_t)rows;
-    while (cw > 4 && tensor_local(g, rows, cw) > TENSOR_LOCAL)
+    if (ss && cw > 4) cw = 4;
+    while (cw > 4 && tensor_local(g, rows, cw) > TENSOR_LOCAL_PICK)
         cw /= 2;
     return ring * (size_t)rows / 64 <= 64 && tensor_local(g, rows, cw) <= TENSOR_LOCAL ? cw : 0;
 }
@@ -248,6 +269,7 @@ int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
      * at 128; 63x63 6.92 at 255, 7.05 at 168, 7.35 at 128; whole steps: 47x47 7.54 at 255,
      * 63x63 7.12 at 96). */
     const size_t krp = conv2_tensor_krp(g, rows);
+    if (conv2_tensor_ss(g)) return krp <= 48 ? 168 : 0;
     return rows == 128 ? (krp <= 16 ? 128 : 168) : krp > 56 ? 255 : krp > 32 ? 168 : 0;
 }
 
@@ -268,7 +290,10 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
     /* Past 32 taps a step multiplies its taps in two halves, each loaded after the one before
      * is done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
-    if (krp > 32) strcat(extra, " -DTC_HALVES=1");
+    if (conv2_tensor_ss(g))
+        strcat(extra, " -DTC_SS=1");
+    else if (krp > 32)
+        strcat(extra, " -DTC_HALVES=1");
     snprintf(opts, cap,
              "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_S=%d -DTC_KRP=%zu -DTC_CW=%zu "
              "-DTJ=%d -DCLIP_SM90A%s",
@@ -340,13 +365,14 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo(%s) failed", name);
     /* No __local argument is set yet, so kmem is the kernel's own use. */
     const size_t wg = (size_t)(c.wx * c.wy);
-    if (wg > kwg || need + kmem > dev->local_mem) {
+    const size_t most = c.kind == CONV2_TENSOR ? TENSOR_LOCAL : (size_t)dev->local_mem;
+    if (wg > kwg || need + kmem > most) {
         if (!forced) return CLIP_ERR_UNSUPPORTED;
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant %s: needs a %dx%d work-group and %zu bytes of local memory; "
                               "the kernel allows %zu work-items and the device has %llu bytes",
                               kind_names[c.kind], c.wx, c.wy, need + (size_t)kmem, kwg,
-                              (unsigned long long)dev->local_mem);
+                              (unsigned long long)most);
     }
 
     size_t rows = (size_t)c.wx, cols = (size_t)(c.wy * c.rj);

@@ -1,7 +1,8 @@
 /* conv2's tensor-core kernel (variant tensor: NVIDIA sm_90, f32) against the double-precision
  * reference of conv2_testutil.h, each output within the accuracy contract's bound (c2_run:
  * compare_elementwise): filter sizes across the kernel's ring widths (8, 16, 32 columns) and
- * column blocks (wider than 32), rows up to 64, images of one and of several groups, every shape,
+ * column blocks (wider than 32), rows up to 64 (past 32 rows with a ring of 32, the Toeplitz
+ * operand read from local memory), images of one and of several groups, every shape,
  * orientation, pad mode and normalize, N-D slices, Inf and NaN in A and in K (the NaN outputs'
  * exact recomputation), the high-dynamic-range images, auto's choice at a size where the
  * kernel pays, and the group shapes a tuning value chooses. Elsewhere it checks the refusal
@@ -29,12 +30,13 @@ static void sizes_case(clip_app *app, size_t r, size_t c, size_t s, size_t mk, s
 }
 
 /* Filter widths 1..8 (ring 8), 9..16 (ring 16), 17..32 (ring 32), past 32 (blocks of 32); rows
- * 1..64 (K of the products 8..64); images smaller than a group, and of several groups with
- * partial last ones (groups are 64 rows by 256 columns). */
+ * 1..64 (K of the products 8..64; past 32 rows with a ring of 32 the operand in local memory,
+ * rows in pairs); images smaller than a group, and of several groups with partial last ones
+ * (groups are 64 or 128 rows by 256 columns). */
 static void test_sizes(clip_app *app) {
-    static const size_t ks[][2] = {{1, 1},   {3, 3},   {2, 7},  {7, 9},  {15, 15},
-                                   {16, 17}, {31, 31}, {5, 33}, {33, 5}, {40, 47},
-                                   {64, 64}, {63, 65}, {1, 31}, {31, 1}};
+    static const size_t ks[][2] = {{1, 1},   {3, 3},   {2, 7},   {7, 9},  {15, 15},
+                                   {16, 17}, {31, 31}, {5, 33},  {33, 5}, {40, 47},
+                                   {48, 40}, {64, 64}, {63, 65}, {1, 31}, {31, 1}};
     static const size_t as[][2] = {{1, 1}, {20, 37}, {131, 300}};
     unsigned long long seed = 21;
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
@@ -52,6 +54,7 @@ static void test_pads(clip_app *app) {
         for (int norm = 0; norm < 2; norm++) {
             sizes_case(app, 70, 90, 1, 9, 12, pad, norm, seed);
             sizes_case(app, 67, 41, 3, 21, 35, pad, norm, seed + 8);
+            sizes_case(app, 50, 70, 2, 33, 34, pad, norm, seed + 12);
             seed += 16;
         }
 }
@@ -60,8 +63,8 @@ static void test_pads(clip_app *app) {
  * recomputed by a direct sum with MATLAB's rules (over the overlap only, so an Inf in K next to
  * the zero padding gives +-Inf there; the reference checks every output). */
 static void test_nonfinite(clip_app *app) {
-    static const size_t ks[][2] = {{5, 7}, {31, 33}};
-    for (size_t ki = 0; ki < 2; ki++)
+    static const size_t ks[][2] = {{5, 7}, {31, 33}, {47, 40}};
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
         for (int pad = ZERO; pad <= CIRCULAR; pad += 3)
             for (int shape = FULL; shape <= VALID; shape++) {
                 host_arr ha, hk;
@@ -91,9 +94,9 @@ static void test_nonfinite(clip_app *app) {
  * 1e6 and 1e-6, a star field under a Gaussian), 'same' and 'full', each output within the
  * contract's bound of the double reference. */
 static void test_dynamic_range(clip_app *app) {
-    static const size_t ks[][2] = {{9, 7}, {31, 31}};
+    static const size_t ks[][2] = {{9, 7}, {31, 31}, {40, 33}};
     unsigned long long seed = 1401;
-    for (size_t ki = 0; ki < 2; ki++)
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
         for (int kind = 0; kind < HDR_KINDS; kind++) {
             const size_t mk = ks[ki][0], nk = ks[ki][1];
             host_arr ha = {{150, 290, 1}, NULL}, hk;
@@ -102,7 +105,7 @@ static void test_dynamic_range(clip_app *app) {
             for (int shape = FULL; shape <= SAME; shape++)
                 for (int norm = 0; norm < 2; norm++) {
                     const conv_case cc = {CLIP_F32, CLIP_F32, {150, 290, 1}, {mk, nk},
-                                          shape,    ZERO,     (int)ki,       norm};
+                                          shape,    ZERO,     (int)ki % 2,   norm};
                     clip_process_destroy(c2_run(app, a, &ha, k, &hk, &cc, "tensor", "off", 0));
                 }
             c2_release(&ha, &hk, a, k);
@@ -146,9 +149,10 @@ static void test_refusals(clip_app *app) {
 }
 
 /* The tuning cache's tensor values choose the group's columns and rows (processes/conv2.c):
- * groups of 64 rows for a filter that takes its rows in pairs by default, pairs for one that does
- * not, wider groups; a value the kernel cannot run (pairs of a filter past 31 rows, whose local
- * arrays would pass 48 KB) is ignored. Results checked as everywhere. */
+ * groups of 64 rows for a filter that takes its rows in pairs by default, pairs for one that
+ * takes them in fours, wider groups, pairs past 32 rows; a value the kernel cannot run (256 rows
+ * for a filter of at most 8 columns, whose Toeplitz operand is built in registers) is ignored.
+ * Results checked as everywhere. */
 static void test_tuned_rows(clip_app *app) {
     const char *path = "conv2_tc_tuning.txt";
     static const struct {
@@ -156,8 +160,10 @@ static void test_tuned_rows(clip_app *app) {
         const char *value, *want; /* want: the reported variant's start; NULL: auto's own */
     } cases[] = {{31, 31, "tensor:256,64", "tensor 64x256 k31x31"},
                  {15, 13, "tensor:512,128", "tensor 128x512 k15x13"},
+                 {15, 15, "tensor:256,128", "tensor 128x256 k15x15"},
                  {16, 16, "tensor:256,128", "tensor 128x256 k16x16"},
-                 {40, 47, "tensor:256,128", NULL}};
+                 {40, 47, "tensor:256,128", "tensor 128x256 k40x47"},
+                 {13, 7, "tensor:256,256", NULL}};
     remove(path);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char key[32];
