@@ -638,7 +638,18 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #define TC_H (TC_M + TC_KRP)               /* staged rows of an input column */
 #define TC_NB ((KC + TC_N - 1) / TC_N)     /* column blocks of the filter */
 #define TC_PARTS (TC_N / TC_CW)            /* staged parts of a ring turn */
+/* TC_FMAP 1 (the default with A from registers): the fetch as TC_FETCH below describes (H100
+ * 8192^2: 15x15 0.578 ms against 0.661, 21x21 1.29 against 1.45, 31x31 1.64 against 1.74);
+ * with TC_SS (and cp.async) the first mapping is the faster (63x63 6.21 against 6.61). */
+#ifndef TC_FMAP
+#define TC_FMAP (!TC_SS)
+#endif
+#if TC_FMAP
+#define TC_FR ((TC_H + 31) / 32)  /* rows of a staged column a work-item fetches, 32 apart */
+#define TC_PF (TC_FR * TC_CW / 4) /* staged values a work-item fetches */
+#else
 #define TC_PF ((TC_H * TC_CW + 127) / 128) /* staged values a work-item fetches */
+#endif
 #ifndef TC_SS
 #define TC_SS 0
 #endif
@@ -713,6 +724,80 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_ASYNC TC_SS
 #endif
 #if TC_ASYNC
+#define TC_FETCH_ONE(u, src, ok) tc_cp_async4(raw + tid + 128 * (u), (ok) ? (src) : A, (ok) ? 4 : 0)
+#define TC_FETCH_DONE tc_cp_commit()
+#define TC_FETCHED(u) raw[tid + 128 * (u)]
+#define TC_FETCH_WAIT TC_CP_WAIT(0)
+#else
+#define TC_FETCH_ONE(u, src, ok) pf[u] = (ok) ? *(src) : 0.0f
+#define TC_FETCH_DONE
+#define TC_FETCHED(u) pf[u]
+#define TC_FETCH_WAIT
+#endif
+#if TC_FMAP
+/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A (zeros past
+ * A): value u of a work-item is row lane + 32 (u % TC_FR) of column w + 4 (u / TC_FR), a warp on
+ * consecutive rows. A group inside A reads from one pointer at constant offsets; r0 and the lane
+ * pass through an empty asm so that the compiler keeps no row index of its own live through the
+ * steps (it held one per value, and registers are what limits the groups a compute unit). */
+#define TC_FETCH(c0)                                                                               \
+    {                                                                                              \
+        int r0_ = r0, l_ = tid % 32;                                                               \
+        asm volatile("" : "+r"(r0_), "+r"(l_));                                                    \
+        const int c0_ = (c0);                                                                      \
+        if (r0_ >= 0 && r0_ + TC_H <= ma && c0_ >= 0 && c0_ + TC_CW <= na) {                       \
+            __global const float *p_ = A + (long)(c0_ + w) * ma + r0_ + l_;                        \
+            _Pragma("unroll") for (int u = 0; u < TC_PF; u++)                                      \
+                TC_FETCH_ONE(u, p_ + 4 * (long)ma * (u / TC_FR) + 32 * (u % TC_FR),                \
+                             l_ + 32 * (u % TC_FR) < TC_H);                                        \
+        } else {                                                                                   \
+            _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                    \
+                const int rr = l_ + 32 * (u % TC_FR), cc = w + 4 * (u / TC_FR);                    \
+                const int gr = pad_map(r0_ + rr, ma), gc = pad_map(c0_ + cc, na);                  \
+                TC_FETCH_ONE(u, A + gc * (long)ma + gr, rr < TC_H && gr >= 0 && gc >= 0);          \
+            }                                                                                      \
+        }                                                                                          \
+        TC_FETCH_DONE;                                                                             \
+    }
+/* Where value u of a work-item's fetch goes: row rr of staged column cc. */
+#define TC_PUT_AT(u)                                                                               \
+    const int rr = l_ + 32 * ((u) % TC_FR), cc = w + 4 * ((u) / TC_FR), ok_ = rr < TC_H
+#if TC_SS
+/* The fetch into xs, split: big parts first, then small ones; a column as TC_ER rows of 4 taps,
+ * row r holding X(TC_S * r + q), q = 0..3, so each value goes to the 4 / TC_S rows that hold it. */
+#define TC_PUT                                                                                     \
+    {                                                                                              \
+        int l_ = tid % 32;                                                                         \
+        asm volatile("" : "+r"(l_));                                                               \
+        TC_FETCH_WAIT;                                                                             \
+        _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
+            TC_PUT_AT(u);                                                                          \
+            uint b_, s_;                                                                           \
+            tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
+            _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                     \
+                const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                  \
+                if (ok_ && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)                        \
+                    xs[x_] = b_, xs[TC_XS + x_] = s_;                                              \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#else
+/* The fetch into xs, split: big parts first, then small ones. */
+#define TC_PUT                                                                                     \
+    {                                                                                              \
+        int l_ = tid % 32;                                                                         \
+        asm volatile("" : "+r"(l_));                                                               \
+        TC_FETCH_WAIT;                                                                             \
+        _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
+            TC_PUT_AT(u);                                                                          \
+            uint b_, s_;                                                                           \
+            tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
+            if (ok_) xs[cc * TC_H + rr] = b_, xs[TC_XS + cc * TC_H + rr] = s_;                     \
+        }                                                                                          \
+    }
+#endif
+#else
+#if TC_ASYNC
 /* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into raw
  * (consecutive work-items, consecutive rows; zeros past A). */
 #define TC_FETCH(c0)                                                                               \
@@ -763,6 +848,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         if (e < TC_H * TC_CW) xs[e] = b_, xs[TC_H * TC_CW + e] = s_;                               \
     }
 #endif
+#endif /* TC_FMAP */
 
 /* The output columns completed in the steps of staged part H of ring turn ch, from ys to C:
  * consecutive work-items, consecutive rows. */

@@ -283,25 +283,28 @@ static rates device_rates(clip_process *p, clip_type t) {
 #define RB_STAGE 16
 /* The tensor kernel (kernels/conv2.cl, conv2_tensor): a group walks its rj output columns plus
  * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 wgmma of
- * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 6.2
+ * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 4.5
  * wgmma of 32 columns) plus its products counted in wgmma of 32 columns (r->tensor of those per
- * ms), fitted to H200 8192^2 'same' (bench/CONV2.md: rows in pairs, 7x7 0.344 ms, 15x15 0.666,
- * 21x21 1.48, 31x31 1.75; 64 rows 63x63 7.24), and 1.1 times that for 33 to 56 rows (H100,
- * 47x47 6.15). Groups share a compute unit as their registers allow (conv2_tensor_maxnreg; ptxas
+ * ms), fitted to H100 8192^2 'same' (bench/CONV2.md, third round: rows in pairs, 15x15 0.578 ms,
+ * 21x21 1.29, 31x31 1.64; 47x47 4.86, 63x63 6.21 from local memory), and 1.1 times that for 33
+ * to 56 rows. Groups share a compute unit as their registers allow (conv2_tensor_maxnreg; ptxas
  * takes about 230 unlimited); fewer groups than that leave the tensor cores idle while each
  * waits for its products (H100, 1024^2 31x31: 64 groups, 0.139 ms against 0.61 at 4096^2 with
- * 16 times the work). */
+ * 16 times the work), and a second wave that fills few of them costs nearly a whole one (H100
+ * 4096^2 21x21: 512 groups in 396 places, 0.453 ms against 1.29 at 8192^2 with 4 times the
+ * work; past two waves the groups no longer start together, and the last wave's gap shrinks). */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
     const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g, c->ri);
     const double blocks = ceil((double)g->nk / ring);
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
-    const double work = 6.2 + 3 * krp / 8 * ring * (c->ri / 64) / 32;
+    const double work = 4.5 + 3 * krp / 8 * ring * (c->ri / 64) / 32;
     const double tall = krp > 32 && krp <= 56 ? 1.1 : 1;
     const int regs = conv2_tensor_maxnreg(g, c->ri);
     const double resident = floor(65536.0 / (128.0 * (regs ? regs : 232)));
     const double groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
-    const double busy = fmin(1, groups / (resident * r->units));
+    const double places = resident * r->units, waves = ceil(groups / places);
+    const double busy = waves <= 2 ? groups / (waves * places) : 1;
     return fmax(steps * work * tall / (r->tensor * busy), bytes / r->bw) + r->launch;
 }
 

@@ -47,6 +47,18 @@ static void test_sizes(clip_app *app) {
         }
 }
 
+/* Groups wholly inside A, whose columns are fetched along another path than those of groups at
+ * an edge (kernels/conv2.cl, TC_FETCH; 'valid' makes the first groups such): rows in pairs, 64
+ * rows, from local memory. */
+static void test_interior(clip_app *app) {
+    static const size_t ks[][2] = {{15, 15}, {31, 31}, {24, 30}, {47, 40}};
+    for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+        const conv_case cc = {CLIP_F32, CLIP_F32, {200, 300, 1}, {ks[ki][0], ks[ki][1]},
+                              VALID,    ZERO,     (int)ki % 2,   (int)ki / 2 % 2};
+        run_case(app, &cc, "tensor", 1201 + ki);
+    }
+}
+
 /* The padding rules, normalize and slices of an N-D image. */
 static void test_pads(clip_app *app) {
     unsigned long long seed = 301;
@@ -228,6 +240,7 @@ int main(void) {
     }
     test_refusals(app);
     test_sizes(app);
+    test_interior(app);
     test_pads(app);
     test_nonfinite(app);
     test_dynamic_range(app);
