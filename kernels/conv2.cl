@@ -624,12 +624,25 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * their big and small parts (so a step only loads its fragments, TC_LDS4), and the output
  * columns that complete during those TC_CW steps go out through local memory together, a warp
  * writing consecutive rows; descriptors are stepped where they are used (TC_DESC_AT). A step is
- * then about 100 instructions a warp besides its 12 wgmma (31x31, rows in pairs).
+ * then about 100 instructions a warp besides its 12 wgmma (31x31, rows in pairs). The staging
+ * itself was a quarter of the time (bench/CONV2.md, third round: 31x31 1.27 ms without it
+ * against 1.74), mostly for the registers its indices held: hence TC_FMAP and TC_ASYNC.
+ *
+ * The Toeplitz operand in local memory (TC_SS). Stored as rows of 4 taps, row r of a staged
+ * column holding X(TC_S * r + q) for q = 0..3 (each value in 4 / TC_S rows), the Toeplitz block
+ * is a wgmma operand after all: its core matrices are 8 consecutive such rows (16 bytes apart,
+ * as a descriptor steps), those adjacent along K 4 / TC_S rows apart (LBO 64 / TC_S bytes,
+ * overlapping). No fragments then live in registers, so filters past 32 rows take their rows in
+ * pairs too (m64n64k8 for a ring of 32), and a step can issue its products into one of two
+ * accumulator sets and finish the previous step's while they run (TC_PIPE). The price is local
+ * memory (the operand read by every product, the doubled filter: 65 KB at 47x47, 81 KB at 63x63,
+ * past the 48 KB OpenCL reports, which the sm_90a build takes) and its bandwidth: for filters of
+ * at most 32 rows the registers' kernel stays the faster (31x31 1.80 ms against 1.73).
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
- * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8), TC_CW (input columns staged at a
- * time: 4, 8 or 16, dividing TC_N; the local arrays within 48 KB), TC_HALVES (below), TJ
- * (output columns a group, a multiple of TC_N). */
+ * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8, at most 64), TC_CW (input columns
+ * staged at a time: 4, 8 or 16, dividing TC_N, at least TC_N / 8), TC_SS, TC_PIPE, TC_ASYNC,
+ * TC_FMAP, TC_HALVES (below), TJ (output columns a group, a multiple of TC_N). */
 #ifndef TC_S
 #define TC_S 1
 #endif
