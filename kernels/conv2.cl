@@ -736,6 +736,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #ifndef TC_ASYNC
 #define TC_ASYNC TC_SS
 #endif
+/* Value u of a work-item's fetch (from src where ok, else zero): by cp.async into raw, or into
+ * its registers pf; TC_FETCHED(u) after TC_FETCH_WAIT. */
 #if TC_ASYNC
 #define TC_FETCH_ONE(u, src, ok) tc_cp_async4(raw + tid + 128 * (u), (ok) ? (src) : A, (ok) ? 4 : 0)
 #define TC_FETCH_DONE tc_cp_commit()
@@ -772,96 +774,56 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         }                                                                                          \
         TC_FETCH_DONE;                                                                             \
     }
-/* Where value u of a work-item's fetch goes: row rr of staged column cc. */
+#else
+/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A (zeros past
+ * A): value u of a work-item is value tid + 128 u of the part, consecutive work-items on
+ * consecutive rows. */
+#define TC_FETCH(c0)                                                                               \
+    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
+        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
+        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
+        TC_FETCH_ONE(u, A + gc * (long)ma + gr, e < TC_H * TC_CW && gr >= 0 && gc >= 0);           \
+    }                                                                                              \
+    TC_FETCH_DONE
+#endif /* TC_FMAP */
+
+/* Where value u of a work-item's fetch goes: row rr of staged column cc (ok_: one of its rows). */
+#if TC_FMAP
+#define TC_PUT_LANE                                                                                \
+    int l_ = tid % 32;                                                                             \
+    asm volatile("" : "+r"(l_))
 #define TC_PUT_AT(u)                                                                               \
     const int rr = l_ + 32 * ((u) % TC_FR), cc = w + 4 * ((u) / TC_FR), ok_ = rr < TC_H
+#else
+#define TC_PUT_LANE
+#define TC_PUT_AT(u)                                                                               \
+    const int e_ = tid + 128 * (u), rr = e_ % TC_H, cc = e_ / TC_H, ok_ = e_ < TC_H * TC_CW
+#endif
 #if TC_SS
-/* The fetch into xs, split: big parts first, then small ones; a column as TC_ER rows of 4 taps,
- * row r holding X(TC_S * r + q), q = 0..3, so each value goes to the 4 / TC_S rows that hold it. */
-#define TC_PUT                                                                                     \
-    {                                                                                              \
-        int l_ = tid % 32;                                                                         \
-        asm volatile("" : "+r"(l_));                                                               \
-        TC_FETCH_WAIT;                                                                             \
-        _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
-            TC_PUT_AT(u);                                                                          \
-            uint b_, s_;                                                                           \
-            tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
-            _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                     \
-                const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                  \
-                if (ok_ && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)                        \
-                    xs[x_] = b_, xs[TC_XS + x_] = s_;                                              \
-            }                                                                                      \
-        }                                                                                          \
+/* A value of column cc's row rr into xs (TC_PUT): the column as TC_ER rows of 4 taps, row r
+ * holding X(TC_S * r + q), q = 0..3, so the value goes to the 4 / TC_S rows that hold it. */
+#define TC_STORE(b, s)                                                                             \
+    _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                             \
+        const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                          \
+        if (ok_ && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)                                \
+            xs[x_] = (b), xs[TC_XS + x_] = (s);                                                    \
     }
 #else
+#define TC_STORE(b, s)                                                                             \
+    if (ok_) xs[cc * TC_H + rr] = (b), xs[TC_XS + cc * TC_H + rr] = (s)
+#endif
 /* The fetch into xs, split: big parts first, then small ones. */
 #define TC_PUT                                                                                     \
     {                                                                                              \
-        int l_ = tid % 32;                                                                         \
-        asm volatile("" : "+r"(l_));                                                               \
+        TC_PUT_LANE;                                                                               \
         TC_FETCH_WAIT;                                                                             \
         _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
             TC_PUT_AT(u);                                                                          \
             uint b_, s_;                                                                           \
             tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
-            if (ok_) xs[cc * TC_H + rr] = b_, xs[TC_XS + cc * TC_H + rr] = s_;                     \
+            TC_STORE(b_, s_);                                                                      \
         }                                                                                          \
     }
-#endif
-#else
-#if TC_ASYNC
-/* Fetches input columns c0 .. c0 + TC_CW - 1, rows r0 .. r0 + TC_H - 1 of the padded A into raw
- * (consecutive work-items, consecutive rows; zeros past A). */
-#define TC_FETCH(c0)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
-        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
-        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
-        const int in_ = e < TC_H * TC_CW && gr >= 0 && gc >= 0;                                    \
-        tc_cp_async4(raw + e, in_ ? A + gc * (long)ma + gr : A, in_ ? 4 : 0);                      \
-    }                                                                                              \
-    tc_cp_commit()
-/* Value u of the work-item's fetch, after TC_FETCH_WAIT (its own copies are done). */
-#define TC_FETCHED(u) raw[tid + 128 * (u)]
-#define TC_FETCH_WAIT TC_CP_WAIT(0)
-#else
-/* The same into the work-item's registers pf. */
-#define TC_FETCH(c0)                                                                               \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
-        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
-        const int gr = pad_map(r0 + rr, ma), gc = pad_map((c0) + cc, na);                          \
-        pf[u] = (e >= TC_H * TC_CW || gr < 0 || gc < 0) ? 0.0f : A[gc * (long)ma + gr];            \
-    }
-#define TC_FETCHED(u) pf[u]
-#define TC_FETCH_WAIT
-#endif
-#if TC_SS
-/* pf into xs, split: big parts first, then small ones; a column as TC_ER rows of 4 taps, row r
- * holding X(TC_S * r + q), q = 0..3, so each value goes to the 4 / TC_S rows that hold it. */
-#define TC_PUT                                                                                     \
-    TC_FETCH_WAIT;                                                                                 \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
-        const int e = tid + 128 * u, rr = e % TC_H, cc = e / TC_H;                                 \
-        uint b_, s_;                                                                               \
-        tc_split(TC_FETCHED(u), &b_, &s_);                                                         \
-        _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                         \
-            const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                      \
-            if (e < TC_H * TC_CW && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)               \
-                xs[x_] = b_, xs[TC_XS + x_] = s_;                                                  \
-        }                                                                                          \
-    }
-#else
-/* pf into xs, split: big parts first, then small ones. */
-#define TC_PUT                                                                                     \
-    TC_FETCH_WAIT;                                                                                 \
-    _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                            \
-        const int e = tid + 128 * u;                                                               \
-        uint b_, s_;                                                                               \
-        tc_split(TC_FETCHED(u), &b_, &s_);                                                         \
-        if (e < TC_H * TC_CW) xs[e] = b_, xs[TC_H * TC_CW + e] = s_;                               \
-    }
-#endif
-#endif /* TC_FMAP */
 
 /* The output columns completed in the steps of staged part H of ring turn ch, from ys to C:
  * consecutive work-items, consecutive rows. */
