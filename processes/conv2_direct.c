@@ -77,7 +77,10 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     if (kind == CONV2_COLS) c = (conv2_cfg){kind, 32, 8, 15, 1, 1, 1};
     if (kind == CONV2_TENSOR) {
         /* Rows interleaved in pairs where the second row's tap fits the rounding to 8 already
-         * padded in (bench/CONV2.md: 8192^2 31x31 1.75 ms against 2.04 in groups of 64 rows) */
+         * padded in (bench/CONV2.md: 8192^2 31x31 1.75 ms against 2.04 in groups of 64 rows),
+         * and always with the operand in local memory, which holds no fragments in registers
+         * (products 64 columns wide, with room for two accumulator sets, TC_PIPE: H200 63x63
+         * 6.42 ms against 6.90 in groups of 64 rows) */
         const int pairs =
             (conv2_tensor_ss(g) || (g->mk <= 31 && g->mk % 8)) && conv2_tensor_cw(g, 128);
         c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
@@ -267,7 +270,9 @@ int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
      * at 168 against 1.79 (199), 21x21 1.48 at 168, 1.72 at 128. Filters past 32 rows take a
      * step's taps in two halves (tensor_options; H100: 47x47 6.15 ms at 168, 7.36 at 255, 8.26
      * at 128; 63x63 6.92 at 255, 7.05 at 168, 7.35 at 128; whole steps: 47x47 7.54 at 255,
-     * 63x63 7.12 at 96). */
+     * 63x63 7.12 at 96). The kernel with its operand in local memory (conv2_tensor_ss, H200):
+     * 47x47 4.92 at 168, 5.25 unlimited (ptxas 255), 5.93 at 200; 63x63 6.42 unlimited, 6.64 at
+     * 232, 6.84 at 168. */
     const size_t krp = conv2_tensor_krp(g, rows);
     if (conv2_tensor_ss(g)) return krp <= 48 ? 168 : 0;
     return rows == 128 ? (krp <= 16 ? 128 : 168) : krp > 56 ? 255 : krp > 32 ? 168 : 0;
@@ -370,7 +375,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         if (!forced) return CLIP_ERR_UNSUPPORTED;
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant %s: needs a %dx%d work-group and %zu bytes of local memory; "
-                              "the kernel allows %zu work-items and the device has %llu bytes",
+                              "the kernel allows %zu work-items and %llu bytes",
                               kind_names[c.kind], c.wx, c.wy, need + (size_t)kmem, kwg,
                               (unsigned long long)most);
     }
