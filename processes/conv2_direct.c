@@ -359,6 +359,11 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
     clip_status s = clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+conv2" : "conv2",
                                      g->t, opts, name, &ps->kernel);
+    /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
+     * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
+    if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
+        tensor_local(g, c.ri, conv2_tensor_cw(g, c.ri)) > dev->local_mem)
+        return CLIP_ERR_UNSUPPORTED;
     if (s != CLIP_OK) return s;
     size_t kwg = 0;
     cl_ulong kmem = 0;
