@@ -917,10 +917,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
- * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), their sum into
- * the ring once they are done, and the output column that completes (output column
- * (ch - 1) * TC_N + SI + 1 of the group's) put in ys. Other groups on the compute unit fill the
- * wait. */
+ * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), then TC_AFTER
+ * (this step's or the previous step's finish). Other groups on the compute unit fill the waits. */
 #define TC_STEP(SI)                                                                                \
     {                                                                                              \
         TC_FRAGS;                                                                                  \
@@ -954,7 +952,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 /* TC_PIPE 1 (TC_SS): a step's products go to one of two accumulator sets, and the step then
  * waits for the previous step's (wgmma.wait_group 1) and finishes that one while its own run; the
  * last step of a staged part is finished after it (TC_DRAIN), before xs is written again.
- * Otherwise a step waits for its own products and finishes them. */
+ * Otherwise a step waits for its own products and finishes them: with fragments in registers
+ * ptxas serialized the wgmma of such a pipeline (bench/CONV2.md, second round, C7514). */
 #ifndef TC_PIPE
 #define TC_PIPE TC_SS
 #endif
