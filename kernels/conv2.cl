@@ -957,6 +957,9 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #ifndef TC_PIPE
 #define TC_PIPE TC_SS
 #endif
+#if TC_PIPE && TC_HALVES
+#error "TC_PIPE finishes a step without its second half: TC_HALVES needs TC_PIPE 0"
+#endif
 #if TC_PIPE
 #define TC_D(SI) ((SI) % 2 ? d1 : d)
 #define TC_AFTER(SI)                                                                               \

@@ -95,10 +95,10 @@
  *   On the H100 (8192^2 f32 'same', bench/CONV2.md call 3) this gives local for 3x3 (0.26 ms),
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
- *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores";
- *   H200): 15x15 tensor 0.66 ms (block 0.82), 31x31 tensor 1.74 (block 2.73), 63x63 tensor
- *   7.16 (block 28.8); 21x21 block (1.38 ms, tensor 1.46); H100 47x47 tensor 6.15 (block
- *   6.78).
+ *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores",
+ *   third round; H100): 15x15 tensor 0.59 ms (block 0.81), 21x21 tensor 1.28 (block 1.37),
+ *   31x31 tensor 1.64 (block 2.71), 47x47 tensor 4.84 (block 6.72), 63x63 tensor 6.27 (block
+ *   28.7).
  *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with
  *   separable on, both passes use it), fft forces the FFT path; separable on forces the two
  *   passes (an error unless K is rank one), off never takes them. A forced variant the device
@@ -383,9 +383,9 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
  * fill the device go to block (H100, 1 x 7: 4096^2 block 0.0637 ms, local 0.0696; 8192^2
  * 0.2268 against 0.2546), and so do column filters (k x 1) where block's tiles are two rows
  * tall (H200, 7 x 1: 8192^2 block 0.224 ms, local 0.252). On sm_90 the tensor kernel for f32
- * where the cost model puts it below the pick (tensor_ms; H200 8192^2: 15x15 0.66 ms against
- * block 0.82, 31x31 1.74 against 2.73, 63x63 7.16 against 28.8, H100 47x47 6.15 against 6.78;
- * 21x21 block's). */
+ * where the cost model puts it below the pick (tensor_ms; H100 8192^2: 15x15 0.59 ms against
+ * block 0.81, 21x21 1.28 against 1.37, 31x31 1.64 against 2.71, 47x47 4.84 against 6.72, 63x63
+ * 6.27 against 28.7; at 4096^2 21x21 and 47x47 stay block's). */
 #define LOCAL_MAX_TAPS 16
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31

@@ -293,8 +293,9 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
     char extra[64] = "";
     if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
-    /* Past 32 taps a step multiplies its taps in two halves, each loaded after the one before
-     * is done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
+     * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
+     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)

@@ -161,10 +161,9 @@ static void test_refusals(clip_app *app) {
 }
 
 /* The tuning cache's tensor values choose the group's columns and rows (processes/conv2.c):
- * groups of 64 rows for a filter that takes its rows in pairs by default, pairs for one that
- * takes them in fours, wider groups, pairs past 32 rows; a value the kernel cannot run (256 rows
- * for a filter of at most 8 columns, whose Toeplitz operand is built in registers) is ignored.
- * Results checked as everywhere. */
+ * groups of 64 rows for a filter that takes its rows in pairs by default, pairs named where they
+ * are the default, wider groups, pairs past 32 rows (the operand in local memory); a value the
+ * kernel cannot run (groups of 256 rows) is ignored. Results checked as everywhere. */
 static void test_tuned_rows(clip_app *app) {
     const char *path = "conv2_tc_tuning.txt";
     static const struct {
