@@ -825,6 +825,14 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         }                                                                                          \
     }
 
+/* With TC_SS the wgmma read xs through the async proxy: what TC_PUT stored there is made visible
+ * to it before the barrier that ends the put. */
+#if TC_SS
+#define TC_PUT_FENCE tc_fence_async_local()
+#else
+#define TC_PUT_FENCE
+#endif
+
 /* The output columns completed in the steps of staged part H of ring turn ch, from ys to C:
  * consecutive work-items, consecutive rows. */
 #define TC_FLUSH(H)                                                                                \
@@ -1002,6 +1010,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_DRAIN((H)*TC_CW + TC_CW - 1);                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         TC_PUT;                                                                                    \
+        TC_PUT_FENCE;                                                                              \
         TC_FLUSH(H);                                                                               \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }

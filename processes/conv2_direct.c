@@ -260,6 +260,11 @@ size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
     if (ss && cw > 4) cw = 4;
     while (cw > 4 && tensor_local(g, rows, cw) > TENSOR_LOCAL_PICK)
         cw /= 2;
+    /* Experiment hook: CLIP_CONV2_TC_CW=4, 8 or 16 chooses where the ring takes it. */
+    const char *e = getenv("CLIP_CONV2_TC_CW");
+    if (e && (atoi(e) == 4 || atoi(e) == 8 || atoi(e) == 16) && (size_t)atoi(e) <= ring &&
+        (size_t)atoi(e) * 8 >= ring)
+        cw = (size_t)atoi(e);
     return ring * (size_t)rows / 64 <= 64 && tensor_local(g, rows, cw) <= TENSOR_LOCAL ? cw : 0;
 }
 

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "conv2_testutil.h"
+#ifdef CLIP_FAULT_INJECTION
+#include "../lib/fault.h"
+#endif
 
 static int quick;
 
@@ -222,6 +225,43 @@ static void test_auto(clip_app *app) {
     }
 }
 
+#ifdef CLIP_FAULT_INJECTION
+/* A driver that held the sm_90a kernels to the 48 KB OpenCL reports (a fault build fails the
+ * first clBuildProgram, the second call of its kind after clCreateProgramWithSource, as such a
+ * driver would refuse the tensor kernel's larger arrays): under
+ * auto a filter whose tensor build passes 48 KB (63x63: 81 KB) takes another variant; a forced
+ * tensor, or a tensor build within 48 KB (31x31), reports the build's own error. Fresh apps, so
+ * that no program is cached. */
+static void test_local_fallback(void) {
+    static const struct {
+        size_t mk;
+        const char *variant;
+        clip_status want;
+    } cases[] = {
+        {63, "auto", CLIP_OK}, {63, "tensor", CLIP_ERR_BUILD}, {31, "auto", CLIP_ERR_BUILD}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        clip_app *app = tu_app();
+        char got[128] = "";
+        clip_fault_arm(CLIP_FAULT_BUILD, 2);
+        const clip_status s = init_only(app, CLIP_F32, 4096, 4096, cases[i].mk, cases[i].mk,
+                                        cases[i].variant, got, sizeof got);
+        clip_fault_arm(0, 0);
+        CHECK_STATUS(app, s, cases[i].want);
+        if (s == CLIP_OK) {
+            tu_checks++;
+            if (variant_is(got, "tensor")) {
+                tu_failures++;
+                fprintf(stderr, "48 KB fallback: auto kept '%s'\n", got);
+            }
+            printf("48 KB fallback, %zux%zu auto: '%s'\n", cases[i].mk, cases[i].mk, got);
+        } else {
+            CHECK_MSG(app, "build failed");
+        }
+        clip_app_destroy(app);
+    }
+}
+#endif
+
 int main(void) {
     quick = tu_quick();
     clip_app *app = tu_app();
@@ -246,5 +286,8 @@ int main(void) {
     test_auto(app);
     test_tuned_rows(app);
     clip_app_destroy(app);
+#ifdef CLIP_FAULT_INJECTION
+    test_local_fallback();
+#endif
     return tu_finish("test_conv2_tc");
 }
