@@ -648,7 +648,17 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #endif
 #define TC_M (64 * TC_S)                   /* output rows a group */
 #define TC_NT (TC_N * TC_S)                /* columns of a product (wgmma N) */
-#define TC_H (TC_M + TC_KRP)               /* staged rows of an input column */
+/* TC_WS 1: a producer warpgroup stages the input and writes the outputs for TC_WSC consumer
+ * warpgroups that only multiply (below, conv2_tensor's second form); they share each staged
+ * column, TC_WSC * TC_M rows and the halo. */
+#ifndef TC_WS
+#define TC_WS 0
+#endif
+#ifndef TC_WSC
+#define TC_WSC 2
+#endif
+#define TC_GM (TC_WS ? TC_WSC * TC_M : TC_M) /* output rows a work-group */
+#define TC_H (TC_GM + TC_KRP)                /* staged rows of an input column */
 #define TC_NB ((KC + TC_N - 1) / TC_N)     /* column blocks of the filter */
 #define TC_PARTS (TC_N / TC_CW)            /* staged parts of a ring turn */
 /* TC_FMAP 1 (the default with A from registers): the fetch as TC_FETCH below describes (H100
@@ -672,6 +682,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
 #else
 #define TC_XS (TC_H * TC_CW) /* words of one part of xs */
 #endif
+/* Word offsets in xs and ys of the half that staged part H uses (TC_WS: two stages each). */
+#define TC_XOFF(H) (TC_WS ? (H) % 2 * 2 * TC_XS : 0)
+#define TC_YOFF(H) (TC_WS ? (H) % 2 * TC_CW * TC_M : 0)
 #define TC_GROWS (2 * TC_NT)               /* rows (n) of the doubled, reversed filter */
 #define TC_LBO (TC_GROWS * 16)             /* bytes between its groups of 4 taps */
 #define TC_GPART (TC_KRP * TC_GROWS)       /* words of one part (big or small) */
@@ -802,18 +815,18 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #if TC_SS
 /* A value of column cc's row rr into xs (TC_PUT): the column as TC_ER rows of 4 taps, row r
  * holding X(TC_S * r + q), q = 0..3, so the value goes to the 4 / TC_S rows that hold it. */
-#define TC_STORE(b, s)                                                                             \
+#define TC_STORE(X, b, s)                                                                          \
     _Pragma("unroll") for (int q_ = 0; q_ < 4; q_++) {                                             \
-        const int r_ = (rr - q_) / TC_S, x_ = (cc * TC_ER + r_) * 4 + q_;                          \
+        const int r_ = (rr - q_) / TC_S, x_ = (X) + (cc * TC_ER + r_) * 4 + q_;                    \
         if (ok_ && rr >= q_ && (rr - q_) % TC_S == 0 && r_ < TC_ER)                                \
             xs[x_] = (b), xs[TC_XS + x_] = (s);                                                    \
     }
 #else
-#define TC_STORE(b, s)                                                                             \
-    if (ok_) xs[cc * TC_H + rr] = (b), xs[TC_XS + cc * TC_H + rr] = (s)
+#define TC_STORE(X, b, s)                                                                          \
+    if (ok_) xs[(X) + cc * TC_H + rr] = (b), xs[(X) + TC_XS + cc * TC_H + rr] = (s)
 #endif
-/* The fetch into xs, split: big parts first, then small ones. */
-#define TC_PUT                                                                                     \
+/* The fetch into xs from word X on, split: big parts first, then small ones. */
+#define TC_PUT(X)                                                                                  \
     {                                                                                              \
         TC_PUT_LANE;                                                                               \
         TC_FETCH_WAIT;                                                                             \
@@ -821,7 +834,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
             TC_PUT_AT(u);                                                                          \
             uint b_, s_;                                                                           \
             tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
-            TC_STORE(b_, s_);                                                                      \
+            TC_STORE(X, b_, s_);                                                                   \
         }                                                                                          \
     }
 
@@ -861,8 +874,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 /* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW. */
 #define TC_FRAG(SI, KK)                                                                            \
     if (8 * (KK) < TC_KRP) {                                                                       \
-        TC_FRAG_AT(fb[KK], (SI) % TC_CW * TC_H + 8 * (KK));                                        \
-        TC_FRAG_AT(fs[KK], TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));                                \
+        TC_FRAG_AT(fb[KK], TC_XOFF((SI) / TC_CW) + (SI) % TC_CW * TC_H + 8 * (KK));                \
+        TC_FRAG_AT(fs[KK], TC_XOFF((SI) / TC_CW) + TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));        \
     }
 #endif
 
@@ -948,7 +961,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                      \
             const int n_ = ((SI) + 1) % TC_N * TC_S + s_, q_ = n_ / 8, e_ = n_ % 2;                \
             if (t == (n_ % 8) / 2) {                                                               \
-                __local float *y = ys + ((SI) % TC_CW) * TC_M + mrow + s_;                         \
+                __local float *y = ys + TC_YOFF((SI) / TC_CW) + (SI) % TC_CW * TC_M + mrow + s_;   \
                 y[0] = ring[4 * q_ + e_];                                                          \
                 y[8 * TC_S] = ring[4 * q_ + 2 + e_];                                               \
                 ring[4 * q_ + e_] = 0.0f;                                                          \
@@ -1009,7 +1022,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_STEPS((H)*TC_CW);                                                                       \
         TC_DRAIN((H)*TC_CW + TC_CW - 1);                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        TC_PUT;                                                                                    \
+        TC_PUT(0);                                                                                 \
         TC_PUT_FENCE;                                                                              \
         TC_FLUSH(H);                                                                               \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
@@ -1020,14 +1033,15 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int ma, int na, int mo,
                    int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    for (int v = tid; v < TC_M * TJ; v += 128) {
-        const int i = i0 + v % TC_M, j = j0 + v / TC_M;
+    for (int v = tid; v < TC_GM * TJ; v += 128 * (TC_WS ? TC_WSC + 1 : 1)) {
+        const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
         if (i < mo && j < no && isnan(C[j * (long)mo + i]))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
                       kinfo);
     }
 }
 
+#if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
@@ -1075,7 +1089,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
             gs[TC_GPART + e] = small;
         }
         TC_FETCH(cb);
-        TC_PUT;
+        TC_PUT(0);
         tc_fence_async_local();
         barrier(CLK_LOCAL_MEM_FENCE);
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
@@ -1102,6 +1116,126 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     if (anynan)
         tc_fix(C, A, K, kinfo, tid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
 }
+#else /* TC_WS */
+/* conv2_tensor's second form (TC_WS): the same steps, divided between warpgroups. Warpgroup 0
+ * (the producer) fetches each staged part, splits it into xs and writes the outputs the consumers
+ * leave in ys; warpgroups 1 .. TC_WSC (the consumers) each own TC_M rows of the group's TC_GM
+ * and only load fragments, multiply and add into their rings. xs and ys have two stages, handed
+ * over by transaction barriers (tc_mbar_*): full (a part is in xs), empty (every consumer is done
+ * reading it), yfull (a part's outputs are in ys), yempty (the producer has written them out).
+ * The consumers never wait on a barrier of the whole work-group inside the walk, and the staging
+ * runs beside their products instead of between them. One column block (KC <= TC_N), A from
+ * registers, whole steps. */
+#if TC_SS || TC_PIPE || TC_HALVES || TC_ASYNC || TC_PARTS % 2 || KC > TC_N
+#error "TC_WS takes A from registers, whole steps, one column block and an even TC_PARTS"
+#endif
+#define TC_MBAR_WAIT(bar, parity) while (!tc_mbar_try_wait((bar), (uint)(parity)&1u))
+
+/* Consumer: staged part H of ring turn ch (part P = ch * TC_PARTS + H overall, stage H % 2). */
+#define TC_WSTAGED(H)                                                                              \
+    {                                                                                              \
+        const int P_ = ch * TC_PARTS + (H);                                                        \
+        TC_MBAR_WAIT(full + (H) % 2, P_ / 2);                                                      \
+        if (P_ >= 2) TC_MBAR_WAIT(yempty + (H) % 2, P_ / 2 - 1);                                   \
+        TC_STEPS((H)*TC_CW);                                                                       \
+        tc_mbar_arrive(empty + (H) % 2);                                                           \
+        tc_mbar_arrive(yfull + (H) % 2);                                                           \
+    }
+
+__kernel __attribute__((reqd_work_group_size(128 * (TC_WSC + 1), 1, 1))) void
+conv2_tensor(CONV2_ARGS) {
+    (void)skipz;
+    if (GATE_OFF) return;
+    GROUP_COORDS(TC_GM, TJ);
+    __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
+    __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
+    __local float yall[TC_WSC * 2 * TC_CW * TC_M];
+    __local ulong bars[8];
+    __local int anynan;
+    __local ulong *full = bars, *empty = bars + 2, *yfull = bars + 4, *yempty = bars + 6;
+    const int lid = (int)get_local_id(0), wg = lid / 128, tid = lid % 128;
+    const int w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+    const int r0 = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1), blk = 0;
+    const int turns = TJ / TC_N + 1;
+    int nan = 0;
+    if (lid == 0) {
+        anynan = 0;
+        for (int b = 0; b < 2; b++) {
+            tc_mbar_init(full + b, 128);
+            tc_mbar_init(empty + b, 128 * TC_WSC);
+            tc_mbar_init(yfull + b, 128 * TC_WSC);
+            tc_mbar_init(yempty + b, 128);
+        }
+        tc_mbar_init_fence();
+    }
+    /* The filter operand, as in the first form (one column block). */
+    for (int e = lid; e < TC_GPART; e += 128 * (TC_WSC + 1)) {
+        const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
+        const int l = (TC_N - p / TC_S % TC_N) % TC_N, kf = k - p % TC_S;
+        uint big, small;
+        tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
+        gs[e] = big;
+        gs[TC_GPART + e] = small;
+    }
+    tc_fence_async_local();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (wg == 0) {
+        /* Producer: part P fetched (its loads in flight while it waits), the outputs of part
+         * P - 2 written out once the consumers are done with them, then part P put into its
+         * stage once they are done reading what was there. */
+        float pf[TC_PF];
+        const int parts = turns * TC_PARTS;
+        for (int P = 0; P < parts + 2; P++) {
+            if (P < parts) TC_FETCH(cb + P * TC_CW);
+            if (P >= 2) {
+                const int Q = P - 2;
+                TC_MBAR_WAIT(yfull + Q % 2, Q / 2);
+                _Pragma("unroll") for (int k_ = 0; k_ < TC_WSC * TC_CW * TC_M / 128; k_++) {
+                    const int v = tid + 128 * k_, c = v / (TC_CW * TC_M), q = v / TC_M % TC_CW;
+                    const int jt = Q * TC_CW - TC_N + q + 1, row = c * TC_M + v % TC_M;
+                    const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
+                    if (jt >= 0 && jt < TJ)
+                        nan |= tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize);
+                }
+                tc_mbar_arrive(yempty + Q % 2);
+            }
+            if (P < parts) {
+                if (P >= 2) TC_MBAR_WAIT(empty + P % 2, P / 2 - 1);
+                TC_PUT(P % 2 * 2 * TC_XS);
+                tc_mbar_arrive(full + P % 2);
+            }
+        }
+    } else {
+        /* Consumer wg - 1: rows (wg - 1) * TC_M .. of the group's, as the first form's steps. */
+        __local float *ys = yall + (wg - 1) * 2 * TC_CW * TC_M;
+        const int mrow = TC_S * (16 * w + g);
+        const uint xaddr = tc_smem(xs + (wg - 1) * TC_M + mrow + t);
+        const ulong dbig = tc_wg_desc(gs, TC_LBO, 128),
+                    dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
+        float ring[TC_ND], d[TC_ND];
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
+        for (int ch = 0; ch < turns; ch++) {
+            TC_WSTAGED(0);
+            TC_WSTAGED(1);
+#if TC_PARTS > 2
+            TC_WSTAGED(2);
+            TC_WSTAGED(3);
+#endif
+#if TC_PARTS > 4
+            TC_WSTAGED(4);
+            TC_WSTAGED(5);
+            TC_WSTAGED(6);
+            TC_WSTAGED(7);
+#endif
+        }
+        TC_WG_WAIT(0);
+    }
+    if (nan) anynan = 1;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (anynan)
+        tc_fix(C, A, K, kinfo, lid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+}
+#endif /* TC_WS */
 #endif
 
 #if KERNEL == 5

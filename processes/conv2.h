@@ -85,6 +85,9 @@ size_t conv2_tensor_cw(const conv2_geom *g, int rows);
 /* Whether the tensor kernel reads its Toeplitz operand from local memory (TC_SS) rather than
  * building it in registers. */
 int conv2_tensor_ss(const conv2_geom *g);
+/* The consumer warpgroups of the tensor kernel's second form (TC_WS: a producer warpgroup
+ * stages and writes out for them) for a group of `rows` rows each, or 0 for the first form. */
+int conv2_tensor_ws(const conv2_geom *g, int rows);
 /* The register limit the tensor kernel is built with for a group of `rows` rows
  * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows);

@@ -84,6 +84,9 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         const int pairs =
             (conv2_tensor_ss(g) || (g->mk <= 31 && g->mk % 8)) && conv2_tensor_cw(g, 128);
         c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
+        /* A producer warpgroup beside ws consumers (kernels/conv2.cl, TC_WS) */
+        const int ws = conv2_tensor_ws(g, c.ri);
+        if (ws) c.wx = 128 * (ws + 1);
     }
     if (kind == CONV2_RBLOCK) {
         const int vw = simd_rows(p, g->t);
@@ -131,6 +134,7 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
         if ((!two && parse_ints(colon + 1, v, 1)) || v[0] % 32) return -1;
         cfg->rj = v[0];
         if (two) cfg->ri = v[1];
+        cfg->wx = 128 * (conv2_tensor_ws(g, cfg->ri) + 1);
         return conv2_tensor_cw(g, cfg->ri) ? 0 : -1;
     }
     if (kind == CONV2_RBLOCK) {
@@ -177,6 +181,8 @@ void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t ca
         snprintf(buf, cap, "cols %dx%d %dx1 %s", c->wx, c->wy, c->ri, k);
     else if (c->kind == CONV2_RBLOCK)
         snprintf(buf, cap, "rblock %dx%dx%d %s", c->ri, c->vw, c->rj, k);
+    else if (c->kind == CONV2_TENSOR && c->wx > 128)
+        snprintf(buf, cap, "tensor %dx%d %s ws%d", c->ri, c->rj, k, c->wx / 128 - 1);
     else if (c->kind == CONV2_TENSOR)
         snprintf(buf, cap, "tensor %dx%d %s", c->ri, c->rj, k);
     else
@@ -268,6 +274,23 @@ size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
     return ring * (size_t)rows / 64 <= 64 && tensor_local(g, rows, cw) <= TENSOR_LOCAL ? cw : 0;
 }
 
+int conv2_tensor_ws(const conv2_geom *g, int rows) {
+    /* The second form takes A from registers, whole steps, one column block and an even number
+     * of staged parts a ring turn. */
+    const size_t ring = conv2_tensor_ring(g), cw = conv2_tensor_cw(g, rows);
+    if (conv2_tensor_ss(g) || conv2_tensor_krp(g, rows) > 32 || g->nk > ring || !cw ||
+        ring / cw % 2)
+        return 0;
+    /* Experiment hook: CLIP_CONV2_TC_WS=2 or 3 consumers (0: none). */
+    const char *e = getenv("CLIP_CONV2_TC_WS");
+    if (e && (*e >= '0' && *e <= '3' && *e != '1')) return *e - '0';
+    /* H100 8192^2 (bench/CONV2.md, fourth round): 31x31 1.336 ms against 1.668, 21x21 1.148
+     * against 1.280; 4096^2 31x31 0.355 against 0.529. With a ring of 16 the second form is the
+     * slower (15x15 0.779 against 0.583: ptxas serializes its wgmma, C7512), and three consumers
+     * would need 128 registers. */
+    return ring == 32 && rows == 128 ? 2 : 0;
+}
+
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
     /* ptxas's register count decides how many groups share a compute unit, and more groups
      * overlap their waits better, up to where spills cost more (H200 8192^2, bench/CONV2.md):
@@ -301,6 +324,9 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    if (c->wx > 128)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTC_WS=1 -DTC_WSC=%d",
+                 c->wx / 128 - 1);
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -382,7 +408,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     /* No __local argument is set yet, so kmem is the kernel's own use. */
     const size_t wg = (size_t)(c.wx * c.wy);
     const size_t most = c.kind == CONV2_TENSOR ? TENSOR_LOCAL : (size_t)dev->local_mem;
-    if (wg > kwg || need + kmem > most) {
+    /* (NVIDIA's driver reports 256 work-items for a kernel of 168 registers that ptxas built
+     * for 384: the tensor kernel's second form is held to its local memory only) */
+    if ((wg > kwg && !(c.kind == CONV2_TENSOR && c.wx > 128)) || need + kmem > most) {
         if (!forced) return CLIP_ERR_UNSUPPORTED;
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant %s: needs a %dx%d work-group and %zu bytes of local memory; "
@@ -396,7 +424,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK)
         rows *= (size_t)c.ri;
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
-    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri;
+    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (c.wx > 128 ? (size_t)c.wx / 128 - 1 : 1);
     const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
     if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
