@@ -639,10 +639,19 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * past the 48 KB OpenCL reports, which the sm_90a build takes) and its bandwidth: for filters of
  * at most 32 rows the registers' kernel stays the faster (31x31 1.80 ms against 1.73).
  *
+ * The second form (TC_WS, at the end): the staging taken out of the warps that multiply. A
+ * producer warpgroup fetches, splits and stages each part and writes the outputs out, beside
+ * TC_WSC consumer warpgroups that share its staged columns and run the steps above; they hand
+ * parts over through transaction barriers, so no consumer waits for the others or for the
+ * staging (H100 8192^2: 31x31 1.67 -> 1.34 ms, 21x21 1.28 -> 1.16; bench/CONV2.md, fourth
+ * round). Every other way tried of moving the staging off the steps' path overran the
+ * registers or made ptxas serialize the wgmma (same section).
+ *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
  * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8, at most 64), TC_CW (input columns
  * staged at a time: 4, 8 or 16, dividing TC_N, at least TC_N / 8), TC_SS, TC_PIPE, TC_ASYNC,
- * TC_FMAP, TC_HALVES (below), TJ (output columns a group, a multiple of TC_N). */
+ * TC_FMAP, TC_HALVES, TC_WS and TC_WSC (below), TJ (output columns a group, a multiple of
+ * TC_N). */
 #ifndef TC_S
 #define TC_S 1
 #endif
