@@ -1037,6 +1037,41 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
+/* The filter operand of column block blk into gs, values first, first + stride, ...: row p is
+ * filter column blk*TC_N + (-(p / TC_S) mod TC_N) shifted down by p % TC_S taps, both parts,
+ * K-major in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an
+ * operand). */
+inline void tc_filter_operand(__local uint *gs, __global const float *K, int corr, int blk,
+                              int first, int stride) {
+    for (int e = first; e < TC_GPART; e += stride) {
+        const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
+        const int lp = (TC_N - p / TC_S % TC_N) % TC_N, l = blk * TC_N + lp;
+        const int kf = k - p % TC_S;
+        uint big, small;
+        tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
+        gs[e] = big;
+        gs[TC_GPART + e] = small;
+    }
+}
+
+/* M(H) for each staged part H of a ring turn (a constant in each). */
+#if TC_PARTS > 4
+#define TC_TURN(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+#elif TC_PARTS > 2
+#define TC_TURN(M) M(0) M(1) M(2) M(3)
+#elif TC_PARTS > 1
+#define TC_TURN(M) M(0) M(1)
+#else
+#define TC_TURN(M) M(0)
+#endif
+
+/* The group's end: where some work-item saw a NaN output, every work-item (TID of the group's)
+ * recomputes its share (tc_fix). */
+#define TC_END(TID)                                                                                \
+    if (nan) anynan = 1;                                                                           \
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                           \
+    if (anynan) tc_fix(C, A, K, kinfo, TID, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
+
 /* The group's outputs that came out NaN (some work-item of the group saw one), recomputed:
  * work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
@@ -1085,45 +1120,18 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         /* The previous block's products are done with gs and xs. */
         TC_WG_WAIT(0);
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Row p of the filter operand is filter column blk*TC_N + (-(p / TC_S) mod TC_N)
-         * shifted down by p % TC_S taps, both parts, K-major in groups of 4 taps (16 bytes a
-         * row, rows contiguous: any 16-byte start is an operand). */
-        for (int e = tid; e < TC_GPART; e += 128) {
-            const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
-            const int lp = (TC_N - p / TC_S % TC_N) % TC_N, l = blk * TC_N + lp;
-            const int kf = k - p % TC_S;
-            uint big, small;
-            tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
-            gs[e] = big;
-            gs[TC_GPART + e] = small;
-        }
+        tc_filter_operand(gs, K, corr, blk, tid, 128);
         TC_FETCH(cb);
         TC_PUT(0);
         tc_fence_async_local();
         barrier(CLK_LOCAL_MEM_FENCE);
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
         for (int ch = 0; ch < turns; ch++) {
-            TC_STAGED(0);
-#if TC_PARTS > 1
-            TC_STAGED(1);
-#endif
-#if TC_PARTS > 2
-            TC_STAGED(2);
-            TC_STAGED(3);
-#endif
-#if TC_PARTS > 4
-            TC_STAGED(4);
-            TC_STAGED(5);
-            TC_STAGED(6);
-            TC_STAGED(7);
-#endif
+            TC_TURN(TC_STAGED)
         }
     }
     TC_WG_WAIT(0);
-    if (nan) anynan = 1;
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (anynan)
-        tc_fix(C, A, K, kinfo, tid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+    TC_END(tid);
 }
 #else /* TC_WS */
 /* conv2_tensor's second form (TC_WS): the same steps, divided between warpgroups. Warpgroup 0
@@ -1177,15 +1185,7 @@ conv2_tensor(CONV2_ARGS) {
         }
         tc_mbar_init_fence();
     }
-    /* The filter operand, as in the first form (one column block). */
-    for (int e = lid; e < TC_GPART; e += 128 * (TC_WSC + 1)) {
-        const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
-        const int l = (TC_N - p / TC_S % TC_N) % TC_N, kf = k - p % TC_S;
-        uint big, small;
-        tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
-        gs[e] = big;
-        gs[TC_GPART + e] = small;
-    }
+    tc_filter_operand(gs, K, corr, blk, lid, 128 * (TC_WSC + 1));
     tc_fence_async_local();
     barrier(CLK_LOCAL_MEM_FENCE);
     if (wg == 0) {
@@ -1224,25 +1224,11 @@ conv2_tensor(CONV2_ARGS) {
         float ring[TC_ND], d[TC_ND];
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
         for (int ch = 0; ch < turns; ch++) {
-            TC_WSTAGED(0);
-            TC_WSTAGED(1);
-#if TC_PARTS > 2
-            TC_WSTAGED(2);
-            TC_WSTAGED(3);
-#endif
-#if TC_PARTS > 4
-            TC_WSTAGED(4);
-            TC_WSTAGED(5);
-            TC_WSTAGED(6);
-            TC_WSTAGED(7);
-#endif
+            TC_TURN(TC_WSTAGED)
         }
         TC_WG_WAIT(0);
     }
-    if (nan) anynan = 1;
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (anynan)
-        tc_fix(C, A, K, kinfo, lid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+    TC_END(lid);
 }
 #endif /* TC_WS */
 #endif
