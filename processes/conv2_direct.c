@@ -260,6 +260,18 @@ static size_t tensor_local(const conv2_geom *g, int rows, size_t cw) {
     return 4 * (2 * krp * 2 * ring * s + 2 * cw * col + cw * (size_t)rows + raw + 1);
 }
 
+/* The same for configuration c, whose second form (TC_WS: c->wx / 128 - 1 consumers of c->ri
+ * rows) holds two stages of xs, its columns shared by the consumers, and of ys for each; and the
+ * transaction barriers. */
+static size_t tensor_cfg_local(const conv2_geom *g, const conv2_cfg *c) {
+    const size_t cw = conv2_tensor_cw(g, c->ri), rows = (size_t)c->ri;
+    if (c->wx <= 128) return tensor_local(g, c->ri, cw);
+    const size_t ws = (size_t)c->wx / 128 - 1, ring = conv2_tensor_ring(g), s = rows / 64;
+    const size_t krp = conv2_tensor_krp(g, c->ri);
+    return 4 * (2 * krp * 2 * ring * s + 2 * 2 * cw * (ws * rows + krp) + ws * 2 * cw * rows + 1) +
+           8 * 8;
+}
+
 size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
     const int ss = conv2_tensor_ss(g);
     if ((rows != 64 && rows != 128) || conv2_tensor_krp(g, rows) > TENSOR_MAX_ROWS) return 0;
@@ -323,12 +335,13 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
     char extra[64] = "";
     if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
-    /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
-     * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
-     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    /* The second form: a producer warpgroup beside c->wx / 128 - 1 consumers (conv2_tensor_ws) */
     if (c->wx > 128)
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTC_WS=1 -DTC_WSC=%d",
                  c->wx / 128 - 1);
+    /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
+     * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
+     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -396,7 +409,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
     if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
-        tensor_local(g, c.ri, conv2_tensor_cw(g, c.ri)) > dev->local_mem)
+        tensor_cfg_local(g, &c) > dev->local_mem)
         return CLIP_ERR_UNSUPPORTED;
     if (s != CLIP_OK) return s;
     size_t kwg = 0;

@@ -229,16 +229,18 @@ static void test_auto(clip_app *app) {
 /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports (a fault build fails the
  * first clBuildProgram, the second call of its kind after clCreateProgramWithSource, as such a
  * driver would refuse the tensor kernel's larger arrays): under
- * auto a filter whose tensor build passes 48 KB (63x63: 81 KB) takes another variant; a forced
- * tensor, or a tensor build within 48 KB (31x31), reports the build's own error. Fresh apps, so
- * that no program is cached. */
+ * auto a filter whose tensor build passes 48 KB (63x63: 81 KB; 31x31's second form, 86 KB)
+ * takes another variant; a forced tensor, or a tensor build within 48 KB (15x15), reports the
+ * build's own error. Fresh apps, so that no program is cached. */
 static void test_local_fallback(void) {
     static const struct {
         size_t mk;
         const char *variant;
         clip_status want;
-    } cases[] = {
-        {63, "auto", CLIP_OK}, {63, "tensor", CLIP_ERR_BUILD}, {31, "auto", CLIP_ERR_BUILD}};
+    } cases[] = {{63, "auto", CLIP_OK},
+                 {63, "tensor", CLIP_ERR_BUILD},
+                 {31, "auto", CLIP_OK},
+                 {15, "auto", CLIP_ERR_BUILD}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         clip_app *app = tu_app();
         char got[128] = "";
