@@ -1146,14 +1146,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #if TC_SS || TC_PIPE || TC_HALVES || TC_ASYNC || TC_PARTS % 2 || KC > TC_N
 #error "TC_WS takes A from registers, whole steps, one column block and an even TC_PARTS"
 #endif
-#define TC_MBAR_WAIT(bar, parity) while (!tc_mbar_try_wait((bar), (uint)(parity)&1u))
-
 /* Consumer: staged part H of ring turn ch (part P = ch * TC_PARTS + H overall, stage H % 2). */
 #define TC_WSTAGED(H)                                                                              \
     {                                                                                              \
         const int P_ = ch * TC_PARTS + (H);                                                        \
-        TC_MBAR_WAIT(full + (H) % 2, P_ / 2);                                                      \
-        if (P_ >= 2) TC_MBAR_WAIT(yempty + (H) % 2, P_ / 2 - 1);                                   \
+        tc_mbar_wait(full + (H) % 2, P_ / 2);                                                      \
+        if (P_ >= 2) tc_mbar_wait(yempty + (H) % 2, P_ / 2 - 1);                                   \
         TC_STEPS((H)*TC_CW);                                                                       \
         tc_mbar_arrive(empty + (H) % 2);                                                           \
         tc_mbar_arrive(yfull + (H) % 2);                                                           \
@@ -1198,7 +1196,7 @@ conv2_tensor(CONV2_ARGS) {
             if (P < parts) TC_FETCH(cb + P * TC_CW);
             if (P >= 2) {
                 const int Q = P - 2;
-                TC_MBAR_WAIT(yfull + Q % 2, Q / 2);
+                tc_mbar_wait(yfull + Q % 2, Q / 2);
                 _Pragma("unroll") for (int k_ = 0; k_ < TC_WSC * TC_CW * TC_M / 128; k_++) {
                     const int v = tid + 128 * k_, c = v / (TC_CW * TC_M), q = v / TC_M % TC_CW;
                     const int jt = Q * TC_CW - TC_N + q + 1, row = c * TC_M + v % TC_M;
@@ -1209,7 +1207,7 @@ conv2_tensor(CONV2_ARGS) {
                 tc_mbar_arrive(yempty + Q % 2);
             }
             if (P < parts) {
-                if (P >= 2) TC_MBAR_WAIT(empty + P % 2, P / 2 - 1);
+                if (P >= 2) tc_mbar_wait(empty + P % 2, P / 2 - 1);
                 TC_PUT(P % 2 * 2 * TC_XS);
                 tc_mbar_arrive(full + P % 2);
             }

@@ -347,8 +347,7 @@ inline void wg_pipe_release(const int j, const int nst, __local ulong *bars, __l
     __local ulong *empty = &bars[WG_STAGES + j % WG_STAGES];
     tc_mbar_arrive(empty);
     if (j + WG_STAGES >= nst) return;
-    while (!tc_mbar_try_wait(empty, (uint)(j / WG_STAGES) & 1u))
-        ;
+    tc_mbar_wait(empty, (uint)(j / WG_STAGES));
     if (tid == 0)
         wg_bulk_stage(st_all + (j % WG_STAGES) * WG_STAGE, PA, PB, tm, tn, slices,
                       (first + j + WG_STAGES) * WG_KS, &bars[j % WG_STAGES]);
@@ -402,8 +401,7 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             wg_bulk_stage(st_all + s * WG_STAGE, PA, PB, tm, tn, slices, (first + s) * WG_KS,
                           &bars[s]);
     for (int i = 0; i < nst; i++) {
-        while (!tc_mbar_try_wait(&bars[i % WG_STAGES], (uint)(i / WG_STAGES) & 1u))
-            ;
+        tc_mbar_wait(&bars[i % WG_STAGES], (uint)(i / WG_STAGES));
         wg_stage_mma(acc, part, st_all + (i % WG_STAGES) * WG_STAGE, wg);
         TC_WG_WAIT(WG_PIPE_LAG);
         wg_add_part(acc, part);

@@ -299,6 +299,11 @@ inline int tc_mbar_try_wait(__local ulong *bar, uint parity) {
                  : "memory");
     return (int)done;
 }
+/* Waits until the phase of the given parity (its low bit) has completed. */
+inline void tc_mbar_wait(__local ulong *bar, uint parity) {
+    while (!tc_mbar_try_wait(bar, parity & 1u))
+        ;
+}
 /* Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from src to dst, reported to
  * bar. */
 inline void tc_bulk_copy(__local void *dst, __global const void *src, uint bytes,

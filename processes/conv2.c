@@ -303,7 +303,7 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     const double blocks = ceil((double)g->nk / ring);
     const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
     const double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
-    const int ws = c->wx > 128 ? c->wx / 128 - 1 : 0;
+    const int ws = conv2_cfg_consumers(c);
     const double work = (4.5 + 3 * krp / 8 * ring * (c->ri / 64) / 32) * (ws ? 0.85 : 1);
     const double tall = krp > 32 && krp <= 56 ? 1.1 : 1;
     const int regs = conv2_tensor_maxnreg(g, c->ri);

@@ -88,6 +88,9 @@ int conv2_tensor_ss(const conv2_geom *g);
 /* The consumer warpgroups of the tensor kernel's second form (TC_WS: a producer warpgroup
  * stages and writes out for them) for a group of `rows` rows each, or 0 for the first form. */
 int conv2_tensor_ws(const conv2_geom *g, int rows);
+/* The consumer warpgroups configuration c runs (its work-group past the producer's 128
+ * work-items: the second form), or 0 for the first form and every other kernel. */
+int conv2_cfg_consumers(const conv2_cfg *c);
 /* The register limit the tensor kernel is built with for a group of `rows` rows
  * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows);

@@ -183,8 +183,8 @@ void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t ca
         snprintf(buf, cap, "cols %dx%d %dx1 %s", c->wx, c->wy, c->ri, k);
     else if (c->kind == CONV2_RBLOCK)
         snprintf(buf, cap, "rblock %dx%dx%d %s", c->ri, c->vw, c->rj, k);
-    else if (c->kind == CONV2_TENSOR && c->wx > 128)
-        snprintf(buf, cap, "tensor %dx%d %s ws%d", c->ri, c->rj, k, c->wx / 128 - 1);
+    else if (conv2_cfg_consumers(c))
+        snprintf(buf, cap, "tensor %dx%d %s ws%d", c->ri, c->rj, k, conv2_cfg_consumers(c));
     else if (c->kind == CONV2_TENSOR)
         snprintf(buf, cap, "tensor %dx%d %s", c->ri, c->rj, k);
     else
@@ -260,13 +260,17 @@ static size_t tensor_local(const conv2_geom *g, int rows, size_t cw) {
     return 4 * (2 * krp * 2 * ring * s + 2 * cw * col + cw * (size_t)rows + raw + 1);
 }
 
-/* The same for configuration c, whose second form (TC_WS: c->wx / 128 - 1 consumers of c->ri
- * rows) holds two stages of xs, its columns shared by the consumers, and of ys for each; and the
+int conv2_cfg_consumers(const conv2_cfg *c) {
+    return c->kind == CONV2_TENSOR && c->wx > 128 ? c->wx / 128 - 1 : 0;
+}
+
+/* The same for configuration c, whose second form (TC_WS: conv2_cfg_consumers of c->ri rows
+ * each) holds two stages of xs, its columns shared by the consumers, and of ys for each; and the
  * transaction barriers. */
 static size_t tensor_cfg_local(const conv2_geom *g, const conv2_cfg *c) {
     const size_t cw = conv2_tensor_cw(g, c->ri), rows = (size_t)c->ri;
-    if (c->wx <= 128) return tensor_local(g, c->ri, cw);
-    const size_t ws = (size_t)c->wx / 128 - 1, ring = conv2_tensor_ring(g), s = rows / 64;
+    const size_t ws = (size_t)conv2_cfg_consumers(c), ring = conv2_tensor_ring(g), s = rows / 64;
+    if (!ws) return tensor_local(g, c->ri, cw);
     const size_t krp = conv2_tensor_krp(g, c->ri);
     return 4 * (2 * krp * 2 * ring * s + 2 * 2 * cw * (ws * rows + krp) + ws * 2 * cw * rows + 1) +
            8 * 8;
@@ -335,10 +339,10 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
     char extra[64] = "";
     if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
-    /* The second form: a producer warpgroup beside c->wx / 128 - 1 consumers (conv2_tensor_ws) */
-    if (c->wx > 128)
+    /* The second form: a producer warpgroup beside its consumers (conv2_tensor_ws) */
+    if (conv2_cfg_consumers(c))
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTC_WS=1 -DTC_WSC=%d",
-                 c->wx / 128 - 1);
+                 conv2_cfg_consumers(c));
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
@@ -425,7 +429,8 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     const size_t most = c.kind == CONV2_TENSOR ? TENSOR_LOCAL : (size_t)dev->local_mem;
     /* (NVIDIA's driver reports 256 work-items for a kernel of 168 registers that ptxas built
      * for 384: the tensor kernel's second form is held to its local memory only) */
-    if ((wg > kwg && !(c.kind == CONV2_TENSOR && c.wx > 128)) || need + kmem > most) {
+    const int ws = conv2_cfg_consumers(&c);
+    if ((wg > kwg && !ws) || need + kmem > most) {
         if (!forced) return CLIP_ERR_UNSUPPORTED;
         return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
                               "variant %s: needs a %dx%d work-group and %zu bytes of local memory; "
@@ -439,7 +444,8 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_BLOCK || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK)
         rows *= (size_t)c.ri;
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
-    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (c.wx > 128 ? (size_t)c.wx / 128 - 1 : 1);
+    /* a group of the second form: its consumers' rows */
+    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (size_t)(ws ? ws : 1);
     const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
     if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
