@@ -1065,19 +1065,19 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_TURN(M) M(0)
 #endif
 
-/* The group's end: where some work-item saw a NaN output, every work-item (TID of the group's)
- * recomputes its share (tc_fix). */
-#define TC_END(TID)                                                                                \
+/* The group's end: where some work-item of the 128 that wrote its outputs saw a NaN one, they
+ * recompute their shares (tc_fix) after SYNC, a barrier of those 128. */
+#define TC_END(SYNC)                                                                               \
     if (nan) anynan = 1;                                                                           \
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                           \
-    if (anynan) tc_fix(C, A, K, kinfo, TID, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
+    SYNC;                                                                                          \
+    if (anynan) tc_fix(C, A, K, kinfo, tid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
 
-/* The group's outputs that came out NaN (some work-item of the group saw one), recomputed:
- * work-item tid scans rows and columns as it flushed them. */
+/* The group's outputs that came out NaN (some work-item of the group saw one), recomputed by the
+ * 128 work-items that wrote them: work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int ma, int na, int mo,
                    int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    for (int v = tid; v < TC_GM * TJ; v += 128 * (TC_WS ? TC_WSC + 1 : 1)) {
+    for (int v = tid; v < TC_GM * TJ; v += 128) {
         const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
         if (i < mo && j < no && isnan(C[j * (long)mo + i]))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
@@ -1131,7 +1131,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         }
     }
     TC_WG_WAIT(0);
-    TC_END(tid);
+    TC_END(barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE));
 }
 #else /* TC_WS */
 /* conv2_tensor's second form (TC_WS): the same steps, divided between warpgroups. Warpgroup 0
@@ -1143,9 +1143,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
  * The consumers never wait on a barrier of the whole work-group inside the walk, and the staging
  * runs beside their products instead of between them. One column block (KC <= TC_N), A from
  * registers, whole steps. */
-#if TC_SS || TC_PIPE || TC_HALVES || TC_ASYNC || TC_PARTS % 2 || KC > TC_N
+#if TC_SS || TC_HALVES || TC_ASYNC || TC_PARTS % 2 || KC > TC_N
 #error "TC_WS takes A from registers, whole steps, one column block and an even TC_PARTS"
 #endif
+/* TC_WSREGS_P and TC_WSREGS_C (both or neither): the producer gives registers back (setmaxnreg
+ * to TC_WSREGS_P) and the consumers take them (to TC_WSREGS_C); the program is built at their
+ * mean (CLIP_SM90A_MAXNREG), the registers each warp holds at launch. */
 /* Consumer: staged part H of ring turn ch (part P = ch * TC_PARTS + H overall, stage H % 2). */
 #define TC_WSTAGED(H)                                                                              \
     {                                                                                              \
@@ -1153,6 +1156,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         tc_mbar_wait(full + (H) % 2, P_ / 2);                                                      \
         if (P_ >= 2) tc_mbar_wait(yempty + (H) % 2, P_ / 2 - 1);                                   \
         TC_STEPS((H)*TC_CW);                                                                       \
+        TC_DRAIN((H)*TC_CW + TC_CW - 1);                                                           \
         tc_mbar_arrive(empty + (H) % 2);                                                           \
         tc_mbar_arrive(yfull + (H) % 2);                                                           \
     }
@@ -1187,6 +1191,9 @@ conv2_tensor(CONV2_ARGS) {
     tc_fence_async_local();
     barrier(CLK_LOCAL_MEM_FENCE);
     if (wg == 0) {
+#ifdef TC_WSREGS_C
+        TC_SETMAXNREG(dec, TC_WSREGS_P);
+#endif
         /* Producer: part P fetched (its loads in flight while it waits), the outputs of part
          * P - 2 written out once the consumers are done with them, then part P put into its
          * stage once they are done reading what was there. */
@@ -1212,7 +1219,13 @@ conv2_tensor(CONV2_ARGS) {
                 tc_mbar_arrive(full + P % 2);
             }
         }
+        /* Only the producer writes C, so it alone finds and mends NaN outputs, and the
+         * warpgroups end apart: code after a join would be held to the producer's registers. */
+        TC_END(TC_BAR_SYNC(1, 128));
     } else {
+#ifdef TC_WSREGS_C
+        TC_SETMAXNREG(inc, TC_WSREGS_C);
+#endif
         /* Consumer wg - 1: rows (wg - 1) * TC_M .. of the group's, as the first form's steps. */
         __local float *ys = yall + (wg - 1) * 2 * TC_CW * TC_M;
         const int mrow = TC_S * (16 * w + g);
@@ -1220,13 +1233,15 @@ conv2_tensor(CONV2_ARGS) {
         const ulong dbig = tc_wg_desc(gs, TC_LBO, 128),
                     dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
         float ring[TC_ND], d[TC_ND];
+#if TC_PIPE
+        float d1[TC_ND];
+#endif
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
         for (int ch = 0; ch < turns; ch++) {
             TC_TURN(TC_WSTAGED)
         }
         TC_WG_WAIT(0);
     }
-    TC_END(lid);
 }
 #endif /* TC_WS */
 #endif

@@ -145,6 +145,19 @@ inline void tc_wg_commit(void) {
 /* Waits until at most N (a constant) committed wgmma groups are in flight. */
 #define TC_WG_WAIT(N) asm volatile(TC_SM90A "wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory")
 
+/* setmaxnreg: every warp of a warpgroup sets its register limit to N (a constant multiple of 8,
+ * 24 to 256), giving registers back to the work-group's pool (OP dec) or taking them from it
+ * (OP inc, which waits until the pool has them). A producer warpgroup that needs few registers
+ * lends them so to the warpgroups that multiply; ptxas allocates each side's code to its limit. */
+#define TC_STR_(x) #x
+#define TC_STR(x) TC_STR_(x)
+#define TC_SETMAXNREG(OP, N)                                                                       \
+    asm volatile(TC_SM90A "setmaxnreg." #OP ".sync.aligned.u32 " TC_STR(N) ";" ::: "memory")
+/* A barrier of the N work-items (a multiple of 32) that reach named barrier ID (1 to 15; 0 is the
+ * work-group's barrier()), ordering their memory accesses as barrier() does: for one warpgroup
+ * apart from the others. */
+#define TC_BAR_SYNC(ID, N) asm volatile("bar.sync %0, %1;" ::"n"(ID), "n"(N) : "memory")
+
 #define TC_ACC8(i)                                                                                 \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \
         "+f"(d[i + 6]), "+f"(d[i + 7])

@@ -109,17 +109,19 @@ char *clip_ptx_retarget_text(const char *ptx);
  * otherwise. A program of a context of several devices has a binary slot per device, empty for
  * those it was not built for. */
 char *clip_program_device_binary(cl_program prog, cl_device_id dev, cl_int *err);
-/* PTX text ptx with ".maxnreg n" (ptxas's register limit a work-item) declared for every
- * kernel entry, before its body. A new string the caller frees, or NULL when memory runs out. */
-char *clip_ptx_set_maxnreg(const char *ptx, int n);
+/* PTX text ptx with `directives` (performance-tuning directives such as ".maxnreg 168", lines
+ * joined by newlines) declared for every kernel entry, before its body. A new string the caller
+ * frees, or NULL when memory runs out. */
+char *clip_ptx_declare(const char *ptx, const char *directives);
 /* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
- * sm_90a target (lib/program_ptx.c says how), its kernels limited to maxnreg registers when
- * maxnreg > 0 (the option -DCLIP_SM90A_MAXNREG=N: NVIDIA's OpenCL ignores its own register
- * limit option in a build from PTX); on failure *prog is kept (the caller releases it) and the
- * error names the cause, with the build log in log. Errors: CLIP_ERR_BUILD,
- * CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_program_retarget(clip_app *app, const char *source, int maxnreg, char *log,
-                                  size_t cap, cl_program *prog);
+ * sm_90a target (lib/program_ptx.c says how), with `directives` declared for its kernels when
+ * not NULL or empty (clip_ptx_declare: ptxas's register limit, from the option
+ * -DCLIP_SM90A_MAXNREG=N, since NVIDIA's OpenCL ignores its own register limit option in a
+ * build from PTX; the work-groups a compute unit must hold, -DCLIP_SM90A_MINCTAS=N); on failure
+ * *prog is kept (the caller releases it) and the error names the cause, with the build log in
+ * log. Errors: CLIP_ERR_BUILD, CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_program_retarget(clip_app *app, const char *source, const char *directives,
+                                  char *log, size_t cap, cl_program *prog);
 
 void clip_app_retain(clip_app *app);
 void clip_app_release(clip_app *app);

@@ -34,6 +34,15 @@ void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap) {
     free(log);
 }
 
+/* The value of the last -DNAME=value in opts (name given with its "="), as a macro's last
+ * definition wins; 0 when there is none. */
+static int last_define(const char *opts, const char *name) {
+    const char *last = NULL;
+    for (const char *q = strstr(opts, name); q; q = strstr(q + 1, name))
+        last = q;
+    return last ? atoi(last + strlen(name)) : 0;
+}
+
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
                              cl_program *out);
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
@@ -93,13 +102,15 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
     }
     if (strstr(opts, "-DCLIP_SM90A")) {
         char log[3000];
-        /* The last limit in the options wins, as a macro's last definition does. */
-        const char *mr = NULL;
-        for (const char *q = strstr(opts, "-DCLIP_SM90A_MAXNREG="); q;
-             q = strstr(q + 1, "-DCLIP_SM90A_MAXNREG="))
-            mr = q;
-        const int maxnreg = mr ? atoi(mr + sizeof "-DCLIP_SM90A_MAXNREG=" - 1) : 0;
-        clip_status st = clip_program_retarget(app, source, maxnreg, log, sizeof log, &prog);
+        const int maxnreg = last_define(opts, "-DCLIP_SM90A_MAXNREG=");
+        const int minctas = last_define(opts, "-DCLIP_SM90A_MINCTAS=");
+        char directives[64] = "";
+        if (maxnreg > 0) snprintf(directives, sizeof directives, ".maxnreg %d\n", maxnreg);
+        if (minctas > 0)
+            snprintf(directives + strlen(directives), sizeof directives - strlen(directives),
+                     ".minnctapersm %d\n", minctas);
+        if (*directives) directives[strlen(directives) - 1] = '\0';
+        clip_status st = clip_program_retarget(app, source, directives, log, sizeof log, &prog);
         if (st != CLIP_OK) {
             clReleaseProgram(prog);
             free(key);

@@ -33,20 +33,23 @@ char *clip_ptx_retarget_text(const char *ptx) {
     return out;
 }
 
-char *clip_ptx_set_maxnreg(const char *ptx, int n) {
+char *clip_ptx_declare(const char *ptx, const char *directives) {
     size_t entries = 0;
     for (const char *e = strstr(ptx, ".entry "); e; e = strstr(e + 1, ".entry "))
         entries++;
-    char *out = malloc(strlen(ptx) + entries * 32 + 1);
+    const size_t dl = strlen(directives);
+    char *out = malloc(strlen(ptx) + entries * (dl + 1) + 1);
     if (!out) return NULL;
     char *o = out;
     const char *q = ptx, *e;
     while ((e = strstr(q, ".entry "))) {
         const char *body = strstr(e, "\n{");
-        if (!body) break; /* a declaration without a body: nothing to limit */
+        if (!body) break; /* a declaration without a body: nothing to declare */
         memcpy(o, q, (size_t)(body - q));
         o += body - q;
-        o += sprintf(o, "\n.maxnreg %d", n);
+        *o++ = '\n';
+        memcpy(o, directives, dl);
+        o += dl;
         q = body;
     }
     strcpy(o, q);
@@ -97,8 +100,8 @@ done:
     return ptx;
 }
 
-clip_status clip_program_retarget(clip_app *app, const char *source, int maxnreg, char *log,
-                                  size_t cap, cl_program *prog) {
+clip_status clip_program_retarget(clip_app *app, const char *source, const char *directives,
+                                  char *log, size_t cap, cl_program *prog) {
     cl_int err = CL_SUCCESS;
     char *ptx = clip_program_device_binary(*prog, app->device, &err);
     if (!ptx)
@@ -119,8 +122,8 @@ clip_status clip_program_retarget(clip_app *app, const char *source, int maxnreg
         fputs(text, df);
         fclose(df);
     }
-    if (maxnreg > 0) {
-        char *limited = clip_ptx_set_maxnreg(text, maxnreg);
+    if (directives && *directives) {
+        char *limited = clip_ptx_declare(text, directives);
         free(text);
         if (!limited)
             return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);

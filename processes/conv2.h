@@ -91,6 +91,10 @@ int conv2_tensor_ws(const conv2_geom *g, int rows);
 /* The consumer warpgroups configuration c runs (its work-group past the producer's 128
  * work-items: the second form), or 0 for the first form and every other kernel. */
 int conv2_cfg_consumers(const conv2_cfg *c);
+/* The registers each work-item of the second form with ws consumers holds at launch (its
+ * -DCLIP_SM90A_MAXNREG: the register file shared evenly), and in split[0] and split[1] those
+ * the producer and the consumers then keep (setmaxnreg; 0 and 0 for no split). */
+int conv2_tensor_ws_regs(int ws, int split[2]);
 /* The register limit the tensor kernel is built with for a group of `rows` rows
  * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows);

@@ -309,6 +309,24 @@ int conv2_tensor_ws(const conv2_geom *g, int rows) {
     return ring == 32 && rows == 128 ? 2 : 0;
 }
 
+int conv2_tensor_ws_regs(int ws, int split[2]) {
+    /* Every warp starts with the work-group's share of the register file (64K registers), in
+     * multiples of 8 as setmaxnreg takes them */
+    const int launch = 65536 / (128 * (ws + 1)) / 8 * 8;
+    /* No split by default. ptxas honours one (the consumers' code then reaches register 229 at
+     * a split of 40 and 232), but the producer's fetch needs about 136 without spills, which
+     * leaves the consumers 184, and a consumer that overlaps two steps' products (TC_PIPE) is
+     * still serialized (C7512) at 232. H200 8192^2 (bench/CONV2.md, fifth round): 31x31 1.251
+     * ms at 136/184 against 1.271 without, 21x21 1.105 against 1.089; 2.07 and 2.32 at 40/232.
+     * Experiment hook: CLIP_CONV2_TC_WSREGS=P, the producer's registers (0: no split). */
+    const char *e = getenv("CLIP_CONV2_TC_WSREGS");
+    int producer = e ? atoi(e) / 8 * 8 : 0;
+    if (producer < 24 || producer >= launch) producer = 0;
+    const int consumer = producer ? ((ws + 1) * launch - producer) / ws / 8 * 8 : 0;
+    split[0] = producer, split[1] = consumer > 256 ? 256 : consumer;
+    return launch;
+}
+
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows) {
     /* ptxas's register count decides how many groups share a compute unit, and more groups
      * overlap their waits better, up to where spills cost more (H200 8192^2, bench/CONV2.md):
@@ -336,13 +354,23 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
  * group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
     const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g, c->ri);
-    const int maxnreg = conv2_tensor_maxnreg(g, c->ri);
-    char extra[64] = "";
-    if (maxnreg) snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
-    /* The second form: a producer warpgroup beside its consumers (conv2_tensor_ws) */
-    if (conv2_cfg_consumers(c))
-        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTC_WS=1 -DTC_WSC=%d",
-                 conv2_cfg_consumers(c));
+    const int ws = conv2_cfg_consumers(c);
+    int maxnreg = conv2_tensor_maxnreg(g, c->ri), wsregs[2] = {0, 0};
+    char extra[128] = "";
+    if (ws) maxnreg = conv2_tensor_ws_regs(ws, wsregs);
+    /* With the registers moved, ptxas takes the launch's count from the work-group's size and
+     * one work-group a compute unit: a .maxnreg would hold the consumers to it as well */
+    if (wsregs[0])
+        snprintf(extra, sizeof extra, " -DCLIP_SM90A_MINCTAS=1");
+    else if (maxnreg)
+        snprintf(extra, sizeof extra, " -DCLIP_SM90A_MAXNREG=%d", maxnreg);
+    /* The second form: a producer warpgroup beside its consumers (conv2_tensor_ws), the
+     * registers moved from the one to the others */
+    if (ws)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTC_WS=1 -DTC_WSC=%d", ws);
+    if (wsregs[0])
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 " -DTC_WSREGS_P=%d -DTC_WSREGS_C=%d", wsregs[0], wsregs[1]);
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */

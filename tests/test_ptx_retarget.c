@@ -87,9 +87,14 @@ int main(void) {
     /* The register limit lands between each entry's parameters and its body, nowhere else. */
     static const char two[] = ".entry a(\n.param .u64 p\n)\n.reqntid 128, 1, 1\n{\nret;\n}\n"
                               ".entry b()\n{\nret;\n}\n";
-    char *lim = clip_ptx_set_maxnreg(two, 128);
+    char *lim = clip_ptx_declare(two, ".maxnreg 128");
     CHECK(lim && !strcmp(lim, ".entry a(\n.param .u64 p\n)\n.reqntid 128, 1, 1\n.maxnreg 128\n"
                               "{\nret;\n}\n.entry b()\n.maxnreg 128\n{\nret;\n}\n"));
+    free(lim);
+    lim = clip_ptx_declare(two, ".maxnreg 168\n.minnctapersm 1");
+    CHECK(lim && !strcmp(lim, ".entry a(\n.param .u64 p\n)\n.reqntid 128, 1, 1\n.maxnreg 168\n"
+                              ".minnctapersm 1\n{\nret;\n}\n.entry b()\n.maxnreg 168\n"
+                              ".minnctapersm 1\n{\nret;\n}\n"));
     free(lim);
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_80, texmode_independent\n") == NULL);
     CHECK(clip_ptx_retarget_text(".version 9.0\n.target sm_900\n") == NULL);
