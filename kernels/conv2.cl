@@ -645,13 +645,16 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * parts over through transaction barriers, so no consumer waits for the others or for the
  * staging (H100 8192^2: 31x31 1.67 -> 1.34 ms, 21x21 1.28 -> 1.16; bench/CONV2.md, fourth
  * round). Every other way tried of moving the staging off the steps' path overran the
- * registers or made ptxas serialize the wgmma (same section).
+ * registers or made ptxas serialize the wgmma (same section). A work-group of the second form
+ * walks a span of band-columns (TC_SPAN: one span a compute unit, a band being its consumers'
+ * rows) in one walk of ring turns, its halo once a segment instead of once every TJ columns,
+ * and no partial last wave (8192^2: 31x31 1.27 -> 1.12 ms, 21x21 1.10 -> 0.99; fifth round).
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
  * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8, at most 64), TC_CW (input columns
  * staged at a time: 4, 8 or 16, dividing TC_N, at least TC_N / 8), TC_SS, TC_PIPE, TC_ASYNC,
- * TC_FMAP, TC_HALVES, TC_WS and TC_WSC (below), TJ (output columns a group, a multiple of
- * TC_N). */
+ * TC_FMAP, TC_HALVES, TC_WS and TC_WSC (below), TJ (output columns a group of the first form,
+ * a multiple of TC_N; the second form's spans are its arguments). */
 #ifndef TC_S
 #define TC_S 1
 #endif
@@ -1070,14 +1073,15 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_END(SYNC)                                                                               \
     if (nan) anynan = 1;                                                                           \
     SYNC;                                                                                          \
-    if (anynan) tc_fix(C, A, K, kinfo, tid, i0, j0, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
+    if (anynan)                                                                                    \
+    tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
 
 /* The group's outputs that came out NaN (some work-item of the group saw one), recomputed by the
  * 128 work-items that wrote them: work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
-                   __global const float *kinfo, int tid, int i0, int j0, int ma, int na, int mo,
-                   int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    for (int v = tid; v < TC_GM * TJ; v += 128) {
+                   __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
+                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
+    for (int v = tid; v < TC_GM * tj; v += 128) {
         const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
         if (i < mo && j < no && isnan(C[j * (long)mo + i]))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
@@ -1147,9 +1151,10 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #error "TC_WS takes A from registers, whole steps, one column block and an even TC_PARTS"
 #endif
 /* TC_WSREGS_P and TC_WSREGS_C (both or neither): the producer gives registers back (setmaxnreg
- * to TC_WSREGS_P) and the consumers take them (to TC_WSREGS_C); the program is built at their
- * mean (CLIP_SM90A_MAXNREG), the registers each warp holds at launch. */
-/* Consumer: staged part H of ring turn ch (part P = ch * TC_PARTS + H overall, stage H % 2). */
+ * to TC_WSREGS_P) and the consumers take them (to TC_WSREGS_C); the program is built for one
+ * work-group a compute unit (CLIP_SM90A_MINCTAS), so that each warp starts with an even share. */
+/* Consumer: staged part H of ring turn ch of the work-group's walk (of all its segments: part
+ * P = ch * TC_PARTS + H, stage H % 2). */
 #define TC_WSTAGED(H)                                                                              \
     {                                                                                              \
         const int P_ = ch * TC_PARTS + (H);                                                        \
@@ -1161,11 +1166,27 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         tc_mbar_arrive(yfull + (H) % 2);                                                           \
     }
 
+/* The work-group's span: band-columns first .. last - 1 of its slice (ngy of them; ngx bands of
+ * TC_GM rows, each no columns wide, counted band after band), walked as segments, one for each
+ * band it touches; the statements given run for each segment, with its first row i0, first
+ * column j0, length len and ring turns. Long spans (one a compute unit, processes/conv2_direct.c
+ * conv2_ws_spans) pay the walk's halo, a turn a segment, once over many columns. */
+#define TC_SPAN(...)                                                                               \
+    for (int pos_ = first; pos_ < last;) {                                                         \
+        const int i0 = pos_ / no * TC_GM, j0 = pos_ % no, len = min(last - pos_, no - j0);         \
+        const int turns = (len - 1) / TC_N + 2;                                                    \
+        __VA_ARGS__;                                                                               \
+        pos_ += len;                                                                               \
+    }
+
 __kernel __attribute__((reqd_work_group_size(128 * (TC_WSC + 1), 1, 1))) void
 conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
-    GROUP_COORDS(TC_GM, TJ);
+    const long slice = get_group_id(1);
+    const int first = (int)get_group_id(0) * ngy, last = min(first + ngy, ngx * no);
+    A += slice * (long)ma * na;
+    C += slice * (long)mo * no;
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
     __local float yall[TC_WSC * 2 * TC_CW * TC_M];
@@ -1174,8 +1195,7 @@ conv2_tensor(CONV2_ARGS) {
     __local ulong *full = bars, *empty = bars + 2, *yfull = bars + 4, *yempty = bars + 6;
     const int lid = (int)get_local_id(0), wg = lid / 128, tid = lid % 128;
     const int w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
-    const int r0 = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1), blk = 0;
-    const int turns = TJ / TC_N + 1;
+    const int blk = 0;
     int nan = 0;
     if (lid == 0) {
         anynan = 0;
@@ -1194,34 +1214,43 @@ conv2_tensor(CONV2_ARGS) {
 #ifdef TC_WSREGS_C
         TC_SETMAXNREG(dec, TC_WSREGS_P);
 #endif
-        /* Producer: part P fetched (its loads in flight while it waits), the outputs of part
-         * P - 2 written out once the consumers are done with them, then part P put into its
-         * stage once they are done reading what was there. */
+        /* Producer: part p of a segment (P0 + p of the walk) fetched (its loads in flight while
+         * it waits), the outputs of part p - 2 written out once the consumers are done with them,
+         * then part p put into its stage once they are done reading what was there. */
         float pf[TC_PF];
-        const int parts = turns * TC_PARTS;
-        for (int P = 0; P < parts + 2; P++) {
-            if (P < parts) TC_FETCH(cb + P * TC_CW);
-            if (P >= 2) {
-                const int Q = P - 2;
-                tc_mbar_wait(yfull + Q % 2, Q / 2);
-                _Pragma("unroll") for (int k_ = 0; k_ < TC_WSC * TC_CW * TC_M / 128; k_++) {
-                    const int v = tid + 128 * k_, c = v / (TC_CW * TC_M), q = v / TC_M % TC_CW;
-                    const int jt = Q * TC_CW - TC_N + q + 1, row = c * TC_M + v % TC_M;
-                    const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
-                    if (jt >= 0 && jt < TJ)
-                        nan |= tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize);
+        int P0 = 0;
+        TC_SPAN({
+            const int r0 = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1), parts = turns * TC_PARTS;
+            for (int p = 0; p < parts + 2; p++) {
+                const int P = P0 + p;
+                if (p < parts) TC_FETCH(cb + p * TC_CW);
+                if (p >= 2) {
+                    const int Q = P - 2;
+                    tc_mbar_wait(yfull + Q % 2, Q / 2);
+                    _Pragma("unroll") for (int k_ = 0; k_ < TC_WSC * TC_CW * TC_M / 128; k_++) {
+                        const int v = tid + 128 * k_, c = v / (TC_CW * TC_M), q = v / TC_M % TC_CW;
+                        const int jt = (p - 2) * TC_CW - TC_N + q + 1, row = c * TC_M + v % TC_M;
+                        const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
+                        if (jt >= 0 && jt < len)
+                            nan |= tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize);
+                    }
+                    tc_mbar_arrive(yempty + Q % 2);
                 }
-                tc_mbar_arrive(yempty + Q % 2);
+                if (p < parts) {
+                    if (P >= 2) tc_mbar_wait(empty + P % 2, P / 2 - 1);
+                    TC_PUT(P % 2 * 2 * TC_XS);
+                    tc_mbar_arrive(full + P % 2);
+                }
             }
-            if (P < parts) {
-                if (P >= 2) tc_mbar_wait(empty + P % 2, P / 2 - 1);
-                TC_PUT(P % 2 * 2 * TC_XS);
-                tc_mbar_arrive(full + P % 2);
-            }
-        }
+            P0 += parts;
+        })
         /* Only the producer writes C, so it alone finds and mends NaN outputs, and the
          * warpgroups end apart: code after a join would be held to the producer's registers. */
-        TC_END(TC_BAR_SYNC(1, 128));
+        if (nan) anynan = 1;
+        TC_BAR_SYNC(1, 128);
+        if (anynan)
+            TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
+                           normalize))
     } else {
 #ifdef TC_WSREGS_C
         TC_SETMAXNREG(inc, TC_WSREGS_C);
@@ -1236,8 +1265,13 @@ conv2_tensor(CONV2_ARGS) {
 #if TC_PIPE
         float d1[TC_ND];
 #endif
+        /* The segments' turns in one walk: a segment's first turn only completes columns
+         * before its first (which the producer drops), zeroing each ring column as it does, and
+         * its last leaves column 0 zeroed, so no ring is reset between segments. */
+        int walk = 0;
+        TC_SPAN(walk += turns)
         _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
-        for (int ch = 0; ch < turns; ch++) {
+        for (int ch = 0; ch < walk; ch++) {
             TC_TURN(TC_WSTAGED)
         }
         TC_WG_WAIT(0);

@@ -295,21 +295,30 @@ static rates device_rates(clip_process *p, clip_type t) {
  * 16 times the work), and a second wave that fills few of them costs nearly a whole one (H100
  * 4096^2 21x21: 512 groups in 396 places, 0.453 ms against 1.29 at 8192^2 with 4 times the
  * work; past two waves the groups no longer start together, and the last wave's gap shrinks).
- * The second form (a producer warpgroup beside two consumers, one work-group a compute unit)
- * costs 0.85 of a step (H100 8192^2, fourth round: 31x31 1.336 ms, 21x21 1.148), its groups
- * counted as work-groups. */
+ * The second form (a producer warpgroup beside two consumers, one work-group a compute unit,
+ * walking spans of band-columns: conv2_ws_spans) costs 0.8 of a step (H100, fifth round:
+ * 8192^2 31x31 1.12 ms, 21x21 0.99, 2048^2 31x31 0.096, 1024^2 0.096), its groups counted as
+ * work-groups. */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
     const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g, c->ri);
     const double blocks = ceil((double)g->nk / ring);
-    const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
-    const double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
     const int ws = conv2_cfg_consumers(c);
-    const double work = (4.5 + 3 * krp / 8 * ring * (c->ri / 64) / 32) * (ws ? 0.85 : 1);
+    double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
+    double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
+    double groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
+    if (ws) {
+        /* spans of band-columns, a ring of steps for each band a span enters */
+        size_t span = 0;
+        const double bands = ceil((double)g->mo / (c->ri * ws)),
+                     n = (double)conv2_ws_spans(g, c, (size_t)r->units, &span);
+        const double segments = span % g->no && g->no % span ? n + bands - 1 : n;
+        steps = ws * (bands * g->no + segments * ring) * (double)g->slices;
+        groups = n * g->slices;
+    }
+    const double work = (4.5 + 3 * krp / 8 * ring * (c->ri / 64) / 32) * (ws ? 0.8 : 1);
     const double tall = krp > 32 && krp <= 56 ? 1.1 : 1;
     const int regs = conv2_tensor_maxnreg(g, c->ri);
     const double resident = ws ? 1 : floor(65536.0 / (128.0 * (regs ? regs : 232)));
-    const double rows = (double)c->ri * (ws ? ws : 1);
-    const double groups = ceil((double)g->mo / rows) * ceil((double)g->no / c->rj) * g->slices;
     const double places = resident * r->units, waves = ceil(groups / places);
     const double busy = waves <= 2 ? groups / (waves * places) : 1;
     return fmax(steps * work * tall / (r->tensor * busy), bytes / r->bw) + r->launch;

@@ -18,6 +18,7 @@ static const char *const kind_names[] = {"?",     "local", "global", "block", "c
 
 /* The tensor kernel's output columns a group (conv2_default_cfg), and its filter rows at most. */
 #define TENSOR_TJ 256
+#define TENSOR_SPAN 128 /* the second form's shortest span */
 #define TENSOR_MAX_ROWS 64
 /* Its local arrays at most. NVIDIA's OpenCL reports 48 KB, but the sm_90a build reaches ptxas as
  * PTX, which takes static local arrays past that (the GEMM's finding, bench/GEMM.md "Past 48
@@ -88,7 +89,7 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         const int ws = conv2_tensor_ws(g, c.ri);
         /* 512 output columns a group: half the halo's steps (H100 8192^2, fourth round: 31x31
          * 1.265 ms against 1.346 with 256, 21x21 1.102 against 1.151) */
-        if (ws) c.wx = 128 * (ws + 1), c.rj = 2 * TENSOR_TJ;
+        if (ws) c.wx = 128 * (ws + 1), c.rj = TENSOR_SPAN;
     }
     if (kind == CONV2_RBLOCK) {
         const int vw = simd_rows(p, g->t);
@@ -309,6 +310,34 @@ int conv2_tensor_ws(const conv2_geom *g, int rows) {
     return ring == 32 && rows == 128 ? 2 : 0;
 }
 
+size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span) {
+    const size_t rows = (size_t)c->ri * (size_t)conv2_cfg_consumers(c);
+    const size_t bands = (g->mo + rows - 1) / rows, cols = bands * g->no;
+    const size_t slices = g->slices ? g->slices : 1, rj = (size_t)c->rj;
+    const double ring = (double)conv2_tensor_ring(g);
+    /* One span a compute unit (one work-group each) over all slices, each at least rj long; a
+     * span that crosses a band's end walks a second ring, and the work-group that does so
+     * sets the launch's time */
+    size_t n = units / slices, most = (cols + rj - 1) / rj;
+    if (n < 1) n = 1;
+    if (n > most) n = most;
+    const size_t free_span = (cols + n - 1) / n;
+    const int crosses = free_span % g->no && g->no % free_span;
+    const double free_walk = (double)free_span + (crosses ? 2.5 : 1) * ring;
+    /* Or whole bands split evenly into k pieces each, fewer work-groups but no crossing. H100
+     * (bench/CONV2.md, fifth round): 4096^2 31x31 0.306 ms in 128 pieces of 512 columns
+     * against 0.333 in 132 spans of 497; 8192^2 1.137 in 128 pieces of 2048 against 1.120 in
+     * 132 spans of 1986. */
+    size_t k = units / (slices * bands), kmost = (g->no + rj - 1) / rj;
+    if (k > kmost) k = kmost;
+    if (k >= 1 && g->no % k == 0 && (double)(g->no / k) + ring <= free_walk) {
+        *span = g->no / k;
+        return bands * k;
+    }
+    *span = free_span;
+    return (cols + free_span - 1) / free_span;
+}
+
 int conv2_tensor_ws_regs(int ws, int split[2]) {
     /* Every warp starts with the work-group's share of the register file (64K registers), in
      * multiples of 8 as setmaxnreg takes them */
@@ -474,8 +503,12 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
     /* a group of the second form: its consumers' rows */
     if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (size_t)(ws ? ws : 1);
-    const size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols;
-    if (ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
+    size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
+    /* The second form walks spans of band-columns (kernels/conv2.cl, TC_SPAN): ngy is a
+     * span's length, and a slice has `spans` of them */
+    if (ws) spans = conv2_ws_spans(g, &c, dev->compute_units, &ngy);
+    if (ws ? ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff
+           : ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
                               g->slices);
     const size_t v[13] = {g->ma,         g->na, g->mo, g->no,           g->oi,
@@ -487,6 +520,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     ps->wg[0] = (size_t)c.wx, ps->wg[1] = (size_t)c.wy;
     ps->global[0] = ngx * ngy * g->slices * (size_t)c.wx;
     ps->global[1] = (size_t)c.wy;
+    if (ws) ps->global[0] = spans * (size_t)c.wx, ps->global[1] = g->slices;
     *cfg = c;
     return CLIP_OK;
 }

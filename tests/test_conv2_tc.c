@@ -210,6 +210,45 @@ static void test_tuned_rows(clip_app *app) {
     remove(path);
 }
 
+/* The second form's spans (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
+ * be that short, so that on a 3-band image of 2 slices the spans start inside bands and cross
+ * their ends (two segments, each with its own ring), through every shape and orientation, with
+ * an Inf and a NaN in A whose outputs the producer mends segment by segment. */
+static void test_spans(clip_app *app) {
+    const char *path = "conv2_tc_spans.txt";
+    static const size_t ks[][2] = {{31, 31}, {21, 25}};
+    remove(path);
+    for (size_t ki = 0; ki < 2; ki++) {
+        char key[32];
+        snprintf(key, sizeof key, "f32-k%zux%zu", ks[ki][0], ks[ki][1]);
+        tu_tuning_line(app, path, "conv2", key, "tensor:64,128");
+    }
+    setenv("CLIP_TUNING_CACHE", path, 1);
+    for (size_t ki = 0; ki < 2; ki++)
+        for (int shape = FULL; shape <= VALID; shape++) {
+            if (quick && shape == VALID) continue;
+            const conv_case cc = {CLIP_F32, CLIP_F32, {600, 290, 2}, {ks[ki][0], ks[ki][1]},
+                                  shape,    ZERO,     (int)ki,       0};
+            host_arr ha, hk;
+            clip_data *a = make_data(app, CLIP_F32, 600, 290, 2, 901 + ki, &ha);
+            ha.v[300 + 600 * 100] = NAN, ha.v[5 + 600 * 280 + 600 * 290] = INFINITY;
+            clip_data_destroy(a);
+            a = c2_upload(app, CLIP_F32, &ha);
+            clip_data *k = make_data(app, CLIP_F32, ks[ki][0], ks[ki][1], 1, 911 + ki, &hk);
+            clip_process *p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "off", 0);
+            tu_checks++;
+            if (!variant_is(clip_process_variant(p), "tensor 128x64") ||
+                !strstr(clip_process_variant(p), "ws")) {
+                tu_failures++;
+                fprintf(stderr, "spans: variant '%s'\n", clip_process_variant(p));
+            }
+            clip_process_destroy(p);
+            c2_release(&ha, &hk, a, k);
+        }
+    unsetenv("CLIP_TUNING_CACHE");
+    remove(path);
+}
+
 /* auto takes the tensor kernel for a large filter on an image that fills the device (f32), and
  * block for f64 (init only: nothing is launched). */
 static void test_auto(clip_app *app) {
@@ -287,6 +326,7 @@ int main(void) {
     test_dynamic_range(app);
     test_auto(app);
     test_tuned_rows(app);
+    test_spans(app);
     clip_app_destroy(app);
 #ifdef CLIP_FAULT_INJECTION
     test_local_fallback();
