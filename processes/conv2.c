@@ -87,7 +87,8 @@
  *      tensor          its steps (an input column of a group's walk), each a fixed cost plus
  *                      its wgmma (3 * KRP / 8) by their width, at fitted rates, slowed where
  *                      fewer groups than the registers allow a compute unit are resident
- *                      (the second form, TC_WS: 0.85 of a step, one work-group a unit);
+ *                      (the second form, TC_WS: 0.8 of a step, one work-group a unit,
+ *                      spans of band-columns: conv2_ws_spans);
  *                      against it, block's tiles shrunk to fit local memory count slower, and
  *                      block's rate falls with fewer taps than it was fitted to
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
@@ -97,10 +98,11 @@
  *   block for 7x7 (0.35 ms) and 15x15 (0.80 ms), block for 31x31 (2.72 ms; fft, 1.74 ms, only
  *   with accuracy normwise), and for a rank-one K separable from 15x15 (31x31: 0.63 ms; at 7x7
  *   block stays, 0.35 against 0.48). Since the tensor kernel (bench/CONV2.md, "tensor cores",
- *   third and fourth rounds; H100): 15x15 tensor 0.58 ms (block 0.81), 21x21 tensor 1.10
- *   (block 1.37), 31x31 tensor 1.27-1.30 (block 2.71), 47x47 tensor 4.88 (block 6.72), 63x63
- *   tensor 6.24 (block 28.7); at 4096^2 21x21 and 31x31 tensor (0.29, 0.33-0.35 ms; block
- *   0.36, 0.72), where the second form's groups fill the device.
+ *   third to fifth rounds; H100): 15x15 tensor 0.58 ms (block 0.81), 21x21 tensor 0.99
+ *   (block 1.37), 31x31 tensor 1.11-1.13 (block 2.70), 47x47 tensor 4.88 (block 6.72), 63x63
+ *   tensor 6.24 (block 28.7); at 4096^2 21x21 and 31x31 tensor (0.27, 0.31 ms; block 0.37,
+ *   0.72), and at 2048^2 (31x31 0.096 ms, block 0.194; 21x21 0.085, block 0.112); at 1024^2
+ *   block (31x31 0.060, tensor 0.096: 32 spans for 132 compute units).
  *   Forced variants: variant local/global/block/rblock/tensor forces that direct kernel (with
  *   separable on, both passes use it), fft forces the FFT path; separable on forces the two
  *   passes (an error unless K is rank one), off never takes them. A forced variant the device
