@@ -318,9 +318,9 @@ size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, siz
     /* One span a compute unit (one work-group each) over all slices, each at least rj long; a
      * span that crosses a band's end walks a second ring, and the work-group that does so
      * sets the launch's time */
-    size_t n = units / slices, most = (cols + rj - 1) / rj;
+    size_t n = units / slices;
+    if (n > cols / rj) n = cols / rj;
     if (n < 1) n = 1;
-    if (n > most) n = most;
     const size_t free_span = (cols + n - 1) / n;
     const int crosses = free_span % g->no && g->no % free_span;
     const double free_walk = (double)free_span + (crosses ? 2.5 : 1) * ring;
@@ -328,8 +328,8 @@ size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, siz
      * (bench/CONV2.md, fifth round): 4096^2 31x31 0.306 ms in 128 pieces of 512 columns
      * against 0.333 in 132 spans of 497; 8192^2 1.137 in 128 pieces of 2048 against 1.120 in
      * 132 spans of 1986. */
-    size_t k = units / (slices * bands), kmost = (g->no + rj - 1) / rj;
-    if (k > kmost) k = kmost;
+    size_t k = units / (slices * bands);
+    if (k > g->no / rj) k = g->no / rj;
     if (k >= 1 && g->no % k == 0 && (double)(g->no / k) + ring <= free_walk) {
         *span = g->no / k;
         return bands * k;

@@ -211,10 +211,10 @@ static void test_tuned_rows(clip_app *app) {
 }
 
 /* The second form's spans (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
- * be that short, so that on a 3-band image of 2 slices 291 columns wide the spans start inside
- * bands and cross their ends (two segments, each with its own ring; conv2_ws_spans splits whole
- * bands instead where their columns divide evenly, as 21x25 'full' does), through every shape
- * and orientation, with an Inf and a NaN in A whose outputs the producer mends. */
+ * be that short, so that on a 3-band image of 2 slices 292 columns wide the spans of 31x31
+ * 'full' and 'valid' start inside bands and cross their ends (two segments, each with its own
+ * ring), and 'same' and 21x25's split whole bands into pieces (conv2_ws_spans), through every
+ * shape and orientation, with an Inf and a NaN in A whose outputs the producer mends. */
 static void test_spans(clip_app *app) {
     const char *path = "conv2_tc_spans.txt";
     static const size_t ks[][2] = {{31, 31}, {21, 25}};
@@ -228,11 +228,11 @@ static void test_spans(clip_app *app) {
     for (size_t ki = 0; ki < 2; ki++)
         for (int shape = FULL; shape <= VALID; shape++) {
             if (quick && shape == VALID) continue;
-            const conv_case cc = {CLIP_F32, CLIP_F32, {600, 291, 2}, {ks[ki][0], ks[ki][1]},
+            const conv_case cc = {CLIP_F32, CLIP_F32, {600, 292, 2}, {ks[ki][0], ks[ki][1]},
                                   shape,    ZERO,     (int)ki,       0};
             host_arr ha, hk;
-            clip_data *a = make_data(app, CLIP_F32, 600, 291, 2, 901 + ki, &ha);
-            ha.v[300 + 600 * 100] = NAN, ha.v[5 + 600 * 280 + 600 * 291] = INFINITY;
+            clip_data *a = make_data(app, CLIP_F32, 600, 292, 2, 901 + ki, &ha);
+            ha.v[300 + 600 * 100] = NAN, ha.v[5 + 600 * 280 + 600 * 292] = INFINITY;
             clip_data_destroy(a);
             a = c2_upload(app, CLIP_F32, &ha);
             clip_data *k = make_data(app, CLIP_F32, ks[ki][0], ks[ki][1], 1, 911 + ki, &hk);

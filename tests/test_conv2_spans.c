@@ -1,0 +1,102 @@
+/* The span layout of conv2's tensor kernel in its second form (processes/conv2_direct.c,
+ * conv2_ws_spans), on the host: which layout it picks for the images the GPU measurements chose
+ * from (bench/CONV2.md, fifth round), and for many shapes that the spans, walked as the kernel's
+ * TC_SPAN walks them, cover every band-column of a slice exactly once, within the compute units,
+ * each span at least the configuration's shortest unless the slice is shorter. Needs no device. */
+#include <stdio.h>
+
+#include "../processes/conv2.h"
+#include "testutil.h"
+
+/* An output mo x no with an mk x nk filter, `slices` of them. */
+static conv2_geom geom(size_t mo, size_t no, size_t mk, size_t nk, size_t slices) {
+    conv2_geom g = {0};
+    g.ma = mo, g.na = no, g.mo = mo, g.no = no, g.mk = mk, g.nk = nk, g.slices = slices;
+    g.t = CLIP_F32;
+    return g;
+}
+
+/* The second form with two consumers of 128 rows: bands of 256 rows; rj the shortest span. */
+static const conv2_cfg ws2 = {CONV2_TENSOR, 384, 1, 128, 128, 1, 1};
+
+/* Walks spans 0 .. n - 1 of `span` band-columns over bands * no as TC_SPAN does (a segment per
+ * band a span touches); returns the segments, and counts each band-column's visits in seen. */
+static size_t walk(size_t bands, size_t no, size_t n, size_t span, unsigned char *seen) {
+    size_t segments = 0;
+    for (size_t s = 0; s < n; s++) {
+        const size_t first = s * span, last = first + span < bands * no ? first + span : bands * no;
+        for (size_t pos = first; pos < last;) {
+            const size_t j0 = pos % no, len = last - pos < no - j0 ? last - pos : no - j0;
+            for (size_t j = 0; j < len; j++)
+                seen[pos + j]++;
+            segments++;
+            pos += len;
+        }
+    }
+    return segments;
+}
+
+/* The layouts measured on the H100 (132 compute units), 31x31 'same': spans across bands at
+ * 8192^2, whole bands split evenly at 4096^2 (the faster of the two there), pieces of the
+ * shortest span at 2048^2 and 1024^2. */
+static void test_measured(void) {
+    static const struct {
+        size_t side, n, span;
+    } cases[] = {{8192, 132, 1986}, {4096, 128, 512}, {2048, 128, 128}, {1024, 32, 128}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const conv2_geom g = geom(cases[i].side, cases[i].side, 31, 31, 1);
+        size_t span = 0;
+        const size_t n = conv2_ws_spans(&g, &ws2, 132, &span);
+        tu_checks++;
+        if (n != cases[i].n || span != cases[i].span) {
+            tu_failures++;
+            fprintf(stderr, "%zu^2: %zu spans of %zu, want %zu of %zu\n", cases[i].side, n, span,
+                    cases[i].n, cases[i].span);
+        }
+    }
+}
+
+/* Every band-column once, for images from one column to more bands than compute units, slices
+ * from 1 to past the units, 21x21 and 15x31 filters (rings of 32), 2 to 132 units. */
+static void test_cover(void) {
+    static const size_t sides[] = {1, 7, 255, 256, 257, 600, 1000, 2048, 4099, 9000, 70000};
+    static const size_t slices[] = {1, 2, 3, 200};
+    static const size_t units[] = {2, 114, 132};
+    for (size_t a = 0; a < sizeof sides / sizeof *sides; a++)
+        for (size_t b = 0; b < sizeof sides / sizeof *sides; b++)
+            for (size_t c = 0; c < sizeof slices / sizeof *slices; c++)
+                for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+                    const size_t mo = sides[a], no = sides[b];
+                    if (mo * no > 200000000) continue;
+                    const conv2_geom g = geom(mo, no, b % 2 ? 21 : 15, 31, slices[c]);
+                    size_t span = 0;
+                    const size_t n = conv2_ws_spans(&g, &ws2, units[u], &span);
+                    const size_t bands = (mo + 255) / 256, cols = bands * no;
+                    unsigned char *seen = calloc(cols, 1);
+                    if (!seen) {
+                        CHECK(seen != NULL);
+                        return;
+                    }
+                    const size_t segments = walk(bands, no, n, span, seen);
+                    size_t once = 0;
+                    for (size_t i = 0; i < cols; i++)
+                        once += seen[i] == 1;
+                    free(seen);
+                    const size_t most = units[u] / slices[c] ? units[u] / slices[c] : 1;
+                    tu_checks++;
+                    if (once != cols || n < 1 || n > most || (n > 1 && span < 128) ||
+                        segments > n + bands - 1 || (n - 1) * span >= cols) {
+                        tu_failures++;
+                        fprintf(stderr,
+                                "%zux%zu x%zu on %zu units: %zu spans of %zu, %zu segments, %zu of "
+                                "%zu band-columns once\n",
+                                mo, no, slices[c], units[u], n, span, segments, once, cols);
+                    }
+                }
+}
+
+int main(void) {
+    test_measured();
+    test_cover();
+    return tu_finish("test_conv2_spans");
+}
