@@ -345,8 +345,9 @@ int conv2_tensor_ws_regs(int ws, int split[2]) {
     /* No split by default. ptxas honours one (the consumers' code then reaches register 229 at
      * a split of 40 and 232), but the producer's fetch needs about 136 without spills, which
      * leaves the consumers 184, and a consumer that overlaps two steps' products (TC_PIPE) is
-     * still serialized (C7512) at 232. H200 8192^2 (bench/CONV2.md, fifth round): 31x31 1.251
-     * ms at 136/184 against 1.271 without, 21x21 1.105 against 1.089; 2.07 and 2.32 at 40/232.
+     * still serialized (C7512) at 232. H200 8192^2 (bench/CONV2.md, fifth round, before the
+     * spans): 31x31 1.251 ms at 136/184 against 1.271 without, 21x21 1.105 against 1.089; 2.07
+     * and 2.32 at 40/232.
      * Experiment hook: CLIP_CONV2_TC_WSREGS=P, the producer's registers (0: no split). */
     const char *e = getenv("CLIP_CONV2_TC_WSREGS");
     int producer = e ? atoi(e) / 8 * 8 : 0;
