@@ -1068,11 +1068,11 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_TURN(M) M(0)
 #endif
 
-/* The group's end: where some work-item of the 128 that wrote its outputs saw a NaN one, they
- * recompute their shares (tc_fix) after SYNC, a barrier of those 128. */
-#define TC_END(SYNC)                                                                               \
+/* The first form's end: where some work-item saw a NaN output, every work-item recomputes its
+ * share (tc_fix). */
+#define TC_END                                                                                     \
     if (nan) anynan = 1;                                                                           \
-    SYNC;                                                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                           \
     if (anynan)                                                                                    \
     tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
 
@@ -1135,7 +1135,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         }
     }
     TC_WG_WAIT(0);
-    TC_END(barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE));
+    TC_END;
 }
 #else /* TC_WS */
 /* conv2_tensor's second form (TC_WS): the same steps, divided between warpgroups. Warpgroup 0

@@ -305,9 +305,7 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     const double ring = (double)conv2_tensor_ring(g), krp = (double)conv2_tensor_krp(g, c->ri);
     const double blocks = ceil((double)g->nk / ring);
     const int ws = conv2_cfg_consumers(c);
-    double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
-    double steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
-    double groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
+    double steps, groups;
     if (ws) {
         /* spans of band-columns, a ring of steps for each band a span enters */
         size_t span = 0;
@@ -316,6 +314,10 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
         const double segments = span % g->no && g->no % span ? n + bands - 1 : n;
         steps = ws * (bands * g->no + segments * ring) * (double)g->slices;
         groups = n * g->slices;
+    } else {
+        const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);
+        steps = ceil((double)g->mo / c->ri) * walked * blocks * (double)g->slices;
+        groups = ceil((double)g->mo / c->ri) * ceil((double)g->no / c->rj) * g->slices;
     }
     const double work = (4.5 + 3 * krp / 8 * ring * (c->ri / 64) / 32) * (ws ? 0.8 : 1);
     const double tall = krp > 32 && krp <= 56 ? 1.1 : 1;

@@ -508,8 +508,11 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     /* The second form walks spans of band-columns (kernels/conv2.cl, TC_SPAN): ngy is a
      * span's length, and a slice has `spans` of them */
     if (ws) spans = conv2_ws_spans(g, &c, dev->compute_units, &ngy);
-    if (ws ? ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff
-           : ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
+    if (ws && (ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff))
+        return clip_proc_fail(
+            p, CLIP_ERR_SHAPE,
+            "the output (%zu x %zu) is too large for one launch of variant tensor", g->mo, g->no);
+    if (!ws && ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
                               g->slices);
     const size_t v[13] = {g->ma,         g->na, g->mo, g->no,           g->oi,
