@@ -863,7 +863,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_FLUSH(H)                                                                                \
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + 1;             \
-        if (jt >= 0 && jt < TJ)                                                                    \
+        if (jt >= 0 && jt < len)                                                                   \
             nan |= tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize);        \
     }
 
@@ -1068,14 +1068,6 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_TURN(M) M(0)
 #endif
 
-/* The first form's end: where some work-item saw a NaN output, every work-item recomputes its
- * share (tc_fix). */
-#define TC_END                                                                                     \
-    if (nan) anynan = 1;                                                                           \
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                           \
-    if (anynan)                                                                                    \
-    tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize)
-
 /* The group's outputs that came out NaN (some work-item of the group saw one), recomputed by the
  * 128 work-items that wrote them: work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
@@ -1089,11 +1081,42 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
     }
 }
 
+/* The work-group's span: band-columns first .. last - 1 of its slice (ngy of them; ngx bands of
+ * TC_GM rows, each no columns wide, counted band after band), walked as segments, one for each
+ * band it touches; the statements given run for each segment, with its first row i0, first
+ * column j0, length len and ring turns. Long spans (one a compute unit, processes/conv2_direct.c
+ * conv2_ws_spans) pay the walk's halo, a turn a segment, once over many columns. */
+#define TC_SPAN(...)                                                                               \
+    for (int pos_ = first; pos_ < last;) {                                                         \
+        const int i0 = pos_ / no * TC_GM, j0 = pos_ % no, len = min(last - pos_, no - j0);         \
+        const int turns = (len - 1) / TC_N + 2;                                                    \
+        __VA_ARGS__;                                                                               \
+        pos_ += len;                                                                               \
+    }
+
+/* The work-group's span (TC_SPAN's first and last, a slice a launch row): ngx bands of TC_GM
+ * rows, spans of ngy band-columns. */
+#define TC_SPAN_START                                                                              \
+    const long slice = get_group_id(1);                                                            \
+    const int first = (int)get_group_id(0) * ngy, last = min(first + ngy, ngx * no);               \
+    A += slice * (long)ma * na;                                                                    \
+    C += slice * (long)mo * no
+
+/* TC_SPANS 1 (always with TC_WS): a work-group walks a span of band-columns instead of one group
+ * of TJ columns. */
+#ifndef TC_SPANS
+#define TC_SPANS TC_WS
+#endif
+
 #if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
+#if TC_SPANS
+    TC_SPAN_START;
+#else
     GROUP_COORDS(TC_M, TJ);
+#endif
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[2 * TC_XS] __attribute__((aligned(128)));
     __local float ys[TC_CW * TC_M];
@@ -1105,8 +1128,6 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #else
     const uint xaddr = tc_smem(xs + mrow + t); /* the work-item's first value of a column */
 #endif
-    const int r0 = i0 + oi - (KR - 1);
-    const int turns = TJ / TC_N + 1;
     const ulong dbig = tc_wg_desc(gs, TC_LBO, 128), dsmall = tc_wg_desc(gs + TC_GPART, TC_LBO, 128);
     float ring[TC_ND], d[TC_ND];
 #if TC_ASYNC
@@ -1119,23 +1140,43 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #endif
     int nan = 0;
     if (tid == 0) anynan = 0;
-    for (int blk = 0; blk < TC_NB; blk++) {
-        const int cb = j0 + oj - (KC - 1) + blk * TC_N;
-        /* The previous block's products are done with gs and xs. */
-        TC_WG_WAIT(0);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        tc_filter_operand(gs, K, corr, blk, tid, 128);
-        TC_FETCH(cb);
-        TC_PUT(0);
-        tc_fence_async_local();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;
-        for (int ch = 0; ch < turns; ch++) {
-            TC_TURN(TC_STAGED)
-        }
+        /* The walk of len output columns from (i0, j0), a block of filter columns at a time. */
+#define TC_WALK                                                                                    \
+    const int r0 = i0 + oi - (KR - 1);                                                             \
+    for (int blk = 0; blk < TC_NB; blk++) {                                                        \
+        const int cb = j0 + oj - (KC - 1) + blk * TC_N;                                            \
+        /* The previous block's products are done with gs and xs. */                               \
+        TC_WG_WAIT(0);                                                                             \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        tc_filter_operand(gs, K, corr, blk, tid, 128);                                             \
+        TC_FETCH(cb);                                                                              \
+        TC_PUT(0);                                                                                 \
+        tc_fence_async_local();                                                                    \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] = 0.0f;                          \
+        for (int ch = 0; ch < turns; ch++) {                                                       \
+            TC_TURN(TC_STAGED)                                                                     \
+        }                                                                                          \
     }
+#if TC_SPANS
+    TC_SPAN(TC_WALK)
+#else
+    {
+        const int len = TJ, turns = TJ / TC_N + 1;
+        TC_WALK
+    }
+#endif
     TC_WG_WAIT(0);
-    TC_END;
+    if (nan) anynan = 1;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#if TC_SPANS
+    if (anynan)
+        TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
+                       normalize))
+#else
+    if (anynan)
+        tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+#endif
 }
 #else /* TC_WS */
 /* conv2_tensor's second form (TC_WS): the same steps, divided between warpgroups. Warpgroup 0
@@ -1166,27 +1207,11 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         tc_mbar_arrive(yfull + (H) % 2);                                                           \
     }
 
-/* The work-group's span: band-columns first .. last - 1 of its slice (ngy of them; ngx bands of
- * TC_GM rows, each no columns wide, counted band after band), walked as segments, one for each
- * band it touches; the statements given run for each segment, with its first row i0, first
- * column j0, length len and ring turns. Long spans (one a compute unit, processes/conv2_direct.c
- * conv2_ws_spans) pay the walk's halo, a turn a segment, once over many columns. */
-#define TC_SPAN(...)                                                                               \
-    for (int pos_ = first; pos_ < last;) {                                                         \
-        const int i0 = pos_ / no * TC_GM, j0 = pos_ % no, len = min(last - pos_, no - j0);         \
-        const int turns = (len - 1) / TC_N + 2;                                                    \
-        __VA_ARGS__;                                                                               \
-        pos_ += len;                                                                               \
-    }
-
 __kernel __attribute__((reqd_work_group_size(128 * (TC_WSC + 1), 1, 1))) void
 conv2_tensor(CONV2_ARGS) {
     (void)skipz;
     if (GATE_OFF) return;
-    const long slice = get_group_id(1);
-    const int first = (int)get_group_id(0) * ngy, last = min(first + ngy, ngx * no);
-    A += slice * (long)ma * na;
-    C += slice * (long)mo * no;
+    TC_SPAN_START;
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
     __local float yall[TC_WSC * 2 * TC_CW * TC_M];

@@ -306,13 +306,15 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     const double blocks = ceil((double)g->nk / ring);
     const int ws = conv2_cfg_consumers(c);
     double steps, groups;
-    if (ws) {
+    if (conv2_cfg_spans(c)) {
         /* spans of band-columns, a ring of steps for each band a span enters */
         size_t span = 0;
-        const double bands = ceil((double)g->mo / (c->ri * ws)),
-                     n = (double)conv2_ws_spans(g, c, (size_t)r->units, &span);
+        const int k = ws ? ws : 1;
+        const double bands = ceil((double)g->mo / (c->ri * k)),
+                     n = (double)conv2_ws_spans(g, c, conv2_tensor_places(g, c, (size_t)r->units),
+                                                &span);
         const double segments = span % g->no && g->no % span ? n + bands - 1 : n;
-        steps = ws * (bands * g->no + segments * ring) * (double)g->slices;
+        steps = k * (bands * g->no + segments * ring) * blocks * (double)g->slices;
         groups = n * g->slices;
     } else {
         const double walked = ceil((double)g->no / c->rj) * (c->rj + ring);

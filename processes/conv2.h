@@ -91,10 +91,15 @@ int conv2_tensor_ws(const conv2_geom *g, int rows);
 /* The consumer warpgroups configuration c runs (its work-group past the producer's 128
  * work-items: the second form), or 0 for the first form and every other kernel. */
 int conv2_cfg_consumers(const conv2_cfg *c);
-/* The work-groups a slice of the second form (c: a configuration with consumers) takes
- * (kernels/conv2.cl, TC_SPAN: each walks *span band-columns, a band being the consumers' rows,
- * band after band): one a compute unit (`units` of them) over all slices, each span at least
- * c->rj long (or the slice's whole band-columns where they are fewer). */
+/* Whether configuration c walks spans of band-columns (kernels/conv2.cl, TC_SPANS): the second
+ * form always, the first under the hook CLIP_CONV2_TC_SPANS=1. */
+int conv2_cfg_spans(const conv2_cfg *c);
+/* The work-groups of tensor configuration c that run at once on `units` compute units. */
+size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units);
+/* The work-groups a slice of a spanned tensor configuration takes (kernels/conv2.cl, TC_SPAN:
+ * each walks *span band-columns, a band being the work-group's rows, band after band): one a
+ * place (`units` of them: conv2_tensor_places) over all slices, each span at least c->rj long
+ * (or the slice's whole band-columns where they are fewer). */
 size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span);
 /* The registers each work-item of the second form with ws consumers holds at launch (its
  * -DCLIP_SM90A_MAXNREG: the register file shared evenly), and in split[0] and split[1] those

@@ -310,8 +310,27 @@ int conv2_tensor_ws(const conv2_geom *g, int rows) {
     return ring == 32 && rows == 128 ? 2 : 0;
 }
 
+int conv2_cfg_spans(const conv2_cfg *c) {
+    if (c->kind != CONV2_TENSOR) return 0;
+    /* Experiment hook: CLIP_CONV2_TC_SPANS=1, spans for the first form too (not measured). */
+    const char *e = getenv("CLIP_CONV2_TC_SPANS");
+    return conv2_cfg_consumers(c) || (e && *e == '1');
+}
+
+size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units) {
+    if (conv2_cfg_consumers(c)) return units;
+    /* As many work-groups a compute unit as registers and local memory allow (228 KB a
+     * Hopper compute unit, 1 KB of it reserved for each work-group) */
+    const int regs = conv2_tensor_maxnreg(g, c->ri);
+    size_t by_regs = 65536 / (128 * (size_t)(regs ? regs : 232));
+    const size_t by_local = 233472 / (tensor_cfg_local(g, c) + 1024);
+    if (by_regs > by_local) by_regs = by_local;
+    return (by_regs ? by_regs : 1) * units;
+}
+
 size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span) {
-    const size_t rows = (size_t)c->ri * (size_t)conv2_cfg_consumers(c);
+    const int ws = conv2_cfg_consumers(c);
+    const size_t rows = (size_t)c->ri * (size_t)(ws ? ws : 1);
     const size_t bands = (g->mo + rows - 1) / rows, cols = bands * g->no;
     const size_t slices = g->slices ? g->slices : 1, rj = (size_t)c->rj;
     const double ring = (double)conv2_tensor_ring(g);
@@ -404,6 +423,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    if (conv2_cfg_spans(c) && !ws) strcat(extra, " -DTC_SPANS=1");
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -507,12 +527,14 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
     /* The second form walks spans of band-columns (kernels/conv2.cl, TC_SPAN): ngy is a
      * span's length, and a slice has `spans` of them */
-    if (ws) spans = conv2_ws_spans(g, &c, dev->compute_units, &ngy);
-    if (ws && (ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff))
+    const int spanned = conv2_cfg_spans(&c);
+    if (spanned)
+        spans = conv2_ws_spans(g, &c, conv2_tensor_places(g, &c, dev->compute_units), &ngy);
+    if (spanned && (ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff))
         return clip_proc_fail(
             p, CLIP_ERR_SHAPE,
             "the output (%zu x %zu) is too large for one launch of variant tensor", g->mo, g->no);
-    if (!ws && ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
+    if (!spanned && ngx * ngy > (size_t)0x7fffffff / (g->slices ? g->slices : 1) / (size_t)c.wx)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "A has too many slices (%zu) for one launch",
                               g->slices);
     const size_t v[13] = {g->ma,         g->na, g->mo, g->no,           g->oi,
@@ -524,7 +546,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     ps->wg[0] = (size_t)c.wx, ps->wg[1] = (size_t)c.wy;
     ps->global[0] = ngx * ngy * g->slices * (size_t)c.wx;
     ps->global[1] = (size_t)c.wy;
-    if (ws) ps->global[0] = spans * (size_t)c.wx, ps->global[1] = g->slices;
+    if (spanned) ps->global[0] = spans * (size_t)c.wx, ps->global[1] = g->slices;
     *cfg = c;
     return CLIP_OK;
 }
