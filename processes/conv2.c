@@ -306,7 +306,7 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     const double blocks = ceil((double)g->nk / ring);
     const int ws = conv2_cfg_consumers(c);
     double steps, groups;
-    if (conv2_cfg_spans(c)) {
+    if (conv2_cfg_spans(g, c)) {
         /* spans of band-columns, a ring of steps for each band a span enters */
         size_t span = 0;
         const int k = ws ? ws : 1;

@@ -91,9 +91,9 @@ int conv2_tensor_ws(const conv2_geom *g, int rows);
 /* The consumer warpgroups configuration c runs (its work-group past the producer's 128
  * work-items: the second form), or 0 for the first form and every other kernel. */
 int conv2_cfg_consumers(const conv2_cfg *c);
-/* Whether configuration c walks spans of band-columns (kernels/conv2.cl, TC_SPANS): the second
- * form always, the first under the hook CLIP_CONV2_TC_SPANS=1. */
-int conv2_cfg_spans(const conv2_cfg *c);
+/* Whether configuration c walks spans of band-columns (kernels/conv2.cl, TC_SPAN) on geometry g:
+ * the second form always, the first where its operand is in local memory (conv2_tensor_ss). */
+int conv2_cfg_spans(const conv2_geom *g, const conv2_cfg *c);
 /* The work-groups of tensor configuration c that run at once on `units` compute units. */
 size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units);
 /* The work-groups a slice of a spanned tensor configuration takes (kernels/conv2.cl, TC_SPAN:

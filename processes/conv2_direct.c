@@ -310,11 +310,16 @@ int conv2_tensor_ws(const conv2_geom *g, int rows) {
     return ring == 32 && rows == 128 ? 2 : 0;
 }
 
-int conv2_cfg_spans(const conv2_cfg *c) {
+int conv2_cfg_spans(const conv2_geom *g, const conv2_cfg *c) {
     if (c->kind != CONV2_TENSOR) return 0;
-    /* Experiment hook: CLIP_CONV2_TC_SPANS=1, spans for the first form too (not measured). */
+    if (conv2_cfg_consumers(c)) return 1;
+    /* Experiment hook: CLIP_CONV2_TC_SPANS=0 or 1 chooses for the first form. */
     const char *e = getenv("CLIP_CONV2_TC_SPANS");
-    return conv2_cfg_consumers(c) || (e && *e == '1');
+    if (e && (*e == '0' || *e == '1')) return *e == '1';
+    /* H100 8192^2 (bench/CONV2.md, sixth round): 63x63 5.49 ms against 6.31 in groups of 256
+     * columns, 47x47 4.45 against 4.97; 15x15 0.638 against 0.590 (ring of 16: the walk's
+     * halo is a sixteenth of it, and the spanned loop spills more) */
+    return conv2_tensor_ss(g);
 }
 
 size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units) {
@@ -423,7 +428,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
-    if (conv2_cfg_spans(c) && !ws) strcat(extra, " -DTC_SPANS=1");
+    if (conv2_cfg_spans(g, c) && !ws) strcat(extra, " -DTC_SPANS=1");
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -527,7 +532,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
     /* The second form walks spans of band-columns (kernels/conv2.cl, TC_SPAN): ngy is a
      * span's length, and a slice has `spans` of them */
-    const int spanned = conv2_cfg_spans(&c);
+    const int spanned = conv2_cfg_spans(g, &c);
     if (spanned)
         spans = conv2_ws_spans(g, &c, conv2_tensor_places(g, &c, dev->compute_units), &ngy);
     if (spanned && (ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff))

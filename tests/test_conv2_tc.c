@@ -321,15 +321,15 @@ int main(void) {
         return tu_skip("test_conv2_tc", "variant tensor needs an NVIDIA GPU of compute "
                                         "capability 9.0 (the refusal was checked)");
     }
-    test_refusals(app);
-    test_sizes(app);
-    test_interior(app);
-    test_pads(app);
-    test_nonfinite(app);
-    test_dynamic_range(app);
-    test_auto(app);
-    test_tuned_rows(app);
-    test_spans(app);
+    TU_PART(test_refusals(app));
+    TU_PART(test_sizes(app));
+    TU_PART(test_interior(app));
+    TU_PART(test_pads(app));
+    TU_PART(test_nonfinite(app));
+    TU_PART(test_dynamic_range(app));
+    TU_PART(test_auto(app));
+    TU_PART(test_tuned_rows(app));
+    TU_PART(test_spans(app));
     clip_app_destroy(app);
 #ifdef CLIP_FAULT_INJECTION
     test_local_fallback();

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "clip/clip.h"
 
@@ -58,6 +59,24 @@ static int tu_checks = 0;
                     clip_app_last_error(app), (needle));                                  \
         }                                                                                 \
     } while (0)
+
+/* Runs one part of a long test and says when it ends (checks so far, failures, the part's
+ * seconds), so that a run cut short by a time limit shows how far it got. */
+#define TU_PART(call)                                                                              \
+    do {                                                                                           \
+        struct timespec tu_t0_;                                                                    \
+        clock_gettime(CLOCK_MONOTONIC, &tu_t0_);                                                   \
+        call;                                                                                      \
+        tu_part_done(#call, &tu_t0_);                                                              \
+    } while (0)
+
+static inline void tu_part_done(const char *what, const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    printf("  %s: %d checks, %d failed, %.1f s\n", what, tu_checks, tu_failures,
+           (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec));
+    fflush(stdout);
+}
 
 static inline int tu_finish(const char *name) {
     printf("%s: %d checks, %d failed\n", name, tu_checks, tu_failures);
