@@ -649,12 +649,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * walks a span of band-columns (TC_SPAN: one span a compute unit, a band being its consumers'
  * rows) in one walk of ring turns, its halo once a segment instead of once every TJ columns,
  * and no partial last wave (8192^2: 31x31 1.27 -> 1.12 ms, 21x21 1.10 -> 0.99; fifth round).
+ * The first form walks spans too where its operand is in local memory (TC_SPANS: 63x63 6.31 ->
+ * 5.49 ms, 47x47 4.97 -> 4.45; sixth round), each segment's ring turns a walk of their own.
  *
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
  * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8, at most 64), TC_CW (input columns
  * staged at a time: 4, 8 or 16, dividing TC_N, at least TC_N / 8), TC_SS, TC_PIPE, TC_ASYNC,
- * TC_FMAP, TC_HALVES, TC_WS and TC_WSC (below), TJ (output columns a group of the first form,
- * a multiple of TC_N; the second form's spans are its arguments). */
+ * TC_FMAP, TC_HALVES, TC_SPANS, TC_WS and TC_WSC (below), TJ (output columns a group of the
+ * first form, a multiple of TC_N, where it does not walk spans; spans are the kernel's
+ * arguments). */
 #ifndef TC_S
 #define TC_S 1
 #endif
@@ -1085,7 +1088,7 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
  * TC_GM rows, each no columns wide, counted band after band), walked as segments, one for each
  * band it touches; the statements given run for each segment, with its first row i0, first
  * column j0, length len and ring turns. Long spans (one a compute unit, processes/conv2_direct.c
- * conv2_ws_spans) pay the walk's halo, a turn a segment, once over many columns. */
+ * conv2_tensor_spans) pay the walk's halo, a turn a segment, once over many columns. */
 #define TC_SPAN(...)                                                                               \
     for (int pos_ = first; pos_ < last;) {                                                         \
         const int i0 = pos_ / no * TC_GM, j0 = pos_ % no, len = min(last - pos_, no - j0);         \
@@ -1102,8 +1105,8 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
     A += slice * (long)ma * na;                                                                    \
     C += slice * (long)mo * no
 
-/* TC_SPANS 1 (always with TC_WS): a work-group walks a span of band-columns instead of one group
- * of TJ columns. */
+/* TC_SPANS 1 (always with TC_WS; in the first form where the host chooses, conv2_cfg_spans): a
+ * work-group walks a span of band-columns instead of one group of TJ columns. */
 #ifndef TC_SPANS
 #define TC_SPANS TC_WS
 #endif

@@ -88,7 +88,8 @@
  *                      its wgmma (3 * KRP / 8) by their width, at fitted rates, slowed where
  *                      fewer groups than the registers allow a compute unit are resident
  *                      (the second form, TC_WS: 0.8 of a step, one work-group a unit,
- *                      spans of band-columns: conv2_ws_spans);
+ *                      spans of band-columns: conv2_tensor_spans, as the first
+ *                      form's where its operand is in local memory);
  *                      against it, block's tiles shrunk to fit local memory count slower, and
  *                      block's rate falls with fewer taps than it was fitted to
  *      fft             (2 S + 1) transforms of P x Q points (S slices and the filter forward,
@@ -298,7 +299,7 @@ static rates device_rates(clip_process *p, clip_type t) {
  * 4096^2 21x21: 512 groups in 396 places, 0.453 ms against 1.29 at 8192^2 with 4 times the
  * work; past two waves the groups no longer start together, and the last wave's gap shrinks).
  * The second form (a producer warpgroup beside two consumers, one work-group a compute unit,
- * walking spans of band-columns: conv2_ws_spans) costs 0.8 of a step (H100, fifth round:
+ * walking spans of band-columns: conv2_tensor_spans) costs 0.8 of a step (H100, fifth round:
  * 8192^2 31x31 1.12 ms, 21x21 0.99, 2048^2 31x31 0.096, 1024^2 0.096), its groups counted as
  * work-groups. */
 static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g, double bytes) {
@@ -311,9 +312,9 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
         size_t span = 0;
         const int k = ws ? ws : 1;
         const double bands = ceil((double)g->mo / (c->ri * k)),
-                     n = (double)conv2_ws_spans(g, c, conv2_tensor_places(g, c, (size_t)r->units),
-                                                &span);
-        const double segments = span % g->no && g->no % span ? n + bands - 1 : n;
+                     n = (double)conv2_tensor_spans(
+                         g, c, conv2_tensor_places(g, c, (size_t)r->units), &span);
+        const double segments = conv2_span_crosses(span, g->no) ? n + bands - 1 : n;
         steps = k * (bands * g->no + segments * ring) * blocks * (double)g->slices;
         groups = n * g->slices;
     } else {

@@ -100,7 +100,12 @@ size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units
  * each walks *span band-columns, a band being the work-group's rows, band after band): one a
  * place (`units` of them: conv2_tensor_places) over all slices, each span at least c->rj long
  * (or the slice's whole band-columns where they are fewer). */
-size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span);
+size_t conv2_tensor_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span);
+/* Whether spans of `span` band-columns cross the ends of bands of `no` columns: some span then
+ * walks two segments, each with its ring turn of halo. */
+static inline int conv2_span_crosses(size_t span, size_t no) {
+    return span % no && no % span;
+}
 /* The registers each work-item of the second form with ws consumers holds at launch (its
  * -DCLIP_SM90A_MAXNREG: the register file shared evenly), and in split[0] and split[1] those
  * the producer and the consumers then keep (setmaxnreg; 0 and 0 for no split). */

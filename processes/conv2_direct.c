@@ -87,7 +87,7 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
         /* A producer warpgroup beside ws consumers (kernels/conv2.cl, TC_WS) */
         const int ws = conv2_tensor_ws(g, c.ri);
-        /* rj: the shortest span a work-group walks (conv2_ws_spans; 128 lets 2048^2 fill the
+        /* rj: the shortest span a work-group walks (conv2_tensor_spans; 128 lets 2048^2 fill the
          * device: H100 31x31 0.096 ms against 0.30 at 512) */
         if (ws) c.wx = 128 * (ws + 1), c.rj = TENSOR_SPAN;
     }
@@ -333,7 +333,7 @@ size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units
     return (by_regs ? by_regs : 1) * units;
 }
 
-size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span) {
+size_t conv2_tensor_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span) {
     const int ws = conv2_cfg_consumers(c);
     const size_t rows = (size_t)c->ri * (size_t)(ws ? ws : 1);
     const size_t bands = (g->mo + rows - 1) / rows, cols = bands * g->no;
@@ -346,7 +346,7 @@ size_t conv2_ws_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, siz
     if (n > cols / rj) n = cols / rj;
     if (n < 1) n = 1;
     const size_t free_span = (cols + n - 1) / n;
-    const int crosses = free_span % g->no && g->no % free_span;
+    const int crosses = conv2_span_crosses(free_span, g->no);
     const double free_walk = (double)free_span + (crosses ? 2.5 : 1) * ring;
     /* Or whole bands split evenly into k pieces each, fewer work-groups but no crossing. H100
      * (bench/CONV2.md, fifth round): 4096^2 31x31 0.306 ms in 128 pieces of 512 columns
@@ -534,7 +534,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
      * span's length, and a slice has `spans` of them */
     const int spanned = conv2_cfg_spans(g, &c);
     if (spanned)
-        spans = conv2_ws_spans(g, &c, conv2_tensor_places(g, &c, dev->compute_units), &ngy);
+        spans = conv2_tensor_spans(g, &c, conv2_tensor_places(g, &c, dev->compute_units), &ngy);
     if (spanned && (ngx * g->no > 0x7fffffff || spans * (size_t)c.wx > 0x7fffffff))
         return clip_proc_fail(
             p, CLIP_ERR_SHAPE,

@@ -1,8 +1,9 @@
-/* The span layout of conv2's tensor kernel in its second form (processes/conv2_direct.c,
- * conv2_ws_spans), on the host: which layout it picks for the images the GPU measurements chose
- * from (bench/CONV2.md, fifth round), and for many shapes that the spans, walked as the kernel's
- * TC_SPAN walks them, cover every band-column of a slice exactly once, within the compute units,
- * each span at least the configuration's shortest unless the slice is shorter. Needs no device. */
+/* The span layout of conv2's tensor kernel (processes/conv2_direct.c, conv2_tensor_spans), on
+ * the host: which configurations walk spans, which layout it picks for the images the GPU
+ * measurements chose from (bench/CONV2.md, fifth and sixth rounds), and for many shapes that the
+ * spans, walked as the kernel's TC_SPAN walks them, cover every band-column of a slice exactly
+ * once, within the places, each span at least the configuration's shortest unless the slice is
+ * shorter. Needs no device. */
 #include <stdio.h>
 
 #include "../processes/conv2.h"
@@ -18,6 +19,9 @@ static conv2_geom geom(size_t mo, size_t no, size_t mk, size_t nk, size_t slices
 
 /* The second form with two consumers of 128 rows: bands of 256 rows; rj the shortest span. */
 static const conv2_cfg ws2 = {CONV2_TENSOR, 384, 1, 128, 128, 1, 1};
+/* The first form: one warpgroup, bands of its 128 rows, groups of 256 columns where it does not
+ * walk spans. */
+static const conv2_cfg first = {CONV2_TENSOR, 128, 1, 128, 256, 1, 1};
 
 /* Walks spans 0 .. n - 1 of `span` band-columns over bands * no as TC_SPAN does (a segment per
  * band a span touches); returns the segments, and counts each band-column's visits in seen. */
@@ -46,7 +50,7 @@ static void test_measured(void) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const conv2_geom g = geom(cases[i].side, cases[i].side, 31, 31, 1);
         size_t span = 0;
-        const size_t n = conv2_ws_spans(&g, &ws2, 132, &span);
+        const size_t n = conv2_tensor_spans(&g, &ws2, 132, &span);
         tu_checks++;
         if (n != cases[i].n || span != cases[i].span) {
             tu_failures++;
@@ -56,22 +60,55 @@ static void test_measured(void) {
     }
 }
 
+/* The first form walks spans where its operand is in local memory (filters of 33 to 63 rows),
+ * as many a compute unit as its registers and local memory allow (two at 63x63, three at 47x47,
+ * the sixth round's launches on 132 units); the ring of 16 and filters of at most 32 rows keep
+ * their groups. */
+static void test_first_form(void) {
+    static const struct {
+        size_t side, k, spans, places, n, span;
+    } cases[] = {{8192, 63, 1, 264, 264, 1986},
+                 {8192, 47, 1, 396, 396, 1324},
+                 {4096, 63, 1, 264, 256, 512},
+                 {8192, 15, 0, 0, 0, 0},
+                 {8192, 31, 0, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const conv2_geom g = geom(cases[i].side, cases[i].side, cases[i].k, cases[i].k, 1);
+        const int spanned = conv2_cfg_spans(&g, &first);
+        CHECK(spanned == (int)cases[i].spans);
+        if (!spanned) continue;
+        const size_t places = conv2_tensor_places(&g, &first, 132);
+        size_t span = 0;
+        const size_t n = conv2_tensor_spans(&g, &first, places, &span);
+        tu_checks++;
+        if (places != cases[i].places || n != cases[i].n || span != cases[i].span) {
+            tu_failures++;
+            fprintf(stderr, "%zu^2 %zux%zu: %zu places, %zu spans of %zu, want %zu, %zu of %zu\n",
+                    cases[i].side, cases[i].k, cases[i].k, places, n, span, cases[i].places,
+                    cases[i].n, cases[i].span);
+        }
+    }
+}
+
 /* Every band-column once, for images from one column to more bands than compute units, slices
- * from 1 to past the units, 21x21 and 15x31 filters (rings of 32), 2 to 132 units. */
-static void test_cover(void) {
+ * from 1 to past the units, 21x21 and 15x31 filters (rings of 32) in the second form and 47x47
+ * and 40x63 in the first, 2 to 132 units (and the first form's places on them). */
+static void test_cover(const conv2_cfg *c, size_t mk_odd, size_t mk_even, size_t nk) {
     static const size_t sides[] = {1, 7, 255, 256, 257, 600, 1000, 2048, 4099, 9000, 70000};
     static const size_t slices[] = {1, 2, 3, 200};
     static const size_t units[] = {2, 114, 132};
     for (size_t a = 0; a < sizeof sides / sizeof *sides; a++)
         for (size_t b = 0; b < sizeof sides / sizeof *sides; b++)
-            for (size_t c = 0; c < sizeof slices / sizeof *slices; c++)
+            for (size_t k = 0; k < sizeof slices / sizeof *slices; k++)
                 for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
                     const size_t mo = sides[a], no = sides[b];
                     if (mo * no > 200000000) continue;
-                    const conv2_geom g = geom(mo, no, b % 2 ? 21 : 15, 31, slices[c]);
+                    const conv2_geom g = geom(mo, no, b % 2 ? mk_odd : mk_even, nk, slices[k]);
+                    const size_t places = conv2_tensor_places(&g, c, units[u]);
                     size_t span = 0;
-                    const size_t n = conv2_ws_spans(&g, &ws2, units[u], &span);
-                    const size_t bands = (mo + 255) / 256, cols = bands * no;
+                    const size_t n = conv2_tensor_spans(&g, c, places, &span);
+                    const size_t rows = c == &ws2 ? 256 : 128;
+                    const size_t bands = (mo + rows - 1) / rows, cols = bands * no;
                     unsigned char *seen = calloc(cols, 1);
                     if (!seen) {
                         CHECK(seen != NULL);
@@ -82,21 +119,23 @@ static void test_cover(void) {
                     for (size_t i = 0; i < cols; i++)
                         once += seen[i] == 1;
                     free(seen);
-                    const size_t most = units[u] / slices[c] ? units[u] / slices[c] : 1;
+                    const size_t most = places / slices[k] ? places / slices[k] : 1;
                     tu_checks++;
-                    if (once != cols || n < 1 || n > most || (n > 1 && span < 128) ||
+                    if (once != cols || n < 1 || n > most || (n > 1 && span < (size_t)c->rj) ||
                         segments > n + bands - 1 || (n - 1) * span >= cols) {
                         tu_failures++;
                         fprintf(stderr,
                                 "%zux%zu x%zu on %zu units: %zu spans of %zu, %zu segments, %zu of "
                                 "%zu band-columns once\n",
-                                mo, no, slices[c], units[u], n, span, segments, once, cols);
+                                mo, no, slices[k], units[u], n, span, segments, once, cols);
                     }
                 }
 }
 
 int main(void) {
     test_measured();
-    test_cover();
+    test_first_form();
+    test_cover(&ws2, 21, 15, 31);
+    test_cover(&first, 47, 40, 63);
     return tu_finish("test_conv2_spans");
 }

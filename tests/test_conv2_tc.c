@@ -213,7 +213,7 @@ static void test_tuned_rows(clip_app *app) {
 /* The second form's spans (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
  * be that short, so that on a 3-band image of 2 slices 292 columns wide the spans of 31x31
  * 'full' and 'valid' start inside bands and cross their ends (two segments, each with its own
- * ring), and 'same' and 21x25's split whole bands into pieces (conv2_ws_spans), through every
+ * ring), and 'same' and 21x25's split whole bands into pieces (conv2_tensor_spans), through every
  * shape and orientation, with an Inf and a NaN in A whose outputs the producer mends. */
 static void test_spans(clip_app *app) {
     const char *path = "conv2_tc_spans.txt";
