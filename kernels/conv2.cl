@@ -1110,6 +1110,9 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
 #ifndef TC_SPANS
 #define TC_SPANS TC_WS
 #endif
+#if !TC_SPANS && !defined(TJ)
+#error "the first form's groups need TJ, their columns"
+#endif
 
 #if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {

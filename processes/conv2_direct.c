@@ -410,7 +410,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     const size_t ring = conv2_tensor_ring(g), krp = conv2_tensor_krp(g, c->ri);
     const int ws = conv2_cfg_consumers(c);
     int maxnreg = conv2_tensor_maxnreg(g, c->ri), wsregs[2] = {0, 0};
-    char extra[128] = "";
+    char extra[192] = "";
     if (ws) maxnreg = conv2_tensor_ws_regs(ws, wsregs);
     /* With the registers moved, ptxas takes the launch's count from the work-group's size and
      * one work-group a compute unit: a .maxnreg would hold the consumers to it as well */
@@ -428,15 +428,19 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
-    if (conv2_cfg_spans(g, c) && !ws) strcat(extra, " -DTC_SPANS=1");
+    /* A group's columns (TJ) where the kernel walks groups; spans are its arguments */
+    if (!conv2_cfg_spans(g, c))
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTJ=%d", c->rj);
+    else if (!ws)
+        strcat(extra, " -DTC_SPANS=1");
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
         strcat(extra, " -DTC_HALVES=1");
     snprintf(opts, cap,
              "-DKERNEL=%d -DPAD=%d -DKR=%zu -DKC=%zu -DTC_N=%zu -DTC_S=%d -DTC_KRP=%zu -DTC_CW=%zu "
-             "-DTJ=%d -DCLIP_SM90A%s",
-             c->kind, g->pad, g->mk, g->nk, ring, c->ri / 64, krp, conv2_tensor_cw(g, c->ri), c->rj,
+             "-DCLIP_SM90A%s",
+             c->kind, g->pad, g->mk, g->nk, ring, c->ri / 64, krp, conv2_tensor_cw(g, c->ri),
              extra);
     /* Experiment hook: more -D options (a -DCLIP_SM90A_MAXNREG=N there replaces the limit). */
     clip_proc_options_from_env(opts, cap, "CLIP_CONV2_DEFS");
