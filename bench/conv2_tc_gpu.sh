@@ -3,8 +3,11 @@
 # in /tmp/build-gpu, the tensor kernel's tests, then `clip bench conv2` at 8192^2 f32 'same' for
 # the tensor kernel beside block (and auto), and CuPy's conv2 (ndimage.convolve, fftconvolve) in
 # the same call. From the repository root on the GPU machine:
-#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid]
-# (grid: the selection grid with the tensor kernel, f32, CSV to $OUT/conv2_grid_gpu.csv)
+#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans]
+# (grid: the selection grid with the tensor kernel, f32, CSV to $OUT/conv2_grid_gpu.csv; spans:
+# the first form walking spans against its groups of TJ columns, with ptxas's report, for each
+# filter class it runs, CLIP_CONV2_TC_SPANS=0 and 1, then test_conv2_tc quick with spans
+# wherever the first form runs)
 set -u
 . .gpu/opencl-env.sh
 B=/tmp/build-gpu
@@ -42,6 +45,21 @@ for k in [3, 7, 15, 31, 63]:
         print(f"peer cupy signal.fftconvolve same 8192^2 k={k} ms={ms(signal.fftconvolve, x, w, 'same'):.4f}")
 PY
     ;;
+  spans)
+    spans_bench() {
+      CUDA_CACHE_DISABLE=1 CLIP_SM90A_OPTIONS=-cl-nv-verbose timeout 60 $B/clip bench conv2 "$@" \
+        --shape same --variant tensor --repeat 5 2>&1 |
+        grep -oE "variant=.*median_ms=[0-9.]+|clip:.*|C75[0-9]+|Used [0-9]+ registers|[0-9]+ bytes spill stores" |
+        tr '\n' ' '
+      echo
+    }
+    for n in 8192 4096; do
+      for k in 63 47 15; do
+        echo "$n ${k}x$k groups: $(CLIP_CONV2_TC_SPANS=0 spans_bench ${n}x$n ${k}x$k)"
+        echo "$n ${k}x$k spans:  $(CLIP_CONV2_TC_SPANS=1 spans_bench ${n}x$n ${k}x$k)"
+      done
+    done
+    (cd $B && CLIP_TEST_QUICK=1 CLIP_CONV2_TC_SPANS=1 timeout 400 ./tests/test_conv2_tc 2>&1 | tail -12) ;;
   grid)
     VARIANTS="local block tensor" IMAGES="${IMAGES:-1024 4096 8192}" TYPES=f32 FFT=0 \
       bash bench/conv2_grid.sh $B ${OUT:-/tmp}/conv2_grid_gpu.csv ;;
