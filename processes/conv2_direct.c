@@ -425,14 +425,14 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     if (wsregs[0])
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
                  " -DTC_WSREGS_P=%d -DTC_WSREGS_C=%d", wsregs[0], wsregs[1]);
-    /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
-     * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
-     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
     /* A group's columns (TJ) where the kernel walks groups; spans are its arguments */
     if (!conv2_cfg_spans(g, c))
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTJ=%d", c->rj);
     else if (!ws)
         strcat(extra, " -DTC_SPANS=1");
+    /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
+     * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
+     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -534,8 +534,8 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     /* a group of the second form: its consumers' rows */
     if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (size_t)(ws ? ws : 1);
     size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
-    /* The second form walks spans of band-columns (kernels/conv2.cl, TC_SPAN): ngy is a
-     * span's length, and a slice has `spans` of them */
+    /* A spanned configuration (conv2_cfg_spans) walks spans of band-columns (kernels/conv2.cl,
+     * TC_SPAN): ngy is a span's length, and a slice has `spans` of them */
     const int spanned = conv2_cfg_spans(g, &c);
     if (spanned)
         spans = conv2_tensor_spans(g, &c, conv2_tensor_places(g, &c, dev->compute_units), &ngy);
