@@ -3,11 +3,13 @@
 # in /tmp/build-gpu, the tensor kernel's tests, then `clip bench conv2` at 8192^2 f32 'same' for
 # the tensor kernel beside block (and auto), and CuPy's conv2 (ndimage.convolve, fftconvolve) in
 # the same call. From the repository root on the GPU machine:
-#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans]
+#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans] [ptx]
 # (grid: the selection grid with the tensor kernel, f32, CSV to $OUT/conv2_grid_gpu.csv; spans:
 # the first form walking spans against its groups of TJ columns, with ptxas's report, for each
 # filter class it runs, CLIP_CONV2_TC_SPANS=0 and 1, then test_conv2_tc quick with spans
-# wherever the first form runs)
+# wherever the first form runs; ptx: the sm_90a PTX of each filter class, both forms where both
+# run, to $OUT/conv2_CLASS.ptx, so that ptxas -arch=sm_90a -v (the same 13.0 is installed on the
+# development machine, /usr/local/cuda/bin) can study them without the device)
 set -u
 . .gpu/opencl-env.sh
 B=/tmp/build-gpu
@@ -60,6 +62,15 @@ PY
       done
     done
     (cd $B && CLIP_TEST_QUICK=1 CLIP_CONV2_TC_SPANS=1 timeout 400 ./tests/test_conv2_tc 2>&1 | tail -12) ;;
+  ptx)
+    # (the PTX as retargeted, before its register directive: give ptxas -maxrregcount by hand)
+    for c in "15 0" "15 2" "31 0" "31 2" "47 0" "63 0"; do
+      read -r k ws <<<"$c"
+      f=${OUT:-/tmp}/conv2_k${k}_ws$ws.ptx
+      rm -f "$f"
+      CUDA_CACHE_DISABLE=1 CLIP_CONV2_TC_WS=$ws CLIP_SM90A_PTX=$f timeout 60 $B/clip bench conv2 \
+        1024x1024 ${k}x$k --shape same --variant tensor --repeat 1 2>&1 | grep -E "^bench|clip:"
+    done ;;
   grid)
     VARIANTS="local block tensor" IMAGES="${IMAGES:-1024 4096 8192}" TYPES=f32 FFT=0 \
       bash bench/conv2_grid.sh $B ${OUT:-/tmp}/conv2_grid_gpu.csv ;;
