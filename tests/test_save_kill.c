@@ -5,9 +5,11 @@
  * (loaded and compared with what was saved); an unnamed-temporary writer of one file into an
  * empty place must never leave a temporary (it is linked straight to the target's name), and any
  * other writer's leftover (named temporaries; CFL's pair, named for its renames at the commit)
- * must be removed by the next save into the directory. Then the cleaning itself: a live writer's temporary (a child stopped mid-save) and
- * those of this process or of another host survive the next save; a dead writer's and one whose
- * pid now belongs to a process that started at another time (pid reuse) do not. */
+ * must be removed by the next save into the directory; a kill between the pair's two renames
+ * may leave the new samples without a header (no reader loads them), never a header alone. Then the
+ * cleaning itself: a live writer's temporary (a child stopped mid-save) and those of this process
+ * or of another host survive the next save; a dead writer's and one whose pid now belongs to a
+ * process that started at another time (pid reuse) do not. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw, fork, kill */
 
 #include <errno.h>
@@ -119,12 +121,13 @@ static int same_data(clip_data *a, clip_data *b) {
 typedef struct outcome {
     int temporaries; /* names with ".tmp-" */
     int targets;     /* out.EXT (and out.hdr for CFL) */
+    int header;      /* out.hdr among them */
     int others;      /* anything else */
 } outcome;
 
 /* quiet: do not name the temporaries on stderr. */
 static outcome look(const char *dir, int quiet) {
-    outcome o = {0, 0, 0};
+    outcome o = {0, 0, 0, 0};
     DIR *dd = opendir(dir);
     if (!dd) return o;
     struct dirent *e;
@@ -135,6 +138,7 @@ static outcome look(const char *dir, int quiet) {
             if (!quiet) fprintf(stderr, "  left: %s/%s\n", dir, e->d_name);
         } else if (strncmp(e->d_name, "out.", 4) == 0) {
             o.targets++;
+            o.header += strcmp(e->d_name, "out.hdr") == 0;
         } else {
             o.others++;
             fprintf(stderr, "  unexpected: %s/%s\n", dir, e->d_name);
@@ -194,14 +198,19 @@ static void test_kills(clip_app *app, const writer *w) {
     remove_targets(w, path, dir);
 
     enum { KILLS = 10 };
-    int nothing = 0, whole = 0, temporary = 0;
+    int nothing = 0, whole = 0, temporary = 0, between = 0;
     for (int i = 0; i < KILLS; i++) {
         double delay = t * i / (KILLS - 2); /* 0 .. 1.125 t: the last two may find it done */
         save_in_child(app, w, path, d, delay, &ok);
         outcome o = look(dir, w->named || pair); /* a leftover may be expected here */
+        /* CFL's pair killed between its two renames (lib/save_file.c, clip_save_commit_all: the
+         * samples go first): the new samples without a header, which no reader loads, and the
+         * header still a temporary for the next save to remove. Under valgrind the window is
+         * wide enough to be hit. */
+        const int halfway = pair && o.targets == 1 && !o.header && o.temporaries;
         tu_checks++;
         if (o.others || o.targets > (pair ? 2 : 1) || (o.temporaries && !w->named && !pair) ||
-            (o.targets && o.targets != (pair ? 2 : 1))) {
+            (o.targets && o.targets != (pair ? 2 : 1) && !halfway)) {
             tu_failures++;
             fprintf(stderr,
                     "%s: killed at %.0f ms: %d temporaries, %d of %d target files, %d "
@@ -211,6 +220,12 @@ static void test_kills(clip_app *app, const writer *w) {
         if (o.targets == (pair ? 2 : 1)) {
             CHECK(reads_back(app, path, d));
             whole++;
+        }
+        if (halfway) {
+            clip_data *back = NULL;
+            CHECK(clip_load(app, path, &back) != CLIP_OK);
+            clip_data_destroy(back);
+            between++;
         }
         if (o.temporaries) {
             temporary++;
@@ -228,9 +243,10 @@ static void test_kills(clip_app *app, const writer *w) {
     }
     size_t bytes = clip_data_numel(d) * clip_type_size(w->type);
     printf("test_save_kill: %s (%s temporary): %.1f MB in %.0f ms; %d kills from 0 to %.0f ms: "
-           "%d left nothing, %d the whole file, %d a temporary that the next save removed\n",
+           "%d left nothing, %d the whole file, %d a temporary that the next save removed, %d "
+           "the samples without their header\n",
            w->label, w->named ? "named" : "unnamed", bytes / 1e6, t, KILLS,
-           t * (KILLS - 1) / (KILLS - 2), nothing, whole, temporary);
+           t * (KILLS - 1) / (KILLS - 2), nothing, whole, temporary, between);
     clip_data_destroy(d);
 }
 
@@ -341,7 +357,7 @@ static void test_live_writer(clip_app *app) {
         setenv("CLIP_TEST_SAVE_NAMED", "1", 1);
         _exit(save(app, w, path, d) == CLIP_OK ? 0 : 1);
     }
-    outcome o = {0, 0, 0};
+    outcome o = {0, 0, 0, 0};
     double t0 = now_ms();
     while ((o = look(dir, 1)).temporaries == 0 && now_ms() - t0 < 5000)
         sleep_ms(0.2);
