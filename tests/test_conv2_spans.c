@@ -107,7 +107,8 @@ static void test_cover(const conv2_cfg *c, size_t mk_odd, size_t mk_even, size_t
                     const size_t places = conv2_tensor_places(&g, c, units[u]);
                     size_t span = 0;
                     const size_t n = conv2_tensor_spans(&g, c, places, &span);
-                    const size_t rows = c == &ws2 ? 256 : 128;
+                    const int ws = conv2_cfg_consumers(c);
+                    const size_t rows = (size_t)c->ri * (size_t)(ws ? ws : 1);
                     const size_t bands = (mo + rows - 1) / rows, cols = bands * no;
                     unsigned char *seen = calloc(cols, 1);
                     if (!seen) {
