@@ -210,15 +210,15 @@ static void test_tuned_rows(clip_app *app) {
     remove(path);
 }
 
-/* The second form's spans (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
+/* The spans of both forms (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
  * be that short, so that on a 3-band image of 2 slices 292 columns wide the spans of 31x31
  * 'full' and 'valid' start inside bands and cross their ends (two segments, each with its own
  * ring), and 'same' and 21x25's split whole bands into pieces (conv2_tensor_spans), through every
  * shape and orientation, with an Inf and a NaN in A whose outputs the producer mends. */
 static void test_spans(clip_app *app) {
     const char *path = "conv2_tc_spans.txt";
-    /* (the last two run the first form: spans there under CLIP_CONV2_TC_SPANS=1, groups of 64
-     * columns otherwise) */
+    /* (the last two run the first form: 40x47, its operand in local memory, walks spans; 15x15
+     * walks groups of 64 columns, spans only under CLIP_CONV2_TC_SPANS=1) */
     static const size_t ks[][2] = {{31, 31}, {21, 25}, {15, 15}, {40, 47}};
     remove(path);
     for (size_t ki = 0; ki < 4; ki++) {
