@@ -655,8 +655,8 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * Options: TC_N 8, 16 or 32 (filter columns a block), TC_S 1 or 2 (rows interleaved; TC_N *
  * TC_S at most 64), TC_KRP (KR + TC_S - 1 rounded up to 8, at most 64), TC_CW (input columns
  * staged at a time: 4, 8 or 16, dividing TC_N, at least TC_N / 8), TC_SS, TC_PIPE, TC_ASYNC,
- * TC_FMAP, TC_HALVES, TC_SPANS, TC_WS and TC_WSC (below), TJ (output columns a group of the
- * first form, a multiple of TC_N, where it does not walk spans; spans are the kernel's
+ * TC_FMAP, TC_HALVES, TC_PAIRS, TC_SPANS, TC_WS and TC_WSC (below), TJ (output columns a group of
+ * the first form, a multiple of TC_N, where it does not walk spans; spans are the kernel's
  * arguments). */
 #ifndef TC_S
 #define TC_S 1
@@ -865,7 +865,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * consecutive work-items, consecutive rows. */
 #define TC_FLUSH(H)                                                                                \
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
-        const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + 1;             \
+        const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
             nan |= tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize);        \
     }
@@ -882,17 +882,19 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 
 #if TC_SS
 /* (TC_SS: A is read by the wgmma from xs: no fragments) */
-#define TC_FRAG(SI, KK)
+#define TC_FRAG_IN(F, SI, KK)
 #define TC_FRAGS
 #else
 #define TC_FRAGS uint fb[8][4], fs[8][4]
-/* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW. */
-#define TC_FRAG(SI, KK)                                                                            \
+/* Step SI's A fragments of taps 8 KK .. 8 KK + 7, both parts, from staged column SI % TC_CW, into
+ * fragment slot F (KK, or past the first step's where two steps share a wait, TC_PAIRS). */
+#define TC_FRAG_IN(F, SI, KK)                                                                      \
     if (8 * (KK) < TC_KRP) {                                                                       \
-        TC_FRAG_AT(fb[KK], TC_XOFF((SI) / TC_CW) + (SI) % TC_CW * TC_H + 8 * (KK));                \
-        TC_FRAG_AT(fs[KK], TC_XOFF((SI) / TC_CW) + TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));        \
+        TC_FRAG_AT(fb[F], TC_XOFF((SI) / TC_CW) + (SI) % TC_CW * TC_H + 8 * (KK));                 \
+        TC_FRAG_AT(fs[F], TC_XOFF((SI) / TC_CW) + TC_XS + (SI) % TC_CW * TC_H + 8 * (KK));         \
     }
 #endif
+#define TC_FRAG(SI, KK) TC_FRAG_IN(KK, SI, KK)
 
 /* Step SI's products of taps 8 KK .. 8 KK + 7 (3xTF32, the first of the step starting the
  * sum): the filter operand rotated by the step, (TC_N - SI) % TC_N filter columns of TC_S rows
@@ -908,22 +910,24 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_A_SMALL(KK) as_
 #else
 #define TC_A_OPERANDS(SI, KK)
-#define TC_A_BIG(KK) fb[KK]
-#define TC_A_SMALL(KK) fs[KK]
+#define TC_A_BIG(F) fb[F]
+#define TC_A_SMALL(F) fs[F]
 #endif
-#define TC_MMAS(SI, KK)                                                                            \
+/* The same into accumulator set D, from fragment slot F; SET: the first product of D's sum. */
+#define TC_MMAS_IN(D, F, SI, KK, SET)                                                              \
     if (8 * (KK) < TC_KRP) {                                                                       \
         ulong ob_, os_;                                                                            \
         TC_A_OPERANDS(SI, KK);                                                                     \
         TC_DESC_AT(ob_, dbig, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);                 \
         TC_DESC_AT(os_, dsmall, (TC_N - (SI)) % TC_N * TC_S + 2 * (KK)*TC_LBO / 16);               \
-        if ((KK) == 0)                                                                             \
-            TC_MMA_SET(TC_D(SI), TC_A_SMALL(KK), ob_);                                             \
+        if (SET)                                                                                   \
+            TC_MMA_SET(D, TC_A_SMALL(F), ob_);                                                     \
         else                                                                                       \
-            TC_MMA(TC_D(SI), TC_A_SMALL(KK), ob_, 1);                                              \
-        TC_MMA(TC_D(SI), TC_A_BIG(KK), os_, 1);                                                    \
-        TC_MMA(TC_D(SI), TC_A_BIG(KK), ob_, 1);                                                    \
+            TC_MMA(D, TC_A_SMALL(F), ob_, 1);                                                      \
+        TC_MMA(D, TC_A_BIG(F), os_, 1);                                                            \
+        TC_MMA(D, TC_A_BIG(F), ob_, 1);                                                            \
     }
+#define TC_MMAS(SI, KK) TC_MMAS_IN(TC_D(SI), KK, SI, KK, (KK) == 0)
 
 /* M(SI, KK) for KK = K0 .. K0 + 3, each a constant (the immediates of TC_LDS4 and TC_DESC_AT). */
 #define TC_FOUR(M, SI, K0)                                                                         \
@@ -967,22 +971,29 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_AFTER(SI);                                                                              \
     }
 
-/* Step SI's products, done, into the ring, and the output column that completes (output column
- * (ch - 1) * TC_N + SI + 1 of the group's) put in ys. */
+/* Step SI's products, done, into the ring. */
+#define TC_ADD(SI)                                                                                 \
+    TC_PIN(TC_D(SI), TC_ND);                                                                       \
+    _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += TC_D(SI)[r]
+
+/* The output column complete after step SI, ring column (SI + TC_LAG) % TC_N (output column
+ * (ch - 1) * TC_N + SI + TC_LAG of the group's), put in ys at SI's place and zeroed. */
+#define TC_OUTCOL(SI)                                                                              \
+    _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                          \
+        const int n_ = ((SI) + TC_LAG) % TC_N * TC_S + s_, q_ = n_ / 8, e_ = n_ % 2;               \
+        if (t == (n_ % 8) / 2) {                                                                   \
+            __local float *y = ys + TC_YOFF((SI) / TC_CW) + (SI) % TC_CW * TC_M + mrow + s_;       \
+            y[0] = ring[4 * q_ + e_];                                                              \
+            y[8 * TC_S] = ring[4 * q_ + 2 + e_];                                                   \
+            ring[4 * q_ + e_] = 0.0f;                                                              \
+            ring[4 * q_ + 2 + e_] = 0.0f;                                                          \
+        }                                                                                          \
+    }
+
 #define TC_FINISH(SI)                                                                              \
     {                                                                                              \
-        TC_PIN(TC_D(SI), TC_ND);                                                                   \
-        _Pragma("unroll") for (int r = 0; r < TC_ND; r++) ring[r] += TC_D(SI)[r];                  \
-        _Pragma("unroll") for (int s_ = 0; s_ < TC_S; s_++) {                                      \
-            const int n_ = ((SI) + 1) % TC_N * TC_S + s_, q_ = n_ / 8, e_ = n_ % 2;                \
-            if (t == (n_ % 8) / 2) {                                                               \
-                __local float *y = ys + TC_YOFF((SI) / TC_CW) + (SI) % TC_CW * TC_M + mrow + s_;   \
-                y[0] = ring[4 * q_ + e_];                                                          \
-                y[8 * TC_S] = ring[4 * q_ + 2 + e_];                                               \
-                ring[4 * q_ + e_] = 0.0f;                                                          \
-                ring[4 * q_ + 2 + e_] = 0.0f;                                                      \
-            }                                                                                      \
-        }                                                                                          \
+        TC_ADD(SI);                                                                                \
+        TC_OUTCOL(SI);                                                                             \
     }
 
 /* TC_PIPE 1 (TC_SS): a step's products go to one of two accumulator sets, and the step then
@@ -1015,9 +1026,52 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_DRAIN(SI)
 #endif
 
+/* TC_PAIRS 1 (A from registers, whole steps waited for, a filter narrower than the ring: KC <
+ * TC_N): steps SI and SI + 1 (SI even) are one sum, [T_SI T_SI+1] times the two rotated filter
+ * operands stacked, twice the products a wait and a finish. Their sum is ring-aligned as each
+ * step's is. Ring column (SI + 1) % TC_N, whose output completes after step SI - 1 (its last
+ * tap, filter column TC_N - 1, is zero), takes step SI + 1's first product for output SI + 1;
+ * so every output column is put out at the step where it completes, after step j + KC - 1 <=
+ * j + TC_N - 2, TC_LAG 2 columns after the step's instead of 1, and the pair puts out two. */
+#ifndef TC_PAIRS
+#define TC_PAIRS 0
+#endif
+#if TC_PAIRS
+#if TC_SS || TC_HALVES || TC_PIPE || KC >= TC_N || TC_CW % 2
+#error "TC_PAIRS takes A from registers, whole steps, KC < TC_N and an even TC_CW"
+#endif
+#define TC_LAG 2
+#define TC_PAIR(SI)                                                                                \
+    {                                                                                              \
+        TC_FRAGS;                                                                                  \
+        TC_FOUR(TC_FRAG, SI, 0);                                                                   \
+        TC_FRAG_IN(TC_KRP / 8, (SI) + 1, 0);                                                       \
+        TC_FRAG_IN(TC_KRP / 8 + 1, (SI) + 1, 1);                                                   \
+        TC_FRAG_IN(TC_KRP / 8 + 2, (SI) + 1, 2);                                                   \
+        TC_FRAG_IN(TC_KRP / 8 + 3, (SI) + 1, 3);                                                   \
+        tc_wg_fence();                                                                             \
+        TC_FOUR(TC_MMAS, SI, 0);                                                                   \
+        TC_MMAS_IN(TC_D(SI), TC_KRP / 8, (SI) + 1, 0, 0);                                          \
+        TC_MMAS_IN(TC_D(SI), TC_KRP / 8 + 1, (SI) + 1, 1, 0);                                      \
+        TC_MMAS_IN(TC_D(SI), TC_KRP / 8 + 2, (SI) + 1, 2, 0);                                      \
+        TC_MMAS_IN(TC_D(SI), TC_KRP / 8 + 3, (SI) + 1, 3, 0);                                      \
+        tc_wg_commit();                                                                            \
+        TC_WG_WAIT(0);                                                                             \
+        TC_ADD(SI);                                                                                \
+        TC_OUTCOL(SI);                                                                             \
+        TC_OUTCOL((SI) + 1);                                                                       \
+    }
+#else
+#define TC_LAG 1
+#endif
+
 /* Steps S .. S + TC_CW - 1, written out: a compiler may leave a loop of this size rolled, and
  * the ring's indices must be constants. */
+#if TC_PAIRS
+#define TC_STEPS4(S) TC_PAIR(S) TC_PAIR((S) + 2)
+#else
 #define TC_STEPS4(S) TC_STEP(S) TC_STEP((S) + 1) TC_STEP((S) + 2) TC_STEP((S) + 3)
+#endif
 #define TC_STEPS8(S) TC_STEPS4(S) TC_STEPS4((S) + 4)
 #if TC_CW == 16
 #define TC_STEPS(S) TC_STEPS8(S) TC_STEPS8((S) + 8)
@@ -1260,7 +1314,8 @@ conv2_tensor(CONV2_ARGS) {
                     tc_mbar_wait(yfull + Q % 2, Q / 2);
                     _Pragma("unroll") for (int k_ = 0; k_ < TC_WSC * TC_CW * TC_M / 128; k_++) {
                         const int v = tid + 128 * k_, c = v / (TC_CW * TC_M), q = v / TC_M % TC_CW;
-                        const int jt = (p - 2) * TC_CW - TC_N + q + 1, row = c * TC_M + v % TC_M;
+                        const int jt = (p - 2) * TC_CW - TC_N + q + TC_LAG,
+                                  row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
                             nan |= tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize);

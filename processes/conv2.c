@@ -311,7 +311,7 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
         /* spans of band-columns, a ring of steps for each band a span enters */
         size_t span = 0;
         const int k = ws ? ws : 1;
-        const double bands = ceil((double)g->mo / (c->ri * k)),
+        const double bands = ceil((double)g->mo / (double)conv2_cfg_band_rows(c)),
                      n = (double)conv2_tensor_spans(
                          g, c, conv2_tensor_places(g, c, (size_t)r->units), &span);
         const double segments = conv2_span_crosses(span, g->no) ? n + bands - 1 : n;

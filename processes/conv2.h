@@ -91,6 +91,17 @@ int conv2_tensor_ws(const conv2_geom *g, int rows);
 /* The consumer warpgroups configuration c runs (its work-group past the producer's 128
  * work-items: the second form), or 0 for the first form and every other kernel. */
 int conv2_cfg_consumers(const conv2_cfg *c);
+/* The output rows a work-group of tensor configuration c owns, a band of its spans: its rows
+ * (c->ri) times its consumers, or c->ri alone for the first form. */
+static inline size_t conv2_cfg_band_rows(const conv2_cfg *c) {
+    const int ws = conv2_cfg_consumers(c);
+    return (size_t)c->ri * (size_t)(ws ? ws : 1);
+}
+/* Whether the tensor kernel takes its steps in pairs, one wait for two steps' products
+ * (kernels/conv2.cl, TC_PAIRS), for configuration c on g: possible where its A fragments are in
+ * registers, whole steps, and the filter is narrower than the ring; chosen for the second form
+ * and the ring of 8. */
+int conv2_tensor_pairs(const conv2_geom *g, const conv2_cfg *c);
 /* Whether configuration c walks spans of band-columns (kernels/conv2.cl, TC_SPAN) on geometry g:
  * the second form always, the first where its operand is in local memory (conv2_tensor_ss). */
 int conv2_cfg_spans(const conv2_geom *g, const conv2_cfg *c);

@@ -305,8 +305,9 @@ int conv2_tensor_ws(const conv2_geom *g, int rows) {
     if (e && (*e >= '0' && *e <= '3' && *e != '1')) return *e - '0';
     /* H100 8192^2 (bench/CONV2.md, fourth round): 31x31 1.336 ms against 1.668, 21x21 1.148
      * against 1.280; 4096^2 31x31 0.355 against 0.529. With a ring of 16 the second form is the
-     * slower (15x15 0.779 against 0.583: ptxas serializes its wgmma, C7512), and three consumers
-     * would need 128 registers. */
+     * slower (15x15 0.779 against 0.583: ptxas serializes its wgmma, C7512; in pairs,
+     * conv2_tensor_pairs, it does not, and it still takes 0.716: seventh round), and three
+     * consumers would need 128 registers. */
     return ring == 32 && rows == 128 ? 2 : 0;
 }
 
@@ -334,8 +335,7 @@ size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units
 }
 
 size_t conv2_tensor_spans(const conv2_geom *g, const conv2_cfg *c, size_t units, size_t *span) {
-    const int ws = conv2_cfg_consumers(c);
-    const size_t rows = (size_t)c->ri * (size_t)(ws ? ws : 1);
+    const size_t rows = conv2_cfg_band_rows(c);
     const size_t bands = (g->mo + rows - 1) / rows, cols = bands * g->no;
     const size_t slices = g->slices ? g->slices : 1, rj = (size_t)c->rj;
     const double ring = (double)conv2_tensor_ring(g);
@@ -404,6 +404,19 @@ const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g) {
     return NULL;
 }
 
+int conv2_tensor_pairs(const conv2_geom *g, const conv2_cfg *c) {
+    if (c->kind != CONV2_TENSOR || conv2_tensor_ss(g) || conv2_tensor_krp(g, c->ri) > 32 ||
+        g->nk >= conv2_tensor_ring(g))
+        return 0;
+    /* Experiment hook: CLIP_CONV2_TC_PAIRS=0 or 1 chooses. */
+    const char *e = getenv("CLIP_CONV2_TC_PAIRS");
+    if (e && (*e == '0' || *e == '1')) return *e == '1';
+    /* H100 8192^2 (bench/CONV2.md, seventh round): second form 31x31 1.090 ms against 1.122,
+     * 21x21 0.958 against 0.989; first form 7x7 0.331 against 0.396; but 15x15 (first form,
+     * ring of 16) 0.661 against 0.583, the pair's fragments spilled at 128 registers */
+    return conv2_cfg_consumers(c) || conv2_tensor_ring(g) == 8;
+}
+
 /* The tensor kernel's options: its ring and rows (conv2_tensor_ring, conv2_tensor_krp) and a
  * group's columns. */
 static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, size_t cap) {
@@ -433,6 +446,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+    if (conv2_tensor_pairs(g, c)) strcat(extra, " -DTC_PAIRS=1");
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -532,7 +546,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         rows *= (size_t)c.ri;
     if (c.kind == CONV2_COLS) cols = (size_t)c.wy;
     /* a group of the second form: its consumers' rows */
-    if (c.kind == CONV2_TENSOR) rows = (size_t)c.ri * (size_t)(ws ? ws : 1);
+    if (c.kind == CONV2_TENSOR) rows = conv2_cfg_band_rows(&c);
     size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
     /* A spanned configuration (conv2_cfg_spans) walks spans of band-columns (kernels/conv2.cl,
      * TC_SPAN): ngy is a span's length, and a slice has `spans` of them */

@@ -90,6 +90,29 @@ static void test_first_form(void) {
     }
 }
 
+/* Steps in pairs (kernels/conv2.cl, TC_PAIRS) where the seventh round measured them faster: the
+ * second form (31x31, 21x21) and the first form's ring of 8 (7x7), not its ring of 16 (15x15),
+ * nor with the operand in local memory (47x47) or a filter as wide as its ring (16x16, 32x32),
+ * which leaves no zero column for a pair's second step. */
+static void test_pairs(void) {
+    static const struct {
+        const conv2_cfg *c;
+        size_t mk, nk;
+        int pairs;
+    } cases[] = {{&ws2, 31, 31, 1},   {&ws2, 21, 21, 1},   {&ws2, 32, 32, 0},
+                 {&first, 7, 7, 1},   {&first, 7, 8, 0},   {&first, 15, 15, 0},
+                 {&first, 16, 16, 0}, {&first, 47, 47, 0}, {&first, 31, 31, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const conv2_geom g = geom(8192, 8192, cases[i].mk, cases[i].nk, 1);
+        tu_checks++;
+        if (conv2_tensor_pairs(&g, cases[i].c) != cases[i].pairs) {
+            tu_failures++;
+            fprintf(stderr, "%zux%zu %s form: pairs %d, want %d\n", cases[i].mk, cases[i].nk,
+                    cases[i].c == &ws2 ? "second" : "first", !cases[i].pairs, cases[i].pairs);
+        }
+    }
+}
+
 /* Every band-column once, for images from one column to more bands than compute units, slices
  * from 1 to past the units, 21x21 and 15x31 filters (rings of 32) in the second form and 47x47
  * and 40x63 in the first, 2 to 132 units (and the first form's places on them). */
@@ -107,8 +130,7 @@ static void test_cover(const conv2_cfg *c, size_t mk_odd, size_t mk_even, size_t
                     const size_t places = conv2_tensor_places(&g, c, units[u]);
                     size_t span = 0;
                     const size_t n = conv2_tensor_spans(&g, c, places, &span);
-                    const int ws = conv2_cfg_consumers(c);
-                    const size_t rows = (size_t)c->ri * (size_t)(ws ? ws : 1);
+                    const size_t rows = conv2_cfg_band_rows(c);
                     const size_t bands = (mo + rows - 1) / rows, cols = bands * no;
                     unsigned char *seen = calloc(cols, 1);
                     if (!seen) {
@@ -136,6 +158,7 @@ static void test_cover(const conv2_cfg *c, size_t mk_odd, size_t mk_even, size_t
 int main(void) {
     test_measured();
     test_first_form();
+    test_pairs();
     test_cover(&ws2, 21, 15, 31);
     test_cover(&first, 47, 40, 63);
     return tu_finish("test_conv2_spans");
