@@ -282,6 +282,9 @@ size_t conv2_tensor_cw(const conv2_geom *g, int rows) {
     if ((rows != 64 && rows != 128) || conv2_tensor_krp(g, rows) > TENSOR_MAX_ROWS) return 0;
     const size_t ring = conv2_tensor_ring(g);
     size_t cw = ring < 1024 / (size_t)rows ? ring : 1024 / (size_t)rows;
+    /* A ring of 16 staged whole in rows in pairs, one staging a turn: H100 8192^2 15x15 0.546 ms
+     * against 0.580 in two parts of 8 (bench/CONV2.md, seventh round) */
+    if (ring == 16 && rows == 128) cw = 16;
     if (ss && cw > 4) cw = 4;
     while (cw > 4 && tensor_local(g, rows, cw) > TENSOR_LOCAL_PICK)
         cw /= 2;
