@@ -103,6 +103,13 @@ static clip_status parse_header(clip_app *app, const char *path, const char *tex
     return CLIP_OK;
 }
 
+/* Whether nothing is at `path` (not merely unreadable). */
+static int missing(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return !f && errno == ENOENT;
+}
+
 static clip_status read_samples(clip_app *app, const char *path, int ndims, const size_t *dims,
                                 clip_data **out) {
     size_t bytes = clip_type_size(CLIP_C32);
@@ -154,6 +161,14 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
     if (!hdr || !cfl)
         s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", base);
     if (s == CLIP_OK) s = read_text(app, hdr, &text);
+    /* Samples without their header are what a save killed while it replaced the pair may leave
+     * (lib/save_file.h): said outright, since "No such file" alone suggests a wrong name. */
+    if (s == CLIP_ERR_IO && missing(hdr) && !missing(cfl))
+        s = clip_set_error(app, CLIP_ERR_IO,
+                           "load_cfl: %s: %s; %s is there without it, which is not a whole CFL "
+                           "pair (a save interrupted while it replaced the pair leaves this; a "
+                           "save that completes repairs it)",
+                           hdr, strerror(ENOENT), cfl);
     int ndims = 0;
     size_t dims[CLIP_MAX_DIMS];
     if (s == CLIP_OK) s = parse_header(app, hdr, text, &ndims, dims);
@@ -226,7 +241,9 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
     char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
-    /* Samples first: a reader that sees the new header finds the new samples there. */
+    /* Samples first, the header last: the header is what makes the pair loadable, and the
+     * commit removes the old one before either rename (lib/save_file.h), so no kill leaves the
+     * new samples under the old header. */
     clip_save_file sf[2] = {CLIP_SAVE_FILE_INIT, CLIP_SAVE_FILE_INIT};
     const char *const paths[2] = {cfl, hdr};
     if (!hdr || !cfl)
@@ -235,8 +252,8 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", hdr, &sf[1]);
     if (s == CLIP_OK) s = write_samples(app, cfl, &sf[0], d, host);
     if (s == CLIP_OK) s = write_header(app, hdr, &sf[1], d);
-    /* Both halves are verified before either replaces its target, so a failure leaves the old
-     * pair whole, and the two renames come back to back. */
+    /* Both halves are verified before either replaces its target, so a failure here leaves the
+     * old pair whole; what the commit itself may leave, lib/save_file.h says. */
     const clip_save_expect expect[2] = {
         {(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL, 0},
         {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13}};

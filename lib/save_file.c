@@ -335,6 +335,21 @@ static clip_status discard_rest(clip_save_file *sf, size_t from, size_t n, clip_
     return s;
 }
 
+/* A commit of a set that fails once the set is absent: the last file's previous target removed
+ * (removed), or the first files of a new set renamed into place without the last. The message
+ * says so, since "cannot rename" alone suggests the old set is still there. Discards every
+ * temporary left. */
+static clip_status set_absent(clip_app *app, const char *op, clip_save_file *sf, size_t n,
+                              const char *path, const char *what, int err, const char *last,
+                              int removed) {
+    clip_status s = clip_set_error(app, CLIP_ERR_IO,
+                                   "%s: %s: %s: %s; %s%s %s, so the set is absent (no reader "
+                                   "loads it) until a save succeeds",
+                                   op, path, what, strerror(err), removed ? "the previous " : "",
+                                   last, removed ? "was removed first" : "was not written");
+    return discard_rest(sf, 0, n, s);
+}
+
 clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
                                  const char *const *path, const clip_save_expect *expect) {
     clip_status s = CLIP_OK;
@@ -363,7 +378,7 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
     }
     /* Unnamed temporaries get their names only now, verified and on disk: from here to the
      * last rename is the one window in which a kill leaves (whole) temporaries behind, and the
-     * renames follow one another so that a pair (CFL) is never half new for longer than that. */
+     * renames follow one another so that a set (CFL) is absent for no longer than that. */
     for (size_t i = 0; i < n; i++)
         if ((s = clip_save_name(app, op, &sf[i], path[i]))) return discard_rest(sf, 0, n, s);
     for (size_t i = 0; i < n; i++) {
@@ -375,23 +390,53 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
             return discard_rest(sf, 0, n, s);
         }
     }
+    /* The last file is the one that makes a set loadable (CFL's header). Renamed over one by one,
+     * a kill between the renames would leave new files beside the old last one: new samples read
+     * under old dimensions, wrong without a word when the sizes agree. So its old target goes
+     * first, and that removal is on disk before any rename can be: every state between is then
+     * the old set, a set without its last file (which no reader loads) or the new set. A lone
+     * file needs none of this: its rename replaces the target in one step. */
+    const char *last = path[n - 1];
+    int removed = 0;
+    if (n > 1) {
+        if (unlink(last) == 0)
+            removed = 1;
+        else if (errno != ENOENT) {
+            s = fail_errno(app, op, &sf[n - 1], last, "cannot remove the previous file", errno);
+            return discard_rest(sf, 0, n, s);
+        }
+        int err = removed ? sync_dir(last) : 0;
+        if (err)
+            return set_absent(app, op, sf, n, last, "cannot flush its removal to disk", err, last,
+                              removed);
+    }
     for (size_t i = 0; i < n; i++) {
+        /* The others' new names go to disk before the last one's, so that no crash keeps the
+         * last name without them. */
+        for (size_t j = 0; n > 1 && i == n - 1 && j < i; j++) {
+            int err = sync_dir(path[j]);
+            if (err)
+                return set_absent(app, op, sf, n, path[j], "cannot flush its directory to disk",
+                                  err, last, removed);
+        }
         if (rename(sf[i].tmp, path[i]) != 0) {
+            int err = errno;
+            if (removed || i > 0)
+                return set_absent(app, op, sf, n, path[i],
+                                  "cannot rename the written file into place", err, last, removed);
             s = fail_errno(app, op, &sf[i], path[i], "cannot rename the written file into place",
-                           errno);
-            return discard_rest(sf, i + 1, n, s);
+                           err);
+            return discard_rest(sf, 0, n, s);
         }
         free(sf[i].tmp);
         set_discarded(&sf[i]);
     }
-    for (size_t i = 0; i < n; i++) {
-        int err = sync_dir(path[i]);
-        if (err)
-            return clip_set_error(app, CLIP_ERR_IO,
-                                  "%s: %s: saved, but its directory cannot be flushed to disk, so "
-                                  "the new file may not survive a crash: %s", op, path[i],
-                                  strerror(err));
-    }
+    int err = sync_dir(last);
+    if (err)
+        return clip_set_error(app, CLIP_ERR_IO,
+                              "%s: %s: saved, but its directory cannot be flushed to disk, so "
+                              "the new file may not survive a crash: %s",
+                              op, last, strerror(err));
     return CLIP_OK;
 }
 

@@ -14,8 +14,18 @@
  * name (one linkat: no kill can leave anything but nothing or the whole file). Otherwise (the
  * target exists, which linkat cannot replace; or CFL's pair) it is linked to a temporary name
  * and renamed over the target at once; the name exists from that linkat to the rename, a few
- * system calls with no data written in between, the only moment a kill leaves a file (which
- * the next save into the directory removes, as below).
+ * system calls with no data written in between (for a pair, also the removal below and two
+ * directory fsyncs), the only moment a kill leaves a file (which the next save into the
+ * directory removes, as below).
+ *
+ * CFL's pair (the samples, then the header that makes them loadable) is never half replaced:
+ * renamed over one by one, a kill between the renames would leave the new samples under the old
+ * header, read with the old dimensions (silently wrong when the element counts agree). So the
+ * commit removes the old header and fsyncs the directory before the first rename, then renames
+ * the samples, then the header. A kill or crash leaves one of three states, with or without
+ * temporaries for the next save to remove: the old pair whole; the pair absent, with no header
+ * (the samples old or new), which no reader loads ("load_cfl: x.hdr: No such file or directory;
+ * x.cfl is there without it, ..."); or the new pair whole.
  *
  * A named temporary, "<target>.tmp-<host>-<pid>-<start>-<n>", is used for the whole save where
  * O_TMPFILE is refused (EOPNOTSUPP, EISDIR, EINVAL: NFS, vfat, older kernels), where /proc is not
@@ -109,10 +119,20 @@ clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, 
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect);
 
-/* clip_save_commit for n files that belong together (the CFL pair): all are verified before
- * any replaces its target, then the renames follow one another with nothing in between, in the
- * order given (a reader that finds the last one new finds the others new too). A rename that
- * fails leaves the files before it renamed, says which, and discards the rest. */
+/* clip_save_commit for n files that belong together, the last being the one that makes the set
+ * loadable (CFL: samples, then header). All are verified, named and closed before any target
+ * changes. For n > 1 the last one's previous target is then removed and the removal flushed
+ * (directory fsync), and the files are renamed in the order given, the directory flushed before
+ * the last rename and after it. A kill or crash thus leaves the old set whole, the set absent (no
+ * last file, so nothing loads; the others old or new) or the new set whole, never new files
+ * beside an old last one; named temporaries it leaves go with the next save into the directory.
+ * A failure up to the removal, the removal's included, leaves the old set whole; one between it
+ * and the last rename (a rename, a directory fsync) leaves the set absent, and its message says
+ * that the previous last file was removed (or, for a set new to its place, that the last was not
+ * written); every temporary is discarded either way. A failed fsync after the last rename leaves
+ * the new set, as for clip_save_commit. A reader running during the commit is another matter: it
+ * may read the old last file before the removal and new others after their renames. For n == 1
+ * this is clip_save_commit: one rename replaces the target in one step, and nothing is removed. */
 clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
                                  const char *const *path, const clip_save_expect *expect);
 
