@@ -439,10 +439,13 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
         if (pick.kind == CONV2_BLOCK) {
             const double shrink = conv2_block_shrink(p, g, &pick);
             t_pick = shrink > 0 ? t_pick / pow(shrink, 0.35) : INFINITY;
-            /* and from 15x15 to the 31x31 it was fitted to, block's rate falls with the taps
-             * (H200 8192^2: 15x15 0.82 ms, 0.77 of it; 21x21 0.89), about as 1 - 50 / taps;
-             * smaller filters are the local kernel's or bound by memory */
-            if (taps >= 200) t_pick /= 1 - 50.0 / (double)taps;
+            /* and below the 31x31 it was fitted to, block's rate falls with the taps (H200
+             * 8192^2: 15x15 0.82 ms, 0.77 of it; 21x21 0.89), about as 1 - 50 / taps down to
+             * 13x13 (H100 8192^2, bench/CONV2.md seventh round: 0.66 ms against 0.67 so
+             * corrected, where the plain rate's 0.47 left it block's at 1.20x the tensor kernel);
+             * 11x11 runs faster than that (0.527 against 0.575), and smaller filters are the
+             * local kernel's or bound by memory */
+            if (taps >= 144) t_pick /= 1 - 50.0 / (double)taps;
         }
         if (pass_ms(&r, &tc, g) < t_pick) return tc;
     }
