@@ -3,13 +3,15 @@
 # in /tmp/build-gpu, the tensor kernel's tests, then `clip bench conv2` at 8192^2 f32 'same' for
 # the tensor kernel beside block (and auto), and CuPy's conv2 (ndimage.convolve, fftconvolve) in
 # the same call. From the repository root on the GPU machine:
-#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans] [ptx]
+#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans] [ptx] [mid]
 # (grid: the selection grid with the tensor kernel, f32, CSV to $OUT/conv2_grid_gpu.csv; spans:
 # the first form walking spans against its groups of TJ columns, with ptxas's report, for each
 # filter class it runs, CLIP_CONV2_TC_SPANS=0 and 1, then test_conv2_tc quick with spans
 # wherever the first form runs; ptx: the sm_90a PTX of each filter class, both forms where both
 # run, to $OUT/conv2_CLASS.ptx, so that ptxas -arch=sm_90a -v (the same 13.0 is installed on the
-# development machine, /usr/local/cuda/bin) can study them without the device)
+# development machine, /usr/local/cuda/bin) can study them without the device; mid: the filters
+# of 9 to 15 rows that share the ring of 16, tensor against block and auto's pick, at 8192^2,
+# 4096^2 and 1024^2, where the cost model's block correction starts, bench/CONV2.md seventh round)
 set -u
 . .gpu/opencl-env.sh
 B=/tmp/build-gpu
@@ -70,6 +72,14 @@ PY
       rm -f "$f"
       CUDA_CACHE_DISABLE=1 CLIP_CONV2_TC_WS=$ws CLIP_SM90A_PTX=$f timeout 60 $B/clip bench conv2 \
         1024x1024 ${k}x$k --shape same --variant tensor --repeat 1 2>&1 | grep -E "^bench|clip:"
+    done ;;
+  mid)
+    for n in 8192 4096 1024; do
+      for k in 9 11 12 13 15; do
+        echo "$n ${k}x$k: $(for v in tensor block auto; do
+          bench ${n}x$n ${k}x$k --repeat 5 --variant $v | grep -oE "variant=.*median_ms=[0-9.]+"
+        done | tr '\n' ' ')"
+      done
     done ;;
   grid)
     VARIANTS="local block tensor" IMAGES="${IMAGES:-1024 4096 8192}" TYPES=f32 FFT=0 \
