@@ -27,8 +27,11 @@
  * survives a crash. Any short write, fsync error (ENOSPC, EDQUOT, EFBIG, EIO) or mismatch is
  * CLIP_ERR_IO, removes the temporary and leaves the target as it was; the message names the
  * operation, the path and the system's reason, in every format ("save_png: out.png: cannot
- * write: No space left on device"). A CFL save verifies both files before either is renamed,
- * and renames them back to back.
+ * write: No space left on device"). A CFL save verifies both files before either is renamed;
+ * replacing a pair, it then removes the old header first, so that a kill or crash in between
+ * leaves the old pair, the new pair, or samples without a header, which clip_load_cfl refuses
+ * (CLIP_ERR_IO, saying the samples are there without it), never new samples read under the old
+ * header's dimensions. A commit that fails after that removal says the pair is absent.
  *
  * A process killed mid-save (kill -9, the OOM killer):
  *   TIFF, PNG, CFL, MAT 5 (and the tuning cache), where the file system offers O_TMPFILE
@@ -92,8 +95,12 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
 clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
                           int v73);
 
-/* `base` is the path without extension: reads base.hdr and base.cfl. */
+/* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
+ * missing or unreadable (samples with no header, which a save killed while it replaced the pair
+ * leaves, are said to be so); CLIP_ERR_FORMAT when the header is malformed or the samples' size
+ * is not the header's. */
 clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
+/* Writes base.cfl, then base.hdr, as a pair (above: whole, or absent). */
 clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
 
 /* Non-zero if the format was built in: "tiff", "png", "mat", "mat73", "cfl". */
