@@ -13,7 +13,9 @@
 # (forced direct variants: "global rblock"; local and block run on GPUs by adding them here),
 # FFT (1: time fft too), REPEAT (5; points past 2 GFLOP use 3), ROUNDS (1: the variants of a
 # point run in turn this many times, and the summary takes the median of each one's rounds: on
-# a 2-vCPU VM one run's median can be twice another's for the same kernel).
+# a 2-vCPU VM one run's median can be twice another's for the same kernel), STAT (median: the
+# summary's statistic over a variant's rounds; min: the fastest round, each kernel's speed when
+# the VM's neighbours left it alone, for timings that fall into two modes).
 # The summary's pick/fastest is the time of auto's pick forced (measured beside the others)
 # over the fastest: auto's choice without the noise of auto's own run.
 # The summary's variants are those in VARIANTS plus separable; timings under other load are as
@@ -21,10 +23,11 @@
 set -euo pipefail
 # summary CSV VARIANTS: per point, the fastest of the variants auto may choose against auto's pick
 summary() {
-  awk -F, -v vs="$2 separable" '
+  awk -F, -v vs="$2 separable" -v stat="${STAT:-median}" '
   function med(key, c, i, j, t, a) {
     c = split(substr(vals[key], 2), a, " ")
     for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    if (stat == "min") return a[1]
     return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
   }
   BEGIN { n = split(vs, allowed, " "); for (i = 1; i <= n; i++) ok[allowed[i]] = 1 }
