@@ -31,6 +31,7 @@ static const char *const kind_names[] = {"?",     "local", "global", "block", "c
 /* rblock's default register block (conv2_default_cfg). */
 #define RBLOCK_RI 4
 #define RBLOCK_RJ 6
+#define RBLOCK_RJ_16 4
 
 static int is_cpu(clip_process *p) {
     return clip_proc_device(p)->type == CLIP_DEVICE_CPU;
@@ -63,7 +64,11 @@ static int simd_rows(clip_process *p, clip_type t) {
  *   cols    32 x 8 work-items of 15 consecutive rows (odd: conflict-free strided reads).
  *   rblock  one work-item per group of RBLOCK_RI native SIMD vectors of rows by RBLOCK_RJ
  *           columns: 24 vector accumulators of AVX-512's 32 registers, leaving room for the RI
- *           loaded vectors and a broadcast filter value (complex types: scalars, 4 x 6).
+ *           loaded vectors and a broadcast filter value (complex types: scalars, 4 x 6). With
+ *           narrower vectors (AVX2: 16 registers) RBLOCK_RJ_16 columns, 16 accumulators: 2048^2
+ *           31x31 f32 96-98 ms against 139-153 at 4 x 6 (AMD EPYC, 2 cores, AVX2; 2 x 8 111, 4 x
+ *           3 113, 2 x 6 115), f64 220 against 326, 63x63 455 against 813, 512^2 31x31 10.5
+ *           against 17.6 (bench/CONV2.md, "CPU without AVX-512").
  * The measurements behind these are in bench/CONV2.md. */
 conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     const int cpu = is_cpu(p);
@@ -93,8 +98,15 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
     }
     if (kind == CONV2_RBLOCK) {
         const int vw = simd_rows(p, g->t);
-        c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, RBLOCK_RJ, vw, 1}
+        /* Vectors narrower than AVX-512's 64 bytes: x86's 16 vector registers (AVX2) */
+        const int cols = vw * (int)esz >= 64 ? RBLOCK_RJ : RBLOCK_RJ_16;
+        c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, cols, vw, 1}
                    : (conv2_cfg){kind, 1, 1, 4, 6, 1, 1};
+        /* Experiment hook: CLIP_CONV2_RBLOCK=RI,RJ */
+        const char *e = getenv("CLIP_CONV2_RBLOCK");
+        int ri = 0, rj = 0;
+        if (e && sscanf(e, "%d,%d", &ri, &rj) == 2 && ri > 0 && rj > 0 && ri * rj <= 32)
+            c.ri = ri, c.rj = rj;
     }
     return c;
 }
