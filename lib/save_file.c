@@ -319,6 +319,18 @@ static int sync_dir(const char *path) {
     return err;
 }
 
+/* The end of a commit: the directory of `path`, just renamed or linked, flushed to disk. A failure
+ * leaves the new file in place, and the message says it may not survive a crash. */
+static clip_status flush_saved(clip_app *app, const char *op, const char *path) {
+    int err = sync_dir(path);
+    if (err)
+        return clip_set_error(app, CLIP_ERR_IO,
+                              "%s: %s: saved, but its directory cannot be flushed to disk, so "
+                              "the new file may not survive a crash: %s",
+                              op, path, strerror(err));
+    return CLIP_OK;
+}
+
 clip_status clip_save_name(clip_app *app, const char *op, clip_save_file *sf, const char *path) {
     if (sf->tmp) return CLIP_OK;
     if (sf->fd < 0) return fail_errno(app, op, sf, path, "cannot name the written file", EBADF);
@@ -368,13 +380,7 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
             return fail_errno(app, op, sf, path[0], "cannot write", err);
         }
         set_discarded(sf);
-        int err = sync_dir(path[0]);
-        if (err)
-            return clip_set_error(app, CLIP_ERR_IO,
-                                  "%s: %s: saved, but its directory cannot be flushed to disk, so "
-                                  "the new file may not survive a crash: %s", op, path[0],
-                                  strerror(err));
-        return CLIP_OK;
+        return flush_saved(app, op, path[0]);
     }
     /* Unnamed temporaries get their names only now, verified and on disk: from here to the
      * last rename is the one window in which a kill leaves (whole) temporaries behind, and the
@@ -413,7 +419,7 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
     for (size_t i = 0; i < n; i++) {
         /* The others' new names go to disk before the last one's, so that no crash keeps the
          * last name without them. */
-        for (size_t j = 0; n > 1 && i == n - 1 && j < i; j++) {
+        for (size_t j = 0; i == n - 1 && j < i; j++) {
             int err = sync_dir(path[j]);
             if (err)
                 return set_absent(app, op, sf, n, path[j], "cannot flush its directory to disk",
@@ -431,13 +437,7 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
         free(sf[i].tmp);
         set_discarded(&sf[i]);
     }
-    int err = sync_dir(last);
-    if (err)
-        return clip_set_error(app, CLIP_ERR_IO,
-                              "%s: %s: saved, but its directory cannot be flushed to disk, so "
-                              "the new file may not survive a crash: %s",
-                              op, last, strerror(err));
-    return CLIP_OK;
+    return flush_saved(app, op, last);
 }
 
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,

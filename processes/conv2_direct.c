@@ -458,10 +458,11 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " -DTJ=%d", c->rj);
     else if (!ws)
         strcat(extra, " -DTC_SPANS=1");
+    /* Two steps a wait where the filter leaves a ring column free (conv2_tensor_pairs) */
+    if (conv2_tensor_pairs(g, c)) strcat(extra, " -DTC_PAIRS=1");
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
      * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
-    if (conv2_tensor_pairs(g, c)) strcat(extra, " -DTC_PAIRS=1");
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
