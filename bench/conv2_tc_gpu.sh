@@ -3,7 +3,7 @@
 # in /tmp/build-gpu, the tensor kernel's tests, then `clip bench conv2` at 8192^2 f32 'same' for
 # the tensor kernel beside block (and auto), and CuPy's conv2 (ndimage.convolve, fftconvolve) in
 # the same call. From the repository root on the GPU machine:
-#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans] [ptx] [mid]
+#   bash bench/conv2_tc_gpu.sh [tests] [bench] [cupy] [grid] [spans] [ptx] [mid] [profile]
 # (grid: the selection grid with the tensor kernel, f32, CSV to $OUT/conv2_grid_gpu.csv; spans:
 # the first form walking spans against its groups of TJ columns, with ptxas's report, for each
 # filter class it runs, CLIP_CONV2_TC_SPANS=0 and 1, then test_conv2_tc quick with spans
@@ -11,7 +11,10 @@
 # run, to $OUT/conv2_CLASS.ptx, so that ptxas -arch=sm_90a -v (the same 13.0 is installed on the
 # development machine, /usr/local/cuda/bin) can study them without the device; mid: the filters
 # of 9 to 15 rows that share the ring of 16, tensor against block and auto's pick, at 8192^2,
-# 4096^2 and 1024^2, where the cost model's block correction starts, bench/CONV2.md seventh round)
+# 4096^2 and 1024^2, where the cost model's block correction starts, bench/CONV2.md seventh round;
+# profile: 15x15's first form built with TC_PROFILE, the clock cycles of its phases in work-groups
+# 0 and 100 at 8192^2 (four work-groups a compute unit) and 1024^2 (one), beside the plain build's
+# time, bench/CONV2.md eighth round)
 set -u
 . .gpu/opencl-env.sh
 B=/tmp/build-gpu
@@ -79,6 +82,14 @@ PY
         echo "$n ${k}x$k: $(for v in tensor block auto; do
           bench ${n}x$n ${k}x$k --repeat 5 --variant $v | grep -oE "variant=.*median_ms=[0-9.]+"
         done | tr '\n' ' ')"
+      done
+    done ;;
+  profile)
+    for n in 8192 1024; do
+      for d in "" "-DTC_PROFILE=1"; do
+        echo "$n 15x15 '$d': $(CLIP_CONV2_DEFS="$d" timeout 60 $B/clip bench conv2 ${n}x$n 15x15 \
+          --shape same --variant tensor --repeat 5 2>&1 |
+          grep -oE "median_ms=[0-9.]+|tc_profile.*|clip:.*" | tail -3 | tr '\n' ' ')"
       done
     done ;;
   grid)

@@ -955,6 +955,30 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_SECOND_HALF(SI)
 #endif
 
+/* TC_PROFILE 1 (an experiment, CLIP_CONV2_DEFS=-DTC_PROFILE=1; the first form): work-item 0 of
+ * work-groups 0 and TC_PROFILE_G counts its clock cycles by phase (TC_MARK(i): the cycles since
+ * the last mark go to phase i) and prints them at its end: where a step's time goes. */
+#ifndef TC_PROFILE
+#define TC_PROFILE 0
+#endif
+#if TC_PROFILE && TC_WS
+#error "TC_PROFILE counts the first form's phases"
+#endif
+#if TC_PROFILE
+#ifndef TC_PROFILE_G
+#define TC_PROFILE_G 100
+#endif
+#define TC_MARK(i)                                                                                 \
+    {                                                                                              \
+        uint c_;                                                                                   \
+        asm volatile("mov.u32 %0, %%clock;" : "=r"(c_));                                           \
+        prof_[i] += c_ - prof_t_;                                                                  \
+        prof_t_ = c_;                                                                              \
+    }
+#else
+#define TC_MARK(i)
+#endif
+
 /* Step SI of a ring turn (a constant once unrolled) on staged column SI % TC_CW: the step's
  * products (3xTF32: small*big', big*small', big*big' over the taps, the sum starting from zero,
  * TC_MMA_SET, so that no earlier value of d stays live into the wgmma pipeline), then TC_AFTER
@@ -968,6 +992,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         TC_FOUR(TC_MMAS, SI, 0);                                                                   \
         TC_FIRST_HALF(TC_MMAS, SI, 4);                                                             \
         tc_wg_commit();                                                                            \
+        TC_MARK(1);                                                                                \
         TC_AFTER(SI);                                                                              \
     }
 
@@ -1021,8 +1046,10 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_D(SI) d
 #define TC_AFTER(SI)                                                                               \
     TC_WG_WAIT(0);                                                                                 \
+    TC_MARK(2);                                                                                    \
     TC_SECOND_HALF(SI);                                                                            \
-    TC_FINISH(SI)
+    TC_FINISH(SI);                                                                                 \
+    TC_MARK(3)
 #define TC_DRAIN(SI)
 #endif
 
@@ -1087,14 +1114,20 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
  * not always unrolled). */
 #define TC_STAGED(H)                                                                               \
     {                                                                                              \
+        TC_MARK(0);                                                                                \
         if (ch + 1 < turns || (H) + 1 < TC_PARTS) TC_FETCH(cb + ch * TC_N + ((H) + 1) * TC_CW);    \
+        TC_MARK(5);                                                                                \
         TC_STEPS((H)*TC_CW);                                                                       \
         TC_DRAIN((H)*TC_CW + TC_CW - 1);                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        TC_MARK(4);                                                                                \
         TC_PUT(0);                                                                                 \
         TC_PUT_FENCE;                                                                              \
+        TC_MARK(6);                                                                                \
         TC_FLUSH(H);                                                                               \
+        TC_MARK(7);                                                                                \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        TC_MARK(4);                                                                                \
     }
 
 /* The filter operand of column block blk into gs, values first, first + stride, ...: row p is
@@ -1200,7 +1233,12 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #endif
     int nan = 0;
     if (tid == 0) anynan = 0;
-        /* The walk of len output columns from (i0, j0), a block of filter columns at a time. */
+#if TC_PROFILE
+    uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
+    asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
+    prof_0_ = prof_t_;
+#endif
+    /* The walk of len output columns from (i0, j0), a block of filter columns at a time. */
 #define TC_WALK                                                                                    \
     const int r0 = i0 + oi - (KR - 1);                                                             \
     for (int blk = 0; blk < TC_NB; blk++) {                                                        \
@@ -1227,6 +1265,18 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     }
 #endif
     TC_WG_WAIT(0);
+#if TC_PROFILE
+    {
+        uint c_;
+        asm volatile("mov.u32 %0, %%clock;" : "=r"(c_));
+        const size_t gid = get_group_id(0);
+        if (tid == 0 && (gid == 0 || gid == TC_PROFILE_G))
+            printf("tc_profile group %d: total %u; other %u, issue %u, wait %u, finish %u, "
+                   "barriers %u, fetch %u, put %u, flush %u\n",
+                   (int)gid, c_ - prof_0_, prof_[0], prof_[1], prof_[2], prof_[3], prof_[4],
+                   prof_[5], prof_[6], prof_[7]);
+    }
+#endif
     if (nan) anynan = 1;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #if TC_SPANS
