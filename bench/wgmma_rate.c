@@ -7,7 +7,8 @@
  *   wgmma_rate [CHAIN]       (default 12, conv2_tensor's products a step for 31 to 32 rows)
  * Prints one line per case: multiply-adds per clock cycle of a compute unit (peak TF32 on an
  * H100 SXM: 1024). RING=1 cases start each chain from zero and add it into a second set of
- * registers after the wait, as conv2_tensor's steps do. */
+ * registers after the wait, as conv2_tensor's steps do; the FRESH case loads its A quads from
+ * local memory each chain, as conv2_tensor's 15x15 step does (bench/CONV2.md, eighth round). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +53,31 @@ static const char *const kernel_src =
     "    for (int c = 0; c < ACC; c++)\n"
     "        for (int r = 0; r < N / 2; r++) d[c][r] = 0.0f;\n"
     "    for (int r = 0; r < N / 2; r++) ring[r] = 0.0f;\n"
+    "#if FRESH\n"
+    "    const uint xaddr = tc_smem(sm + tid % 32);\n"
+    "#define FRESH_QUADS(Q) TC_LDS4(fb[Q], xaddr, 8 * Q, 8 * Q + 2, 8 * Q + 4, 8 * Q + 6); "
+    "TC_LDS4(fs[Q], xaddr, 8 * Q + 1, 8 * Q + 3, 8 * Q + 5, 8 * Q + 7)\n"
+    "#endif\n"
     "    for (int it = 0; it < iters; it++) {\n"
+    "#if FRESH\n"
+    "        uint fb[2][4], fs[2][4];\n"
+    "        FRESH_QUADS(0);\n"
+    "        FRESH_QUADS(1);\n"
+    "        tc_wg_fence();\n"
+    "        MMA_SET(d[0], fs[0]);\n"
+    "        MMA(d[0], fb[0]);\n"
+    "        MMA(d[0], fb[0]);\n"
+    "        MMA(d[0], fs[1]);\n"
+    "        MMA(d[0], fb[1]);\n"
+    "        MMA(d[0], fb[1]);\n"
+    "#else\n"
     "        tc_wg_fence();\n"
     "#if RING\n"
     "        MMA_SET(d[0], a);\n"
     "        _Pragma(\"unroll\") for (int c = 1; c < CHAIN; c++) MMA(d[0], a);\n"
     "#else\n"
     "        _Pragma(\"unroll\") for (int c = 0; c < CHAIN; c++) MMA(d[c % ACC], a);\n"
+    "#endif\n"
     "#endif\n"
     "        tc_wg_commit();\n"
     "        TC_WG_WAIT(0);\n"
@@ -109,15 +128,20 @@ int main(int argc, char **argv) {
                                 NULL, &err);
     if (err != CL_SUCCESS) die("clCreateBuffer", err);
     printf("device %s, %u compute units at %u MHz, chain %d\n", app->info.name, units, mhz, chain);
-    static const int cases[][4] = {/* ss, n, acc, ring */
-                                   {0, 32, 1, 1},  {0, 64, 1, 1},  {0, 32, 1, 0}, {0, 64, 1, 0},
-                                   {0, 128, 1, 0}, {0, 32, 2, 0},  {0, 64, 2, 0}, {1, 32, 1, 0},
-                                   {1, 64, 1, 0},  {1, 128, 1, 0}, {1, 64, 2, 0}};
+    /* fresh: conv2_tensor's 15x15 step, its A quads loaded from local memory each chain
+     * (TC_LDS4), six wgmma of two taps blocks in 3xTF32's order (the chain is 6 whatever CHAIN) */
+    static const int cases[][5] = {/* ss, n, acc, ring, fresh */
+                                   {0, 32, 1, 1, 1}, {0, 32, 1, 1, 0},  {0, 64, 1, 1, 0},
+                                   {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0},  {0, 128, 1, 0, 0},
+                                   {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0},  {1, 32, 1, 0, 0},
+                                   {1, 64, 1, 0, 0}, {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
     for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
         const int ss = cases[ci][0], n = cases[ci][1], acc = cases[ci][2], ring = cases[ci][3];
-        char opts[160];
-        snprintf(opts, sizeof opts, "-DCLIP_SM90A -DSS=%d -DN=%d -DACC=%d -DCHAIN=%d -DRING=%d", ss,
-                 n, acc, chain, ring);
+        const int fresh = cases[ci][4], links = fresh ? 6 : chain;
+        char opts[192];
+        snprintf(opts, sizeof opts,
+                 "-DCLIP_SM90A -DSS=%d -DN=%d -DACC=%d -DCHAIN=%d -DRING=%d -DFRESH=%d", ss, n, acc,
+                 links, ring, fresh);
         cl_program prog =
             clCreateProgramWithSource(app->context, 1, (const char **)&src, NULL, &err);
         if (err != CL_SUCCESS) die("clCreateProgramWithSource", err);
@@ -135,7 +159,7 @@ int main(int argc, char **argv) {
         cl_kernel k = clCreateKernel(prog, "rate", &err);
         if (err != CL_SUCCESS) die("clCreateKernel", err);
         /* about 1e9 multiply-adds a group */
-        const int iters = (int)(1e9 / ((double)chain * 64 * n * 8));
+        const int iters = (int)(1e9 / ((double)links * 64 * n * 8));
         for (int g = 1; g <= 4; g++) {
             const size_t global = 128 * (size_t)g * units, local = 128;
             double best = 1e30;
@@ -152,9 +176,10 @@ int main(int argc, char **argv) {
                 clReleaseEvent(ev);
                 if ((double)(t1 - t0) < best) best = (double)(t1 - t0);
             }
-            const double macs = (double)iters * chain * 64 * n * 8 * (double)g * units;
-            printf("wgmma %s n%-3d acc %d ring %d groups/cu %d ms %.3f mac/clk/cu %.0f\n",
-                   ss ? "SS" : "RA", n, acc, ring, g, best * 1e-6,
+            const double macs = (double)iters * links * 64 * n * 8 * (double)g * units;
+            printf("wgmma %s n%-3d acc %d ring %d fresh %d chain %d groups/cu %d ms %.3f "
+                   "mac/clk/cu %.0f\n",
+                   ss ? "SS" : "RA", n, acc, ring, fresh, links, g, best * 1e-6,
                    macs / (best * 1e-9) / ((double)mhz * 1e6) / units);
         }
         clReleaseKernel(k);
