@@ -48,6 +48,22 @@ static int simd_rows(clip_process *p, clip_type t) {
     return w >= 16 ? 16 : w >= 8 ? 8 : w >= 4 ? 4 : w >= 2 ? 2 : 1;
 }
 
+/* Parses n comma-separated integers of 1 to 1024, the whole string, into v (-1: not that). */
+static int parse_ints(const char *s, int *v, int n) {
+    for (int i = 0; i < n; i++) {
+        char *end = NULL;
+        long x = strtol(s, &end, 10);
+        if (end == s || x < 1 || x > 1024) return -1;
+        v[i] = (int)x;
+        s = end;
+        if (i + 1 < n) {
+            if (*s != ',') return -1;
+            s++;
+        }
+    }
+    return *s ? -1 : 0;
+}
+
 /* Defaults:
  *   local   32 x 4 work-items, 8 outputs each along the row: 32 rows so a warp reads and writes
  *           128 contiguous bytes, 8 outputs so a staged value feeds 8 accumulators (H100, 8192^2
@@ -104,26 +120,10 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
                    : (conv2_cfg){kind, 1, 1, 4, 6, 1, 1};
         /* Experiment hook: CLIP_CONV2_RBLOCK=RI,RJ */
         const char *e = getenv("CLIP_CONV2_RBLOCK");
-        int ri = 0, rj = 0;
-        if (e && sscanf(e, "%d,%d", &ri, &rj) == 2 && ri > 0 && rj > 0 && ri * rj <= 32)
-            c.ri = ri, c.rj = rj;
+        int v[2];
+        if (e && !parse_ints(e, v, 2) && v[0] * v[1] <= 32) c.ri = v[0], c.rj = v[1];
     }
     return c;
-}
-
-static int parse_ints(const char *s, int *v, int n) {
-    for (int i = 0; i < n; i++) {
-        char *end = NULL;
-        long x = strtol(s, &end, 10);
-        if (end == s || x < 1 || x > 1024) return -1;
-        v[i] = (int)x;
-        s = end;
-        if (i + 1 < n) {
-            if (*s != ',') return -1;
-            s++;
-        }
-    }
-    return *s ? -1 : 0;
 }
 
 int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, conv2_cfg *cfg,
