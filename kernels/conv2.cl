@@ -615,10 +615,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
  *
  * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
- * on the compute unit fill the wait with their own steps' other work. The wgmma themselves are
- * not the limit (bench/wgmma_rate: from registers, chains of 12 m64n32k8 or m64n64k8 reach
- * about 90% of the tensor cores' peak with 2 groups a compute unit); a step's other work is,
- * so it is kept small:
+ * on the compute unit fill the wait with their own steps' other work. From registers that stay
+ * the same, chains of 12 m64n32k8 or m64n64k8 reach about 90% of the tensor cores' peak with 2
+ * groups a compute unit (bench/wgmma_rate); a step's fragments are loaded fresh from local
+ * memory, and that pattern reaches 60% at N = 32 (the ring of 16, where the wgmma are most of a
+ * step: TC_PROFILE, eighth round). A step's other work is kept small:
  *
  * Staging. The input columns come through local memory TC_CW at a time, already split into
  * their big and small parts (so a step only loads its fragments, TC_LDS4), and the output
