@@ -117,7 +117,7 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         /* Vectors narrower than AVX-512's 64 bytes: x86's 16 vector registers (AVX2) */
         const int cols = vw * (int)esz >= 64 ? RBLOCK_RJ : RBLOCK_RJ_16;
         c = vw > 1 ? (conv2_cfg){kind, 1, 1, RBLOCK_RI, cols, vw, 1}
-                   : (conv2_cfg){kind, 1, 1, 4, 6, 1, 1};
+                   : (conv2_cfg){kind, 1, 1, RBLOCK_RI, RBLOCK_RJ, 1, 1};
         /* Experiment hook: CLIP_CONV2_RBLOCK=RI,RJ */
         const char *e = getenv("CLIP_CONV2_RBLOCK");
         int v[2];
