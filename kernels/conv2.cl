@@ -958,7 +958,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 
 /* TC_PROFILE 1 (an experiment, CLIP_CONV2_DEFS=-DTC_PROFILE=1; the first form): work-item 0 of
  * work-groups 0 and TC_PROFILE_G counts its clock cycles by phase (TC_MARK(i): the cycles since
- * the last mark go to phase i) and prints them at its end: where a step's time goes. */
+ * the last mark go to phase i) and prints them at its end: where a step's time goes. With
+ * TC_PIPE the wait and the finish have no marks of their own and count as the issue. */
 #ifndef TC_PROFILE
 #define TC_PROFILE 0
 #endif
