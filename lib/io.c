@@ -129,18 +129,45 @@ int clip_io_has(const char *format) {
     return strcmp(format, "cfl") == 0;
 }
 
+clip_status clip_io_open_regular(clip_app *app, const char *op, const char *path, int *fd,
+                                 struct stat *st) {
+    /* open + fstat rather than stat + open, so the answer is about the file we could read. */
+    *fd = open(path, O_RDONLY);
+    int err = *fd < 0 ? errno : fstat(*fd, st) != 0 ? errno : 0;
+    /* A FIFO or device would block or have no size to check content against. */
+    if (err || !S_ISREG(st->st_mode)) {
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+        clip_status s =
+            err ? clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s", op, path, strerror(err))
+                : clip_set_error(app, CLIP_ERR_IO, "%s: %s: not a regular file", op, path);
+        errno = err;
+        return s;
+    }
+    return CLIP_OK;
+}
+
 clip_status clip_io_check_readable(clip_app *app, const char *op, const char *path,
                                    uint64_t *size) {
-    /* open + fstat rather than stat + open, so the answer is about the file we could read. */
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s", op, path, strerror(errno));
+    int fd = -1;
     struct stat st;
-    int err = fstat(fd, &st) != 0 ? errno : 0;
+    clip_status s = clip_io_open_regular(app, op, path, &fd, &st);
+    if (s != CLIP_OK) return s;
     close(fd);
-    if (err) return clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s", op, path, strerror(err));
-    /* A FIFO or device would block or have no size to check content against. */
-    if (!S_ISREG(st.st_mode))
-        return clip_set_error(app, CLIP_ERR_IO, "%s: %s: not a regular file", op, path);
     if (size) *size = (uint64_t)st.st_size;
     return CLIP_OK;
+}
+
+int clip_io_read_full(int fd, void *buf, size_t n) {
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) {
+            errno = 0; /* the file ended early: no system error to name */
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    return 0;
 }

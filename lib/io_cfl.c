@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "io_internal.h"
 #include "save_file.h"
@@ -13,6 +16,8 @@
 #define CFL_WRITE_DIMS 16
 /* A header holds a few short lines; anything much larger is not a CFL header. */
 #define CFL_HDR_MAX 65536
+/* How long a load waits for a save of the same pair, committing beside it, to finish. */
+#define CFL_SETTLE_S 1.0
 
 static char *join(const char *base, const char *ext) {
     size_t n = strlen(base), m = strlen(ext);
@@ -26,26 +31,27 @@ static char *join(const char *base, const char *ext) {
 
 /* ---------------------------------------------------------------- load */
 
-static clip_status read_text(clip_app *app, const char *path, char **text) {
-    uint64_t size = 0;
-    clip_status s = clip_io_check_readable(app, "load_cfl", path, &size);
+/* Reads the header at `path` into *text (NUL-terminated, malloc'd) and leaves *fd open on it
+ * (*st its status): the load keeps the header it read open until it has checked, after reading
+ * the samples, that the name still leads to it (clip_load_cfl). */
+static clip_status read_header(clip_app *app, const char *path, char **text, int *fd,
+                               struct stat *st) {
+    clip_status s = clip_io_open_regular(app, "load_cfl", path, fd, st);
     if (s != CLIP_OK) return s;
-    if (size > CFL_HDR_MAX)
+    if (st->st_size > CFL_HDR_MAX)
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: too large for a CFL header",
                               path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: %s", path, strerror(errno));
-    char *buf = malloc((size_t)size + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
-    int err = ferror(f);
-    fclose(f);
+    const size_t size = (size_t)st->st_size;
+    char *buf = malloc(size + 1);
     if (!buf)
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", path);
-    if (err || got != size) {
+    if (clip_io_read_full(*fd, buf, size) != 0) {
+        const int err = errno;
         free(buf);
-        return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error", path);
+        return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", path,
+                              err ? strerror(err) : "the file ended early");
     }
-    buf[got] = '\0';
+    buf[size] = '\0';
     *text = buf;
     return CLIP_OK;
 }
@@ -117,35 +123,61 @@ static clip_status read_samples(clip_app *app, const char *path, int ndims, cons
         if (clip_mul_size(bytes, dims[i], &bytes))
             return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: header size overflows",
                                   path);
-    uint64_t size = 0;
-    clip_status s = clip_io_check_readable(app, "load_cfl", path, &size);
+    int fd = -1;
+    struct stat st;
+    clip_status s = clip_io_open_regular(app, "load_cfl", path, &fd, &st);
     if (s != CLIP_OK) return s;
     /* Checked before allocating, so a bad header cannot ask for memory the file never had. */
-    if (size != (uint64_t)bytes)
+    if ((uint64_t)st.st_size != (uint64_t)bytes) {
+        close(fd);
         return clip_set_error(app, CLIP_ERR_FORMAT,
                               "load_cfl: %s: %llu bytes, but the header's sizes need %zu", path,
-                              (unsigned long long)size, bytes);
+                              (unsigned long long)st.st_size, bytes);
+    }
     clip_data *d = NULL;
     s = clip_data_create(app, CLIP_C32, ndims, dims, &d);
-    if (s != CLIP_OK) return s;
     void *host = NULL;
-    s = clip_data_host_write(d, &host);
-    if (s == CLIP_OK && bytes) {
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: %s", path, strerror(errno));
-        } else {
-            if (fread(host, 1, bytes, f) != bytes)
-                s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error", path);
-            fclose(f);
-        }
+    if (s == CLIP_OK) s = clip_data_host_write(d, &host);
+    if (s == CLIP_OK && bytes && clip_io_read_full(fd, host, bytes) != 0) {
+        const int err = errno;
+        s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", path,
+                           err ? strerror(err) : "the file ended early");
     }
+    close(fd);
     if (s != CLIP_OK) {
         clip_data_destroy(d);
         return s;
     }
     *out = d;
     return CLIP_OK;
+}
+
+/* One reading of the pair, leaving *hfd open on the header it read (-1 if none) and *hst its
+ * status; *no_hdr says whether nothing was at the header's name. */
+static clip_status load_once(clip_app *app, const char *hdr, const char *cfl, clip_data **out,
+                             int *hfd, struct stat *hst, int *no_hdr) {
+    char *text = NULL;
+    int ndims = 0;
+    size_t dims[CLIP_MAX_DIMS];
+    clip_status s = read_header(app, hdr, &text, hfd, hst);
+    *no_hdr = *hfd < 0 && s == CLIP_ERR_IO && errno == ENOENT;
+    if (s == CLIP_OK) s = parse_header(app, hdr, text, &ndims, dims);
+    if (s == CLIP_OK) s = read_samples(app, cfl, ndims, dims, out);
+    free(text);
+    return s;
+}
+
+/* Whether `path` no longer leads to the file that *was describes (removed or replaced since).
+ * The caller holds that file open, so its inode cannot have been reused by another. */
+static int replaced(const char *path, const struct stat *was) {
+    struct stat now;
+    return stat(path, &now) != 0 || now.st_dev != was->st_dev || now.st_ino != was->st_ino;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
@@ -156,24 +188,48 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
                                       : "out");
     clip_clear_error(app);
     *out = NULL;
-    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl"), *text = NULL;
-    clip_status s = CLIP_OK;
-    if (!hdr || !cfl)
-        s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", base);
-    if (s == CLIP_OK) s = read_text(app, hdr, &text);
-    /* Samples without their header are what a save killed while it replaced the pair may leave
-     * (lib/save_file.h): said outright, since "No such file" alone suggests a wrong name. */
-    if (s == CLIP_ERR_IO && missing(hdr) && !missing(cfl))
-        s = clip_set_error(app, CLIP_ERR_IO,
-                           "load_cfl: %s: %s; %s is there without it, which is not a whole CFL "
-                           "pair (a save interrupted while it replaced the pair leaves this; a "
-                           "save that completes repairs it)",
-                           hdr, strerror(ENOENT), cfl);
-    int ndims = 0;
-    size_t dims[CLIP_MAX_DIMS];
-    if (s == CLIP_OK) s = parse_header(app, hdr, text, &ndims, dims);
-    if (s == CLIP_OK) s = read_samples(app, cfl, ndims, dims, out);
-    free(text);
+    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
+    if (!hdr || !cfl) {
+        free(hdr);
+        free(cfl);
+        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", base);
+    }
+    /* A save of the same pair may be committing beside this load (lib/save_file.h: it removes the
+     * old header, renames the new samples in, then the new header). A load that held a header
+     * which is gone by the time its samples are read may have paired them wrongly, and one that
+     * found samples but no header may have come between the removal and the last rename: both
+     * read again, the second after a pause, until CFL_SETTLE_S have passed. */
+    const double deadline = now_s() + CFL_SETTLE_S;
+    clip_status s;
+    for (long pause_us = 1000;; pause_us = pause_us < 32000 ? 2 * pause_us : pause_us) {
+        int hfd = -1, no_hdr = 0;
+        struct stat hst;
+        clip_clear_error(app);
+        s = load_once(app, hdr, cfl, out, &hfd, &hst, &no_hdr);
+        const int raced = hfd >= 0 && replaced(hdr, &hst);
+        if (hfd >= 0) close(hfd);
+        const int headless = no_hdr && !missing(cfl);
+        if (!raced && !headless) break;
+        clip_data_destroy(*out);
+        *out = NULL;
+        if (now_s() >= deadline) {
+            /* Said outright, since "No such file" alone suggests a wrong name. */
+            s = raced ? clip_set_error(app, CLIP_ERR_IO,
+                                       "load_cfl: %s: replaced while being read, every time for "
+                                       "%g s (another program saving the pair again and again?)",
+                                       hdr, CFL_SETTLE_S)
+                      : clip_set_error(app, CLIP_ERR_IO,
+                                       "load_cfl: %s: %s; %s is there without it, which is not a "
+                                       "whole CFL pair (a save interrupted while it replaced the "
+                                       "pair leaves this; a save that completes repairs it)",
+                                       hdr, strerror(ENOENT), cfl);
+            break;
+        }
+        if (headless) {
+            const struct timespec t = {0, pause_us * 1000};
+            nanosleep(&t, NULL);
+        }
+    }
     free(hdr);
     free(cfl);
     return s;

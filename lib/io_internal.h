@@ -2,7 +2,9 @@
 #ifndef CLIP_IO_INTERNAL_H
 #define CLIP_IO_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -11,6 +13,17 @@
  * vague "cannot open". Sets *size to the file's size in bytes (may be NULL). `op` names the
  * operation for the message ("load_png"). */
 clip_status clip_io_check_readable(clip_app *app, const char *op, const char *path, uint64_t *size);
+
+/* The same check, keeping the file open: on CLIP_OK *fd is open read-only on the regular file
+ * that *st describes (the caller closes it), so what is read next is the file that was checked,
+ * whatever is renamed over `path` meanwhile. On failure *fd is -1, with the error as above, and
+ * errno the system's reason (ENOENT: nothing at `path`; 0: not a regular file). */
+clip_status clip_io_open_regular(clip_app *app, const char *op, const char *path, int *fd,
+                                 struct stat *st);
+
+/* Reads exactly n bytes from fd, retrying short reads and EINTR. Returns 0, or -1 with errno set
+ * (0 when the file ended first). */
+int clip_io_read_full(int fd, void *buf, size_t n);
 
 /* Reads element i of real data (f32 or f64) as a double. */
 static inline double clip_io_real_at(const void *host, clip_type t, size_t i) {

@@ -130,8 +130,10 @@ clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, 
  * and the last rename (a rename, a directory fsync) leaves the set absent, and its message says
  * that the previous last file was removed (or, for a set new to its place, that the last was not
  * written); every temporary is discarded either way. A failed fsync after the last rename leaves
- * the new set, as for clip_save_commit. A reader running during the commit is another matter: it
- * may read the old last file before the removal and new others after their renames. For n == 1
+ * the new set, as for clip_save_commit. A reader running during the commit may read the old last
+ * file before the removal and new others after their renames, or find no last file: CFL's
+ * reader (clip_load_cfl) keeps the header it read open, and reads again when its name no longer
+ * leads there once the samples are read, or when it found none. For n == 1
  * this is clip_save_commit: one rename replaces the target in one step, and nothing is removed. */
 clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
                                  const char *const *path, const clip_save_expect *expect);

@@ -304,6 +304,76 @@ static void test_concurrent_stores(clip_app *app) {
     CHECK(tu_count_temporaries(g_dir) == 0);
 }
 
+/* ---------------------------------------------------------------- CFL, read while saved */
+
+/* Whether d is one of the two pairs the writer below alternates: rows x cols all `v` for
+ * (rows, cols, v) = (ROWS, COLS, 1) or (COLS, ROWS, 2). The same element count, so samples
+ * read under the other pair's header would pass every size check and only their values and
+ * shape would tell. */
+enum { CFL_ROWS = 192, CFL_COLS = 64 };
+static int cfl_whole(clip_data *d) {
+    if (clip_data_type(d) != CLIP_C32 || clip_data_ndims(d) != 2) return 0;
+    const size_t r = clip_data_dim(d, 0), c = clip_data_dim(d, 1);
+    const float v = r == CFL_ROWS && c == CFL_COLS   ? 1.0f
+                    : r == CFL_COLS && c == CFL_ROWS ? 2.0f
+                                                     : 0.0f;
+    const void *p = NULL;
+    if (v == 0.0f || clip_data_host(d, &p) != CLIP_OK) return 0;
+    for (size_t i = 0; i < r * c; i++)
+        if (((const float *)p)[2 * i] != v || ((const float *)p)[2 * i + 1] != 0.0f) return 0;
+    return 1;
+}
+
+/* A load running while another process saves the same CFL pair over and over gets one whole
+ * pair every time: never the samples of one save under the header of another, and never the
+ * moment in a commit when the old header is gone and the new one not yet there. */
+static void test_cfl_read_during_saves(clip_app *app) {
+    const size_t da[2] = {CFL_ROWS, CFL_COLS}, db[2] = {CFL_COLS, CFL_ROWS};
+    clip_data *a = NULL, *b = NULL;
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, da, &a));
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, db, &b));
+    if (!a || !b) return;
+    void *pa = NULL, *pb = NULL;
+    clip_data_host_write(a, &pa);
+    clip_data_host_write(b, &pb);
+    for (size_t i = 0; i < (size_t)CFL_ROWS * CFL_COLS; i++) {
+        ((float *)pa)[i] = 1.0f;
+        ((float *)pb)[i] = 2.0f;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s", tp("race.cfl"));
+    CHECK_OK(app, clip_save(app, path, a));
+    fflush(stdout);
+    /* The child only writes files from data already on the host (as test_concurrent_stores). */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int bad = 0;
+        for (int i = 0; i < 150 && !bad; i++)
+            bad = clip_save(app, path, i % 2 ? a : b) != CLIP_OK;
+        _exit(bad);
+    }
+    int loads = 0, torn = 0, failed = 0, status = 0;
+    char first_error[512] = "";
+    while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
+        clip_data *d = NULL;
+        if (clip_load(app, path, &d) != CLIP_OK) {
+            if (!failed++)
+                snprintf(first_error, sizeof first_error, "%s", clip_app_last_error(app));
+        } else if (!cfl_whole(d)) {
+            torn++;
+        }
+        clip_data_destroy(d);
+        loads++;
+    }
+    CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    printf("test_save: CFL read during 150 saves: %d loads, %d torn, %d failed%s%s\n", loads, torn,
+           failed, failed ? "; the first: " : "", first_error);
+    CHECK(loads > 0 && torn == 0 && failed == 0);
+    CHECK(tu_count_temporaries(g_dir) == 0);
+    clip_data_destroy(a);
+    clip_data_destroy(b);
+}
+
 /* ---------------------------------------------------------------- the clip tool */
 
 /* `clip run scale in.mat -o out.mat` with a 1 MB file-size limit and SIGXFSZ at its default, as
@@ -370,6 +440,7 @@ int main(void) {
             test_writer(app, w);
     }
     test_concurrent_stores(app);
+    if (clip_io_has("cfl")) test_cfl_read_during_saves(app);
     if (clip_io_has("mat"))
         test_tool_file_limit(app);
     else

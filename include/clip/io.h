@@ -98,7 +98,11 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair
  * leaves, are said to be so); CLIP_ERR_FORMAT when the header is malformed or the samples' size
- * is not the header's. */
+ * is not the header's. A load running beside a save of the same pair (another process's
+ * clip_save_cfl) returns the old pair or the new one, whole: it reads again when the header it
+ * read was replaced before its samples were read, and waits up to a second for a header while
+ * only samples are there (the moment in a commit between the old header's removal and the new
+ * one's rename), so samples without a header fail after that second. */
 clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
 /* Writes base.cfl, then base.hdr, as a pair (above: whole, or absent). */
 clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
