@@ -23,6 +23,8 @@
  * the 64x64 rung with K split instead (H100, bench/GEMM.md call 23: K 512 to 2048 1.16x to 1.80x
  * faster on 64- and 256-row products; K 256, 1024x196x256, 0.87x). */
 #define CLIP_GEMM_SPLIT_OVER_SHRINK_K 512
+/* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16. */
+#define CLIP_GEMM_LONG_SLICE_K 256
 
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
@@ -70,7 +72,8 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
  * work-item tiles (8 rows of A by 16 columns of B per k: the fewest local bytes per multiply-add
  * that fit the registers) for large real products, with K slices of 16 and the operands read one
  * k ahead (stages 3); 8x8 complex ones, and small tiles with long K slices for the thin products
- * of CNN layers. */
+ * of CNN layers, the smallest read one k ahead too (in products of a few us, 5-12% faster back to
+ * back: bench/GEMM.md, "Small products, the smallest rung"). */
 typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
     int stages;                          /* where two local buffers fit: 2, or 3 where faster */
@@ -79,7 +82,7 @@ static const rung ladder4[] = {{32, 8, 8, 16, 16, 32, 3},
                                {16, 8, 8, 8, 8, 16, 2},
                                {16, 16, 4, 4, 16, 16, 2},
                                {8, 8, 8, 4, 32, 8, 2},
-                               {8, 8, 4, 4, 16, 8, 2}};
+                               {8, 8, 4, 4, 16, 8, 3}};
 static const rung ladder8[] = {{16, 16, 8, 8, 8, 16, 2},
                                {16, 8, 4, 8, 8, 16, 2},
                                {16, 8, 4, 4, 16, 16, 2},
@@ -201,6 +204,14 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
                 rung_set(out, t, dev, &r[i]);
                 out->ksplit = split_for(dev, clip_gemm_tiles(out, m, n), k);
             }
+        }
+        /* The smallest real tiles walking a longer K whole: slices of 32, half the trips of its
+         * loop (H100, back to back: 1024x196x256 0.0128 -> 0.0089 ms; bench/GEMM.md, "Small
+         * products, the smallest rung"). */
+        if (esize == 4 && out->mwg == 32 && out->nwg == 32 && out->ksplit == 1 &&
+            k >= CLIP_GEMM_LONG_SLICE_K && out->kwg < 32) {
+            out->kwg = 32;
+            if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
         }
     }
     clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
