@@ -11,7 +11,8 @@
  * kernel's profiling events over 50 single runs. Last, the device's own cost per kernel: a
  * one-work-group kernel busy for tens of microseconds, 500 launches of it against 1000 launches
  * of its halves (no events; the host keeps ahead, so the difference is the GPU's time between
- * kernels). */
+ * kernels). Between the two, what setting a 20-argument kernel's arguments before each
+ * enqueue adds (all of them, or its 4 buffers), against setting them once. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -88,6 +89,60 @@ static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem 
     return rc;
 }
 
+/* Sets wide's arguments: every one (what = 2), the four buffers only (1), or none (0). */
+static int set_wide(cl_kernel k, cl_mem m, int what) {
+    if (!what) return 0;
+    const cl_int i = 64;
+    const cl_float f = 1.0f;
+    const cl_ulong u = 0;
+    const cl_mem none = NULL;
+    int rc = 0;
+    for (cl_uint a = 0; a < 20 && !rc; a++) {
+        const int buf = a == 5 || a == 8 || a == 11 || a == 19;
+        if (!buf && what < 2) continue;
+        const void *v = buf                ? (const void *)(a == 19 ? &none : &m)
+                        : a == 3 || a == 4 ? (const void *)&f
+                        : a == 6 || a == 9 || a == 12 || a == 15 ? (const void *)&u
+                                                                 : (const void *)&i;
+        const size_t sz = buf                                      ? sizeof m
+                          : a == 3 || a == 4                       ? sizeof f
+                          : a == 6 || a == 9 || a == 12 || a == 15 ? sizeof u
+                                                                   : sizeof i;
+        rc = check(clSetKernelArg(k, a, sz, v), "clSetKernelArg wide");
+    }
+    return rc;
+}
+
+/* What setting a kernel's arguments adds to its enqueue: a 20-argument kernel enqueued n times
+ * back to back without events, its arguments set before each enqueue (all, the buffers only) or
+ * once. */
+static int arg_cost(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem m, int n) {
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+    if (check(e, "clCreateCommandQueue")) return 1;
+    cl_kernel k = clCreateKernel(prog, "wide", &e);
+    int rc = check(e, "clCreateKernel wide") || set_wide(k, m, 2);
+    static const char *const what[3] = {"set once", "4 buffers set each time",
+                                        "20 arguments set each time"};
+    size_t g = 64, l = 64;
+    for (int w = 0; w < 3 && !rc; w++) {
+        rc = check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "warm-up") ||
+             check(clFinish(q), "clFinish");
+        const double t0 = now_us();
+        for (int r = 0; r < n && !rc; r++)
+            rc = set_wide(k, m, w) ||
+                 check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "wide");
+        const double t1 = now_us();
+        if (!rc) rc = check(clFinish(q), "clFinish");
+        if (!rc)
+            printf("20-argument kernel, arguments %s: enqueue %.2f us each\n", what[w],
+                   (t1 - t0) / n);
+    }
+    if (k) clReleaseKernel(k);
+    clReleaseCommandQueue(q);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const int n = argc > 1 ? atoi(argv[1]) : 2000;
     if (n < 1) {
@@ -109,7 +164,13 @@ int main(int argc, char **argv) {
         "__kernel void busy(__global float *x, const int n) {\n"
         "  float a = x[get_local_id(0)];\n"
         "  for (int i = 0; i < n; i++) a = a * 0.999f + 0.5f;\n"
-        "  x[get_local_id(0)] = a; }\n";
+        "  x[get_local_id(0)] = a; }\n"
+        /* the tiled GEMM kernel's argument list: 20 arguments, 4 of them buffers */
+        "__kernel void wide(int m, int n, int k, float al, float be, __global float *a, ulong oa,\n"
+        "  int lda, __global const float *b, ulong ob, int ldb, __global float *c, ulong oc,\n"
+        "  int ldc, int kc, ulong cs, int mt, int wh, int ct, __global float *w) {\n"
+        "  if (get_global_id(0) == 0) c[oc] += al * a[oa] * b[ob] + be + (float)(m + n + k +\n"
+        "  lda + ldb + ldc + kc + (int)cs + mt + wh + ct) + (w ? 1.0f : 0.0f); }\n";
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
     if (check(e, "clCreateProgramWithSource") ||
         check(clBuildProgram(prog, 1, &dev, "", NULL, NULL), "clBuildProgram"))
@@ -157,6 +218,7 @@ int main(int argc, char **argv) {
         }
         clReleaseCommandQueue(q);
     }
+    if (!rc) rc = arg_cost(ctx, dev, prog, m, n);
     if (!rc) rc = device_gap(ctx, dev, prog, m);
     clReleaseMemObject(m);
     clReleaseKernel(k);
