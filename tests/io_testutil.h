@@ -1,11 +1,13 @@
-/* File helpers the I/O tests share (test_io, test_save): a scratch directory, whole-file reads,
- * and the check that no save left a temporary behind. Include after testutil.h, in a file that
+/* Helpers the I/O tests share (test_io, test_save, test_save_kill): a scratch directory,
+ * whole-file reads, the check that no save left a temporary behind, seeded data and its
+ * comparison. Include after testutil.h, in a file that
  * defines _XOPEN_SOURCE 700 (mkdtemp, nftw). */
 #ifndef CLIP_IO_TESTUTIL_H
 #define CLIP_IO_TESTUTIL_H
 
 #include <dirent.h>
 #include <ftw.h>
+#include <math.h>
 #include <sys/stat.h>
 
 #include "testutil.h"
@@ -78,6 +80,41 @@ static inline int tu_count_temporaries(const char *dir) {
         }
     closedir(d);
     return n;
+}
+
+/* Data of type t (nd dims) filled from `seed`: integers 0..255, which survive every format, when
+ * `integers`; else values in [-scale, scale). Exits with status 2 when it cannot be made. */
+static inline clip_data *tu_io_data(clip_app *app, clip_type t, int nd, const size_t *dims,
+                                    unsigned long long seed, double scale, int integers) {
+    clip_data *d = NULL;
+    void *p = NULL;
+    if (clip_data_create(app, t, nd, dims, &d) != CLIP_OK ||
+        clip_data_host_write(d, &p) != CLIP_OK) {
+        fprintf(stderr, "create: %s\n", clip_app_last_error(app));
+        exit(2);
+    }
+    size_t n = clip_data_numel(d) * (clip_type_is_complex(t) ? 2 : 1);
+    for (size_t i = 0; i < n; i++) {
+        const double r = tu_rand(&seed), v = integers ? floor((r + 1.0) * 127.99) : r * scale;
+        if (clip_type_is_double(t))
+            ((double *)p)[i] = v;
+        else
+            ((float *)p)[i] = (float)v;
+    }
+    return d;
+}
+
+/* Same type, dimensions and values (bit for bit). */
+static inline int tu_same_data(clip_data *a, clip_data *b) {
+    if (!a || !b || clip_data_type(a) != clip_data_type(b) ||
+        clip_data_numel(a) != clip_data_numel(b))
+        return 0;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        if (clip_data_dim(a, i) != clip_data_dim(b, i)) return 0;
+    const void *pa = NULL, *pb = NULL;
+    if (clip_data_host(a, &pa) != CLIP_OK || clip_data_host(b, &pb) != CLIP_OK) return 0;
+    const size_t bytes = clip_data_numel(a) * clip_type_size(clip_data_type(a));
+    return bytes == 0 || memcmp(pa, pb, bytes) == 0;
 }
 
 #endif

@@ -33,22 +33,7 @@ static void write_bytes(const char *path, const void *p, size_t n) {
 /* Data of `type` filled from a seed: values in [-scale, scale). */
 static clip_data *make(clip_app *app, clip_type t, int nd, const size_t *dims,
                        unsigned long long seed, double scale) {
-    clip_data *d = NULL;
-    if (clip_data_create(app, t, nd, dims, &d) != CLIP_OK) {
-        fprintf(stderr, "create: %s\n", clip_app_last_error(app));
-        exit(2);
-    }
-    void *p = NULL;
-    clip_data_host_write(d, &p);
-    size_t n = clip_data_numel(d) * (clip_type_is_complex(t) ? 2 : 1);
-    for (size_t i = 0; i < n; i++) {
-        double v = tu_rand(&seed) * scale;
-        if (clip_type_is_double(t))
-            ((double *)p)[i] = v;
-        else
-            ((float *)p)[i] = (float)v;
-    }
-    return d;
+    return tu_io_data(app, t, nd, dims, seed, scale, 0);
 }
 
 static clip_data *make_from(clip_app *app, clip_type t, int nd, const size_t *dims,

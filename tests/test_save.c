@@ -34,40 +34,6 @@ static void limit_file_size(rlim_t bytes) {
     }
 }
 
-/* Data of type t whose values survive every format (integers 0..255): seed picks them. */
-static clip_data *make(clip_app *app, clip_type t, int nd, const size_t *dims,
-                       unsigned long long seed) {
-    clip_data *d = NULL;
-    if (clip_data_create(app, t, nd, dims, &d) != CLIP_OK) {
-        fprintf(stderr, "create: %s\n", clip_app_last_error(app));
-        exit(2);
-    }
-    void *p = NULL;
-    clip_data_host_write(d, &p);
-    size_t n = clip_data_numel(d) * (clip_type_is_complex(t) ? 2 : 1);
-    for (size_t i = 0; i < n; i++) {
-        double v = floor((tu_rand(&seed) + 1.0) * 127.99);
-        if (clip_type_is_double(t))
-            ((double *)p)[i] = v;
-        else
-            ((float *)p)[i] = (float)v;
-    }
-    return d;
-}
-
-static int same_data(clip_data *a, clip_data *b) {
-    if (!a || !b || clip_data_type(a) != clip_data_type(b) ||
-        clip_data_ndims(a) != clip_data_ndims(b) || clip_data_numel(a) != clip_data_numel(b))
-        return 0;
-    for (int i = 0; i < clip_data_ndims(a); i++)
-        if (clip_data_dim(a, i) != clip_data_dim(b, i)) return 0;
-    const void *pa = NULL, *pb = NULL;
-    clip_data_host(a, &pa);
-    clip_data_host(b, &pb);
-    size_t bytes = clip_data_numel(a) * clip_type_size(clip_data_type(a));
-    return bytes == 0 || memcmp(pa, pb, bytes) == 0;
-}
-
 /* ---------------------------------------------------------------- writers */
 
 typedef enum kind { MAT5, MAT73, TIFF, PNG, CFL, TUNING } kind;
@@ -142,7 +108,7 @@ static void check_reads_back(clip_app *app, const writer *w, const char *base, c
     }
     clip_data *back = NULL;
     CHECK_OK(app, clip_load(app, path, &back));
-    if (!same_data(d, back)) {
+    if (!tu_same_data(d, back)) {
         fprintf(stderr, "%s: %s does not read back as saved\n", w->ext, path);
         CHECK(0);
     }
@@ -184,7 +150,8 @@ static void check_failure(clip_app *app, const writer *w, const char *base, clip
 static void test_writer(clip_app *app, const writer *w) {
     const size_t dims[3] = {24, 20, 3};
     int nd = w->k == TIFF || w->k == PNG || w->k == MAT5 ? 3 : 2;
-    clip_data *d1 = make(app, w->type, nd, dims, 1), *d2 = make(app, w->type, nd, dims, 2);
+    clip_data *d1 = tu_io_data(app, w->type, nd, dims, 1, 0, 1),
+              *d2 = tu_io_data(app, w->type, nd, dims, 2, 0, 1);
     char files[2][512];
     int nf = files_of(w, w->ext, files);
 
@@ -235,7 +202,7 @@ static void test_writer(clip_app *app, const writer *w) {
         /* Samples (32 bytes) that fit and a header (45 bytes) that does not: the verified
          * samples must not replace the old ones alone. */
         const size_t small_dims[2] = {2, 2};
-        clip_data *small = make(app, w->type, 2, small_dims, 3);
+        clip_data *small = tu_io_data(app, w->type, 2, small_dims, 3, 0, 1);
         check_failure(app, w, w->ext, small, 3, 40, before, before_n);
         clip_data_destroy(small);
     }
@@ -388,7 +355,7 @@ static void test_load_during_saves(clip_app *app, const char *ext) {
  * a shell gives it: the tool must exit 1 with the reason, not die of the signal. */
 static void test_tool_file_limit(clip_app *app) {
     const size_t dims[2] = {1000, 500}; /* 2 MB of single */
-    clip_data *d = make(app, CLIP_F32, 2, dims, 4);
+    clip_data *d = tu_io_data(app, CLIP_F32, 2, dims, 4, 0, 1);
     CHECK_OK(app, clip_save(app, tp("tool_in.mat"), d));
     clip_data_destroy(d);
     char out[512], err[512];

@@ -66,27 +66,12 @@ static void sleep_ms(double ms) {
 /* Integers 0..255 from `seed`: they survive every format. swap: the first two sizes swapped,
  * so that the old file a save replaces has other dimensions but as many samples. */
 static clip_data *make(clip_app *app, const writer *w, int swap, unsigned long long seed) {
-    clip_data *d = NULL;
-    void *p = NULL;
     size_t dims[3] = {w->dims[0], w->dims[1], w->dims[2]};
     if (swap) {
         dims[0] = w->dims[1];
         dims[1] = w->dims[0];
     }
-    if (clip_data_create(app, w->type, w->nd, dims, &d) != CLIP_OK ||
-        clip_data_host_write(d, &p) != CLIP_OK) {
-        fprintf(stderr, "create: %s\n", clip_app_last_error(app));
-        exit(2);
-    }
-    size_t n = clip_data_numel(d) * (clip_type_is_complex(w->type) ? 2 : 1);
-    for (size_t i = 0; i < n; i++) {
-        double v = floor((tu_rand(&seed) + 1.0) * 127.99);
-        if (clip_type_is_double(w->type))
-            ((double *)p)[i] = v;
-        else
-            ((float *)p)[i] = (float)v;
-    }
-    return d;
+    return tu_io_data(app, w->type, w->nd, dims, seed, 0, 1);
 }
 
 static clip_status save(clip_app *app, const writer *w, const char *path, clip_data *d) {
@@ -143,19 +128,6 @@ static double save_in_child(clip_app *app, const writer *w, const char *path, cl
         ;
     *exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     return now_ms() - t0;
-}
-
-/* Same type, dimensions and values. */
-static int same_data(clip_data *a, clip_data *b) {
-    if (!a || !b || clip_data_type(a) != clip_data_type(b) ||
-        clip_data_numel(a) != clip_data_numel(b))
-        return 0;
-    for (int i = 0; i < CLIP_MAX_DIMS; i++)
-        if (clip_data_dim(a, i) != clip_data_dim(b, i)) return 0;
-    const void *pa = NULL, *pb = NULL;
-    clip_data_host(a, &pa);
-    clip_data_host(b, &pb);
-    return memcmp(pa, pb, clip_data_numel(a) * clip_type_size(clip_data_type(a))) == 0;
 }
 
 /* What a directory holds after a kill. */
@@ -231,7 +203,7 @@ static void put_old(const writer *w, const char *keep, const char *dir) {
 /* Checks that a complete destination loads as d. */
 static int reads_back(clip_app *app, const char *path, clip_data *d) {
     clip_data *back = NULL;
-    int ok = clip_load(app, path, &back) == CLIP_OK && same_data(d, back);
+    int ok = clip_load(app, path, &back) == CLIP_OK && tu_same_data(d, back);
     if (!ok)
         fprintf(stderr, "  %s does not read back as saved: %s\n", path, clip_app_last_error(app));
     clip_data_destroy(back);
@@ -268,8 +240,8 @@ static void check_left(clip_app *app, const writer *w, const char *dir, const ch
          * another save (with as many samples, that would load without an error). */
         clip_data *back = NULL;
         int loaded = clip_load(app, path, &back) == CLIP_OK;
-        int is_old = loaded && old && same_data(old, back);
-        int is_new = loaded && same_data(d, back);
+        int is_old = loaded && old && tu_same_data(old, back);
+        int is_new = loaded && tu_same_data(d, back);
         tu_checks++;
         if (!is_old && !is_new) {
             tu_failures++;
