@@ -72,8 +72,8 @@ static void tiled_set(clip_gemm_params *o, clip_type t, const clip_device_info *
  * work-item tiles (8 rows of A by 16 columns of B per k: the fewest local bytes per multiply-add
  * that fit the registers) for large real products, with K slices of 16 and the operands read one
  * k ahead (stages 3); 8x8 complex ones, and small tiles with long K slices for the thin products
- * of CNN layers, the smallest read one k ahead too (in products of a few us, 5-12% faster back to
- * back: bench/GEMM.md, "Small products, the smallest rung"). */
+ * of CNN layers, the smallest read one k ahead too (2-11% faster back to back at 11 of 12
+ * products of a few us: bench/GEMM.md, "Small products, the smallest rung"). */
 typedef struct rung {
     int mdimc, ndimc, whi, wni, kwg, wm; /* work-group, work-item tile, K slice, warp rows */
     int stages;                          /* where two local buffers fit: 2, or 3 where faster */
