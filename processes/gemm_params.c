@@ -178,13 +178,12 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
          * compute_units work-groups and its last one can run stream-K. (The 16-byte rung's 4x4
          * tiles leave room for more.) */
         if (i == 0 && esize != 16 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
+        /* From what K the smallest real tiles, unsplit, take K slices of 32 (below). */
+        size_t slice32_k = CLIP_GEMM_LONG_SLICE_K;
         if (i == count && esize == 4 &&
             (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
             rung_set(out, t, dev, &r[count - 1]);
-            if (k >= 32 && out->kwg < 32) {
-                out->kwg = 32;
-                if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
-            }
+            slice32_k = 32;
         } else if (i == count - 1 && esize == 4 && k >= CLIP_GEMM_SPLIT_OVER_SHRINK_K) {
             /* Smallest tiles with a long K: few multiply-adds per load and a long serial loop
              * per work-group. The 64x64 rung with K split to fill the GPU is faster wherever its
@@ -207,9 +206,9 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
         }
         /* The smallest real tiles walking a longer K whole: slices of 32, half the trips of its
          * loop (H100, back to back: 1024x196x256 0.0128 -> 0.0089 ms; bench/GEMM.md, "Small
-         * products, the smallest rung"). */
-        if (esize == 4 && out->mwg == 32 && out->nwg == 32 && out->ksplit == 1 &&
-            k >= CLIP_GEMM_LONG_SLICE_K && out->kwg < 32) {
+         * products, the smallest rung"); in products too small to split, from K 32. */
+        if (esize == 4 && out->mwg == 32 && out->nwg == 32 && out->ksplit == 1 && k >= slice32_k &&
+            out->kwg < 32) {
             out->kwg = 32;
             if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
         }
