@@ -89,26 +89,24 @@ static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem 
     return rc;
 }
 
+/* wide's arguments in order: i int, f float, u ulong, b a buffer, n the NULL buffer. */
+static const char wide_args[] = "iiiffbuibuibuiiuiiin";
+
 /* Sets wide's arguments: every one (what = 2), the four buffers only (1), or none (0). */
 static int set_wide(cl_kernel k, cl_mem m, int what) {
-    if (!what) return 0;
     const cl_int i = 64;
     const cl_float f = 1.0f;
     const cl_ulong u = 0;
     const cl_mem none = NULL;
     int rc = 0;
-    for (cl_uint a = 0; a < 20 && !rc; a++) {
-        const int buf = a == 5 || a == 8 || a == 11 || a == 19;
-        if (!buf && what < 2) continue;
-        const void *v = buf                ? (const void *)(a == 19 ? &none : &m)
-                        : a == 3 || a == 4 ? (const void *)&f
-                        : a == 6 || a == 9 || a == 12 || a == 15 ? (const void *)&u
-                                                                 : (const void *)&i;
-        const size_t sz = buf                                      ? sizeof m
-                          : a == 3 || a == 4                       ? sizeof f
-                          : a == 6 || a == 9 || a == 12 || a == 15 ? sizeof u
-                                                                   : sizeof i;
-        rc = check(clSetKernelArg(k, a, sz, v), "clSetKernelArg wide");
+    for (cl_uint a = 0; what && wide_args[a] && !rc; a++) {
+        const char c = wide_args[a];
+        if (what < 2 && c != 'b' && c != 'n') continue;
+        rc = check(c == 'i'   ? clSetKernelArg(k, a, sizeof i, &i)
+                   : c == 'f' ? clSetKernelArg(k, a, sizeof f, &f)
+                   : c == 'u' ? clSetKernelArg(k, a, sizeof u, &u)
+                              : clSetKernelArg(k, a, sizeof m, c == 'b' ? &m : &none),
+                   "clSetKernelArg wide");
     }
     return rc;
 }
