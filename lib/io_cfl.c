@@ -31,6 +31,14 @@ static char *join(const char *base, const char *ext) {
 
 /* ---------------------------------------------------------------- load */
 
+/* CLIP_ERR_IO for a clip_io_read_full that just failed on `path` (its errno: 0 for a file that
+ * ended early). */
+static clip_status read_error(clip_app *app, const char *path) {
+    const int err = errno;
+    return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", path,
+                          err ? strerror(err) : "the file ended early");
+}
+
 /* Reads the header at `path` into *text (NUL-terminated, malloc'd) and leaves *fd open on it
  * (*st its status): the load keeps the header it read open until it has checked, after reading
  * the samples, that the name still leads to it (clip_load_cfl). */
@@ -46,10 +54,9 @@ static clip_status read_header(clip_app *app, const char *path, char **text, int
     if (!buf)
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl: %s: out of memory", path);
     if (clip_io_read_full(*fd, buf, size) != 0) {
-        const int err = errno;
+        s = read_error(app, path);
         free(buf);
-        return clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", path,
-                              err ? strerror(err) : "the file ended early");
+        return s;
     }
     buf[size] = '\0';
     *text = buf;
@@ -138,11 +145,7 @@ static clip_status read_samples(clip_app *app, const char *path, int ndims, cons
     s = clip_data_create(app, CLIP_C32, ndims, dims, &d);
     void *host = NULL;
     if (s == CLIP_OK) s = clip_data_host_write(d, &host);
-    if (s == CLIP_OK && bytes && clip_io_read_full(fd, host, bytes) != 0) {
-        const int err = errno;
-        s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", path,
-                           err ? strerror(err) : "the file ended early");
-    }
+    if (s == CLIP_OK && bytes && clip_io_read_full(fd, host, bytes) != 0) s = read_error(app, path);
     close(fd);
     if (s != CLIP_OK) {
         clip_data_destroy(d);
