@@ -8,11 +8,13 @@
  * in-order queue with and without CL_QUEUE_PROFILING_ENABLE, each with and without an event
  * per enqueue (released at once), and the queue finished once. Prints, per case, the host time
  * per enqueue and the time per kernel until all were done, then the mean START..END of the
- * kernel's profiling events over 50 single runs. Last, the device's own cost per kernel: a
- * one-work-group kernel busy for tens of microseconds, 500 launches of it against 1000 launches
- * of its halves (no events; the host keeps ahead, so the difference is the GPU's time between
- * kernels). Between the two, what setting a 20-argument kernel's arguments before each
- * enqueue adds (all of them, or its 4 buffers), against setting them once. */
+ * kernel's profiling events over 50 single runs. Then what setting a 20-argument kernel's
+ * arguments before each enqueue adds (all of them, or its 4 buffers), against setting them once.
+ * Last, the device's own cost per kernel: a one-work-group kernel busy for tens of microseconds,
+ * 500 launches of it against 1000 launches of its halves (the host keeps ahead, so the
+ * difference is the GPU's time between two dependent kernels), on an in-order queue without and
+ * with profiling, and on an out-of-order queue where each launch waits on the event of the one
+ * before. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -52,10 +54,23 @@ static int run_batch(cl_command_queue q, cl_kernel k, int n, int with_event, dou
     return 0;
 }
 
-/* 500 launches of `busy` over n steps against 1000 over n/2, for a few n (see the top). */
-static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem m) {
+/* The queues device_gap compares: in order without and with profiling (clip's queues have it),
+ * and out of order with each launch waiting on the one before by its event (a dependent chain
+ * either way; does the driver bridge it faster than in-order serialization?). */
+static const char *const gap_queues[3] = {"in order", "in order, profiling",
+                                          "out of order, events"};
+
+/* 500 launches of `busy` over n steps against 1000 over n/2, for a few n (see the top), on
+ * queue kind `kind` (gap_queues). */
+static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem m, int kind) {
     cl_int e;
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+    const cl_command_queue_properties props[3] = {0, CL_QUEUE_PROFILING_ENABLE,
+                                                  CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE};
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, props[kind], &e);
+    if (e == CL_INVALID_VALUE || e == CL_INVALID_QUEUE_PROPERTIES) {
+        printf("%s: not offered by this device\n", gap_queues[kind]);
+        return 0;
+    }
     if (check(e, "clCreateCommandQueue")) return 1;
     cl_kernel k = clCreateKernel(prog, "busy", &e);
     if (check(e, "clCreateKernel busy") || check(clSetKernelArg(k, 0, sizeof m, &m), "arg")) {
@@ -73,16 +88,24 @@ static int device_gap(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem 
             rc = check(clSetKernelArg(k, 1, sizeof n, &n), "arg") ||
                  check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "warm-up") ||
                  check(clFinish(q), "clFinish");
+            cl_event prev = NULL;
             const double t0 = now_us();
-            for (int r = 0; r < launches && !rc; r++)
-                rc = check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL), "busy");
+            for (int r = 0; r < launches && !rc; r++) {
+                cl_event next = NULL;
+                rc = check(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, prev ? 1 : 0,
+                                                  prev ? &prev : NULL, kind == 2 ? &next : NULL),
+                           "busy");
+                if (prev) clReleaseEvent(prev);
+                prev = next;
+            }
             if (!rc) rc = check(clFinish(q), "clFinish");
+            if (prev) clReleaseEvent(prev);
             per[halves] = (now_us() - t0) / runs;
         }
         if (!rc)
-            printf("busy kernel of %d steps: %.2f us a launch; as two halves %.2f us: %.2f us more "
-                   "a kernel\n",
-                   steps[i], per[0], per[1], per[1] - per[0]);
+            printf("%s, busy kernel of %d steps: %.2f us a launch; as two halves %.2f us: %.2f us "
+                   "more a kernel\n",
+                   gap_queues[kind], steps[i], per[0], per[1], per[1] - per[0]);
     }
     clReleaseKernel(k);
     clReleaseCommandQueue(q);
@@ -217,7 +240,8 @@ int main(int argc, char **argv) {
         clReleaseCommandQueue(q);
     }
     if (!rc) rc = arg_cost(ctx, dev, prog, m, n);
-    if (!rc) rc = device_gap(ctx, dev, prog, m);
+    for (int kind = 0; kind < 3 && !rc; kind++)
+        rc = device_gap(ctx, dev, prog, m, kind);
     clReleaseMemObject(m);
     clReleaseKernel(k);
     clReleaseProgram(prog);

@@ -5,7 +5,7 @@
  *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
  *              [--variant V] [--precision fp32|tf32|bf16|fp16] [--mwg X --nwg X --kwg X
  *               --mdimc X --ndimc X --vw X --vwn X --ksplit X --stages X --wm X --streamk X
- *               --pipe 0|1] [--ptxinfo] [--batch]
+ *               --pipe 0|1] [--ptxinfo] [--batch] [--paced]
  *
  * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
  * stored), t (transpose, MATLAB .') or c (conjugate transpose, '): --ops nn,tn,nt,tt times the
@@ -15,13 +15,18 @@
  * the shape. --batch adds a line with the wall time per product of R launches enqueued back to
  * back and finished once (batch_ms: what a chain of products costs, launch gaps included, beside a
  * CUDA graph's replay), and the same with the process's timing off (untimed_batch_ms: no
- * profiling events, clip_process_set_timing). --ptxinfo builds clip's chosen kernel once more with
- * NVIDIA's -cl-nv-verbose and prints the compiler's register and spill report.
+ * profiling events, clip_process_set_timing). --paced (implies --batch) adds the device's own time
+ * per product with the host kept ahead (paced_ms: R untimed launches held behind a spin kernel,
+ * bench/paced.h), the clock of a CUDA graph's replay; `ahead=0` on that line says the spin ended
+ * before the host had enqueued them all, and the time is then not the device's. --ptxinfo builds
+ * clip's chosen kernel once more with NVIDIA's -cl-nv-verbose and prints the compiler's register
+ * and spill report.
  *
  * Per case it prints the median of R runs twice: the device time of the launch's events
  * (clip_process_time_ms; CLBlast's event likewise) and the wall time of launch + finish, each as
  * ms and GFLOP/s (2n^3 flops real, 8n^3 complex), then the ratio clip/CLBlast on both clocks and
- * the largest difference between the two results relative to the largest |C| entry. When clip's
+ * the largest difference between the two results relative to the largest |C| entry, and a hash of
+ * clip's C (c_hash: equal hashes, the same bits). When clip's
  * launch runs several kernels (split K, stream-K) a second clip line gives the span from the
  * first kernel's start to the last one's end and each kernel's median time. */
 #include <math.h>
@@ -32,6 +37,8 @@
 
 #include "../processes/gemm.h"
 #include "clip/clip.h"
+#include "clip/process_author.h"
+#include "paced.h"
 
 #ifdef CLIP_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -48,6 +55,7 @@ typedef struct opts {
     int n_ops;
     int ptxinfo;
     int batch;
+    int paced;
     clip_type type;
     int repeat;
     const char *device;
@@ -107,6 +115,10 @@ static int parse(int argc, char **argv, opts *o) {
         }
         if (!strcmp(a, "--batch")) {
             o->batch = 1;
+            continue;
+        }
+        if (!strcmp(a, "--paced")) {
+            o->batch = o->paced = 1;
             continue;
         }
         if (!strcmp(a, "--ptxinfo")) {
@@ -349,6 +361,11 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     free(src[0]), free(src[1]), free(src[2]);
 }
 
+/* paced_launch_fn for a matmul process. */
+static int launch_product(void *p) {
+    return clip_process_launch(p) != CLIP_OK;
+}
+
 static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int ops[2]) {
     clip_type t = o->type;
     const size_t m = mnk[0], n = mnk[1], k = mnk[2];
@@ -407,6 +424,12 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
         if (s == CLIP_OK) s = clip_app_finish(app);
         batch_ms[u] = (now_s() - t0) * 1e3 / o->repeat;
     }
+    double paced = 0;
+    int ahead = 0;
+    /* Untimed, as the batch loop left the process. */
+    if (o->paced && s == CLIP_OK &&
+        paced_ms(clip_proc_cl_queue(p), launch_product, p, o->repeat, batch_ms[1], &paced, &ahead))
+        s = CLIP_ERR_OPENCL;
     const void *hc = NULL;
     if (s == CLIP_OK) s = clip_process_output(p, 0, &C);
     if (s == CLIP_OK) s = clip_data_host(C, &hc);
@@ -422,9 +445,15 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
                  op_names[ops[1]]);
     double flop = (cx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
     double md = median(dv, o->repeat), mw = median(wv, o->repeat);
+    /* FNV-1a of C's bytes: two runs (say, two kernels for the same product) that print the same
+     * hash computed the same bits. */
+    unsigned long long hash = 14695981039346656037ULL;
+    for (size_t i = 0; i < bytes; i++)
+        hash = (hash ^ ((const unsigned char *)hc)[i]) * 1099511628211ULL;
     printf("clip    %s %-16s median_ms=%.4f gflops=%.1f wall_ms=%.4f wall_gflops=%.1f build_s=%.2f "
-           "variant='%s'\n",
-           kind[t], shape, md, flop / md * 1e-6, mw, flop / mw * 1e-6, build_s, clip_process_variant(p));
+           "variant='%s' c_hash=%016llx\n",
+           kind[t], shape, md, flop / md * 1e-6, mw, flop / mw * 1e-6, build_s,
+           clip_process_variant(p), hash);
     if (ncmd > 1) {
         /* A launch of several kernels: each one's median, and the span from the first start to
          * the last end (the device time above leaves the gaps between them out). */
@@ -436,6 +465,9 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
     if (o->batch)
         printf("clip    %s %-16s batch_ms=%.4f batch_gflops=%.1f untimed_batch_ms=%.4f\n", kind[t],
                shape, batch_ms[0], flop / batch_ms[0] * 1e-6, batch_ms[1]);
+    if (o->paced)
+        printf("clip    %s %-16s paced_ms=%.4f paced_gflops=%.1f ahead=%d\n", kind[t], shape, paced,
+               flop / paced * 1e-6, ahead);
     if (o->ptxinfo) print_ptxinfo(clip_app_device(app), t, clip_process_variant(p), ops, m, n, k);
     rc = 0;
 #ifdef CLIP_HAVE_CLBLAST
