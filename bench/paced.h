@@ -2,9 +2,9 @@
  *
  * Back to back on one queue, a launch costs the larger of what the host spends enqueueing it and
  * what the device spends running it. A CUDA graph's replay shows only the second, so beside
- * cuBLAS timed that way (bench/shape_anchor.py, cublas-graph) clip's host-bound batch time would
- * compare unlike with like. Here a one-work-item spin kernel holds the queue while the host
- * enqueues all the launches, so the device finds them waiting and runs them at its own pace.
+ * cuBLAS timed that way (bench/shape_anchor.py, cublas-graph) a back-to-back batch that the host
+ * limits would compare unlike with like. Here a one-work-item spin kernel holds the queue while the
+ * host enqueues all the launches, so the device finds them waiting and runs them at its own pace.
  * The span from the spin's end to the start of a tiny kernel enqueued after them, over their
  * number, is that pace (it includes the device's gaps between kernels, as the graph's time does).
  */
