@@ -19,9 +19,14 @@
  * tiles 12.0 us unsplit against 15.2 us in 4 parts, bench/GEMM.md). Measured for f32 only; the
  * other types keep the split. */
 #define CLIP_GEMM_NO_SPLIT_WORK (16777216.0)
-/* From this K on, a real single product that the ladder would give its smallest tiles runs on
- * the 64x64 rung with K split instead (H100, bench/GEMM.md call 23: K 512 to 2048 1.16x to 1.80x
- * faster on 64- and 256-row products; K 256, 1024x196x256, 0.87x). */
+/* Past this K, a real single product that the ladder would give its smallest tiles runs on the
+ * 64x64 rung with K split instead (H100, bench/GEMM.md call 23 measured from K 512 on, by events,
+ * against the smallest rung's two stages of K 16). At K 512 itself the smallest rung as it is
+ * now (three stages, K slices of 32) runs in one kernel where the split needs two, and the GPU
+ * spends 2 us between them: 0.0151-0.0155 ms a product against 0.0170-0.0175 at five shapes of
+ * 256 such tiles, the GPU's own time back to back; K 576 0.0168 against 0.0160, K 768 level,
+ * K 1024 and 2048 the split 1.1-1.2x faster (bench/GEMM.md, "Small products at the GPU's own
+ * pace"). */
 #define CLIP_GEMM_SPLIT_OVER_SHRINK_K 512
 /* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16. */
 #define CLIP_GEMM_LONG_SLICE_K 256
@@ -184,7 +189,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
             rung_set(out, t, dev, &r[count - 1]);
             slice32_k = 32;
-        } else if (i == count - 1 && esize == 4 && k >= CLIP_GEMM_SPLIT_OVER_SHRINK_K) {
+        } else if (i == count - 1 && esize == 4 && k > CLIP_GEMM_SPLIT_OVER_SHRINK_K) {
             /* Smallest tiles with a long K: few multiply-adds per load and a long serial loop
              * per work-group. The 64x64 rung with K split to fill the GPU is faster wherever its
              * tiles waste no more than the ladder allows (H100, bench/GEMM.md call 23). */
