@@ -174,7 +174,52 @@ static int verify(clip_data *c, const task *k, const task_data *d, char *why, si
     return 0;
 }
 
-/* Builds, checks and times one set. 0 with the median device time, or -1 with the reason. */
+/* Launches p `per` times back to back and finishes: the wall time per launch in ms to *ms. */
+static clip_status batch_ms(clip_app *app, clip_process *p, int per, double *ms) {
+    const double t0 = now_s();
+    clip_status s = CLIP_OK;
+    for (int i = 0; i < per && s == CLIP_OK; i++)
+        s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_app_finish(app);
+    *ms = (now_s() - t0) * 1e3 / per;
+    return s;
+}
+
+/* The median time of one launch of p in a chain of them, in ms, written to *ms: batches of
+ * launches enqueued back to back with p's timing off and finished once, each batch's wall time
+ * over its launches (about a millisecond a batch; about 30 ms of batches, 3 to max_reps (at
+ * most 32), none but the first started past the deadline). This is what a program that chains
+ * launches pays. The sum of a launch's profiling events, which tune read before, leaves out the
+ * GPU's idle time between two dependent kernels (about 2 us on the H100: bench/GEMM.md, "Small
+ * products at the GPU's own pace"), so it favoured sets of more kernels, such as a split of K and
+ * its sum. 0, or -1 with the reason in why. */
+static int chain_ms(clip_app *app, clip_process *p, double deadline, int max_reps, double *ms,
+                    char *why, size_t cap) {
+    double t[32], first = 0;
+    clip_status s = clip_process_set_timing(p, 0);
+    if (s == CLIP_OK) s = batch_ms(app, p, 1, &first);
+    /* Batches of about a millisecond (1 to 64 launches), about 30 ms of them. */
+    int per = first > 0 ? (int)(1.0 / first) : 64;
+    per = per < 1 ? 1 : per > 64 ? 64 : per;
+    int reps = first > 0 ? (int)(30.0 / (first * per)) : max_reps;
+    if (max_reps > 32) max_reps = 32;
+    reps = reps < 3 ? 3 : reps > max_reps ? max_reps : reps;
+    int n = 0;
+    if (per == 1) t[n++] = first; /* long enough to time alone (a finish's round trip is small) */
+    while (s == CLIP_OK && n < reps && (n == 0 || now_s() + first * per * 1e-3 < deadline)) {
+        s = batch_ms(app, p, per, &t[n]);
+        n++;
+    }
+    if (s != CLIP_OK) {
+        snprintf(why, cap, "%s", clip_app_last_error(app));
+        return -1;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_d);
+    *ms = t[n / 2];
+    return 0;
+}
+
+/* Builds, checks and times one set (chain_ms). 0 with its time, or -1 with the reason. */
 static int try_set(clip_app *app, const task *k, const task_data *d, const clip_gemm_params *c,
                    double deadline, result *r, char *why, size_t cap) {
     clip_process *p = NULL;
@@ -191,26 +236,7 @@ static int try_set(clip_app *app, const task *k, const task_data *d, const clip_
         snprintf(why, cap, "%s", clip_app_last_error(app));
         goto done;
     }
-    if (verify(out, k, d, why, cap)) goto done;
-    double t[21], first = 0;
-    if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &first) != CLIP_OK) {
-        snprintf(why, cap, "%s", clip_app_last_error(app));
-        goto done;
-    }
-    /* About 30 ms of repeats, 3 to 21, none past the deadline. */
-    int reps = first > 0 ? (int)(30.0 / first) : 21;
-    reps = reps < 3 ? 3 : reps > 21 ? 21 : reps;
-    int n = 0;
-    t[n++] = first;
-    while (n < reps && now_s() + first * 1e-3 < deadline) {
-        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &t[n]) != CLIP_OK) {
-            snprintf(why, cap, "%s", clip_app_last_error(app));
-            goto done;
-        }
-        n++;
-    }
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    r->ms = t[n / 2];
+    if (verify(out, k, d, why, cap) || chain_ms(app, p, deadline, 21, &r->ms, why, cap)) goto done;
     snprintf(r->desc, sizeof r->desc, "%s", clip_process_variant(p));
     rc = 0;
 done:
@@ -466,25 +492,7 @@ static int c2_try(clip_app *app, const c2_task *k, clip_data *a, clip_data *f, c
         snprintf(why, cap, "wrong result: error %.3g relative to ||A|| ||K||", sqrt(num) / scale);
         goto done;
     }
-    double t[11], first = 0;
-    if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &first) != CLIP_OK) {
-        snprintf(why, cap, "%s", clip_app_last_error(app));
-        goto done;
-    }
-    /* About 30 ms of repeats, 3 to 11, none past the deadline. */
-    int reps = first > 0 ? (int)(30.0 / first) : 11;
-    reps = reps < 3 ? 3 : reps > 11 ? 11 : reps;
-    int m = 0;
-    t[m++] = first;
-    while (m < reps && now_s() + first * 1e-3 < deadline) {
-        if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &t[m]) != CLIP_OK) {
-            snprintf(why, cap, "%s", clip_app_last_error(app));
-            goto done;
-        }
-        m++;
-    }
-    qsort(t, (size_t)m, sizeof *t, cmp_d);
-    r->ms = t[m / 2];
+    if (chain_ms(app, p, deadline, 11, &r->ms, why, cap)) goto done;
     rc = 0;
 done:
     clip_process_destroy(p);
