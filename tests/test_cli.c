@@ -1,6 +1,7 @@
 /* The `clip` tool's contract: `clip devices` marks the default, `clip run` works on files and
- * prints `time NAME MS` with --time, and every error is exactly one line on stderr with a
- * non-zero exit status, never a crash. */
+ * prints `time NAME MS` with --time, `clip bench` prints and records its two clocks, and every
+ * error is exactly one line on stderr with a non-zero exit status, never a crash. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,22 @@ int main(void) {
     expect_error("run scale cli_bad.cfl", "cli_bad");
     expect_error("help no_such_process", "no_such_process");
     expect_error("bench scale", "usage");
+
+    /* clip bench: the events' median and the chain's time (a wall clock, so above 0) on one
+     * line, and the same two in its CSV row's fifth and eighth fields. */
+    remove("cli_bench.csv");
+    CHECK(run("bench scale 64x64 --repeat 3 --csv cli_bench.csv") == 0);
+    const char *med_at = strstr(out_text, " median_ms="),
+               *chain_at = strstr(out_text, " chain_ms=");
+    double med = -1, chain = -1, csv_med = -2, csv_chain = -2;
+    CHECK(med_at && sscanf(med_at, " median_ms=%lf", &med) == 1 && med >= 0);
+    CHECK(chain_at && sscanf(chain_at, " chain_ms=%lf", &chain) == 1 && chain > 0);
+    f = fopen("cli_bench.csv", "r");
+    char row[512] = "";
+    CHECK(f && fgets(row, sizeof row, f));
+    if (f) fclose(f);
+    CHECK(sscanf(row, "scale,64x64,f32,%*[^,],%lf,%*f,%*f,%lf", &csv_med, &csv_chain) == 2);
+    CHECK(fabs(csv_med - med) < 1e-4 && fabs(csv_chain - chain) < 1e-4);
 
     clip_data_destroy(d);
     clip_data_destroy(r);

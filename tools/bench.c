@@ -1,5 +1,7 @@
 /* `clip bench`: times any registered process on random data made on the host, as the median of
- * repeated launches measured by device events, and prints ms, GFLOP/s and GB/s.
+ * repeated launches measured by device events, and prints ms, GFLOP/s and GB/s; then chain_ms,
+ * the time a launch takes in a chain of them (tools/chain.h: the device's gaps between kernels
+ * and the host's enqueue cost included, which events leave out or add).
  *   clip bench NAME SHAPE... [--type f32|f64|c32|c64] [--PARAM VALUE]... [--repeat R]
  *              [--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]
  * SHAPE is RxC or RxCxD... (one per input). --rank1 I makes input I (from 0) the outer product
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "chain.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
 
@@ -184,7 +187,8 @@ int clip_bench_main(int argc, char **argv) {
         if (r >= warmup) t[r - warmup] = ms;
     }
     qsort(t, (size_t)repeat, sizeof *t, cmp_d);
-    double med = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]);
+    double med = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]), chain = 0;
+    if (clip_tool_chain_ms(app, p, clip_tool_now_s() + 1.0, 21, &chain) != CLIP_OK) goto fail;
     double bytes = 0;
     for (int i = 0; i < n_in; i++) bytes += (double)clip_data_bytes(in[i]);
     for (int i = 0; i < d->n_outputs; i++) {
@@ -198,14 +202,16 @@ int clip_bench_main(int argc, char **argv) {
         for (int k = 0; k < nd[i] && off < sizeof shapes; k++)
             off += (size_t)snprintf(shapes + off, sizeof shapes - off, "%s%zu",
                                     k ? "x" : (i ? " " : ""), dims[i][k]);
-    printf("bench %s [%s] %s variant=%s median_ms=%.4f gflops=%.1f gbps=%.1f device=\"%s\"\n", name,
-           shapes, clip_type_name(type), clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0,
-           bytes / med / 1e6, clip_app_device(app)->name);
+    printf("bench %s [%s] %s variant=%s median_ms=%.4f gflops=%.1f gbps=%.1f chain_ms=%.4f "
+           "device=\"%s\"\n",
+           name, shapes, clip_type_name(type), clip_process_variant(p), med,
+           fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6, chain, clip_app_device(app)->name);
     if (csv) {
         FILE *f = fopen(csv, "a");
         if (f) {
-            fprintf(f, "%s,%s,%s,%s,%.6f,%.3f,%.3f\n", name, shapes, clip_type_name(type),
-                    clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6);
+            fprintf(f, "%s,%s,%s,%s,%.6f,%.3f,%.3f,%.6f\n", name, shapes, clip_type_name(type),
+                    clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6,
+                    chain);
             fclose(f);
         }
     }

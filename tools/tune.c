@@ -20,10 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../processes/gemm.h"
 #include "../processes/gemm_tc.h"
+#include "chain.h"
 #include "clip/clip.h"
 #include "tune.h"
 
@@ -47,17 +47,6 @@ typedef struct result {
     double ms;
     char desc[128];
 } result;
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double flops(const task *k) {
     return (clip_type_is_complex(k->t) ? 8.0 : 2.0) * (double)k->m * (double)k->n * (double)k->k;
@@ -174,49 +163,12 @@ static int verify(clip_data *c, const task *k, const task_data *d, char *why, si
     return 0;
 }
 
-/* Launches p `per` times back to back and finishes: the wall time per launch in ms to *ms. */
-static clip_status batch_ms(clip_app *app, clip_process *p, int per, double *ms) {
-    const double t0 = now_s();
-    clip_status s = CLIP_OK;
-    for (int i = 0; i < per && s == CLIP_OK; i++)
-        s = clip_process_launch(p);
-    if (s == CLIP_OK) s = clip_app_finish(app);
-    *ms = (now_s() - t0) * 1e3 / per;
-    return s;
-}
-
-/* The median time of one launch of p in a chain of them, in ms, written to *ms: batches of
- * launches enqueued back to back with p's timing off and finished once, each batch's wall time
- * over its launches (about a millisecond a batch; about 30 ms of batches, 3 to max_reps (at
- * most 32), none but the first started past the deadline). This is what a program that chains
- * launches pays. The sum of a launch's profiling events, which tune read before, leaves out the
- * GPU's idle time between two dependent kernels (about 2 us on the H100: bench/GEMM.md, "Small
- * products at the GPU's own pace"), so it favoured sets of more kernels, such as a split of K and
- * its sum. 0, or -1 with the reason in why. */
+/* chain_ms with tune's errors: 0, or -1 with the reason in why. */
 static int chain_ms(clip_app *app, clip_process *p, double deadline, int max_reps, double *ms,
                     char *why, size_t cap) {
-    double t[32], first = 0;
-    clip_status s = clip_process_set_timing(p, 0);
-    if (s == CLIP_OK) s = batch_ms(app, p, 1, &first);
-    /* Batches of about a millisecond (1 to 64 launches), about 30 ms of them. */
-    int per = first > 0 ? (int)(1.0 / first) : 64;
-    per = per < 1 ? 1 : per > 64 ? 64 : per;
-    int reps = first > 0 ? (int)(30.0 / (first * per)) : max_reps;
-    if (max_reps > 32) max_reps = 32;
-    reps = reps < 3 ? 3 : reps > max_reps ? max_reps : reps;
-    int n = 0;
-    if (per == 1) t[n++] = first; /* long enough to time alone (a finish's round trip is small) */
-    while (s == CLIP_OK && n < reps && (n == 0 || now_s() + first * per * 1e-3 < deadline)) {
-        s = batch_ms(app, p, per, &t[n]);
-        n++;
-    }
-    if (s != CLIP_OK) {
-        snprintf(why, cap, "%s", clip_app_last_error(app));
-        return -1;
-    }
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    *ms = t[n / 2];
-    return 0;
+    if (clip_tool_chain_ms(app, p, deadline, max_reps, ms) == CLIP_OK) return 0;
+    snprintf(why, cap, "%s", clip_app_last_error(app));
+    return -1;
 }
 
 /* Builds, checks and times one set (chain_ms). 0 with its time, or -1 with the reason. */
@@ -267,7 +219,7 @@ static int tune_task(clip_app *app, int arch, const task *k, double deadline, re
     clip_gemm_params top[3];
     double top_ms[3] = {INFINITY, INFINITY, INFINITY};
     for (int i = 0; i < n; i++) {
-        double t0 = now_s();
+        double t0 = clip_tool_now_s();
         if (i > 0 && t0 + 1.2 * cost > deadline) break;
         result r;
         char desc[128];
@@ -290,7 +242,7 @@ static int tune_task(clip_app *app, int arch, const task *k, double deadline, re
         }
         fflush(stdout);
         tried++;
-        double spent = now_s() - t0;
+        double spent = clip_tool_now_s() - t0;
         if (spent > cost) cost = spent;
     }
     /* Other splits of K for the fastest sets: launch-time only, so quick to try. */
@@ -299,7 +251,7 @@ static int tune_task(clip_app *app, int arch, const task *k, double deadline, re
         for (int q = 0; q < 10; q++) {
             clip_gemm_params c = top[s];
             if (splits[q] == c.ksplit || (size_t)splits[q] * 2 * (size_t)c.kwg > k->k) continue;
-            if (now_s() + 0.5 > deadline) break;
+            if (clip_tool_now_s() + 0.5 > deadline) break;
             c.ksplit = splits[q];
             if (c.ksplit > 1) c.sk = 0; /* stream-K is for unsplit grids */
             result r;
@@ -573,7 +525,7 @@ static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t col
     double cost = 0; /* the slowest offer + check + timing so far */
     for (int i = -1; i < nc; i++) {
         const char *c = i < 0 ? "" : cand[i];
-        double t0 = now_s();
+        double t0 = clip_tool_now_s();
         if (i >= 0 && t0 + 1.2 * cost > deadline) break;
         c2_result r;
         int got = c2_try(app, k, a, f, ref, na * nk, c, trial, seen, nseen, deadline, &r, why,
@@ -590,7 +542,7 @@ static int c2_tune_task(clip_app *app, const c2_task *k, size_t rows, size_t col
             tried++;
         }
         fflush(stdout);
-        double spent = now_s() - t0;
+        double spent = clip_tool_now_s() - t0;
         if (spent > cost) cost = spent;
     }
     remove(trial);
@@ -635,7 +587,7 @@ static int c2_tune_main(int argc, char **argv) {
             return c2_usage();
     }
     if (!(budget > 0)) return c2_usage();
-    const double start = now_s();
+    const double start = clip_tool_now_s();
     budget = budget * 0.97 - 0.5;
     clip_type types[4];
     int ntypes = 0;
@@ -687,14 +639,14 @@ static int c2_tune_main(int argc, char **argv) {
     c2_result def[C2_MAX_TASKS], best[C2_MAX_TASKS];
     int stored = 0;
     for (int i = 0; i < nt; i++) {
-        double left = start + budget - now_s();
+        double left = start + budget - clip_tool_now_s();
         if (left <= 0) {
             def[i].ms = best[i].ms = INFINITY;
             def[i].value[0] = best[i].value[0] = '\0';
             continue;
         }
         stored += c2_tune_task(app, &tasks[i], (size_t)rows, (size_t)cols, real, trial,
-                               now_s() + left / (nt - i), &def[i], &best[i]) == 0;
+                               clip_tool_now_s() + left / (nt - i), &def[i], &best[i]) == 0;
     }
     remove(trial);
     if (saved)
@@ -715,7 +667,7 @@ static int c2_tune_main(int argc, char **argv) {
             printf("%-14s %-22s %11s %11s %8s  %s\n", key, def[i].value[0] ? def[i].value : "-",
                    "-", "-", "-", best[i].ms < INFINITY ? best[i].value : "(not tuned)");
     }
-    printf("stored %d of %d in %.1f s\n", stored, nt, now_s() - start);
+    printf("stored %d of %d in %.1f s\n", stored, nt, clip_tool_now_s() - start);
     clip_app_destroy(app);
     return stored > 0 ? 0 : 1;
 }
@@ -744,7 +696,7 @@ int clip_tune_main(int argc, char **argv) {
             return usage();
     }
     if (!(budget > 0)) return usage();
-    const double start = now_s();
+    const double start = clip_tool_now_s();
     budget = budget * 0.97 - 0.5; /* room for the last candidate's overrun and the table */
     clip_type types[4];
     int ntypes = 0;
@@ -790,8 +742,8 @@ int clip_tune_main(int argc, char **argv) {
         weight += share(&tasks[i]);
     int stored = 0;
     for (int i = 0; i < nt; i++) {
-        double w = share(&tasks[i]), left = start + budget - now_s();
-        double deadline = now_s() + left * w / weight;
+        double w = share(&tasks[i]), left = start + budget - clip_tool_now_s();
+        double deadline = clip_tool_now_s() + left * w / weight;
         weight -= w;
         if (left <= 0) {
             def[i].ms = best[i].ms = INFINITY;
@@ -810,7 +762,7 @@ int clip_tune_main(int argc, char **argv) {
         printf("%-26s %-16s %12.1f %12.1f %7.2fx  %s\n", key, shape, f / def[i].ms, f / best[i].ms,
                def[i].ms / best[i].ms, best[i].ms < INFINITY ? best[i].desc : "(not tuned)");
     }
-    printf("stored %d of %d in %.1f s\n", stored, nt, now_s() - start);
+    printf("stored %d of %d in %.1f s\n", stored, nt, clip_tool_now_s() - start);
     clip_app_destroy(app);
     return stored > 0 ? 0 : 1;
 }

@@ -1,0 +1,23 @@
+/* The time one launch of a process takes in a chain of its launches, as a program that chains
+ * them pays it: what `clip tune` ranks sets by and `clip bench` prints as chain_ms. */
+#ifndef CLIP_TOOLS_CHAIN_H
+#define CLIP_TOOLS_CHAIN_H
+
+#include "clip/clip.h"
+
+/* Writes to *ms the median over batches of launches of p enqueued back to back with p's timing
+ * off (clip_process_set_timing; it stays off) and finished once, of each batch's wall time over
+ * its launches: batches of about a millisecond (1 to 64 launches), about 30 ms of them, 3 to
+ * max_reps (at most 32), none but the first started past `deadline` (CLOCK_MONOTONIC seconds,
+ * clip_tool_now_s). Unlike the sum of a launch's profiling events (clip_process_time_ms) this
+ * counts the device's idle time between dependent kernels (about 2 us on an H100 with NVIDIA's
+ * OpenCL: bench/GEMM.md, "Small products at the GPU's own pace") and the host's enqueue cost
+ * where it is the larger. p must be initialized. Errors: those of clip_process_launch and
+ * clip_app_finish (the message in clip_app_last_error). */
+clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, int max_reps,
+                               double *ms);
+
+/* CLOCK_MONOTONIC in seconds. */
+double clip_tool_now_s(void);
+
+#endif
