@@ -15,7 +15,9 @@
 # point run in turn this many times, and the summary takes the median of each one's rounds: on
 # a 2-vCPU VM one run's median can be twice another's for the same kernel), STAT (median: the
 # summary's statistic over a variant's rounds; min: the fastest round, each kernel's speed when
-# the VM's neighbours left it alone, for timings that fall into two modes).
+# the VM's neighbours left it alone, for timings that fall into two modes), CLOCK (median: each
+# run's median of device events; chain: its chain_ms, the time a launch takes among launches back
+# to back, the GPU's gaps between kernels included; the CSV's last column is named after it).
 # The summary's pick/fastest is the time of auto's pick forced (measured beside the others)
 # over the fastest: auto's choice without the noise of auto's own run.
 # The summary's variants are those in VARIANTS plus separable; timings under other load are as
@@ -78,7 +80,9 @@ fft=${FFT:-1}
 repeat=${REPEAT:-5}
 rounds=${ROUNDS:-1}
 
-echo "image,type,filter,rank1,variant,reported,median_ms" >"$csv"
+clock=${CLOCK:-median}
+case $clock in median | chain) ;; *) echo "conv2_grid.sh: CLOCK is median or chain" >&2; exit 2 ;; esac
+echo "image,type,filter,rank1,variant,reported,${clock}_ms" >"$csv"
 device_name=""
 # bench IMG TYPE FILTER RANK1 LABEL ARGS...: one run, one CSV line
 bench() {
@@ -98,7 +102,7 @@ bench() {
   [ -n "$device_name" ] || device_name=$(sed -n 's/.*device="\(.*\)"$/\1/p' <<<"$line")
   local var ms
   var=$(sed -n 's/.* variant=\(.*\) median_ms=.*/\1/p' <<<"$line")
-  ms=$(sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' <<<"$line")
+  ms=$(sed -n "s/.* ${clock}_ms=\([0-9.]*\) .*/\1/p" <<<"$line")
   echo "$img,$t,$f,$r1,$label,$var,$ms" >>"$csv"
   printf '%-6s %-4s %-6s r1=%s %-9s %-30s %10s ms\n' "$img" "$t" "$f" "$r1" "$label" "$var" "$ms"
 }

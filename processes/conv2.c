@@ -259,7 +259,12 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
  * block 2.59 ms, 3x3 local 537 MB in 0.27 ms, FFT 2160^2 0.29 ms and 8232^2 2.09 ms), CPU under
  * PoCL on 2 AVX-512 cores, per core (2048^2: 7x7 global 5.5 ms, 31x31 run-time 131 ms, 3x3
  * 2.2 ms, FFT 2100^2 82 ms). tensor: the tensor kernel's wgmma of 32 columns per ms
- * (tensor_ms; GPUs with it only); units: the device's compute units. */
+ * (tensor_ms; GPUs with it only); units: the device's compute units. A GPU's launch overhead
+ * is the time the device stands idle between two dependent kernels, 1.9-2.1 us on the H100
+ * (bench/enqueue_cost); it was 4 us, which events suggested (each reads about 4 us longer than
+ * its kernel there), and which kept a 1024^2 rank-one 15x15 on block at 0.0197 ms against the
+ * separable passes' 0.0160 in a chain of launches (bench/CONV2.md, "The grid on the chain
+ * clock"). */
 typedef struct rates {
     double small, block, runtime, bw, fft, fft_fixed, launch, rblock, loads, tensor, units;
 } rates;
@@ -272,7 +277,7 @@ static rates device_rates(clip_process *p, clip_type t) {
         r = (rates){1.9e7, 1e7, 1.5e7, 7.5e6, 4.6e-7, 1.0, 0.02, 2.6e7, 1, 0, 1};
         scale = d->compute_units;
     } else {
-        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.004, 1.8e9, 0, 1.02e7, 1};
+        r = (rates){8e9, 2.4e10, 1.8e9, 2.2e9, 2e-10, 0.17, 0.002, 1.8e9, 0, 1.02e7, 1};
         scale = (double)d->compute_units * d->clock_mhz / (132.0 * 1980.0);
     }
     if (!(scale > 0)) scale = 1;

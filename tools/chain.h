@@ -9,11 +9,13 @@
  * off (clip_process_set_timing; it stays off) and finished once, of each batch's wall time over
  * its launches: batches of about a millisecond (1 to 64 launches), about 30 ms of them, 3 to
  * max_reps (at most 32), none but the first started past `deadline` (CLOCK_MONOTONIC seconds,
- * clip_tool_now_s). Unlike the sum of a launch's profiling events (clip_process_time_ms) this
- * counts the device's idle time between dependent kernels (about 2 us on an H100 with NVIDIA's
- * OpenCL: bench/GEMM.md, "Small products at the GPU's own pace") and the host's enqueue cost
- * where it is the larger. p must be initialized. Errors: those of clip_process_launch and
- * clip_app_finish (the message in clip_app_last_error). */
+ * clip_tool_now_s). The sum of a launch's profiling events (clip_process_time_ms) is not that
+ * time for small launches: on an H100 with NVIDIA's OpenCL each event reads about 4 us longer
+ * than its kernel, and the device stands idle about 2 us between two dependent kernels, which
+ * events leave out (bench/GEMM.md, "Small products at the GPU's own pace"); this counts the
+ * gaps, not the events' excess, and the host's enqueue cost where it is the larger. p must be
+ * initialized. Errors: those of clip_process_launch and clip_app_finish (the message in
+ * clip_app_last_error). */
 clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, int max_reps,
                                double *ms);
 
