@@ -30,14 +30,24 @@ int clip_gemm_tc_arch(clip_process *p);
  * 128 x 128 default that replaced it was timed from 1024^3 up, 1.14x that set there). */
 #define CLIP_GEMM_WG_MIN 256
 #define CLIP_GEMM_WG_MIN_WORK 4.0e8
+/* Below CLIP_GEMM_WG_MIN_WORK, from CLIP_GEMM_WG_MID_WORK on, the wgmma kernels where C has at
+ * least CLIP_GEMM_WG_MID_MN entries and K is at least CLIP_GEMM_WG_MID_K. On the GPU's own clock
+ * (H100, bench/GEMM.md, "The tensor family below 4e8"), 544^3 to 704^3 ran 1.25-1.46x faster on
+ * them, and nine other shapes of 2e8 to 2.7e8 multiply-adds 1.09-1.50x; they lost where C was
+ * small (256x256x4096 0.94-0.96x, 320x320x1600 0.89x) or K short (256x4096x256 0.93-0.94x,
+ * 4096x256x256 0.90-0.91x; 1024x1024x256 1.03x, level), and 512^3 was level (0.97x). */
+#define CLIP_GEMM_WG_MID_WORK 1.5e8
+#define CLIP_GEMM_WG_MID_MN 262144.0
+#define CLIP_GEMM_WG_MID_K 384
 
 /* Non-zero when variant auto takes the family for an f32 (on compute capability 9.0 also c32)
  * m x k by k x n product on a device of compute capability `arch` (clip_gemm_tc_arch, 80 or
  * more): the environment variable CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything
  * else no: tests and experiments); otherwise yes at 90 (the wgmma kernels) for products of at
- * least CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, no elsewhere (the mma.sync kernel
- * wins no measured shape). At precision fp32 a tuned set of the product's size class (`clip
- * tune`, which times the family's sets too) takes precedence over this choice. */
+ * least CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, or of CLIP_GEMM_WG_MID_WORK with the
+ * C and K above, no elsewhere (the mma.sync kernel wins no measured shape). At precision fp32 a
+ * tuned set of the product's size class (`clip tune`, which times the family's sets too) takes
+ * precedence over this choice. */
 int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k);
 
 /* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
