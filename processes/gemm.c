@@ -80,8 +80,10 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     const int prec = clip_proc_choice(p, "precision");
     /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
     const int single = t == CLIP_F32 || (t == CLIP_C32 && arch == 90);
-    int want_tc = v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
-                  (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k)) && arch >= 80;
+    int want_tc =
+        v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
+        (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k, clip_type_is_complex(t))) &&
+        arch >= 80;
     /* A tuned set of the size class (`clip tune` times the family's sets beside the FFMA ones)
      * decides at precision fp32: below, as for every other product. */
     clip_gemm_params cached;

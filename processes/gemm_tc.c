@@ -11,17 +11,18 @@ int clip_gemm_tc_arch(clip_process *p) {
     return clip_proc_device(p)->nv_arch;
 }
 
-int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k) {
+int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k, int cx) {
     const char *f = getenv("CLIP_GEMM_FAMILY");
     if (f && *f) return !strcmp(f, "tensor");
     /* The mma.sync kernel ran at 0.92-0.99x the FFMA family on the H100 (bench/GEMM.md), so
      * only the wgmma kernels of sm_90 are taken, and only for products big enough that the
-     * packing and the 64x128 tiles pay (measured: bench/GEMM.md, "wgmma"). */
-    const double mn = (double)m * (double)n, work = mn * (double)k;
+     * packing and the 64x128 tiles pay (measured: bench/GEMM.md, "wgmma"); the band below
+     * CLIP_GEMM_WG_MIN_WORK judges the real product the kernels run (gemm_tc.h). */
+    const double c = cx ? 2 : 1, mn = (double)m * (double)n, work = mn * (double)k;
     return arch == 90 && m >= CLIP_GEMM_WG_MIN && n >= CLIP_GEMM_WG_MIN && k >= CLIP_GEMM_WG_MIN &&
            (work >= CLIP_GEMM_WG_MIN_WORK ||
-            (work >= CLIP_GEMM_WG_MID_WORK && mn >= CLIP_GEMM_WG_MID_MN &&
-             k >= CLIP_GEMM_WG_MID_K));
+            (c * c * work >= CLIP_GEMM_WG_MID_WORK && c * mn >= CLIP_GEMM_WG_MID_MN &&
+             c * (double)k >= CLIP_GEMM_WG_MID_K));
 }
 
 void clip_gemm_tc_default(clip_gemm_params *o) {

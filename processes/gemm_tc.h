@@ -35,7 +35,9 @@ int clip_gemm_tc_arch(clip_process *p);
  * (H100, bench/GEMM.md, "The tensor family below 4e8"), 544^3 to 704^3 ran 1.25-1.46x faster on
  * them, and nine other shapes of 2e8 to 2.7e8 multiply-adds 1.09-1.50x; they lost where C was
  * small (256x256x4096 0.94-0.96x, 320x320x1600 0.89x) or K short (256x4096x256 0.93-0.94x,
- * 4096x256x256 0.90-0.91x; 1024x1024x256 1.03x, level), and 512^3 was level (0.97x). */
+ * 4096x256x256 0.90-0.91x; 1024x1024x256 1.03x, level), and 512^3 was level (0.97x). A complex
+ * product is run as the real one of m x 2n by depth 2k (wg_value), and this band is judged on
+ * that one: c32 384^3, 448^3 and 512^3 ran 1.33-1.48x faster on the wgmma kernels. */
 #define CLIP_GEMM_WG_MID_WORK 1.5e8
 #define CLIP_GEMM_WG_MID_MN 262144.0
 #define CLIP_GEMM_WG_MID_K 384
@@ -45,10 +47,11 @@ int clip_gemm_tc_arch(clip_process *p);
  * more): the environment variable CLIP_GEMM_FAMILY, when set, decides ("tensor" yes, anything
  * else no: tests and experiments); otherwise yes at 90 (the wgmma kernels) for products of at
  * least CLIP_GEMM_WG_MIN a side and CLIP_GEMM_WG_MIN_WORK, or of CLIP_GEMM_WG_MID_WORK with the
- * C and K above, no elsewhere (the mma.sync kernel wins no measured shape). At precision fp32 a
- * tuned set of the product's size class (`clip tune`, which times the family's sets too) takes
- * precedence over this choice. */
-int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k);
+ * C and K above (for a complex product, `cx` non-zero, those of its real form), no elsewhere
+ * (the mma.sync kernel wins no measured shape). At precision fp32 a tuned set of the product's
+ * size class (`clip tune`, which times the family's sets too) takes precedence over this
+ * choice. */
+int clip_gemm_tc_auto(int arch, size_t m, size_t n, size_t k, int cx);
 
 /* The default tensor set (before clip_gemm_fit): the mma.sync kernel of sm_80 and later. */
 void clip_gemm_tc_default(clip_gemm_params *out);
