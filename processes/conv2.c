@@ -418,6 +418,11 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
 #define LOCAL_FEW_TAPS 49
 #define LOCAL_COL_TAPS 31
 #define BLOCK_MIN_ITEMS 256
+/* For square (not line) filters local keeps images up to twice that: block's 8-byte tiles are
+ * one row tall, so a 1024^2 f64 image gives it 496 work-items a compute unit, and there local
+ * ran 5x5 in 0.0079 ms against block's 0.0088, 7x7 in 0.0106 against 0.0114 (H100, chain clock,
+ * bench/CONV2.md, "The grid on the chain clock"); at 4096^2 block's 0.1133 beat local's 0.1184. */
+#define BLOCK_MIN_ITEMS_SQUARE 512
 #define LOCAL_ROW_MIN 7
 static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
     const clip_device_info *d = clip_proc_device(p);
@@ -425,9 +430,10 @@ static conv2_cfg auto_direct(clip_process *p, const conv2_geom *g, int tensor) {
     const conv2_cfg b = conv2_default_cfg(p, g, CONV2_BLOCK);
     const double items =
         ceil((double)g->mo / b.ri) * ceil((double)g->no / b.rj) * (double)g->slices;
-    const int few = items < (double)BLOCK_MIN_ITEMS * (d->compute_units ? d->compute_units : 1);
+    const double cus = d->compute_units ? d->compute_units : 1;
     const size_t taps = g->mk * g->nk;
     const int line = g->mk == 1 || (g->nk == 1 && b.ri > 1);
+    const int few = items < (line || g->nk == 1 ? BLOCK_MIN_ITEMS : BLOCK_MIN_ITEMS_SQUARE) * cus;
     const int line_filter = line && taps >= LOCAL_ROW_MIN && !few;
     const conv2_cfg pick = (taps <= LOCAL_MAX_TAPS && !line_filter) ||
                                    (few && taps <= LOCAL_FEW_TAPS) ||
