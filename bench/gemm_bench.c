@@ -33,9 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../processes/gemm.h"
+#include "../tools/timing.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
 #include "paced.h"
@@ -66,20 +66,8 @@ typedef struct opts {
     long tiles[N_TILES];
 } opts;
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return clip_tool_median(v, (size_t)n);
 }
 
 /* n, t or c as a clip_gemm_trans; -1 otherwise. */
@@ -226,7 +214,7 @@ static int run_clblast(int dev_index, clip_type t, const int ops[2], size_t m, s
     const size_t lda = ops[0] ? k : m, ldb = ops[1] ? n : k;
     for (int r = -1; r < repeat && rc == 0; r++) { /* r = -1 builds and warms up */
         cl_event ev = NULL;
-        double w0 = now_s();
+        double w0 = clip_tool_now_s();
         CLBlastStatusCode s;
         switch (t) {
         case CLIP_F32:
@@ -256,7 +244,7 @@ static int run_clblast(int dev_index, clip_type t, const int ops[2], size_t m, s
             break;
         }
         clFinish(q);
-        double w1 = now_s();
+        double w1 = clip_tool_now_s();
         cl_ulong t0 = 0, t1 = 0;
         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
@@ -396,15 +384,15 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
         if (o->tiles[i] >= 0) s = clip_process_set_int(p, o->tile_names[i], o->tiles[i]);
     if (s == CLIP_OK) s = clip_process_set_input(p, 0, A);
     if (s == CLIP_OK) s = clip_process_set_input(p, 1, B);
-    double b0 = now_s();
+    double b0 = clip_tool_now_s();
     if (s == CLIP_OK) s = clip_process_init(p);
-    double build_s = now_s() - b0;
+    double build_s = clip_tool_now_s() - b0;
     /* r = -1 warms up: uploads the inputs and touches every page of the output. */
     for (int r = -1; r < o->repeat && s == CLIP_OK; r++) {
-        double w0 = now_s(), ms = 0;
+        double w0 = clip_tool_now_s(), ms = 0;
         s = clip_process_launch(p);
         if (s == CLIP_OK) s = clip_app_finish(app);
-        double w1 = now_s();
+        double w1 = clip_tool_now_s();
         if (s == CLIP_OK) s = clip_process_time_ms(p, &ms);
         double each[4] = {0, 0, 0, 0}, span = 0;
         if (s == CLIP_OK) s = clip_process_command_times(p, each, 4, &ncmd, &span);
@@ -418,11 +406,11 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
     double batch_ms[2] = {0, 0}; /* timed, untimed */
     for (int u = 0; u < 2 && o->batch && s == CLIP_OK; u++) {
         s = clip_process_set_timing(p, !u);
-        double t0 = now_s();
+        double t0 = clip_tool_now_s();
         for (int r = 0; r < o->repeat && s == CLIP_OK; r++)
             s = clip_process_launch(p);
         if (s == CLIP_OK) s = clip_app_finish(app);
-        batch_ms[u] = (now_s() - t0) * 1e3 / o->repeat;
+        batch_ms[u] = (clip_tool_now_s() - t0) * 1e3 / o->repeat;
     }
     double paced = 0;
     int ahead = 0;

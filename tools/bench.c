@@ -1,6 +1,6 @@
 /* `clip bench`: times any registered process on random data made on the host, as the median of
  * repeated launches measured by device events, and prints ms, GFLOP/s and GB/s; then chain_ms,
- * the time a launch takes in a chain of them (tools/chain.h: the device's gaps between kernels
+ * the time a launch takes in a chain of them (tools/timing.h: the device's gaps between kernels
  * and the host's enqueue cost included, which events leave out or add).
  *   clip bench NAME SHAPE... [--type f32|f64|c32|c64] [--PARAM VALUE]... [--repeat R]
  *              [--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "bench.h"
-#include "chain.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
+#include "timing.h"
 
 #define MAX_IN 8
 
@@ -37,11 +37,6 @@ static int parse_type(const char *s, clip_type *t) {
     for (int i = 0; i < 4; i++)
         if (!strcmp(s, names[i])) return *t = (clip_type)i, 0;
     return -1;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Floating-point operations of one launch, where the process has a known count (else 0). */
@@ -186,8 +181,7 @@ int clip_bench_main(int argc, char **argv) {
         if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &ms) != CLIP_OK) goto fail;
         if (r >= warmup) t[r - warmup] = ms;
     }
-    qsort(t, (size_t)repeat, sizeof *t, cmp_d);
-    double med = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]), chain = 0;
+    double med = clip_tool_median(t, (size_t)repeat), chain = 0;
     if (clip_tool_chain_ms(app, p, clip_tool_now_s() + 1.0, 21, &chain) != CLIP_OK) goto fail;
     double bytes = 0;
     for (int i = 0; i < n_in; i++) bytes += (double)clip_data_bytes(in[i]);

@@ -11,6 +11,7 @@
 #include "clip/clip.h"
 #include "clip/process_author.h"
 #include "run_args.h"
+#include "timing.h"
 #include "tune.h"
 
 /* The full usage goes to stdout (clip help); an error gets one line on stderr. */
@@ -88,11 +89,6 @@ static int cmd_help(int argc, char **argv) {
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Prints data as MATLAB would list it, column-major, one element a line. */
 static int print_data(clip_data *d, clip_app *app) {
     const void *h = NULL;
@@ -160,9 +156,7 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
         }
     }
     if (a->time) {
-        qsort(times, (size_t)a->repeat, sizeof *times, cmp_double);
-        double med = a->repeat % 2 ? times[a->repeat / 2]
-                                   : 0.5 * (times[a->repeat / 2 - 1] + times[a->repeat / 2]);
+        const double med = clip_tool_median(times, (size_t)a->repeat);
         fprintf(stderr, "time %s %.6f\n", d->name, med);
         fprintf(stderr, "variant %s %s\n", d->name, clip_process_variant(p));
     }

@@ -23,8 +23,8 @@
 
 #include "../processes/gemm.h"
 #include "../processes/gemm_tc.h"
-#include "chain.h"
 #include "clip/clip.h"
+#include "timing.h"
 #include "tune.h"
 
 #define MAX_TASKS 32

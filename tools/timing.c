@@ -1,5 +1,5 @@
-/* chain: see chain.h. */
-#include "chain.h"
+/* timing: see timing.h. */
+#include "timing.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -13,6 +13,11 @@ double clip_tool_now_s(void) {
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+double clip_tool_median(double *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Launches p `per` times back to back and finishes: the wall time per launch in ms to *ms. */
@@ -45,7 +50,6 @@ clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, 
         n++;
     }
     if (s != CLIP_OK) return s;
-    qsort(t, (size_t)n, sizeof *t, cmp_d);
-    *ms = t[n / 2];
+    *ms = clip_tool_median(t, (size_t)n);
     return CLIP_OK;
 }

@@ -1,7 +1,9 @@
-/* The time one launch of a process takes in a chain of its launches, as a program that chains
- * them pays it: what `clip tune` ranks sets by and `clip bench` prints as chain_ms. */
-#ifndef CLIP_TOOLS_CHAIN_H
-#define CLIP_TOOLS_CHAIN_H
+/* The clocks of the clip tool and the benchmark programs: the monotonic clock, the median of a
+ * run of times, and the time one launch of a process takes in a chain of its launches, as a
+ * program that chains them pays it (what `clip tune` ranks sets by and `clip bench` prints as
+ * chain_ms). */
+#ifndef CLIP_TOOLS_TIMING_H
+#define CLIP_TOOLS_TIMING_H
 
 #include "clip/clip.h"
 
@@ -21,5 +23,9 @@ clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, 
 
 /* CLOCK_MONOTONIC in seconds. */
 double clip_tool_now_s(void);
+
+/* Sorts v[0..n) (n >= 1) ascending and returns its median: the middle value, or the mean of the
+ * two middle ones when n is even. */
+double clip_tool_median(double *v, size_t n);
 
 #endif
