@@ -12,8 +12,9 @@
  * candidates (clip_gemm_candidates: pruned by work-group size, local memory and registers; the
  * default first, then on NVIDIA sm_80+ the tensor family's sets, precision fp32) are built and run
  * through the ordinary matmul process with every tile parameter explicit. Each result is checked
- * against a double-precision reference on sampled entries before it is timed; a wrong or failing
- * set is reported and skipped. The fastest tiled sets are then retried with other splits of K (a
+ * against a double-precision reference on sampled entries before it is timed, as the time a
+ * launch takes in a chain of them (clip_tool_chain_ms, tools/timing.h); a wrong or failing set
+ * is reported and skipped. The fastest tiled sets are then retried with other splits of K (a
  * launch-time choice, no rebuild). The budget is shared among the products (large ones get two or
  * three shares) and no candidate starts that would overrun it. */
 #include <math.h>
