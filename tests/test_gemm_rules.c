@@ -1,0 +1,82 @@
+/* Variant auto's GEMM choices for an H100 as its OpenCL driver reports it (132 compute units,
+ * 48 KB of local memory, work-groups of 1024, compute capability 9.0), on the host: the rules that
+ * the GPU measurements set (bench/GEMM.md, "Small products at the GPU's own pace" and "The tensor
+ * family below 4e8"), held here so that a change to the ladder or the thresholds that moves one
+ * of these products shows up without the GPU. Needs no device. */
+#define _POSIX_C_SOURCE 200809L /* unsetenv */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../processes/gemm.h"
+#include "../processes/gemm_tc.h"
+#include "testutil.h"
+
+static clip_device_info h100(void) {
+    clip_device_info d = {0};
+    d.type = CLIP_DEVICE_GPU;
+    d.compute_units = 132;
+    d.clock_mhz = 1980;
+    d.local_mem = 49152;
+    d.max_work_group = 1024;
+    d.global_mem = 85ull << 30;
+    d.max_alloc = 20ull << 30;
+    d.nv_arch = 90;
+    return d;
+}
+
+/* The FFMA family's default for an f32 m x n x k product: its tile, K slice, split and stages. */
+static void expect_tiled(const clip_device_info *d, size_t m, size_t n, size_t k, int mwg, int nwg,
+                         int kwg, int ksplit, int stages) {
+    clip_gemm_params p;
+    clip_gemm_default(d, CLIP_F32, CLIP_GEMM_AUTO, m, n, k, &p);
+    const int ok = p.variant == CLIP_GEMM_TILED && p.mwg == mwg && p.nwg == nwg && p.kwg == kwg &&
+                   (ksplit ? p.ksplit == ksplit : p.ksplit > 1) && p.stages == stages;
+    if (!ok) {
+        char desc[128];
+        clip_gemm_describe(&p, desc, sizeof desc);
+        fprintf(stderr, "%zux%zux%zu: got '%s', want tiled %dx%dx%d ks %s%d st %d\n", m, n, k, desc,
+                mwg, nwg, kwg, ksplit ? "" : "> 1, not ", ksplit ? ksplit : 1, stages);
+    }
+    CHECK(ok);
+}
+
+static void expect_family(size_t m, size_t n, size_t k, int cx, int arch, int tensor) {
+    const int got = clip_gemm_tc_auto(arch, m, n, k, cx) != 0;
+    if (got != tensor)
+        fprintf(stderr, "%s %zux%zux%zu on sm_%d: %s family, want %s\n", cx ? "c32" : "f32", m, n,
+                k, arch, got ? "tensor" : "FFMA", tensor ? "tensor" : "FFMA");
+    CHECK(got == tensor);
+}
+
+int main(void) {
+    unsetenv("CLIP_GEMM_FAMILY"); /* the experiments' override decides when set */
+    const clip_device_info d = h100();
+
+    /* K 512 on the smallest tiles runs whole, three stages, K slices of 32: one kernel where
+     * the split needs two (512^3 0.0153 ms against 0.0171); past K 512 the 64x64 rung splits. */
+    expect_tiled(&d, 512, 512, 512, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 64, 4096, 512, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 1024, 256, 512, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 64, 3136, 576, 64, 64, 16, 0, 2);
+    expect_tiled(&d, 64, 4096, 1024, 64, 64, 16, 0, 2);
+    /* A product too small to split takes the smallest tiles' slices of 32 from K 32. */
+    expect_tiled(&d, 256, 256, 256, 32, 32, 32, 1, 3);
+
+    /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
+     * is at least 384 (a complex product judged as the real one of m x 2n by 2k). */
+    expect_family(768, 768, 768, 0, 90, 1);
+    expect_family(576, 576, 576, 0, 90, 1);
+    expect_family(544, 544, 544, 0, 90, 1);
+    expect_family(768, 768, 384, 0, 90, 1);
+    expect_family(512, 512, 512, 0, 90, 0);
+    expect_family(256, 256, 4096, 0, 90, 0);
+    expect_family(320, 320, 1600, 0, 90, 0);
+    expect_family(256, 4096, 256, 0, 90, 0);
+    expect_family(1024, 1024, 256, 0, 90, 0);
+    expect_family(384, 384, 384, 1, 90, 1);
+    expect_family(320, 320, 320, 1, 90, 0);
+    expect_family(2048, 2048, 2048, 0, 90, 1);
+    expect_family(2048, 2048, 2048, 0, 80, 0); /* the mma.sync kernel of sm_80 wins no shape */
+    expect_family(4096, 4096, 200, 0, 90, 0);  /* a side under 256 */
+    return tu_finish("test_gemm_rules");
+}
