@@ -63,20 +63,19 @@ int main(void) {
     expect_tiled(&d, 256, 256, 256, 32, 32, 32, 1, 3);
 
     /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
-     * is at least 384 (a complex product judged as the real one of m x 2n by 2k). */
-    expect_family(768, 768, 768, 0, 90, 1);
-    expect_family(576, 576, 576, 0, 90, 1);
-    expect_family(544, 544, 544, 0, 90, 1);
-    expect_family(768, 768, 384, 0, 90, 1);
-    expect_family(512, 512, 512, 0, 90, 0);
-    expect_family(256, 256, 4096, 0, 90, 0);
-    expect_family(320, 320, 1600, 0, 90, 0);
-    expect_family(256, 4096, 256, 0, 90, 0);
-    expect_family(1024, 1024, 256, 0, 90, 0);
-    expect_family(384, 384, 384, 1, 90, 1);
-    expect_family(320, 320, 320, 1, 90, 0);
-    expect_family(2048, 2048, 2048, 0, 90, 1);
-    expect_family(2048, 2048, 2048, 0, 80, 0); /* the mma.sync kernel of sm_80 wins no shape */
-    expect_family(4096, 4096, 200, 0, 90, 0);  /* a side under 256 */
+     * is at least 384 (a complex product judged as the real one of m x 2n by 2k). The sm_80
+     * mma.sync kernel wins no shape; a side under 256 stays on FFMA. */
+    static const struct {
+        size_t m, n, k;
+        int cx, arch, tensor;
+    } family[] = {
+        {768, 768, 768, 0, 90, 1},    {576, 576, 576, 0, 90, 1},  {544, 544, 544, 0, 90, 1},
+        {768, 768, 384, 0, 90, 1},    {512, 512, 512, 0, 90, 0},  {256, 256, 4096, 0, 90, 0},
+        {320, 320, 1600, 0, 90, 0},   {256, 4096, 256, 0, 90, 0}, {1024, 1024, 256, 0, 90, 0},
+        {384, 384, 384, 1, 90, 1},    {320, 320, 320, 1, 90, 0},  {2048, 2048, 2048, 0, 90, 1},
+        {2048, 2048, 2048, 0, 80, 0}, {4096, 4096, 200, 0, 90, 0}};
+    for (size_t i = 0; i < sizeof family / sizeof family[0]; i++)
+        expect_family(family[i].m, family[i].n, family[i].k, family[i].cx, family[i].arch,
+                      family[i].tensor);
     return tu_finish("test_gemm_rules");
 }
