@@ -406,11 +406,7 @@ static int bench_size(clip_app *app, const opts *o, const size_t *mnk, const int
     double batch_ms[2] = {0, 0}; /* timed, untimed */
     for (int u = 0; u < 2 && o->batch && s == CLIP_OK; u++) {
         s = clip_process_set_timing(p, !u);
-        double t0 = clip_tool_now_s();
-        for (int r = 0; r < o->repeat && s == CLIP_OK; r++)
-            s = clip_process_launch(p);
-        if (s == CLIP_OK) s = clip_app_finish(app);
-        batch_ms[u] = (clip_tool_now_s() - t0) * 1e3 / o->repeat;
+        if (s == CLIP_OK) s = clip_tool_batch_ms(app, p, o->repeat, &batch_ms[u]);
     }
     double paced = 0;
     int ahead = 0;

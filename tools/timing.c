@@ -20,8 +20,7 @@ double clip_tool_median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Launches p `per` times back to back and finishes: the wall time per launch in ms to *ms. */
-static clip_status batch_ms(clip_app *app, clip_process *p, int per, double *ms) {
+clip_status clip_tool_batch_ms(clip_app *app, clip_process *p, int per, double *ms) {
     const double t0 = clip_tool_now_s();
     clip_status s = CLIP_OK;
     for (int i = 0; i < per && s == CLIP_OK; i++)
@@ -36,7 +35,7 @@ clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, 
     double t[32], first = 0;
     *ms = 0;
     clip_status s = clip_process_set_timing(p, 0);
-    if (s == CLIP_OK) s = batch_ms(app, p, 1, &first);
+    if (s == CLIP_OK) s = clip_tool_batch_ms(app, p, 1, &first);
     int per = first > 0 ? (int)(1.0 / first) : 64;
     per = per < 1 ? 1 : per > 64 ? 64 : per;
     int reps = first > 0 ? (int)(30.0 / (first * per)) : max_reps;
@@ -46,7 +45,7 @@ clip_status clip_tool_chain_ms(clip_app *app, clip_process *p, double deadline, 
     if (per == 1) t[n++] = first; /* long enough to time alone (a finish's round trip is small) */
     while (s == CLIP_OK && n < reps &&
            (n == 0 || clip_tool_now_s() + first * per * 1e-3 < deadline)) {
-        s = batch_ms(app, p, per, &t[n]);
+        s = clip_tool_batch_ms(app, p, per, &t[n]);
         n++;
     }
     if (s != CLIP_OK) return s;

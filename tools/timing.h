@@ -28,4 +28,9 @@ double clip_tool_now_s(void);
  * two middle ones when n is even. */
 double clip_tool_median(double *v, size_t n);
 
+/* Launches p `per` (>= 1) times back to back and finishes the app's queue; writes the wall time
+ * per launch in ms to *ms. p's timing is as set (clip_process_set_timing). Errors: those of
+ * clip_process_launch and clip_app_finish. */
+clip_status clip_tool_batch_ms(clip_app *app, clip_process *p, int per, double *ms);
+
 #endif
