@@ -1,5 +1,6 @@
-/* conv2 internals shared by processes/conv2.c (descriptor, path choice, launch),
- * conv2_direct.c (direct kernels), conv2_sep.c (rank-one test) and conv2_fft.c (clFFT path). */
+/* conv2 internals shared by processes/conv2.c (descriptor, init, launch), conv2_choose.c (cost
+ * model, which path), conv2_direct.c (direct kernels), conv2_sep.c (rank-one test) and
+ * conv2_fft.c (clFFT path). */
 #ifndef CLIP_PROCESSES_CONV2_H
 #define CLIP_PROCESSES_CONV2_H
 
@@ -130,6 +131,26 @@ int conv2_tensor_maxnreg(const conv2_geom *g, int rows);
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g);
 /* "block 32x4 2x16 k31x31" style description of a configuration. */
 void conv2_cfg_str(const conv2_cfg *c, const conv2_geom *g, char *buf, size_t cap);
+
+/* ---- conv2_choose.c ---- */
+
+/* The direct kernel auto takes for g on this device, at its kind's defaults (conv2_default_cfg;
+ * conv2_direct_build may still shrink it, or find that it cannot run): on CPUs global or rblock,
+ * the cheaper by the cost model; on GPUs local or block by the filter's taps and the image's
+ * size, and with `tensor` set the tensor kernel (sm_90, f32) where the model puts it below that
+ * pick. */
+conv2_cfg conv2_auto_direct(clip_process *p, const conv2_geom *g, int tensor);
+/* The separable path's two geometries: g1 filters A's columns (mk x 1) into a temporary of
+ * mo x na, g2 the temporary's rows (1 x nk) into C. */
+void conv2_sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2);
+/* The kernels of the two separable passes: `kind` for both where it is nonzero, else by device
+ * (CPUs: the cheaper of global and rblock for each; GPUs: the column kernel, then block). */
+void conv2_sep_cfgs(clip_process *p, const conv2_geom *g1, const conv2_geom *g2, int kind,
+                    conv2_cfg *c1, conv2_cfg *c2);
+/* The cost model's time in ms for one pass of configuration c over g on this device, and for
+ * the FFT path over g. Estimates for ranking paths, fitted to measurements (bench/CONV2.md). */
+double conv2_pass_ms(clip_process *p, const conv2_cfg *c, const conv2_geom *g);
+double conv2_fft_ms(clip_process *p, const conv2_geom *g);
 
 /* ---- conv2_sep.c ---- */
 
