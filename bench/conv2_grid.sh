@@ -16,8 +16,9 @@
 # a 2-vCPU VM one run's median can be twice another's for the same kernel), STAT (median: the
 # summary's statistic over a variant's rounds; min: the fastest round, each kernel's speed when
 # the VM's neighbours left it alone, for timings that fall into two modes), CLOCK (median: each
-# run's median of device events; chain: its chain_ms, the time a launch takes among launches back
-# to back, the GPU's gaps between kernels included; the CSV's last column is named after it).
+# run's median of device events, run with --no-chain; chain: its chain_ms, the time a launch takes
+# among launches back to back, the GPU's gaps between kernels included; the CSV's last column is
+# named after it).
 # The summary's pick/fastest is the time of auto's pick forced (measured beside the others)
 # over the fastest: auto's choice without the noise of auto's own run.
 # The summary's variants are those in VARIANTS plus separable; timings under other load are as
@@ -82,6 +83,9 @@ rounds=${ROUNDS:-1}
 
 clock=${CLOCK:-median}
 case $clock in median | chain) ;; *) echo "conv2_grid.sh: CLOCK is median or chain" >&2; exit 2 ;; esac
+# the median alone needs no chain_ms: --no-chain spares each run up to 1 s of launches
+nochain=()
+if [ "$clock" = median ]; then nochain=(--no-chain); fi
 echo "image,type,filter,rank1,variant,reported,${clock}_ms" >"$csv"
 device_name=""
 # bench IMG TYPE FILTER RANK1 LABEL ARGS...: one run, one CSV line
@@ -94,7 +98,7 @@ bench() {
   [ "$r1" = 1 ] && extra=(--rank1 1)
   local line
   if ! line=$("$b/clip" bench conv2 "${img}x${img}" "$f" --shape same --type "$t" \
-    --repeat "$reps" "${extra[@]}" "${dev[@]}" "$@" 2>&1); then
+    --repeat "$reps" "${extra[@]}" "${nochain[@]}" "${dev[@]}" "$@" 2>&1); then
     echo "$img,$t,$f,$r1,$label,error,nan" >>"$csv"
     echo "  $label: ${line##*: }" >&2
     return 0

@@ -126,6 +126,22 @@ int main(void) {
     if (f) fclose(f);
     CHECK(sscanf(row, "scale,64x64,f32,%*[^,],%lf,%*f,%*f,%lf", &csv_med, &csv_chain) == 2);
     CHECK(fabs(csv_med - med) < 1e-4 && fabs(csv_chain - chain) < 1e-4);
+    /* --no-chain: no chain_ms on the line, and the row's eighth field empty (still 8 fields). */
+    remove("cli_bench.csv");
+    CHECK(run("bench scale 64x64 --repeat 3 --no-chain --csv cli_bench.csv") == 0);
+    CHECK(strstr(out_text, " median_ms=") && !strstr(out_text, " chain_ms="));
+    f = fopen("cli_bench.csv", "r");
+    row[0] = '\0';
+    CHECK(f && fgets(row, sizeof row, f));
+    if (f) fclose(f);
+    int commas = 0;
+    for (const char *c = row; *c; c++)
+        commas += *c == ',';
+    size_t len = strlen(row);
+    CHECK(commas == 7 && len >= 2 && !strcmp(row + len - 2, ",\n"));
+    /* A CSV that cannot be appended to fails the run and names the file. */
+    CHECK(run("bench scale 64x64 --repeat 3 --no-chain --csv no_such_dir/b.csv") == 1);
+    CHECK(strstr(err_text, "cannot append to no_such_dir/b.csv") != NULL);
 
     clip_data_destroy(d);
     clip_data_destroy(r);

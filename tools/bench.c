@@ -3,9 +3,11 @@
  * the time a launch takes in a chain of them (tools/timing.h: the device's gaps between kernels
  * and the host's enqueue cost included, which events leave out or add).
  *   clip bench NAME SHAPE... [--type f32|f64|c32|c64] [--PARAM VALUE]... [--repeat R]
- *              [--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]
+ *              [--warmup W] [--device SPEC] [--csv FILE] [--rank1 I] [--no-chain]
  * SHAPE is RxC or RxCxD... (one per input). --rank1 I makes input I (from 0) the outer product
- * u * v.' of two random vectors (e.g. a separable conv2 filter). */
+ * u * v.' of two random vectors (e.g. a separable conv2 filter). --no-chain skips chain_ms (up
+ * to 1 s of extra launches): the line leaves the field out, the CSV row leaves it empty. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +67,10 @@ static double flops_of(const char *name, clip_data **in, int n_in, clip_process 
 
 int clip_bench_main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "clip: usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
-                        "[--warmup W] [--device SPEC] [--csv FILE] [--rank1 I]\n");
+        fprintf(stderr,
+                "clip: usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
+                "[--warmup W] [--device SPEC] [--csv FILE] [--rank1 I] "
+                "[--no-chain]\n");
         return 2;
     }
     const char *name = argv[0];
@@ -81,6 +85,7 @@ int clip_bench_main(int argc, char **argv) {
     long repeat = 20, warmup = 2;
     const char *device = NULL, *csv = NULL;
     long rank1 = -1;
+    int no_chain = 0;
     const char *params[16][2];
     int n_params = 0;
     for (int i = 1; i < argc; i++) {
@@ -99,6 +104,8 @@ int clip_bench_main(int argc, char **argv) {
             csv = v, i++;
         } else if (!strcmp(a, "--rank1") && v) {
             rank1 = strtol(v, NULL, 10), i++;
+        } else if (!strcmp(a, "--no-chain")) {
+            no_chain = 1;
         } else if (!strncmp(a, "--", 2) && n_params < 16) {
             int pi = -1;
             for (int k = 0; k < d->n_params; k++)
@@ -182,7 +189,8 @@ int clip_bench_main(int argc, char **argv) {
         if (r >= warmup) t[r - warmup] = ms;
     }
     double med = clip_tool_median(t, (size_t)repeat), chain = 0;
-    if (clip_tool_chain_ms(app, p, clip_tool_now_s() + 1.0, 21, &chain) != CLIP_OK) goto fail;
+    if (!no_chain && clip_tool_chain_ms(app, p, clip_tool_now_s() + 1.0, 21, &chain) != CLIP_OK)
+        goto fail;
     double bytes = 0;
     for (int i = 0; i < n_in; i++) bytes += (double)clip_data_bytes(in[i]);
     for (int i = 0; i < d->n_outputs; i++) {
@@ -196,17 +204,29 @@ int clip_bench_main(int argc, char **argv) {
         for (int k = 0; k < nd[i] && off < sizeof shapes; k++)
             off += (size_t)snprintf(shapes + off, sizeof shapes - off, "%s%zu",
                                     k ? "x" : (i ? " " : ""), dims[i][k]);
-    printf("bench %s [%s] %s variant=%s median_ms=%.4f gflops=%.1f gbps=%.1f chain_ms=%.4f "
-           "device=\"%s\"\n",
+    char chain_field[64] = "", chain_csv[32] = ""; /* both empty with --no-chain */
+    if (!no_chain) {
+        snprintf(chain_field, sizeof chain_field, " chain_ms=%.4f", chain);
+        snprintf(chain_csv, sizeof chain_csv, "%.6f", chain);
+    }
+    printf("bench %s [%s] %s variant=%s median_ms=%.4f gflops=%.1f gbps=%.1f%s device=\"%s\"\n",
            name, shapes, clip_type_name(type), clip_process_variant(p), med,
-           fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6, chain, clip_app_device(app)->name);
+           fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6, chain_field,
+           clip_app_device(app)->name);
+    /* A row that could not be written is an error: a grid script reading the CSV would
+     * otherwise lose the point without a word. */
     if (csv) {
         FILE *f = fopen(csv, "a");
+        int bad_row = !f;
         if (f) {
-            fprintf(f, "%s,%s,%s,%s,%.6f,%.3f,%.3f,%.6f\n", name, shapes, clip_type_name(type),
-                    clip_process_variant(p), med, fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6,
-                    chain);
-            fclose(f);
+            bad_row = fprintf(f, "%s,%s,%s,%s,%.6f,%.3f,%.3f,%s\n", name, shapes,
+                              clip_type_name(type), clip_process_variant(p), med,
+                              fl > 0 ? fl / med / 1e6 : 0.0, bytes / med / 1e6, chain_csv) < 0;
+            bad_row |= fclose(f) != 0;
+        }
+        if (bad_row) {
+            fprintf(stderr, "clip: bench: cannot append to %s: %s\n", csv, strerror(errno));
+            goto done;
         }
     }
     rc = 0;

@@ -21,19 +21,19 @@ static int usage(FILE *f) {
                         "[--PARAM V]... | bench NAME SHAPE... | tune (clip help for more)\n");
         return 2;
     }
-    fprintf(f,
-            "usage: clip devices\n"
-            "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
-            "[--repeat R]\n"
-            "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R]\n"
-            "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul] [--types T,...] "
-            "[--shapes MxNxK,...]\n"
-            "       clip tune --process conv2 [--types T,...] [--filters 3x3,7x7,...] "
-            "[--image RxC] [--budget SECONDS]\n"
-            "       clip help [NAME]\n"
-            "       clip list\n"
-            "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
-            "Formats by extension: .mat .tif/.tiff .png .cfl\n");
+    fprintf(
+        f, "usage: clip devices\n"
+           "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
+           "[--repeat R]\n"
+           "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--no-chain]\n"
+           "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul] [--types T,...] "
+           "[--shapes MxNxK,...]\n"
+           "       clip tune --process conv2 [--types T,...] [--filters 3x3,7x7,...] "
+           "[--image RxC] [--budget SECONDS]\n"
+           "       clip help [NAME]\n"
+           "       clip list\n"
+           "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
+           "Formats by extension: .mat .tif/.tiff .png .cfl\n");
     return 0;
 }
 
