@@ -113,6 +113,14 @@ char *clip_program_device_binary(cl_program prog, cl_device_id dev, cl_int *err)
  * joined by newlines) declared for every kernel entry, before its body. A new string the caller
  * frees, or NULL when memory runs out. */
 char *clip_ptx_declare(const char *ptx, const char *directives);
+/* The program of kernel source `source` for data of `type` with the extra build `options`
+ * (clip_proc_kernel's SOURCE: "NAME", or up to four names joined by '+', built in that order
+ * after kernels/common.cl), built once per app (its program home) and cached there by source,
+ * type and options; *out stays owned by the cache. Errors: CLIP_ERR_NO_FP64, CLIP_ERR_BUILD
+ * (with the build log), CLIP_ERR_INVALID_ARG (a name with no embedded source, more than four
+ * names, or a name of 64 characters or more), CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
+clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
+                             cl_program *out);
 /* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
  * sm_90a target (lib/program_ptx.c says how), with `directives` declared for its kernels when
  * not NULL or empty (clip_ptx_declare: ptxas's register limit, from the option

@@ -6,9 +6,6 @@
 #include "fault.h"
 #include "process_internal.h"
 
-clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
-                             cl_program *out);
-
 void *clip_proc_state(clip_process *p) { return p->state; }
 clip_app *clip_proc_app(clip_process *p) { return p->app; }
 const clip_device_info *clip_proc_device(clip_process *p) { return &p->app->info; }

@@ -7,6 +7,10 @@
 #include "fault.h"
 #include "internal.h"
 
+/* Kernel files a program may join after common.cl: the longest chain is the tensor conv2's
+ * (tensor_core, conv2, conv2_tensor). */
+#define PROGRAM_MAX_PARTS 4
+
 void clip_programs_release(clip_app *app);
 void clip_programs_release(clip_app *app) {
     clip_program_entry *e = app->programs;
@@ -44,25 +48,35 @@ static int last_define(const char *opts, const char *name) {
 }
 
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
-                             cl_program *out);
-clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
                              cl_program *out) {
     if (clip_type_is_double(type) && !app->fp64)
         return clip_set_error(app, CLIP_ERR_NO_FP64,
                               "%s: %s data needs double precision, which device '%s' lacks "
                               "(no cl_khr_fp64)",
                               source, clip_type_name(type), app->info.name);
-    /* "lib+body": kernels/lib.cl is built between common.cl and body.cl (shared building
-     * blocks that only some programs may compile, e.g. tensor_core.cl). */
-    const char *plus = strchr(source, '+');
-    char lib_name[64] = "";
-    if (plus && (size_t)(plus - source) < sizeof lib_name)
-        memcpy(lib_name, source, (size_t)(plus - source)), lib_name[plus - source] = '\0';
-    const char *body = clip_kernel_source(plus ? plus + 1 : source);
-    const char *lib = plus ? clip_kernel_source(lib_name) : NULL;
-    const char *common = clip_kernel_source("common");
-    if (!body || !common || (plus && !lib))
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source '%s'", source);
+    /* "a+b+body": kernels/a.cl, b.cl, ... are built in order between common.cl and body.cl
+     * (shared building blocks that only some programs compile, e.g. tensor_core.cl, or another
+     * kernel file's helpers). */
+    const char *srcs[1 + PROGRAM_MAX_PARTS] = {clip_kernel_source("common")};
+    cl_uint nsrc = 1;
+    if (!srcs[0])
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source 'common'");
+    for (const char *part = source;;) {
+        const char *plus = strchr(part, '+');
+        const size_t len = plus ? (size_t)(plus - part) : strlen(part);
+        char name[64];
+        if (nsrc > PROGRAM_MAX_PARTS || len >= sizeof name)
+            return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                                  "kernel source '%s': at most %d parts of under %zu characters",
+                                  source, PROGRAM_MAX_PARTS, sizeof name);
+        memcpy(name, part, len), name[len] = '\0';
+        srcs[nsrc] = clip_kernel_source(name);
+        if (!srcs[nsrc++])
+            return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                                  "no embedded kernel source '%s' (in '%s')", name, source);
+        if (!plus) break;
+        part = plus + 1;
+    }
     char opts[1024];
     int n = snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s",
                      clip_type_is_double(type), clip_type_is_complex(type), options ? options : "");
@@ -80,11 +94,10 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
             return CLIP_OK;
         }
     }
-    const char *srcs[3] = {common, lib ? lib : body, body};
     cl_int err = CL_SUCCESS;
     cl_program prog = CLIP_FAULT(CLIP_FAULT_BUILD)
                           ? (err = CL_OUT_OF_HOST_MEMORY, NULL)
-                          : clCreateProgramWithSource(app->context, lib ? 3 : 2, srcs, NULL, &err);
+                          : clCreateProgramWithSource(app->context, nsrc, srcs, NULL, &err);
     if (err != CL_SUCCESS) {
         free(key);
         return clip_set_error(app, CLIP_ERR_OPENCL, "%s: clCreateProgramWithSource: %s", source,

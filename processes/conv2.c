@@ -38,7 +38,7 @@
  *   imfilter centres K at floor((size(K)+1)/2); for convolution and correlation alike that
  *   selects the same window as conv2's 'same' offset, so one offset serves both.
  *
- * Paths and variants (kernels/conv2.cl documents each kernel; processes/conv2_direct.c their
+ * Paths and variants (kernels/conv2*.cl document each kernel; processes/conv2_direct.c their
  * default tiles).
  *   direct     local (tile staged in local memory, 8 outputs per work-item along a row),
  *              global (no staging; explicit SIMD rows on CPUs), block (GPUs: register blocks of

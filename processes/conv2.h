@@ -75,7 +75,7 @@ double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg 
 /* The tensor kernel's ring: 8, 16 or 32 filter columns a block (wider filters run in blocks of
  * 32), and the taps of its products for a group of `rows` rows (64, or 64 * TC_S with rows
  * interleaved): KR + rows / 64 - 1 rounded up to the wgmma's K of 8 (TC_N, TC_KRP in
- * kernels/conv2.cl). */
+ * kernels/conv2_tensor.cl). */
 size_t conv2_tensor_ring(const conv2_geom *g);
 size_t conv2_tensor_krp(const conv2_geom *g, int rows);
 /* The input columns the tensor kernel stages at a time (TC_CW: 16, 8 or 4; 4 where its operand is
@@ -99,16 +99,16 @@ static inline size_t conv2_cfg_band_rows(const conv2_cfg *c) {
     return (size_t)c->ri * (size_t)(ws ? ws : 1);
 }
 /* Whether the tensor kernel takes its steps in pairs, one wait for two steps' products
- * (kernels/conv2.cl, TC_PAIRS), for configuration c on g: possible where its A fragments are in
+ * (conv2_tensor.cl, TC_PAIRS), for configuration c on g: possible where its A fragments are in
  * registers, whole steps, and the filter is narrower than the ring; chosen for the second form
  * and the ring of 8. */
 int conv2_tensor_pairs(const conv2_geom *g, const conv2_cfg *c);
-/* Whether configuration c walks spans of band-columns (kernels/conv2.cl, TC_SPAN) on geometry g:
+/* Whether configuration c walks spans of band-columns (conv2_tensor.cl, TC_SPAN) on geometry g:
  * the second form always, the first where its operand is in local memory (conv2_tensor_ss). */
 int conv2_cfg_spans(const conv2_geom *g, const conv2_cfg *c);
 /* The work-groups of tensor configuration c that run at once on `units` compute units. */
 size_t conv2_tensor_places(const conv2_geom *g, const conv2_cfg *c, size_t units);
-/* The work-groups a slice of a spanned tensor configuration takes (kernels/conv2.cl, TC_SPAN:
+/* The work-groups a slice of a spanned tensor configuration takes (conv2_tensor.cl, TC_SPAN:
  * each walks *span band-columns, a band being the work-group's rows, band after band): one a
  * place (`units` of them: conv2_tensor_places) over all slices, each span at least c->rj long
  * (or the slice's whole band-columns where they are fewer). */
@@ -125,7 +125,7 @@ int conv2_tensor_ws_regs(int ws, int split[2]);
 /* The register limit the tensor kernel is built with for a group of `rows` rows
  * (-DCLIP_SM90A_MAXNREG), or 0 for none. */
 int conv2_tensor_maxnreg(const conv2_geom *g, int rows);
-/* Why the tensor kernel (kernels/conv2.cl, conv2_tensor) cannot run geometry g on this device,
+/* Why the tensor kernel (kernels/conv2_tensor.cl) cannot run geometry g on this device,
  * or NULL when it can: it needs wgmma (NVIDIA compute capability 9.0), f32 data and a filter of
  * at most 64 rows. */
 const char *conv2_tensor_unavailable(clip_process *p, const conv2_geom *g);

@@ -76,7 +76,7 @@ static rates device_rates(clip_process *p, clip_type t) {
 }
 
 #define RB_STAGE 16
-/* The tensor kernel (kernels/conv2.cl, conv2_tensor): a group walks its rj output columns plus
+/* The tensor kernel (kernels/conv2_tensor.cl): a group walks its rj output columns plus
  * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 wgmma of
  * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 4.5
  * wgmma of 32 columns) plus its products counted in wgmma of 32 columns (r->tensor of those per

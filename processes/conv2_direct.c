@@ -1,4 +1,4 @@
-/* conv2's direct kernels (kernels/conv2.cl): default configurations per device, tuning values,
+/* conv2's direct kernels (kernels/conv2*.cl): default configurations per device, tuning values,
  * building and launching one pass. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +106,7 @@ conv2_cfg conv2_default_cfg(clip_process *p, const conv2_geom *g, int kind) {
         const int pairs =
             (conv2_tensor_ss(g) || (g->mk <= 31 && g->mk % 8)) && conv2_tensor_cw(g, 128);
         c = (conv2_cfg){kind, 128, 1, pairs ? 128 : 64, TENSOR_TJ, 1, 1};
-        /* A producer warpgroup beside ws consumers (kernels/conv2.cl, TC_WS) */
+        /* A producer warpgroup beside ws consumers (conv2_tensor.cl, TC_WS) */
         const int ws = conv2_tensor_ws(g, c.ri);
         /* rj: the shortest span a work-group walks (conv2_tensor_spans; 128 lets 2048^2 fill the
          * device: H100 31x31 0.096 ms against 0.30 at 512) */
@@ -260,7 +260,7 @@ int conv2_tensor_ss(const conv2_geom *g) {
     return conv2_tensor_ring(g) == 32 && g->mk > 32;
 }
 
-/* Bytes of the tensor kernel's local arrays (kernels/conv2.cl): gs, the filter's two parts of
+/* Bytes of the tensor kernel's local arrays (conv2_tensor.cl): gs, the filter's two parts of
  * krp x 2 * ring * s words; xs, cw staged columns of rows + krp values, two parts (with the
  * operand read from local memory, 64 + (krp - 4) / s rows of 4 taps a column); ys, cw output
  * columns of `rows` values; with that operand raw, the fetch of the next cw columns (in rounds
@@ -462,7 +462,7 @@ static void tensor_options(const conv2_geom *g, const conv2_cfg *c, char *opts, 
     if (conv2_tensor_pairs(g, c)) strcat(extra, " -DTC_PAIRS=1");
     /* The operand in local memory (conv2_tensor_ss) holds no fragments in registers; with them,
      * past 32 taps a step multiplies its taps in two halves, each loaded after the one before is
-     * done: half the fragments live (kernels/conv2.cl, TC_HALVES). */
+     * done: half the fragments live (conv2_tensor.cl, TC_HALVES). */
     if (conv2_tensor_ss(g))
         strcat(extra, " -DTC_SS=1");
     else if (krp > 32)
@@ -525,8 +525,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
-    clip_status s = clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+conv2" : "conv2",
-                                     g->t, opts, name, &ps->kernel);
+    clip_status s =
+        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+conv2+conv2_tensor" : "conv2",
+                         g->t, opts, name, &ps->kernel);
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
     if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
@@ -564,7 +565,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     /* a group of the second form: its consumers' rows */
     if (c.kind == CONV2_TENSOR) rows = conv2_cfg_band_rows(&c);
     size_t ngx = (g->mo + rows - 1) / rows, ngy = (g->no + cols - 1) / cols, spans = 0;
-    /* A spanned configuration (conv2_cfg_spans) walks spans of band-columns (kernels/conv2.cl,
+    /* A spanned configuration (conv2_cfg_spans) walks spans of band-columns (conv2_tensor.cl,
      * TC_SPAN): ngy is a span's length, and a slice has `spans` of them */
     const int spanned = conv2_cfg_spans(g, &c);
     if (spanned)

@@ -90,7 +90,7 @@ static void test_first_form(void) {
     }
 }
 
-/* Steps in pairs (kernels/conv2.cl, TC_PAIRS) where the seventh round measured them faster: the
+/* Steps in pairs (conv2_tensor.cl, TC_PAIRS) where the seventh round measured them faster: the
  * second form (31x31, 21x21) and the first form's ring of 8 (7x7), not its ring of 16 (15x15),
  * nor with the operand in local memory (47x47) or a filter as wide as its ring (16x16, 32x32),
  * which leaves no zero column for a pair's second step. */

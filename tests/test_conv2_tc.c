@@ -51,7 +51,7 @@ static void test_sizes(clip_app *app) {
 }
 
 /* Groups wholly inside A, whose columns are fetched along another path than those of groups at
- * an edge (kernels/conv2.cl, TC_FETCH; 'valid' makes the first groups such): rows in pairs, 64
+ * an edge (conv2_tensor.cl, TC_FETCH; 'valid' makes the first groups such): rows in pairs, 64
  * rows, from local memory. */
 static void test_interior(clip_app *app) {
     static const size_t ks[][2] = {{15, 15}, {31, 31}, {24, 30}, {47, 40}};
@@ -210,7 +210,7 @@ static void test_tuned_rows(clip_app *app) {
     remove(path);
 }
 
-/* The spans of both forms (kernels/conv2.cl, TC_SPAN): a tuning value of 64 columns lets a span
+/* The spans of both forms (conv2_tensor.cl, TC_SPAN): a tuning value of 64 columns lets a span
  * be that short, so that on a 3-band image of 2 slices 292 columns wide the spans of 31x31
  * 'full' and 'valid' start inside bands and cross their ends (two segments, each with its own
  * ring), and 'same' and 21x25's split whole bands into pieces (conv2_tensor_spans), through every
