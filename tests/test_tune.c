@@ -164,9 +164,10 @@ int main(void) {
     run_matmul(app, 48, 33, 41, NULL, 0, variant, sizeof variant, &seed);
     CHECK(strstr(variant, "tuned") == NULL);
     CHECK(strstr(clip_tuning_warning(), "malformed") != NULL);
-    /* clip tune moves such a file aside before it stores. */
+    /* clip tune moves such a file aside before it stores. (Its budget counts from before the
+     * device opens, which took most of 3 s under asan.) */
     CHECK(gt_system(CLIP_TOOL
-                    " tune --budget 3 --types f32 --shapes 40x40x40 >tune_out.txt 2>&1") == 0);
+                    " tune --budget 15 --types f32 --shapes 40x40x40 >tune_out.txt 2>&1") == 0);
     CHECK(gt_file_has("tune_out.txt", "moved to"));
     CHECK(clip_tuning_lookup(app, "matmul", sq_key, value, sizeof value) == 1);
     remove(CACHE);
