@@ -299,12 +299,13 @@ clip_status clip_data_to_device(clip_data *d) {
     clip_status s = clip_data_ensure_buffer(d);
     if (s == CLIP_OK) s = clip_data_host_storage(d);
     if (s != CLIP_OK) return s;
-    /* Non-blocking is unsafe: the host copy may be changed by the user right after. */
-    /* Staged wrapped data: the copy is into clip's aligned buffer, which the device uses. */
-    if (d->stage) memcpy(d->stage, d->host, d->bytes);
-    const void *src = d->stage ? d->stage : d->host;
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, src, 0, NULL,
-                                    NULL);
+    /* Non-blocking is unsafe: the host copy may be changed by the user right after. Staged
+     * data goes into its stage (the buffer's memory) by the queue too, not by a memcpy here:
+     * kernels enqueued earlier may still be reading the stage. */
+    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                   ? CL_OUT_OF_RESOURCES
+                   : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host,
+                                          0, NULL, NULL);
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
                               d->bytes, clip_cl_error_name(e));
@@ -397,6 +398,9 @@ clip_status clip_data_host_write(clip_data *d, void **ptr) {
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host_write: NULL argument");
     *ptr = NULL;
     clip_status s = to_host(d);
+    /* Wrapped memory used in place is the device buffer itself: work enqueued earlier may
+     * still read it. */
+    if (s == CLIP_OK && d->in_place && d->device_valid) s = clip_app_finish(d->app);
     if (s != CLIP_OK) return s;
     d->device_valid = 0;
     *ptr = d->host;

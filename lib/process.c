@@ -86,6 +86,7 @@ void clip_process_destroy(clip_process *p) {
     free(p->kernels);
     free(p->temps);
     free(p->events);
+    free(p->split_ms);
     free(p->values);
     free(p->named);
     free(p->state);
@@ -119,8 +120,9 @@ clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
     if (d->app != p->app)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
                               "%s: set_output: data belongs to another app", p->desc->name);
-    release_init(p);
+    /* Retained first: d may be the output init made, which release_init destroys. */
     clip_data_retain(d);
+    release_init(p);
     if (p->user_output[index]) clip_data_destroy(p->outputs[index]);
     p->outputs[index] = d;
     p->user_output[index] = 1;
@@ -212,6 +214,22 @@ clip_status clip_process_init(clip_process *p) {
     return CLIP_OK;
 }
 
+/* Copies a split launch's times out of its plan (see last_split). */
+static clip_status keep_split_times(clip_process *p) {
+    size_t n = clip_plan_piece_times(p->plan, NULL, 0);
+    if (n > p->n_split) {
+        double *ms = realloc(p->split_ms, n * sizeof *ms);
+        if (!ms)
+            return clip_set_error(p->app, CLIP_ERR_OUT_OF_MEMORY, "%s: launch: out of memory",
+                                  p->desc->name);
+        p->split_ms = ms;
+    }
+    p->n_split = clip_plan_piece_times(p->plan, p->split_ms, n);
+    p->split_wall_ms = clip_plan_wall_ms(p->plan);
+    p->last_split = 1;
+    return CLIP_OK;
+}
+
 clip_status clip_process_launch(clip_process *p) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_launch: process is NULL");
     clip_clear_error(p->app);
@@ -220,7 +238,9 @@ clip_status clip_process_launch(clip_process *p) {
                               "%s: launch before a successful init", p->desc->name);
     release_events(p);
     p->last_untimed = p->untimed;
+    p->last_split = 0;
     clip_status s = p->plan ? clip_plan_launch(p) : p->desc->launch(p);
+    if (s == CLIP_OK && p->plan) s = keep_split_times(p);
     if (s == CLIP_OK) p->launched = 1;
     return s;
 }
@@ -282,8 +302,8 @@ clip_status clip_process_time_ms(clip_process *p, double *ms) {
     *ms = 0.0;
     clip_status s = timing_on(p, "time");
     if (s == CLIP_OK) s = wait_launch(p, "time");
-    if (s == CLIP_OK && p->plan) {
-        *ms = clip_plan_wall_ms(p->plan); /* its pieces ran concurrently on several queues */
+    if (s == CLIP_OK && p->last_split) {
+        *ms = p->split_wall_ms; /* its pieces ran concurrently on several queues */
         return CLIP_OK;
     }
     double total = 0.0;
@@ -305,9 +325,10 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
     if (span_ms) *span_ms = 0.0;
     clip_status s = timing_on(p, "command times");
     if (s == CLIP_OK) s = wait_launch(p, "command times");
-    if (s == CLIP_OK && p->plan) {
-        *count = clip_plan_piece_times(p->plan, ms, cap);
-        if (span_ms) *span_ms = clip_plan_wall_ms(p->plan);
+    if (s == CLIP_OK && p->last_split) {
+        for (size_t i = 0; i < p->n_split && i < cap; i++) ms[i] = p->split_ms[i];
+        *count = p->n_split;
+        if (span_ms) *span_ms = p->split_wall_ms;
         return CLIP_OK;
     }
     cl_ulong first = 0, last = 0;

@@ -30,6 +30,12 @@ struct clip_process {
     cl_mem convert_mem[CLIP_PROCESS_MAX_IO];       /* the converted copy (one of temps) */
     char variant[64];
     struct clip_plan *plan;                     /* set when init split the work (lib/plan.c) */
+    /* The last launch's times when it was split: kept here, not read from the plan, since a
+     * re-init or unbind frees the plan and the times stay readable until the next launch. */
+    int last_split;
+    double split_wall_ms;
+    double *split_ms;
+    size_t n_split;
     int over_limit;                             /* init met data or a temporary larger than the
                                                    device holds (not a failed allocation) */
 };

@@ -182,10 +182,12 @@ clip_status clip_tuning_store(clip_app *app, const char *process, const char *ke
         return clip_set_error(app, CLIP_ERR_IO, "%s", clip_app_last_error(NULL));
     int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%s\t%s\n", TUNING_MAGIC, app->info.name,
                      app->info.driver, process, key, value);
-    if (n < 0 || (size_t)n >= sizeof line)
+    /* A line that fills the lookup's buffer reads there as cut off (malformed), so the longest
+     * entry stored is one byte shorter. */
+    if (n < 0 || (size_t)n >= sizeof line - 1)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG,
                               "tuning_store: the entry is longer than a cache line may be (%d)",
-                              LINE_MAX_ - 1);
+                              LINE_MAX_ - 2);
     snprintf(lock_path, sizeof lock_path, "%s.lock", path);
     make_parents(path);
     int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);

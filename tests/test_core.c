@@ -352,6 +352,18 @@ static void test_process_errors(clip_app *app) {
     const float *h = NULL;
     CHECK_OK(app, clip_data_host(right, (const void **)&h));
     CHECK(h[15] == 4.0f);
+    /* The output init made, handed back as the process's own output: it stays alive. */
+    clip_process *q = run_scale(app, x, 1.0, 2.0);
+    clip_data *made = NULL;
+    CHECK_OK(app, clip_process_output(q, 0, &made));
+    CHECK_OK(app, clip_process_set_output(q, 0, made));
+    CHECK_OK(app, clip_process_init(q));
+    CHECK_OK(app, clip_process_launch(q));
+    CHECK_OK(app, clip_process_output(q, 0, &out));
+    CHECK(out == made);
+    CHECK_OK(app, clip_data_host(made, (const void **)&h));
+    CHECK(h[0] == 2.0f);
+    clip_process_destroy(q);
 
     /* Data from another app is refused. */
     clip_criteria c = {.ignore_env = 1};

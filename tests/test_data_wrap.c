@@ -177,6 +177,55 @@ static void test_unbind(clip_app *app) {
     clip_process_destroy(p);
 }
 
+/* Host writes between launches: the next upload (staged data: a copy into the buffer's memory;
+ * in place: the buffer is the caller's memory) must not reach work enqueued before it, which
+ * still reads the old values. Matmul of ones keeps the device busy long enough to show it. */
+static void test_write_after_launch(clip_app *app, int wrapped) {
+    enum { K = 256 };
+    const size_t dims[2] = {K, K};
+    float *a = aligned_alloc(4096, K * K * sizeof *a), *b = malloc(K * K * sizeof *b);
+    for (size_t i = 0; i < (size_t)K * K; i++) a[i] = b[i] = 1.0f;
+    clip_data *A = NULL, *B = NULL, *C1 = NULL, *C2 = NULL;
+    if (wrapped)
+        CHECK_OK(app, clip_data_wrap(app, CLIP_F32, 2, dims, a, &A));
+    else
+        CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, a, &A));
+    CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, b, &B));
+    clip_process *p[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(app, clip_process_create(app, "matmul", &p[i]));
+        CHECK_OK(app, clip_process_set_input(p[i], 0, A));
+        CHECK_OK(app, clip_process_set_input(p[i], 1, B));
+        CHECK_OK(app, clip_process_init(p[i]));
+    }
+    CHECK_OK(app, clip_app_finish(app));
+    CHECK_OK(app, clip_process_launch(p[0]));
+    float *w = NULL;
+    CHECK_OK(app, clip_data_host_write(A, (void **)&w));
+    for (size_t i = 0; w && i < (size_t)K * K; i++) w[i] = 0.0f;
+    CHECK_OK(app, clip_process_launch(p[1]));
+    CHECK_OK(app, clip_process_output(p[0], 0, &C1));
+    CHECK_OK(app, clip_process_output(p[1], 0, &C2));
+    const float *c1 = NULL, *c2 = NULL;
+    CHECK_OK(app, clip_data_host(C1, (const void **)&c1));
+    CHECK_OK(app, clip_data_host(C2, (const void **)&c2));
+    size_t bad1 = 0, bad2 = 0;
+    for (size_t i = 0; c1 && c2 && i < (size_t)K * K; i++) {
+        bad1 += c1[i] != (float)K;
+        bad2 += c2[i] != 0.0f;
+    }
+    if (bad1 || bad2)
+        fprintf(stderr, "%s A: %zu of the first product's and %zu of the second's wrong\n",
+                wrapped ? "wrapped" : "staged", bad1, bad2);
+    CHECK(c1 && c2 && bad1 == 0 && bad2 == 0);
+    clip_process_destroy(p[0]);
+    clip_process_destroy(p[1]);
+    clip_data_destroy(A);
+    clip_data_destroy(B);
+    free(a);
+    free(b);
+}
+
 static void test_errors(clip_app *app) {
     const size_t dims[2] = {3, 4}, empty[2] = {3, 0};
     double buf[12] = {0};
@@ -281,6 +330,8 @@ int main(void) {
     test_wrap_in_out(app, 8);
     test_read_write(app);
     test_unbind(app);
+    test_write_after_launch(app, 0);
+    test_write_after_launch(app, 1);
     test_errors(app);
     clip_app_destroy(app);
     test_pool_bounds();

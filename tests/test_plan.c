@@ -515,6 +515,33 @@ static void test_transfers(void) {
     clip_data_destroy(in[1]);
 }
 
+/* A split launch's times stay readable after an unbind or a re-init frees its plan, as a whole
+ * launch's do, until the next launch. */
+static void test_times_after_unbind(void) {
+    const size_t dims[2] = {300, 70};
+    clip_data *x = random_data(apps[SMALL], CLIP_F32, 2, dims, 71);
+    clip_process *p = NULL;
+    CHECK_OK(apps[SMALL], clip_process_create(apps[SMALL], "scale", &p));
+    CHECK_OK(apps[SMALL], clip_process_set_input(p, 0, x));
+    CHECK_OK(apps[SMALL], clip_process_init(p));
+    CHECK(strncmp(clip_process_variant(p), "split", 5) == 0);
+    CHECK_OK(apps[SMALL], clip_process_launch(p));
+    double ms = -1, again = -1, piece[64];
+    size_t n = 0, n2 = 0;
+    CHECK_OK(apps[SMALL], clip_process_time_ms(p, &ms));
+    CHECK_OK(apps[SMALL], clip_process_command_times(p, piece, 64, &n, NULL));
+    CHECK(ms > 0 && n > 1);
+    CHECK_OK(apps[SMALL], clip_process_init(p));
+    CHECK_OK(apps[SMALL], clip_process_time_ms(p, &again));
+    CHECK(again == ms);
+    clip_process_unbind(p);
+    CHECK_OK(apps[SMALL], clip_process_time_ms(p, &again));
+    CHECK_OK(apps[SMALL], clip_process_command_times(p, NULL, 0, &n2, NULL));
+    CHECK(again == ms && n2 == n);
+    clip_process_destroy(p);
+    clip_data_destroy(x);
+}
+
 /* A split process reading a device-only result that the app's queue is still computing: the
  * lanes' queues must wait for it (a slow matpow, then a split scale and matmul at once). */
 static void test_pending_input(void) {
@@ -573,6 +600,7 @@ int main(void) {
     if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
     test_specs();
     test_transfers();
+    test_times_after_unbind();
     test_pending_input();
     test_scale();
     test_dot();

@@ -158,7 +158,9 @@ clip_status clip_data_host(clip_data *d, const void **ptr);
 clip_status clip_data_upload(clip_data *d);
 
 /* Write access on the host: like clip_data_host, then marks the device copy stale so the next
- * process that reads d uploads it. */
+ * process that reads d uploads it. For wrapped memory the device uses in place
+ * (clip_data_in_place), first waits for the work enqueued on the app's queue, which may still
+ * read it. Errors: as clip_data_host. */
 clip_status clip_data_host_write(clip_data *d, void **ptr);
 
 /* Copies the contents into a new data object of another type: real->complex gives zero

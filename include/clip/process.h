@@ -83,12 +83,15 @@ clip_status clip_process_init(clip_process *p);
  * device are uploaded first. A split launch (see init) runs its pieces over the app's devices
  * and returns when its outputs are complete in their host storage (their device copies stale);
  * inputs move to the pieces from the host, or from the primary device's buffer when only that
- * is current. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OPENCL; a failed piece's message names
- * the piece and its device. */
+ * is current. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OUT_OF_MEMORY (an input's or output's
+ * device buffer or host storage is made at its first launch, and may fail there),
+ * CLIP_ERR_OPENCL; a failed piece's message names the piece and its device. */
 clip_status clip_process_launch(clip_process *p);
 
-/* Output `index` after a successful init (borrowed: valid while the process lives, or longer if
- * the caller clip_data_retain()s it). Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_INVALID_ARG. */
+/* Output `index` after a successful init (borrowed: valid until the process is destroyed,
+ * initialised again, unbound, or given another output by clip_process_set_output, whichever comes
+ * first; clip_data_retain() it to keep it longer). One the caller set by clip_process_set_output
+ * lives as long as the caller's own reference. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_INVALID_ARG. */
 clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 
 /* Whether p's launches keep their commands' device times (on, the default, or 0 for off),
