@@ -304,8 +304,8 @@ clip_status clip_data_to_device(clip_data *d) {
      * kernels enqueued earlier may still be reading the stage. */
     cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
                    ? CL_OUT_OF_RESOURCES
-                   : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host,
-                                          0, NULL, NULL);
+                   : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0,
+                                          NULL, NULL);
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
                               d->bytes, clip_cl_error_name(e));

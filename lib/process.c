@@ -326,7 +326,8 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
     clip_status s = timing_on(p, "command times");
     if (s == CLIP_OK) s = wait_launch(p, "command times");
     if (s == CLIP_OK && p->last_split) {
-        for (size_t i = 0; i < p->n_split && i < cap; i++) ms[i] = p->split_ms[i];
+        for (size_t i = 0; i < p->n_split && i < cap; i++)
+            ms[i] = p->split_ms[i];
         *count = p->n_split;
         if (span_ms) *span_ms = p->split_wall_ms;
         return CLIP_OK;

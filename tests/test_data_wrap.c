@@ -184,7 +184,8 @@ static void test_write_after_launch(clip_app *app, int wrapped) {
     enum { K = 256 };
     const size_t dims[2] = {K, K};
     float *a = aligned_alloc(4096, K * K * sizeof *a), *b = malloc(K * K * sizeof *b);
-    for (size_t i = 0; i < (size_t)K * K; i++) a[i] = b[i] = 1.0f;
+    for (size_t i = 0; i < (size_t)K * K; i++)
+        a[i] = b[i] = 1.0f;
     clip_data *A = NULL, *B = NULL, *C1 = NULL, *C2 = NULL;
     if (wrapped)
         CHECK_OK(app, clip_data_wrap(app, CLIP_F32, 2, dims, a, &A));
@@ -202,7 +203,8 @@ static void test_write_after_launch(clip_app *app, int wrapped) {
     CHECK_OK(app, clip_process_launch(p[0]));
     float *w = NULL;
     CHECK_OK(app, clip_data_host_write(A, (void **)&w));
-    for (size_t i = 0; w && i < (size_t)K * K; i++) w[i] = 0.0f;
+    for (size_t i = 0; w && i < (size_t)K * K; i++)
+        w[i] = 0.0f;
     CHECK_OK(app, clip_process_launch(p[1]));
     CHECK_OK(app, clip_process_output(p[0], 0, &C1));
     CHECK_OK(app, clip_process_output(p[1], 0, &C2));

@@ -91,7 +91,8 @@ clip_status clip_process_launch(clip_process *p);
 /* Output `index` after a successful init (borrowed: valid until the process is destroyed,
  * initialised again, unbound, or given another output by clip_process_set_output, whichever comes
  * first; clip_data_retain() it to keep it longer). One the caller set by clip_process_set_output
- * lives as long as the caller's own reference. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_INVALID_ARG. */
+ * lives as long as the caller's own reference. Errors: CLIP_ERR_NOT_INITIALIZED,
+ * CLIP_ERR_INVALID_ARG. */
 clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 
 /* Whether p's launches keep their commands' device times (on, the default, or 0 for off),
