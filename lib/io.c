@@ -50,7 +50,19 @@ static clip_status unknown_ext(clip_app *app, const char *op, const char *path) 
         ext ? ext : "");
 }
 
-/* CFL names its pair of files by the path without ".cfl". */
+/* CFL names its pair of files by the path without ".cfl", and clip_load_cfl / clip_save_cfl add
+ * ".cfl" and ".hdr" back in lower case, as BART does: for "x.CFL" they would read or write x.cfl
+ * and x.hdr, files other than the one named. So only the lower-case extension is taken. */
+static clip_status cfl_check_case(clip_app *app, const char *op, const char *path) {
+    const char *ext = path_ext(path);
+    if (strcmp(ext, ".cfl") == 0) return CLIP_OK;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED,
+                          "%s: %s: a CFL extension must be lower-case \".cfl\": the pair is "
+                          "base.cfl and base.hdr, as BART names it, so \"%s\" would mean other "
+                          "files than the one named",
+                          op, path, ext);
+}
+
 static char *cfl_base(const char *path) {
     size_t n = strlen(path) - strlen(".cfl");
     char *base = malloc(n + 1);
@@ -63,10 +75,12 @@ static char *cfl_base(const char *path) {
 
 static clip_status cfl_dispatch(clip_app *app, const char *op, const char *path, clip_data *d,
                                 clip_data **out) {
+    clip_status s = cfl_check_case(app, op, path);
+    if (s != CLIP_OK) return s;
     char *base = cfl_base(path);
     if (!base)
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
-    clip_status s = d ? clip_save_cfl(app, base, d) : clip_load_cfl(app, base, out);
+    s = d ? clip_save_cfl(app, base, d) : clip_load_cfl(app, base, out);
     free(base);
     return s;
 }

@@ -35,6 +35,7 @@ int clip_io_mat73_available(void) {
 #include <errno.h>
 #include <matio.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <unistd.h>
 
 /* matio logs through one process-global function that prints by default. clip installs a
@@ -94,6 +95,12 @@ int clip_io_mat73_available(void) {
 
 static int is_numeric(const matvar_t *v) {
     return v->class_type >= MAT_C_DOUBLE && v->class_type <= MAT_C_UINT64;
+}
+
+/* What "the first numeric variable" may be: matio stores a logical as uint8, but MATLAB's
+ * isnumeric(true) is false. A logical still loads by name. */
+static int is_first_candidate(const matvar_t *v) {
+    return is_numeric(v) && !v->isLogical;
 }
 
 static const char *class_name(enum matio_classes c) {
@@ -248,7 +255,7 @@ static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const c
     matvar_t *info;
     *index = 0;
     while ((info = Mat_VarReadNextInfo(mat)) != NULL &&
-           !(var ? info->name && strcmp(info->name, var) == 0 : is_numeric(info))) {
+           !(var ? info->name && strcmp(info->name, var) == 0 : is_first_candidate(info))) {
         free_info(info);
         ++*index;
     }
@@ -364,6 +371,28 @@ static uint64_t mat5_size(const char *var, int rank, size_t numel, size_t elem, 
            part * (complex ? 2 : 1);
 }
 
+/* MAT 5 holds each dimension and each element's byte count in 32 bits, and matio writes them as
+ * int: past INT32_MAX they wrap, and the file it writes says other sizes than it holds. So a
+ * variable too large for them is refused before anything is written. */
+static clip_status check_mat5_fits(clip_app *app, const char *path, const char *var, clip_data *d) {
+    clip_type t = clip_data_type(d);
+    int rank = clip_data_ndims(d), dims_fit = 1;
+    for (int i = 0; i < rank; i++)
+        dims_fit &= clip_data_dim(d, i) <= INT32_MAX;
+    size_t half = clip_type_is_double(t) ? sizeof(double) : sizeof(float);
+    /* The miMATRIX element's byte count: all but the file header and the element's own tag. */
+    uint64_t element =
+        mat5_size(var, rank, clip_data_numel(d), half, clip_type_is_complex(t)) - 128 - 8;
+    if (dims_fit && element <= INT32_MAX) return CLIP_OK;
+    char dstr[128];
+    return clip_set_error(app, CLIP_ERR_DIMS,
+                          "save_mat: %s: variable '%s' (%s %s, %zu bytes) does not fit MAT 5, "
+                          "whose dimensions and byte counts stop at %d: save it as MAT 7.3 "
+                          "(clip_save_mat with v73)",
+                          path, var, clip_dims_str(d, dstr, sizeof dstr), clip_type_name(t),
+                          clip_data_bytes(d), INT32_MAX);
+}
+
 /* Why a matio call failed, in the system's words when it left a write error in errno (matio
  * writes through stdio, HDF5 through its own driver, and neither passes errno on). */
 static const char *mat_reason(int err, const char *fallback) {
@@ -474,6 +503,10 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
         return clip_set_error(app, CLIP_ERR_UNSUPPORTED,
                               "save_mat: %s: v7.3 needs matio built with HDF5, and this one is not",
                               path);
+    if (!v73) {
+        clip_status s = check_mat5_fits(app, path, var, d);
+        if (s != CLIP_OK) return s;
+    }
     const void *host = NULL;
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;

@@ -65,6 +65,11 @@ static clip_status png_decode(clip_app *app, const char *path, FILE *f, uint64_t
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_png: %s: out of memory", path);
     if (setjmp(png_jmpbuf(job->png)))
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_png: %s: %s", path, job->text);
+#ifdef PNG_SET_USER_LIMITS_SUPPORTED
+    /* libpng's default limit of 1,000,000 rows and columns is a guard of its own, not PNG's;
+     * the check on the file's size below guards the allocation instead. */
+    png_set_user_limits(job->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+#endif
     png_init_io(job->png, f);
     png_set_sig_bytes(job->png, 8);
     png_read_info(job->png, job->info);
@@ -189,6 +194,10 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
     if (!job->png || !(job->info = png_create_info_struct(job->png)))
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_png: %s: out of memory", path);
     if (setjmp(png_jmpbuf(job->png))) return clip_save_error(app, "save_png", sf, path, job->text);
+#ifdef PNG_SET_USER_LIMITS_SUPPORTED
+    /* PNG's own limit (checked by clip_save_png), not libpng's default of 1,000,000. */
+    png_set_user_limits(job->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+#endif
     png_set_write_fn(job->png, sf, on_write, on_flush);
     png_set_IHDR(job->png, job->info, (png_uint_32)W, (png_uint_32)H, (int)bytes * 8, color_of[C],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

@@ -381,7 +381,8 @@ static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_
     size_t pages = 0;
     clip_status s = scan_pages(app, path, tif, file_size, &L, &pages, msg);
     if (s != CLIP_OK) return s;
-    clip_type type = L.format == SAMPLEFORMAT_IEEEFP && L.bps == 64 ? CLIP_F64 : CLIP_F32;
+    /* f32 holds integers exactly only up to 2^24: 32-bit ones need f64, as MAT's int32 do. */
+    clip_type type = L.bps == (L.format == SAMPLEFORMAT_IEEEFP ? 64 : 32) ? CLIP_F64 : CLIP_F32;
     size_t total;
     if (clip_mul_size(L.width, L.height, &total) || clip_mul_size(total, L.spp, &total) ||
         clip_mul_size(total, pages, &total) || clip_mul_size(total, clip_type_size(type), &total))

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -340,6 +341,39 @@ clip_status clip_save_name(clip_app *app, const char *op, clip_save_file *sf, co
     return CLIP_OK;
 }
 
+/* An existing target keeps its permissions, as it would if rewritten in place: the temporary,
+ * made 0666 less the umask, would otherwise widen a file its owner had made private. Returns 0
+ * or an errno; a target that is not there (ENOENT) leaves the temporary's fopen-like mode. */
+static int keep_mode(const clip_save_file *sf, const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return errno == ENOENT ? 0 : errno;
+    return fchmod(sf->fd, st.st_mode & 07777) == 0 ? 0 : errno;
+}
+
+/* Takes an exclusive flock on the directory holding `path`, so that the commits of a set into
+ * it run one after another: two savers' removals and renames interleaved would leave one's last
+ * file over the other's first ones (CFL: a header over another save's samples). Returns the
+ * locked descriptor (closing it releases the lock), -1 where the file system offers no flock on
+ * a directory (NFS emulates it with POSIX locks, which an exclusive lock on a read-only
+ * descriptor cannot take: EBADF; or ENOLCK, EOPNOTSUPP, EINVAL), or -2 - errno when the
+ * directory cannot be opened. */
+static int lock_dir(const char *path) {
+    char *dir = dir_of(path);
+    if (!dir) return -2 - ENOMEM;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int err = errno;
+    free(dir);
+    if (fd < 0) return -2 - err;
+    int r;
+    while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (r != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* Discards sf[from..n-1] and returns s. */
 static clip_status discard_rest(clip_save_file *sf, size_t from, size_t n, clip_status s) {
     for (size_t i = from; i < n; i++)
@@ -362,12 +396,41 @@ static clip_status set_absent(clip_app *app, const char *op, clip_save_file *sf,
     return discard_rest(sf, 0, n, s);
 }
 
+static clip_status commit_locked(clip_app *app, const char *op, size_t n, clip_save_file *sf,
+                                 const char *const *path);
+
 clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_save_file *sf,
                                  const char *const *path, const clip_save_expect *expect) {
     clip_status s = CLIP_OK;
     for (size_t i = 0; i < n; i++)
         if (!sf[i].verified && (s = clip_save_verify(app, op, &sf[i], path[i], &expect[i])))
             return discard_rest(sf, 0, n, s);
+    /* From the targets' modes to the last rename, no other commit of a set into the directory
+     * runs; a lone file's rename is one step and needs no lock. */
+    int lock = -1;
+    if (n > 1 && (lock = lock_dir(path[n - 1])) < -1) {
+        s = fail_errno(app, op, &sf[n - 1], path[n - 1], "cannot open its directory to lock it",
+                       -2 - lock);
+        return discard_rest(sf, 0, n, s);
+    }
+    s = commit_locked(app, op, n, sf, path);
+    if (lock >= 0) close(lock);
+    return s;
+}
+
+/* clip_save_commit_all from the verified temporaries on, under its directory's lock for a set. */
+static clip_status commit_locked(clip_app *app, const char *op, size_t n, clip_save_file *sf,
+                                 const char *const *path) {
+    clip_status s = CLIP_OK;
+    for (size_t i = 0; i < n; i++) {
+        int err = keep_mode(&sf[i], path[i]);
+        if (err) {
+            s = fail_errno(app, op, &sf[i], path[i],
+                           "cannot give the written file the permissions of the one it replaces",
+                           err);
+            return discard_rest(sf, 0, n, s);
+        }
+    }
     /* A lone unnamed file with no target yet takes the target's name in one linkat, so that
      * no kill leaves a temporary; where the target exists (EEXIST) it goes the renaming way. */
     if (n == 1 && !sf->tmp && sf->fd >= 0 &&

@@ -78,7 +78,8 @@ typedef struct clip_save_expect {
 
 /* Removes the stale temporaries of dead writers from `path`'s directory, then creates an empty
  * temporary there (so the rename never crosses file systems) with the permissions a plain fopen
- * would give, unnamed where it can, and opens it. On failure sets *sf to the discarded state
+ * would give a new file (0666 less the umask; the commit gives it an existing target's own),
+ * unnamed where it can, and opens it. On failure sets *sf to the discarded state
  * (safe to discard again) and returns CLIP_ERR_IO with the system's reason, or
  * CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_save_begin(clip_app *app, const char *op, const char *path, clip_save_file *sf);
@@ -110,8 +111,10 @@ long long clip_save_read(clip_save_file *sf, void *buf, size_t n);
 clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect);
 
-/* clip_save_verify (unless it already passed), then links an unnamed temporary to its name,
- * renames the temporary over `path` and fsyncs the directory, so the new name survives a crash.
+/* clip_save_verify (unless it already passed), then gives the temporary the permissions of the
+ * target it replaces, if any (mode & 07777, as a file rewritten in place keeps them), links an
+ * unnamed temporary to its name, renames the temporary over `path` and fsyncs the directory, so
+ * the new name survives a crash.
  * Every failure is CLIP_ERR_IO; up to the rename the target is untouched and the temporary
  * removed. A failed directory fsync comes
  * after the rename: the target is then new but its name may not survive a crash, and the
@@ -126,6 +129,11 @@ clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, 
  * the last rename and after it. A kill or crash thus leaves the old set whole, the set absent (no
  * last file, so nothing loads; the others old or new) or the new set whole, never new files
  * beside an old last one; named temporaries it leaves go with the next save into the directory.
+ * For n > 1 the whole commit, from taking the targets' permissions (each file its own target's)
+ * to the directory's last fsync, holds an exclusive flock on the directory, so that two commits
+ * of one set never interleave (one's last file over the other's first ones); where the file
+ * system offers no flock on a directory (NFS: EBADF, ENOLCK), it goes on without one, and a
+ * directory that cannot be opened to lock fails the commit before any target changes.
  * A failure up to the removal, the removal's included, leaves the old set whole; one between it
  * and the last rename (a rename, a directory fsync) leaves the set absent, and its message says
  * that the previous last file was removed (or, for a set new to its place, that the last was not

@@ -2,8 +2,10 @@
  * themselves (integer TIFF samples, integer MAT classes, mixed variables), and the error paths:
  * missing, garbage, truncated and hostile files, unknown extensions, wrong types. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS, MAP_NORESERVE */
 
 #include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "io_testutil.h"
@@ -315,9 +317,15 @@ static void test_tiff_direct(clip_app *app) {
     neg[3] = -128;
     write_tiff_direct(tp("u32.tif"), R, C, 1, 32, SAMPLEFORMAT_UINT, COMPRESSION_NONE, 0, 0, 1,
                       big);
-    check_tiff_direct(app, tp("u32.tif"), R, C, 1, 1, CLIP_F32, big);
-    write_tiff_direct(tp("i32.tif"), R, C, 1, 32, SAMPLEFORMAT_INT, COMPRESSION_NONE, 0, 0, 1, neg);
-    check_tiff_direct(app, tp("i32.tif"), R, C, 1, 1, CLIP_F32, neg);
+    /* 32-bit integers load as f64, exactly: in f32, 16777217 and 4294967295 would round. */
+    check_tiff_direct(app, tp("u32.tif"), R, C, 1, 1, CLIP_F64, big);
+    double i32[R * C];
+    memcpy(i32, neg, sizeof i32);
+    i32[4] = -2147483648.0;
+    i32[5] = -16777217.0;
+    i32[6] = 2147483647.0;
+    write_tiff_direct(tp("i32.tif"), R, C, 1, 32, SAMPLEFORMAT_INT, COMPRESSION_NONE, 0, 0, 1, i32);
+    check_tiff_direct(app, tp("i32.tif"), R, C, 1, 1, CLIP_F64, i32);
     write_tiff_direct(tp("i16.tif"), R, C, 1, 16, SAMPLEFORMAT_INT, COMPRESSION_NONE, 0, 0, 1, neg);
     check_tiff_direct(app, tp("i16.tif"), R, C, 1, 1, CLIP_F32, neg);
     double small[R * C];
@@ -431,6 +439,16 @@ static void test_png(clip_app *app) {
     for (size_t i = 0; b && i < 35; i++)
         CHECK_NEAR(comp(b, i), (double)(i * 7), 0);
     clip_data_destroy(b);
+    clip_data_destroy(a);
+
+    /* Past libpng's default limit of 1,000,000 columns or rows, which is not PNG's: small in
+     * bytes, and both ways round trip. */
+    size_t wide[2] = {1, 1000001}, tall[2] = {1000001, 1};
+    a = tu_io_data(app, CLIP_F32, 2, wide, 6, 0, 1);
+    round_trip(app, "wide.png", a);
+    clip_data_destroy(a);
+    a = tu_io_data(app, CLIP_F32, 2, tall, 7, 0, 1);
+    round_trip(app, "tall.png", a);
     clip_data_destroy(a);
 
     size_t five[3] = {2, 2, 5};
@@ -624,15 +642,85 @@ static void test_mat_classes(clip_app *app, int v73) {
 }
 #endif
 
+#ifdef TEST_MATIO
+/* A logical variable before a double one: MATLAB's isnumeric(true) is false, so "the first
+ * numeric variable" is the double, though matio stores the logical as uint8. */
+static void test_mat_logical_first(clip_app *app, int v73) {
+    char path[512];
+    snprintf(path, sizeof path, "%s", tp(v73 ? "logical_first_v73.mat" : "logical_first_v5.mat"));
+    mat_t *mat = Mat_CreateVer(path, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    if (!mat) {
+        fprintf(stderr, "matio cannot create %s\n", path);
+        exit(2);
+    }
+    size_t d[2] = {2, 2};
+    uint8_t flags[4] = {1, 0, 1, 1};
+    double x[4] = {0.5, -2.0, 3.25, 1e10};
+    put_var(mat, "a_flags", MAT_C_UINT8, MAT_T_UINT8, 2, d, flags, MAT_F_LOGICAL);
+    put_var(mat, "b_x", MAT_C_DOUBLE, MAT_T_DOUBLE, 2, d, x, 0);
+    Mat_Close(mat);
+    clip_data *got = NULL;
+    CHECK_OK(app, clip_load(app, path, &got));
+    CHECK(got && clip_data_type(got) == CLIP_F64 && dims_are(got, 2, d));
+    for (size_t i = 0; got && i < 4; i++)
+        CHECK_NEAR(comp(got, i), x[i], 0);
+    clip_data_destroy(got);
+    got = NULL;
+    /* By name, the logical still loads (as f32 0/1). */
+    double want[4] = {1, 0, 1, 1};
+    CHECK_OK(app, clip_load_mat(app, path, "a_flags", &got));
+    CHECK(got && clip_data_type(got) == CLIP_F32);
+    for (size_t i = 0; got && i < 4; i++)
+        CHECK_NEAR(comp(got, i), want[i], 0);
+    clip_data_destroy(got);
+}
+#endif
+
+/* MAT 5 sizes and byte counts are 32-bit (matio writes them as int): a variable past them is
+ * refused before anything is written, rather than saved with wrapped counts. */
+static void test_mat5_limits(clip_app *app) {
+    /* A dimension past INT32_MAX, with no elements: nothing to write but the dimensions. */
+    size_t wide[2] = {(size_t)INT32_MAX + 1, 0};
+    clip_data *d = NULL;
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, wide, &d));
+    CHECK_STATUS(app, clip_save(app, tp("wide.mat"), d), CLIP_ERR_DIMS);
+    CHECK_MSG(app, "2147483648x0");
+    CHECK_MSG(app, "7.3");
+    CHECK(!tu_file_exists(tp("wide.mat")));
+    clip_data_destroy(d);
+    d = NULL;
+
+    /* 2 GiB of samples, one more byte count than MAT 5 holds. The memory is only reserved:
+     * the refusal comes before any sample is read. */
+    size_t big[2] = {(size_t)1 << 29, 1};
+    const size_t bytes = big[0] * sizeof(float);
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) {
+        printf("test_io: MAT 5 size limit: 2 GiB case skipped: cannot reserve %zu bytes\n", bytes);
+        return;
+    }
+    CHECK_OK(app, clip_data_wrap(app, CLIP_F32, 2, big, mem, &d));
+    CHECK_STATUS(app, clip_save_mat(app, tp("big.mat"), "x", d, 0), CLIP_ERR_DIMS);
+    CHECK_MSG(app, "2147483648 bytes");
+    CHECK_MSG(app, "7.3");
+    CHECK(!tu_file_exists(tp("big.mat")));
+    clip_data_destroy(d);
+    munmap(mem, bytes);
+}
+
 static void test_mat(clip_app *app) {
     test_mat_round_trips(app, 0);
+    test_mat5_limits(app);
 #ifdef TEST_MATIO
     test_mat_classes(app, 0);
+    test_mat_logical_first(app, 0);
 #endif
     if (clip_io_has("mat73")) {
         test_mat_round_trips(app, 1);
 #ifdef TEST_MATIO
         test_mat_classes(app, 1);
+        test_mat_logical_first(app, 1);
 #endif
     } else {
         size_t d[2] = {2, 2};
@@ -658,6 +746,17 @@ static void test_cfl(clip_app *app) {
     CHECK(identical(a, b));
     clip_data_destroy(b);
     b = NULL;
+
+    /* BART names the pair base.cfl and base.hdr: an upper-case extension is refused, on save
+     * and on load, rather than read or written under names other than the path given. */
+    CHECK_STATUS(app, clip_save(app, tp("UP.CFL"), a), CLIP_ERR_UNSUPPORTED);
+    CHECK_MSG(app, "lower-case");
+    CHECK(!tu_file_exists(tp("UP.CFL")) && !tu_file_exists(tp("UP.cfl")) &&
+          !tu_file_exists(tp("UP.hdr")) && !tu_file_exists(tp("UP.HDR")));
+    CHECK_STATUS(app, clip_load(app, tp("c.CFL"), &b), CLIP_ERR_UNSUPPORTED);
+    CHECK_MSG(app, tp("c.CFL"));
+    CHECK_STATUS(app, clip_load(app, tp("c.Cfl"), &b), CLIP_ERR_UNSUPPORTED);
+    CHECK(b == NULL);
     clip_data_destroy(a);
 
     /* Real and double data become complex float. */

@@ -349,6 +349,140 @@ static void test_load_during_saves(clip_app *app, const char *ext) {
     clip_data_destroy(b);
 }
 
+/* ---------------------------------------------------------------- CFL pairs, concurrently */
+
+/* Which of the savers below d is, whole: shape SHAPES[k] and every sample k + 1 (imaginary parts
+ * 0); -1 for anything else. The shapes share one element count, so a header of one saver over
+ * the samples of another passes the size check: only the shape and values tell. */
+enum { SAVERS = 4 };
+static const size_t SHAPES[SAVERS][2] = {{96, 32}, {32, 96}, {48, 64}, {64, 48}};
+static int pair_saver(clip_data *d) {
+    const void *p = NULL;
+    if (clip_data_ndims(d) != 2 || clip_data_type(d) != CLIP_C32 || clip_data_host(d, &p))
+        return -1;
+    for (int k = 0; k < SAVERS; k++) {
+        if (clip_data_dim(d, 0) != SHAPES[k][0] || clip_data_dim(d, 1) != SHAPES[k][1]) continue;
+        for (size_t i = 0; i < 2 * SHAPES[k][0] * SHAPES[k][1]; i++)
+            if (((const float *)p)[i] != (i % 2 ? 0.0f : (float)(k + 1))) return -1;
+        return k;
+    }
+    return -1;
+}
+
+/* Several processes save one CFL pair at once, each its own shape, while this one loads it: a
+ * commit (remove the old header, rename the samples, rename the header) run beside another
+ * would leave one saver's header over another's samples, so every load, and the pair left once
+ * all have finished, must be one saver's whole. Rounds, since the last two commits of a round
+ * must overlap for a mix to stay behind. */
+static void test_concurrent_pair_saves(clip_app *app) {
+    enum { ROUNDS = 8, EACH = 15 };
+    clip_data *d[SAVERS] = {NULL};
+    for (int k = 0; k < SAVERS; k++) {
+        CHECK_OK(app, clip_data_create(app, CLIP_C32, 2, SHAPES[k], &d[k]));
+        void *p = NULL;
+        if (!d[k] || clip_data_host_write(d[k], &p) != CLIP_OK) return;
+        for (size_t i = 0; i < 2 * SHAPES[k][0] * SHAPES[k][1]; i++)
+            ((float *)p)[i] = i % 2 ? 0.0f : (float)(k + 1);
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s", tp("pair.cfl"));
+    int loads = 0, torn = 0, failed = 0, mixed_after = 0;
+    char first_error[512] = "";
+    CHECK_OK(app, clip_save(app, path, d[0]));
+    for (int round = 0; round < ROUNDS; round++) {
+        fflush(stdout);
+        pid_t pids[SAVERS];
+        for (int k = 0; k < SAVERS; k++) {
+            pids[k] = fork();
+            if (pids[k] == 0) {
+                int bad = 0;
+                for (int j = 0; j < EACH && !bad; j++)
+                    bad = clip_save(app, path, d[k]) != CLIP_OK;
+                _exit(bad);
+            }
+        }
+        int status[SAVERS] = {0}, reaped[SAVERS] = {0}, running = SAVERS;
+        for (;;) {
+            for (int k = 0; k < SAVERS; k++)
+                if (!reaped[k] && (pids[k] <= 0 || waitpid(pids[k], &status[k], WNOHANG) != 0)) {
+                    reaped[k] = 1;
+                    running--;
+                    CHECK(pids[k] > 0 && WIFEXITED(status[k]) && WEXITSTATUS(status[k]) == 0);
+                }
+            if (!running) break;
+            clip_data *got = NULL;
+            if (clip_load(app, path, &got) != CLIP_OK) {
+                if (!failed++)
+                    snprintf(first_error, sizeof first_error, "%s", clip_app_last_error(app));
+            } else if (pair_saver(got) < 0) {
+                torn++;
+            }
+            clip_data_destroy(got);
+            loads++;
+        }
+        clip_data *got = NULL;
+        CHECK_OK(app, clip_load(app, path, &got));
+        mixed_after += pair_saver(got) < 0;
+        clip_data_destroy(got);
+    }
+    printf("test_save: cfl pair saved by %d processes at once, %d rounds: %d loads, %d torn, %d "
+           "failed%s%s; %d rounds left a mixed pair\n",
+           SAVERS, ROUNDS, loads, torn, failed, failed ? "; the first: " : "", first_error,
+           mixed_after);
+    CHECK(torn == 0 && failed == 0 && mixed_after == 0);
+    CHECK(tu_count_temporaries(g_dir) == 0);
+    for (int k = 0; k < SAVERS; k++)
+        clip_data_destroy(d[k]);
+}
+
+/* ---------------------------------------------------------------- permissions */
+
+static unsigned mode_of(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0u;
+}
+
+/* A save gives a new file the permissions fopen would (0666 less the umask) and keeps an
+ * existing file's own, as rewriting it in place would: a file made private stays private. Each
+ * file of a CFL pair keeps its own. Both ways a temporary is made (unnamed and named). */
+static void test_permissions(clip_app *app) {
+    const mode_t old_mask = umask(027);
+    const size_t dims[2] = {4, 3};
+    clip_data *d = tu_io_data(app, CLIP_F32, 2, dims, 9, 0, 1);
+    static const char *const exts[][2] = {
+        {"cfl", "cfl"}, {"mat", "mat"}, {"tiff", "tif"}, {"png", "png"}};
+    for (int named = 0; named < 2; named++) {
+        setenv("CLIP_TEST_SAVE_NAMED", named ? "1" : "0", 1);
+        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+            if (!clip_io_has(exts[i][0])) continue;
+            char name[64], path[512], hdr[512];
+            snprintf(name, sizeof name, "perm%d.%s", named, exts[i][1]);
+            snprintf(path, sizeof path, "%s", tp(name));
+            snprintf(name, sizeof name, "perm%d.hdr", named);
+            snprintf(hdr, sizeof hdr, "%s", tp(name));
+            const int cfl = i == 0;
+            CHECK_OK(app, clip_save(app, path, d));
+            CHECK(mode_of(path) == 0640);
+            CHECK(!cfl || mode_of(hdr) == 0640);
+            CHECK(chmod(path, 0600) == 0);
+            CHECK(!cfl || chmod(hdr, 0604) == 0);
+            CHECK_OK(app, clip_save(app, path, d));
+            if (mode_of(path) != 0600 || (cfl && mode_of(hdr) != 0604))
+                fprintf(stderr, "%s saved over: mode %o (was 0600)%s\n", path, mode_of(path),
+                        cfl ? ", header's likewise (was 0604)" : "");
+            CHECK(mode_of(path) == 0600);
+            CHECK(!cfl || mode_of(hdr) == 0604);
+            clip_data *back = NULL;
+            CHECK_OK(app, clip_load(app, path, &back));
+            clip_data_destroy(back);
+        }
+    }
+    unsetenv("CLIP_TEST_SAVE_NAMED");
+    umask(old_mask);
+    clip_data_destroy(d);
+    CHECK(tu_count_temporaries(g_dir) == 0);
+}
+
 /* ---------------------------------------------------------------- the clip tool */
 
 /* `clip run scale in.mat -o out.mat` with a 1 MB file-size limit and SIGXFSZ at its default, as
@@ -421,6 +555,8 @@ int main(void) {
         for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
             if (clip_io_has(exts[i][0])) test_load_during_saves(app, exts[i][1]);
     }
+    test_concurrent_pair_saves(app);
+    test_permissions(app);
     if (clip_io_has("mat"))
         test_tool_file_limit(app);
     else

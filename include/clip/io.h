@@ -6,14 +6,21 @@
  *                   samples, any number of channels; pages stack along the last dimension:
  *                   rows x cols (1 channel, 1 page), rows x cols x channels, rows x cols x pages
  *                   (1 channel), rows x cols x channels x pages.
- *   PNG  (libpng)   .png  8/16-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB(A)).
+ *   PNG  (libpng)   .png  8/16-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB(A)),
+ *                   up to 2^31-1 rows and columns (PNG's limit, not libpng's default 10^6).
  *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
- *                   N-D. Load takes the first numeric variable; save writes one variable.
+ *                   N-D. Load takes the first numeric variable (a logical is not one, as in
+ *                   MATLAB's isnumeric; it loads by name); save writes one variable. MAT 5
+ *                   holds dimensions and byte counts in 32 bits: a variable with a dimension or
+ *                   an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything is written
+ *                   (save it as v7.3).
  *   CFL  (BART)     .cfl with its .hdr: complex float arrays.
  *
- * Element types on load: integer image samples load as f32 holding their raw values (0..255,
- * 0..65535, ...); float TIFF samples keep f32/f64. MAT: single -> f32, double -> f64, complex ->
- * c32/c64, int8/uint8/int16/uint16/logical -> f32, int32/uint32/int64/uint64 -> f64.
+ * Element types on load: 8 and 16-bit integer image samples load as f32 holding their raw values
+ * (0..255, 0..65535, ...); 32-bit integer TIFF samples as f64, which holds every one exactly (f32
+ * would round 16777217 and 4294967295); float TIFF samples keep f32/f64. MAT: single -> f32,
+ * double -> f64, complex -> c32/c64, int8/uint8/int16/uint16/logical -> f32,
+ * int32/uint32/int64/uint64 -> f64.
  * CFL always loads as c32.
  * On save: PNG and integer TIFF clamp to the sample range and round to nearest; complex data
  * cannot be saved as an image (CLIP_ERR_TYPE). MAT keeps the class (single/double, complex).
@@ -31,7 +38,13 @@
  * replacing a pair, it then removes the old header first, so that a kill or crash in between
  * leaves the old pair, the new pair, or samples without a header, which clip_load_cfl refuses
  * (CLIP_ERR_IO, saying the samples are there without it), never new samples read under the old
- * header's dimensions. A commit that fails after that removal says the pair is absent.
+ * header's dimensions. A commit that fails after that removal says the pair is absent. Saves of
+ * one pair running at once (threads, processes) commit one after another, under an exclusive
+ * flock on the directory, so the pair left is one save's whole; where the file system has no
+ * flock for directories (NFS), nothing keeps such saves apart.
+ *
+ * Permissions: a new file gets those a plain fopen would give (0666 less the umask); a file saved
+ * over keeps its own (each file of a CFL pair its own).
  *
  * A process killed mid-save (kill -9, the OOM killer):
  *   TIFF, PNG, CFL, MAT 5 (and the tuning cache), where the file system offers O_TMPFILE
@@ -50,9 +63,14 @@
  * signal dispositions alone.
  *
  * Ownership: a loaded object is new; the caller destroys it with clip_data_destroy.
- * Common errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_IO (cannot open/read/write: message has the
- * path and the system's reason), CLIP_ERR_FORMAT (corrupt or unsupported content: message says
- * what), CLIP_ERR_UNSUPPORTED (format not built in, or unknown extension), CLIP_ERR_TYPE.
+ * Errors (each load and save returns those that apply to it): CLIP_ERR_INVALID_ARG, CLIP_ERR_IO
+ * (cannot open/read/write: message has the path and the system's reason), CLIP_ERR_FORMAT (corrupt
+ * or unsupported content: message says what), CLIP_ERR_UNSUPPORTED (format not built in, unknown
+ * extension, or ".cfl" not in lower case), CLIP_ERR_TYPE (complex data to an image, a named MAT
+ * variable that is not numeric), CLIP_ERR_DIMS (a shape the format cannot hold: an image's channels
+ * or extra dimensions, MAT 5's 32-bit sizes; on load, more than 8 dimensions other than 1 in a MAT
+ * variable or CFL header), CLIP_ERR_OVERFLOW (a size that does not fit size_t),
+ * CLIP_ERR_OUT_OF_MEMORY.
  */
 #ifndef CLIP_IO_H
 #define CLIP_IO_H
@@ -75,9 +93,11 @@ typedef enum clip_sample {
     CLIP_SAMPLE_F64   /* TIFF only */
 } clip_sample;
 
-/* Loads by extension (.tif .tiff .png .mat .cfl; case-insensitive). */
+/* Loads by extension (.tif .tiff .png .mat, case-insensitive; .cfl in lower case only, since the
+ * pair's files are base.cfl and base.hdr: "x.CFL" is CLIP_ERR_UNSUPPORTED). */
 clip_status clip_load(clip_app *app, const char *path, clip_data **out);
-/* Saves by extension with automatic sample format. */
+/* Saves by extension (as clip_load) with automatic sample format; .mat is MAT 5 (clip_save_mat
+ * writes v7.3). */
 clip_status clip_save(clip_app *app, const char *path, clip_data *d);
 
 clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
@@ -91,18 +111,20 @@ clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sa
 /* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
 clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out);
 /* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
- * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. */
+ * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. v73 zero (MAT 5): CLIP_ERR_DIMS when a dimension or
+ * the variable's encoded size passes 2^31-1 (above). */
 clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
                           int v73);
 
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair
  * leaves, are said to be so); CLIP_ERR_FORMAT when the header is malformed or the samples' size
- * is not the header's. A load running beside a save of the same pair (another process's
- * clip_save_cfl) returns the old pair or the new one, whole: it reads again when the header it
- * read was replaced before its samples were read, and waits up to a second for a header while
- * only samples are there (the moment in a commit between the old header's removal and the new
- * one's rename), so samples without a header fail after that second. */
+ * is not the header's; CLIP_ERR_DIMS when the header has more than 8 sizes other than 1. A load
+ * running beside a save of the same pair (another process's clip_save_cfl) returns the old pair or
+ * the new one, whole: it reads again when the header it read was replaced before its samples were
+ * read, and waits up to a second for a header while only samples are there (the moment in a commit
+ * between the old header's removal and the new one's rename), so samples without a header fail
+ * after that second. */
 clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
 /* Writes base.cfl, then base.hdr, as a pair (above: whole, or absent). */
 clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
