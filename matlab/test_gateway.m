@@ -174,6 +174,13 @@ function n = check_errors()
   n = n + expect_error(@() clip.conv2(G, G, 'same', 'Pad', 'mirror'), 'clip:badChoice');
   n = n + expect_error(@() clip.conv2(G, G, 'same', 'Bogus', 1), 'clip:unknownParameter');
   n = n + expect_error(@() clip.call('nosuch', {1}), 'clip:unknownProcess');
+  % A struct standing for a clip.Array must be one: an empty one crashed Octave.
+  n = n + expect_error(@() clip.norm(struct('id', {})), 'clip:usage');
+  n = n + expect_error(@() clip.norm(struct('id', {G.Id, G.Id})), 'clip:usage');
+  % The errors of clip.Array and clip.device lose the MEX prefix as clip.call's do.
+  n = n + expect_error(@() clip.Array(int8(1)), 'clip:badClass');
+  n = n + expect_error(@() clip.Array(sparse(1)), 'clip:sparse');
+  n = n + expect_error(@() clip.device('no-such-device-xyz'), 'clip:noDevice');
   % Everything still works after the failures.
   n = n + same(gather(G), magic(4), 'clip.Array after errors');
   n = n + same(gather(clip.matmul(G, G)), magic(4) * magic(4), 'product after errors');

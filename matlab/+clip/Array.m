@@ -13,13 +13,14 @@ classdef Array < handle
     function obj = Array(A, how)
       if nargin == 2 && ischar(how) && strcmp(how, 'clip:wrap')
         % A result clip_mex holds as pending until adopted here, in the statement that stores
-        % it: an id that Ctrl-C kept from reaching its object is freed by the next call.
+        % it: an id that Ctrl-C kept from reaching its object is freed by the next call. clip_mex
+        % itself, not clip.Array.mex, whose extra frame would widen that window.
         obj.Id = clip_mex('adopt', A);
       elseif nargin == 1
         if isa(A, 'clip.Array')
           A = gather(A);       % a copy, as gpuArray(G) of a gpuArray
         end
-        obj.Id = clip_mex('upload', A);
+        obj.Id = clip.Array.mex('upload', A);
       else
         error('clip:usage', 'clip.Array: use clip.Array(A)');
       end
@@ -30,10 +31,10 @@ classdef Array < handle
       end
     end
     function A = gather(obj)
-      A = clip_mex('gather', obj.Id);
+      A = clip.Array.mex('gather', obj.Id);
     end
     function varargout = size(obj, dim)
-      d = clip_mex('info', obj.Id);
+      d = clip.Array.mex('info', obj.Id);
       if nargin == 2
         d(end+1:max(dim)) = 1;
         varargout = {d(dim)};
@@ -51,10 +52,10 @@ classdef Array < handle
       n = numel(size(obj));
     end
     function c = classUnderlying(obj)
-      [~, c] = clip_mex('info', obj.Id);
+      [~, c] = clip.Array.mex('info', obj.Id);
     end
     function tf = isreal(obj)
-      [~, ~, tf] = clip_mex('info', obj.Id);
+      [~, ~, tf] = clip.Array.mex('info', obj.Id);
     end
     function disp(obj)
       d = size(obj);
@@ -70,6 +71,22 @@ classdef Array < handle
       fprintf('%s =\n\n', inputname(1));
       disp(obj);
       fprintf('\n');
+    end
+  end
+  methods (Static, Hidden)
+    function varargout = mex(varargin)
+      % clip_mex for the +clip functions. Octave prefixes a MEX error with the MEX file's name;
+      % clip's message stands alone, under the same identifier. (Here rather than in a private
+      % folder: Octave finds no private functions of a package.)
+      try
+        if nargout == 0
+          clip_mex(varargin{:});
+        else
+          [varargout{1:nargout}] = clip_mex(varargin{:});
+        end
+      catch err
+        error(err.identifier, '%s', regexprep(err.message, '^clip_mex: ', ''));
+      end
     end
   end
 end

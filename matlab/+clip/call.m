@@ -20,12 +20,7 @@ function varargout = call(name, inputs, params)
   end
   n = max(nargout, 1);
   out = cell(1, n);
-  try
-    [out{:}] = clip_mex('run', name, inputs, params, keep);
-  catch err
-    % Octave prefixes a MEX error with the MEX file's name; clip's message stands alone.
-    error(err.identifier, '%s', regexprep(err.message, '^clip_mex: ', ''));
-  end
+  [out{:}] = clip.Array.mex('run', name, inputs, params, keep);
   if keep
     % Every output but a trailing device time is an id of a new device-resident array.
     for i = 1:n

@@ -2,7 +2,7 @@ function d = devices()
 % clip.devices  The OpenCL devices clip sees. Without an output, prints one line per device,
 %   '*' marking the default and '>' the one clip.* functions use now; with one, returns a struct
 %   array (index, name, vendor, type, version, isdefault, iscurrent).
-  list = clip_mex('devices');
+  list = clip.Array.mex('devices');
   if nargout > 0
     d = list;
     return;

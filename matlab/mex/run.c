@@ -81,6 +81,11 @@ static int resolve_input(call *c, size_t i, const mxArray *in, const mxArray *co
                          gw_error *e) {
     if (!in) return gw_fail(e, "clip:usage", "clip: input %d is empty", (int)i + 1);
     if (mxIsStruct(in)) {
+        /* mxGetField past the end of a struct array crashes Octave: struct('id', {}) has none. */
+        if (mxGetNumberOfElements(in) != 1)
+            return gw_fail(e, "clip:usage",
+                           "clip: input %d is a struct array of %zu elements; a clip.Array is one",
+                           (int)i + 1, (size_t)mxGetNumberOfElements(in));
         const mxArray *f = mxGetField(in, 0, "id");
         uint64_t id = 0;
         if (!f) return gw_fail(e, "clip:usage", "clip: bad input");
