@@ -6,26 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
 static char out_text[8192], err_text[8192];
 
-/* Runs `clip ARGS`, capturing stdout and stderr; returns the exit status (-1 if it crashed). */
-static int run(const char *args) {
+/* Runs `clip ARGS` with stdout to the file out, capturing stderr (and stdout where out is
+ * cli_out.txt); returns the exit status (-1 if it crashed). */
+static int run_to(const char *args, const char *out) {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >cli_out.txt 2>cli_err.txt", CLIP_TOOL, args);
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>cli_err.txt", CLIP_TOOL, args, out);
     int st = system(cmd);
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     const char *files[2] = {"cli_out.txt", "cli_err.txt"};
     char *bufs[2] = {out_text, err_text};
-    for (int i = 0; i < 2; i++) {
+    out_text[0] = '\0';
+    for (int i = strcmp(out, "cli_out.txt") != 0; i < 2; i++) {
         FILE *f = fopen(files[i], "r");
         size_t n = f ? fread(bufs[i], 1, sizeof out_text - 1, f) : 0;
         bufs[i][n] = '\0';
         if (f) fclose(f);
     }
     return rc;
+}
+
+static int run(const char *args) {
+    return run_to(args, "cli_out.txt");
 }
 
 static int lines(const char *s) {
@@ -43,6 +50,24 @@ static void expect_error(const char *args, const char *needle) {
         fprintf(stderr, "clip %s: stderr was \"%s\", want one line with \"%s\"\n", args, err_text, needle);
     CHECK(lines(err_text) == 1);
     CHECK(strstr(err_text, needle) != NULL);
+}
+
+/* A usage error: exit status 2 (README: "2 for usage, 1 otherwise"), one line naming needle. */
+static void expect_usage(const char *args, const char *needle) {
+    expect_error(args, needle);
+    int rc = run(args);
+    if (rc != 2) fprintf(stderr, "clip %s: exit %d, want 2 (usage)\n", args, rc);
+    CHECK(rc == 2);
+}
+
+/* Output that cannot be written fails the command: exit 1 and one line saying why. */
+static void expect_full(const char *args) {
+    int rc = run_to(args, "/dev/full");
+    if (rc != 1 || lines(err_text) != 1 || !strstr(err_text, "clip: writing the output: "))
+        fprintf(stderr, "clip %s >/dev/full: exit %d, stderr \"%s\"\n", args, rc, err_text);
+    CHECK(rc == 1);
+    CHECK(lines(err_text) == 1);
+    CHECK(strstr(err_text, "clip: writing the output: ") != NULL);
 }
 
 int main(void) {
@@ -110,6 +135,64 @@ int main(void) {
     expect_error("run scale cli_bad.cfl", "cli_bad");
     expect_error("help no_such_process", "no_such_process");
     expect_error("bench scale", "usage");
+
+    /* Bad values are usage errors (2), named, whether the parameter table refuses them or only
+     * the process's init does; a device spec that does not parse too, as in bench and tune. */
+    expect_usage("run scale cli_in.cfl --repeat 99999999999999999999", "--repeat");
+    expect_usage("run scale cli_in.cfl --repeat 3abc", "--repeat");
+    expect_usage("run scale cli_in.cfl --device 0", "--device");
+    expect_usage("run scale cli_in.cfl --device -1", "--device");
+    expect_usage("run scale cli_in.cfl --device 1,1", "--device");
+    expect_usage("run scale cli_in.cfl --device ''", "--device");
+    expect_usage("run scale cli_in.cfl --a xyz", "expects a number");
+    expect_usage("run matpow cli_sq.cfl --power abc", "power");
+    expect_usage("run matpow cli_sq.cfl --power 2.5", "power");
+    expect_usage("run matpow cli_sq.cfl --power -1", "power");
+    expect_usage("run matpow cli_sq.cfl --power nan", "power");
+    expect_usage("run norm cli_in.cfl --p 0.5", "p must be");
+    /* The common options as --opt=VALUE, as the parameters take them. */
+    remove("cli_eq.cfl");
+    CHECK(run("run scale cli_in.cfl --a=2 --repeat=2 --time --output=cli_eq.cfl") == 0);
+    f = fopen("cli_eq.cfl", "r");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    expect_error("run scale cli_in.cfl --device=no-such-device-xyz", "no OpenCL device matches");
+    expect_usage("run scale cli_in.cfl --repeat=0", "--repeat");
+    expect_usage("run scale cli_in.cfl --time=1", "--time takes no value");
+    expect_usage("bench scale 64x64 --repeat 3abc", "--repeat");
+    expect_usage("bench scale 64x64 --repeat 99999999999999999999", "--repeat");
+    expect_usage("bench scale 64x64 --repeat 0", "--repeat");
+    expect_usage("bench scale 64x64 --warmup 9223372036854775807", "--warmup");
+    expect_usage("bench scale 64x64 --warmup -1", "--warmup");
+    expect_usage("bench scale 64x64 --rank1 -7", "--rank1");
+    expect_usage("bench scale 64x64 --rank1 1", "--rank1");
+    expect_usage("bench scale 5x", "bad shape '5x'");
+    expect_usage("bench scale -5x4", "bad shape '-5x4'");
+    expect_usage("bench scale 1x1x1x1x1x1x1x1x1", "bad shape");
+    expect_usage("bench matpow 4x4 --power 2.5", "power");
+    /* clip tune's errors: one line each, before any device opens or any tuning starts. */
+    expect_usage("tune --bogus 1", "unknown option '--bogus'");
+    expect_usage("tune --process conv2 --bogus 1", "unknown option '--bogus'");
+    expect_usage("tune --budget", "needs a value");
+    expect_usage("tune --device=cpu", "'--device cpu'");
+    expect_usage("tune --budget 10abc", "--budget");
+    expect_usage("tune --budget -1", "--budget");
+    expect_usage("tune --types f33", "--types");
+    expect_usage("tune --device 0", "--device");
+    expect_usage("tune --shapes -5x4x4", "--shapes");
+    expect_usage("tune --shapes 5x4", "--shapes");
+    expect_usage("tune --process conv2 --image -1x5", "--image");
+    expect_usage("tune --process conv2 --filters 3x3,-5", "--filters");
+    expect_usage("tune --process conv2 --budget 1e999", "--budget");
+    CHECK(run("tune --help") == 0 && strstr(out_text, "usage: clip tune"));
+
+    /* A full disk under stdout fails the command instead of losing the values quietly. */
+    if (access("/dev/full", W_OK) == 0) {
+        expect_full("devices");
+        expect_full("help");
+        expect_full("run scale cli_in.cfl");
+        expect_full("bench scale 64x64 --repeat 2 --no-chain");
+    }
 
     /* clip bench: the events' median and the chain's time (a wall clock, so above 0) on one
      * line, and the same two in its CSV row's fifth and eighth fields. */

@@ -16,22 +16,22 @@
 #include "bench.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
+#include "run_args.h"
 #include "timing.h"
 
 #define MAX_IN 8
 
+/* RxC or RxCxD...: each size digits only (strtoull takes "-5" as a huge size), no trailing 'x',
+ * and at most CLIP_MAX_DIMS of them rather than silently dropping the rest. */
 static int parse_shape(const char *s, size_t *dims, int *nd) {
     *nd = 0;
-    while (*s && *nd < CLIP_MAX_DIMS) {
-        char *end = NULL;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (end == s) return -1;
-        dims[(*nd)++] = (size_t)v;
-        s = end;
-        if (*s == 'x' || *s == 'X') s++;
-        else if (*s) return -1;
+    for (;;) {
+        if (*nd == CLIP_MAX_DIMS || run_args_size(s, &s, &dims[*nd])) return -1;
+        ++*nd;
+        if (!*s) return 0;
+        if (*s != 'x' && *s != 'X') return -1;
+        s++;
     }
-    return *nd ? 0 : -1;
 }
 
 static int parse_type(const char *s, clip_type *t) {
@@ -65,6 +65,15 @@ static double flops_of(const char *name, clip_data **in, int n_in, clip_process 
     return 0.0;
 }
 
+/* Past this many warm-up launches warmup + repeat could overflow; nobody needs a billion. */
+#define BENCH_WARMUP_MAX 1000000000L
+
+static int bad_number(const char *option, const char *v, long lo, long hi) {
+    fprintf(stderr, "clip: bench: %s expects an integer from %ld to %ld, got '%s'\n", option, lo,
+            hi, v);
+    return 2;
+}
+
 int clip_bench_main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr,
@@ -95,15 +104,20 @@ int clip_bench_main(int argc, char **argv) {
             if (parse_type(v, &type)) goto bad;
             i++;
         } else if (!strcmp(a, "--repeat") && v) {
-            repeat = strtol(v, NULL, 10), i++;
+            if (run_args_integer(v, 1, RUN_ARGS_REPEAT_MAX, &repeat))
+                return bad_number(a, v, 1, RUN_ARGS_REPEAT_MAX);
+            i++;
         } else if (!strcmp(a, "--warmup") && v) {
-            warmup = strtol(v, NULL, 10), i++;
+            if (run_args_integer(v, 0, BENCH_WARMUP_MAX, &warmup))
+                return bad_number(a, v, 0, BENCH_WARMUP_MAX);
+            i++;
         } else if (!strcmp(a, "--device") && v) {
             device = v, i++;
         } else if (!strcmp(a, "--csv") && v) {
             csv = v, i++;
         } else if (!strcmp(a, "--rank1") && v) {
-            rank1 = strtol(v, NULL, 10), i++;
+            if (run_args_integer(v, 0, MAX_IN - 1, &rank1)) return bad_number(a, v, 0, MAX_IN - 1);
+            i++;
         } else if (!strcmp(a, "--no-chain")) {
             no_chain = 1;
         } else if (!strncmp(a, "--", 2) && n_params < 16) {
@@ -121,11 +135,23 @@ int clip_bench_main(int argc, char **argv) {
             n_params++;
         } else if (n_in < MAX_IN && !parse_shape(a, dims[n_in], &nd[n_in])) {
             n_in++;
+        } else if (strncmp(a, "--", 2)) {
+            if (n_in == MAX_IN)
+                fprintf(stderr, "clip: bench: more than %d shapes\n", MAX_IN);
+            else
+                fprintf(stderr, "clip: bench: bad shape '%s' (sizes like 1024x1024, at most %d)\n",
+                        a, CLIP_MAX_DIMS);
+            return 2;
         } else {
             goto bad;
         }
     }
-    if (n_in != d->n_inputs || repeat < 1 || warmup < 0 || rank1 >= n_in) goto bad;
+    if (n_in != d->n_inputs) goto bad;
+    if (rank1 >= n_in) {
+        fprintf(stderr, "clip: bench: --rank1 %ld: %s has %d input%s, counted from 0\n", rank1,
+                name, n_in, n_in == 1 ? "" : "s");
+        return 2;
+    }
 
     clip_criteria crit = {0};
     if (device) {
@@ -138,6 +164,7 @@ int clip_bench_main(int argc, char **argv) {
         return 1;
     }
     int rc = 1;
+    clip_status st = CLIP_OK; /* of the parameters and init: a value they refuse is usage */
     clip_data *in[MAX_IN] = {0};
     clip_process *p = NULL;
     double *t = calloc((size_t)repeat, sizeof *t);
@@ -179,10 +206,14 @@ int clip_bench_main(int argc, char **argv) {
     }
     if (clip_process_create(app, name, &p) != CLIP_OK) goto fail;
     for (int i = 0; i < n_params; i++)
-        if (clip_process_set_text(p, params[i][0], params[i][1]) != CLIP_OK) goto fail;
+        if ((st = clip_process_set_text(p, params[i][0], params[i][1])) != CLIP_OK) goto fail;
     for (int i = 0; i < n_in; i++)
         if (clip_process_set_input(p, i, in[i]) != CLIP_OK) goto fail;
-    if (!t || clip_process_init(p) != CLIP_OK) goto fail;
+    if (!t) {
+        fprintf(stderr, "clip: bench: out of memory\n");
+        goto done;
+    }
+    if ((st = clip_process_init(p)) != CLIP_OK) goto fail;
     for (long r = 0; r < warmup + repeat; r++) {
         double ms = 0;
         if (clip_process_launch(p) != CLIP_OK || clip_process_time_ms(p, &ms) != CLIP_OK) goto fail;
@@ -233,6 +264,7 @@ int clip_bench_main(int argc, char **argv) {
     goto done;
 fail:
     fprintf(stderr, "clip: bench: %s\n", clip_app_last_error(app));
+    rc = run_args_exit_status(st);
 done:
     free(t);
     clip_process_destroy(p);

@@ -2,6 +2,7 @@
  * Every error is one line on stderr and a non-zero exit status (1 runtime, 2 usage). */
 #define _POSIX_C_SOURCE 200809L /* SIGXFSZ */
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,12 @@ static int print_data(clip_data *d, clip_app *app) {
 static int run_parsed(const clip_process_desc *d, const run_args *a) {
     clip_criteria crit = {0};
     if (a->device) {
-        if (clip_criteria_from_spec(a->device, &crit) != CLIP_OK) return fail("--device", NULL);
+        /* A spec that does not parse is the command line's fault, as in bench and tune; one
+         * that parses but matches no device is not (clip_app_create). */
+        if (clip_criteria_from_spec(a->device, &crit) != CLIP_OK) {
+            fail("--device", NULL);
+            return 2;
+        }
         crit.ignore_env = 1;
     }
     clip_app *app = NULL;
@@ -125,9 +131,10 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
         goto done;
     }
     for (int i = 0; i < a->n_params; i++) {
-        if (clip_process_set_text(p, a->params[i][0], a->params[i][1]) != CLIP_OK) {
+        clip_status s = clip_process_set_text(p, a->params[i][0], a->params[i][1]);
+        if (s != CLIP_OK) {
             fail(NULL, app);
-            rc = 2;
+            rc = run_args_exit_status(s);
             goto done;
         }
     }
@@ -138,9 +145,14 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
             goto done;
         }
     }
-    /* Device times only when asked for (--time): each one costs the host an event. */
-    if (clip_process_init(p) != CLIP_OK || clip_process_set_timing(p, a->time) != CLIP_OK) {
+    /* Device times only when asked for (--time): each one costs the host an event. A value
+     * the process refuses only at init (matpow's --power 2.5) is as much a usage error as one
+     * its parameter table refuses (--power abc). */
+    clip_status s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_set_timing(p, a->time);
+    if (s != CLIP_OK) {
         fail(NULL, app);
+        rc = run_args_exit_status(s);
         goto done;
     }
     times = calloc((size_t)a->repeat, sizeof *times);
@@ -203,11 +215,7 @@ static int cmd_run(int argc, char **argv) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    /* Past a file-size limit (ulimit -f) the kernel kills a writer with SIGXFSZ, mid-save and
-     * without a word; ignored, the write fails with EFBIG and the save says "File too large".
-     * Signal dispositions are the program's to choose, so this lives here, not in the library. */
-    signal(SIGXFSZ, SIG_IGN);
+static int dispatch(int argc, char **argv) {
     if (argc < 2) return usage(stderr);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return cmd_devices();
@@ -219,4 +227,25 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "tune")) return clip_tune_main(argc - 2, argv + 2);
     fprintf(stderr, "clip: unknown command '%s' (clip help lists the commands)\n", cmd);
     return 2;
+}
+
+int main(int argc, char **argv) {
+    /* Past a file-size limit (ulimit -f) the kernel kills a writer with SIGXFSZ, mid-save and
+     * without a word; ignored, the write fails with EFBIG and the save says "File too large".
+     * Signal dispositions are the program's to choose, so this lives here, not in the library. */
+    signal(SIGXFSZ, SIG_IGN);
+    int rc = dispatch(argc, argv);
+    /* printf's failures (a full disk, /dev/full, a closed stdout) only show in the stream's error
+     * flag, and the last buffer is written at exit, too late for the status: a script reading
+     * the values would otherwise take a truncated list for the result. After an error already
+     * reported, its line stays the only one. */
+    errno = 0;
+    const int flushed = fflush(stdout) == 0;
+    const int err = errno;
+    if (rc == 0 && (!flushed || ferror(stdout))) {
+        fprintf(stderr, "clip: writing the output: %s\n",
+                !flushed && err ? strerror(err) : "a write failed");
+        return 1;
+    }
+    return rc;
 }

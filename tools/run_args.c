@@ -1,7 +1,10 @@
 /* `clip run` argument splitting (see run_args.h). */
 #include "run_args.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,45 @@ void run_args_release(run_args *a) {
     for (int i = 0; i < RUN_ARGS_MAX; i++)
         free(a->owned[i]);
     run_args_init(a);
+}
+
+int run_args_integer(const char *s, long lo, long hi, long *v) {
+    const char *digits = s + (*s == '-');
+    if (*digits < '0' || *digits > '9') return -1;
+    char *end = NULL;
+    errno = 0;
+    const long x = strtol(s, &end, 10);
+    if (*end || errno == ERANGE || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}
+
+int run_args_size(const char *s, const char **end, size_t *v) {
+    if (*s < '0' || *s > '9') return -1;
+    char *e = NULL;
+    errno = 0;
+    const unsigned long long x = strtoull(s, &e, 10);
+    if (errno == ERANGE) return -1;
+#if SIZE_MAX < ULLONG_MAX
+    if (x > SIZE_MAX) return -1;
+#endif
+    *v = (size_t)x;
+    *end = e;
+    return 0;
+}
+
+int run_args_exit_status(clip_status s) {
+    switch (s) {
+    case CLIP_ERR_UNKNOWN_PARAM:
+    case CLIP_ERR_PARAM_TYPE:
+    case CLIP_ERR_PARAM_RANGE:
+    case CLIP_ERR_BAD_CHOICE:
+    case CLIP_ERR_BAD_POWER:
+    case CLIP_ERR_BAD_NORM_ORDER:
+        return 2;
+    default:
+        return 1;
+    }
 }
 
 static int usage_error(run_args *a, int status, const char *fmt, ...)
@@ -55,27 +97,48 @@ static int add_split_param(run_args *a, const char *word, const char *eq) {
     return 0;
 }
 
+static int is_option(const char *arg, size_t len, const char *name) {
+    return strlen(name) == len && !strncmp(arg, name, len);
+}
+
 int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *d) {
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
-        if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+        if (!strcmp(arg, "-o")) {
             if (i + 1 >= argc) goto missing;
             if (a->n_outputs == RUN_ARGS_MAX) return too_many(a, d, "outputs");
             a->outputs[a->n_outputs++] = argv[++i];
-        } else if (!strcmp(arg, "--time")) {
-            a->time = 1;
-        } else if (!strcmp(arg, "--device")) {
-            if (i + 1 >= argc) goto missing;
-            a->device = argv[++i];
-        } else if (!strcmp(arg, "--repeat")) {
-            char *end = NULL;
-            if (i + 1 >= argc) goto missing;
-            a->repeat = strtol(argv[++i], &end, 10);
-            if (*end || a->repeat < 1)
-                return usage_error(a, 2, "--repeat expects a positive integer, got '%s'", argv[i]);
         } else if (!strncmp(arg, "--", 2) && arg[2]) {
-            if (a->n_params == RUN_ARGS_MAX) return too_many(a, d, "parameters");
             const char *pname = arg + 2, *eq = strchr(pname, '=');
+            const size_t len = eq ? (size_t)(eq - pname) : strlen(pname);
+            /* The common options take --opt=VALUE as the process's parameters do; one of them
+             * sent on to the process would be "no parameter 'device'", which misleads. */
+            const char *value = eq ? eq + 1 : NULL;
+            if (is_option(pname, len, "time")) {
+                if (eq) return usage_error(a, 2, "--time takes no value, got '%s'", arg);
+                a->time = 1;
+                continue;
+            }
+            const int output = is_option(pname, len, "output"),
+                      device = is_option(pname, len, "device"),
+                      repeat = is_option(pname, len, "repeat");
+            if (output || device || repeat) {
+                if (!eq) {
+                    if (i + 1 >= argc) goto missing;
+                    value = argv[++i];
+                }
+                if (output) {
+                    if (a->n_outputs == RUN_ARGS_MAX) return too_many(a, d, "outputs");
+                    a->outputs[a->n_outputs++] = value;
+                } else if (device) {
+                    a->device = value;
+                } else if (run_args_integer(value, 1, RUN_ARGS_REPEAT_MAX, &a->repeat)) {
+                    return usage_error(a, 2, "--repeat expects an integer from 1 to %ld, got '%s'",
+                                       RUN_ARGS_REPEAT_MAX, value);
+                }
+                continue;
+            }
+            if (a->n_params == RUN_ARGS_MAX) return too_many(a, d, "parameters");
             if (eq) {
                 int rc = add_split_param(a, pname, eq);
                 if (rc) return rc;
@@ -85,7 +148,6 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
             if (!pd)
                 return usage_error(a, 2, "%s has no option --%s (clip help %s lists them)", d->name,
                                    pname, d->name);
-            const char *value = NULL;
             if (pd->kind != CLIP_PARAM_BOOL) {
                 if (i + 1 >= argc) goto missing;
                 value = argv[++i];

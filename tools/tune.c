@@ -17,7 +17,9 @@
  * is reported and skipped. The fastest tiled sets are then retried with other splits of K (a
  * launch-time choice, no rebuild). The budget is shared among the products (large ones get two or
  * three shares) and no candidate starts that would overrun it. */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "../processes/gemm.h"
 #include "../processes/gemm_tc.h"
 #include "clip/clip.h"
+#include "run_args.h"
 #include "timing.h"
 #include "tune.h"
 
@@ -65,18 +68,59 @@ static int parse_type(const char *s, size_t len, clip_type *t) {
     return -1;
 }
 
-/* The options both tunes take: --device, --budget, --types. Non-zero when a is one of them. */
+/* A usage error: one line on stderr, as every error of the tool (the full usage is --help's). */
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("clip: tune: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (clip tune --help)\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* An option the tunes do not know. Their options come in pairs, so --opt=value (which clip run
+ * takes) is told the form they want rather than called unknown. */
+static int unknown_option(const char *a) {
+    const char *eq = strchr(a, '=');
+    if (eq) return usage_error("write '%.*s %s', not '%s'", (int)(eq - a), a, eq + 1, a);
+    return usage_error("unknown option '%s'", a);
+}
+
+/* The options both tunes take: --device, --budget, --types. 1 when a is one of them, 0 when it
+ * is not, 2 (after the message) for a budget that is not a positive number of seconds: atof
+ * read "10abc" as 10 and "abc" as 0. */
 static int common_option(const char *a, const char *v, const char **device, double *budget,
                          const char **types) {
-    if (!strcmp(a, "--device"))
+    if (!strcmp(a, "--device")) {
         *device = v;
-    else if (!strcmp(a, "--budget"))
-        *budget = atof(v);
-    else if (!strcmp(a, "--types"))
+    } else if (!strcmp(a, "--budget")) {
+        char *end = NULL;
+        errno = 0;
+        *budget = strtod(v, &end);
+        if (end == v || *end || errno == ERANGE || !(*budget > 0) || !isfinite(*budget))
+            return usage_error("--budget expects a positive number of seconds, got '%s'", v);
+    } else if (!strcmp(a, "--types")) {
         *types = v;
-    else
+    } else {
         return 0;
+    }
     return 1;
+}
+
+/* n positive sizes "AxBx..." at *s, digits only (sscanf's %llu took "-5" as 2^64 - 5); *s moves
+ * past them. 0, or -1. */
+static int parse_sizes(const char **s, int n, size_t *v) {
+    for (int i = 0; i < n; i++) {
+        if (i && *(*s)++ != 'x') return -1;
+        if (run_args_size(*s, s, &v[i]) || !v[i]) return -1;
+    }
+    return 0;
 }
 
 /* The --types list ("f32,c32,..."), at most 4: 0, or -1 when a name is not a type. */
@@ -298,12 +342,20 @@ static int default_tasks(const clip_device_info *dev, const clip_type *types, in
     return n;
 }
 
-static int usage(void) {
-    fprintf(stderr, "usage: clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
-                    "[--types f32,c32,f64,c64] [--shapes MxNxK,...]\n"
-                    "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] "
-                    "[--types f32,...] [--filters 3x3,7x7,...] [--image RxC]\n");
-    return 2;
+static int help(void) {
+    printf("usage: clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
+           "[--types f32,c32,f64,c64] [--shapes MxNxK,...]\n"
+           "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] "
+           "[--types f32,...] [--filters 3x3,7x7,...] [--image RxC]\n");
+    return 0;
+}
+
+static int bad_types(const char *v) {
+    return usage_error("--types expects f32, f64, c32 or c64 separated by commas, got '%s'", v);
+}
+
+static int bad_device(const char *v) {
+    return usage_error("--device %s: %s", v, clip_app_last_error(NULL));
 }
 
 /* A cache that does not parse would hide every entry stored after it: move it aside. */
@@ -564,54 +616,52 @@ done:
     return rc;
 }
 
-static int c2_usage(void) {
-    fprintf(stderr, "usage: clip tune --process conv2 [--device SPEC] [--budget SECONDS] "
-                    "[--types f32,...] [--filters 3x3,7x7,...] [--image RxC]\n");
-    return 2;
-}
-
 static int c2_tune_main(int argc, char **argv) {
     const char *device = NULL, *types_s = "f32", *filters_s = "3x3,5x5,7x7,9x9,15x15,31x31";
     double budget = 300;
-    unsigned long long rows = 2048, cols = 2048;
+    size_t image[2] = {2048, 2048};
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) return c2_usage();
-        if (common_option(a, v, &device, &budget, &types_s)) continue;
-        if (!strcmp(a, "--filters"))
+        if (strchr(a, '=')) return unknown_option(a);
+        if (!v) return usage_error("option '%s' needs a value", a);
+        int common = common_option(a, v, &device, &budget, &types_s);
+        if (common == 2) return 2;
+        if (common) continue;
+        if (!strcmp(a, "--filters")) {
             filters_s = v;
-        else if (!strcmp(a, "--image")) {
-            int used = 0;
-            if (sscanf(v, "%llux%llu%n", &rows, &cols, &used) != 2 || v[used] || !rows || !cols)
-                return c2_usage();
-        } else if (strcmp(a, "--process"))
-            return c2_usage();
+        } else if (!strcmp(a, "--image")) {
+            const char *s = v;
+            if (parse_sizes(&s, 2, image) || *s)
+                return usage_error("--image expects RxC of positive sizes, got '%s'", v);
+        } else if (strcmp(a, "--process")) {
+            return unknown_option(a);
+        }
     }
-    if (!(budget > 0)) return c2_usage();
+    const size_t rows = image[0], cols = image[1];
     const double start = clip_tool_now_s();
     budget = budget * 0.97 - 0.5;
     clip_type types[4];
     int ntypes = 0;
-    if (parse_types(types_s, types, &ntypes)) return c2_usage();
+    if (parse_types(types_s, types, &ntypes)) return bad_types(types_s);
     clip_criteria crit = {0};
     if (device) {
-        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return c2_usage();
+        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return bad_device(device);
         crit.ignore_env = 1;
     }
     c2_task tasks[C2_MAX_TASKS];
     int nt = 0;
     for (const char *s = filters_s; *s;) {
-        unsigned long long m, n;
-        int used = 0, got = sscanf(s, "%llux%llu%n", &m, &n, &used);
-        if (got != 2) {
-            used = 0;
-            if (sscanf(s, "%llu%n", &m, &used) != 1) return c2_usage();
-            n = m;
-        }
-        if (!m || !n || m > 1024 || n > 1024 || (s[used] && s[used] != ',')) return c2_usage();
+        size_t mn[2];
+        int bad = parse_sizes(&s, 1, &mn[0]);
+        mn[1] = mn[0]; /* N alone is NxN */
+        if (!bad && *s == 'x') s++, bad = parse_sizes(&s, 1, &mn[1]);
+        if (bad || mn[0] > 1024 || mn[1] > 1024 || (*s && *s != ','))
+            return usage_error("--filters expects RxC or N, each from 1 to 1024, separated by "
+                               "commas, got '%s'",
+                               filters_s);
         for (int t = 0; t < ntypes && nt < C2_MAX_TASKS; t++)
-            tasks[nt++] = (c2_task){types[t], (size_t)m, (size_t)n};
-        s += used + (s[used] == ',');
+            tasks[nt++] = (c2_task){types[t], mn[0], mn[1]};
+        s += *s == ',';
     }
     clip_app *app = NULL;
     if (clip_app_create(&app, &crit) != CLIP_OK) {
@@ -632,7 +682,7 @@ static int c2_tune_main(int argc, char **argv) {
     const char *env = getenv("CLIP_TUNING_CACHE");
     char *saved = env ? strdup(env) : NULL;
     snprintf(trial, sizeof trial, "%s.trial", real);
-    printf("clip tune: conv2 on %s (%s), %d filter classes, %llux%llu image, budget %.0f s, "
+    printf("clip tune: conv2 on %s (%s), %d filter classes, %zux%zu image, budget %.0f s, "
            "cache %s\n",
            dev->name, dev->driver, nt, rows, cols, budget, real);
     check_cache(app);
@@ -646,7 +696,7 @@ static int c2_tune_main(int argc, char **argv) {
             def[i].value[0] = best[i].value[0] = '\0';
             continue;
         }
-        stored += c2_tune_task(app, &tasks[i], (size_t)rows, (size_t)cols, real, trial,
+        stored += c2_tune_task(app, &tasks[i], rows, cols, real, trial,
                                clip_tool_now_s() + left / (nt - i), &def[i], &best[i]) == 0;
     }
     remove(trial);
@@ -676,16 +726,21 @@ static int c2_tune_main(int argc, char **argv) {
 int clip_tune_main(int argc, char **argv) {
     const char *device = NULL, *types_s = "f32,c32,f64", *shapes_s = NULL;
     double budget = 300;
+    for (int i = 0; i < argc; i += 2)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return help();
     for (int i = 0; i + 1 < argc; i += 2)
         if (!strcmp(argv[i], "--process") && !strcmp(argv[i + 1], "conv2"))
             return c2_tune_main(argc, argv);
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) return usage();
-        if (common_option(a, v, &device, &budget, &types_s)) continue;
-        if (!strcmp(a, "--shapes"))
+        if (strchr(a, '=')) return unknown_option(a);
+        if (!v) return usage_error("option '%s' needs a value", a);
+        int common = common_option(a, v, &device, &budget, &types_s);
+        if (common == 2) return 2;
+        if (common) continue;
+        if (!strcmp(a, "--shapes")) {
             shapes_s = v;
-        else if (!strcmp(a, "--process")) {
+        } else if (!strcmp(a, "--process")) {
             if (strcmp(v, "matmul") && strcmp(v, "matpow")) {
                 fprintf(stderr,
                         "clip: tune: --process %s: only matmul and matpow (which share the "
@@ -693,18 +748,26 @@ int clip_tune_main(int argc, char **argv) {
                         v);
                 return 2;
             }
-        } else
-            return usage();
+        } else {
+            return unknown_option(a);
+        }
     }
-    if (!(budget > 0)) return usage();
     const double start = clip_tool_now_s();
     budget = budget * 0.97 - 0.5; /* room for the last candidate's overrun and the table */
     clip_type types[4];
     int ntypes = 0;
-    if (parse_types(types_s, types, &ntypes)) return usage();
+    if (parse_types(types_s, types, &ntypes)) return bad_types(types_s);
+    /* The shapes before the device opens: a typo is an error at once, not after a build. */
+    size_t shapes[MAX_TASKS][3];
+    int nshapes = 0;
+    for (const char *s = shapes_s; s && *s && nshapes < MAX_TASKS;) {
+        if (parse_sizes(&s, 3, shapes[nshapes++]) || (*s && *s != ','))
+            return usage_error("--shapes expects MxNxK,... of positive sizes, got '%s'", shapes_s);
+        s += *s == ',';
+    }
     clip_criteria crit = {0};
     if (device) {
-        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return usage();
+        if (clip_criteria_from_spec(device, &crit) != CLIP_OK) return bad_device(device);
         crit.ignore_env = 1;
     }
     clip_app *app = NULL;
@@ -716,18 +779,10 @@ int clip_tune_main(int argc, char **argv) {
     task tasks[MAX_TASKS];
     int nt = 0;
     if (shapes_s) {
-        for (const char *s = shapes_s; *s && nt < MAX_TASKS;) {
-            unsigned long long m, n, k;
-            int used = 0;
-            if (sscanf(s, "%llux%llux%llu%n", &m, &n, &k, &used) != 3 || !m || !n || !k) {
-                clip_app_destroy(app);
-                return usage();
-            }
+        for (int i = 0; i < nshapes; i++)
             for (int t = 0; t < ntypes && nt < MAX_TASKS; t++)
                 if (!clip_type_is_double(types[t]) || dev->fp64)
-                    tasks[nt++] = (task){types[t], (size_t)m, (size_t)n, (size_t)k};
-            s += used + (s[used] == ',');
-        }
+                    tasks[nt++] = (task){types[t], shapes[i][0], shapes[i][1], shapes[i][2]};
     } else {
         nt = default_tasks(dev, types, ntypes, tasks);
     }
