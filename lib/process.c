@@ -191,7 +191,10 @@ static clip_status init_split_or_whole(clip_process *p) {
     snprintf(first, sizeof first, "%s", p->app->error);
     release_init(p);
     clip_status t = clip_plan_make(p, &whole);
-    if (t == CLIP_OK && !whole) return CLIP_OK;
+    if (t == CLIP_OK && !whole) {
+        clip_clear_error(p->app); /* the whole attempt's message is not this init's outcome */
+        return CLIP_OK;
+    }
     if (t == CLIP_OK) clip_set_error(p->app, s, "%s", first);
     return t == CLIP_OK ? s : t;
 }

@@ -407,6 +407,7 @@ static void test_limits(clip_app *app) {
     clip_app_transfer_stats(app, &s0);
     CHECK_OK(app, clip_process_init(p));
     CHECK(strncmp(clip_process_variant(p), "split: ", 7) == 0);
+    CHECK(clip_app_last_error(app)[0] == '\0'); /* not the refused whole attempt's message */
     clip_process_destroy(p);
     clip_data_destroy(big);
 
