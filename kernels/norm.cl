@@ -407,9 +407,17 @@ inline real_t finish(const real_t *a, const real_t m, const real_t p) {
     return sqrt(amed);
 }
 #elif MODE >= 5
-/* norm = m * (sum (|x|/m)^p)^(1/p); m alone when it is NaN, Inf or 0. */
+/* norm = m * (sum (|x|/m)^p)^(1/p); m alone when it is NaN, Inf or 0. The largest |x| adds at
+ * least 1 to the sum (exactly 1 = |x|/m for m = max |x|, at least 1 for SCALE2's power of two
+ * below it), but computed as (|x|*c)*r it can come out 1 - ulp, whose p-th power underflows to 0
+ * for a large p (41 with p = 1e10 gave 0): hence the floor of 1. Mode 6's M starts at TRUE_MIN,
+ * where only zeros leave it, with a sum of 0 (a value of TRUE_MIN itself adds exactly 1). */
 inline real_t finish(const real_t *a, const real_t m, const real_t p) {
-    const real_t s = a[NROW - 1];
+#if MODE == 6
+    const real_t s = m > (real_t)TRUE_MIN ? fmax(a[NROW - 1], (real_t)1) : a[NROW - 1];
+#else
+    const real_t s = fmax(a[NROW - 1], (real_t)1);
+#endif
     if (!(m > 0 && m < INFINITY)) return m;
 #if PINT && !PHALF
     return m * rootn(s, PINT);

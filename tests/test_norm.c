@@ -212,6 +212,47 @@ static void test_special(clip_app *app, clip_process *p) {
             }
 }
 
+/* A large finite p: from 1e9 on the norm is the largest modulus exactly (the others' p-th powers
+ * vanish beside its), by either method; its own term must not underflow (41 with p = 1e10 gave
+ * 0). 65, the smallest order past SCALE2's, against the reference. */
+static void test_large_p(clip_app *app, clip_process *p) {
+    static const double ps[] = {65, 1e9, 1e10, 1e20, 1e300};
+    static const char *const methods[] = {"onepass", "twopass"};
+    for (int ti = 0; ti < 4; ti++) {
+        const double big = clip_type_is_double(types[ti]) ? 1e300 : 3e38;
+        const double cases[][3] = {{41, 0, 0}, {49, 1, 0}, {1, 49, 48}, {big, 1, 0}};
+        const size_t lens[] = {1, 2, 3, 2};
+        for (size_t c = 0; c < 4; c++)
+            for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
+                for (int m = 0; m < 2; m++) {
+                    double re[3], im[3] = {0, 0, 0}, got = -1;
+                    memcpy(re, cases[c], sizeof re);
+                    char ctx[160];
+                    snprintf(ctx, sizeof ctx, "large p: %s %g (%zu values) p=%g %s",
+                             clip_type_name(types[ti]), re[c == 2 ? 1 : 0], lens[c], ps[k],
+                             methods[m]);
+                    clip_data *x = rt_make(app, types[ti], lens[c], 1, re, im);
+                    clip_status s = clip_process_set_choice(p, "method", methods[m]);
+                    if (s == CLIP_OK) s = run_norm(p, x, ps[k], "auto", &got);
+                    tu_checks++;
+                    if (s != CLIP_OK) {
+                        tu_failures++;
+                        fprintf(stderr, "%s: %s (%s)\n", ctx, clip_status_str(s),
+                                clip_app_last_error(app));
+                    } else if (ps[k] < 1e9) {
+                        check_value(got, ref_norm(types[ti], re, im, lens[c], ps[k]),
+                                    !clip_type_is_double(types[ti]), ctx);
+                    } else {
+                        const double want = stored(types[ti], re[c == 2 ? 1 : 0]);
+                        CHECK(got == want);
+                        if (got != want) fprintf(stderr, "%s: got %.17g\n", ctx, got);
+                    }
+                    clip_data_destroy(x);
+                }
+    }
+    clip_process_set_choice(p, "method", "auto");
+}
+
 /* Every variant gives the reference's answer, for real and complex, each path. */
 static void test_variants(clip_app *app, clip_process *p) {
     static const char *const variants[] = {"scalar", "vector", "vector16"};
@@ -628,6 +669,7 @@ int main(void) {
     test_values(app, p);
     test_range(app, p);
     test_special(app, p);
+    test_large_p(app, p);
     test_variants(app, p);
     test_onepass(app, p);
     test_tuning(app, p);
