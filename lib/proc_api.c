@@ -56,6 +56,13 @@ clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, 
                                   clip_dims_str(d, have, sizeof have), dims[0],
                                   ndims > 1 ? dims[1] : 1, ndims > 2 ? "x..." : "");
         }
+        for (int k = 0; k < p->desc->n_inputs && !p->desc->in_place; k++)
+            if (p->inputs[k] == d)
+                return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                                      "the output must not be one of the inputs (output %d is "
+                                      "input %d): this process reads its inputs in another "
+                                      "order than it writes",
+                                      i, k);
         *out = d;
         return CLIP_OK;
     }

@@ -76,4 +76,5 @@ const clip_process_desc clip_process_scale = {
     .init = scale_init,
     .launch = scale_launch,
     .plan = scale_plan,
+    .in_place = 1,
 };

@@ -260,7 +260,7 @@ static void test_errors(clip_app *app) {
     CHECK_OK(app, clip_process_set_output(p, 0, sq));
     CHECK_OK(app, clip_process_set_int(p, "vw", 0));
     CHECK_STATUS(app, clip_process_init(p), CLIP_ERR_INVALID_ARG);
-    CHECK_MSG(app, "must not be the input");
+    CHECK_MSG(app, "must not be one of the inputs");
 
     /* Still usable: a fresh output and a valid power. */
     clip_data *out = NULL;

@@ -67,8 +67,10 @@ clip_status clip_process_get_choice(const clip_process *p, const char *name, con
 clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
 
 /* Optionally supplies the output object (else init creates one). Init checks that its type and
- * shape are what the process produces (CLIP_ERR_TYPE / CLIP_ERR_SHAPE otherwise). The same data
- * may be a process's input and another's output: that is how chains are built. */
+ * shape are what the process produces (CLIP_ERR_TYPE / CLIP_ERR_SHAPE otherwise), and that it is
+ * none of the process's inputs unless the process works in place (scale; CLIP_ERR_INVALID_ARG
+ * otherwise). The same data may be a process's input and another's output: that is how chains
+ * are built. */
 clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
 
 /* Validates parameters and inputs, chooses the kernel variant, builds what must be built, and

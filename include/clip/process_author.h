@@ -71,6 +71,11 @@ struct clip_process_desc {
      * than the device can hold. Must create every output (clip_proc_output) as init would, and
      * describe the pieces with clip_plan_add; adding no piece means "run whole, as init". */
     clip_status (*plan)(clip_process *p, clip_plan *plan);
+    /* Non-zero where an output may be one of the inputs: element-wise work that reads each
+     * element before it writes the same one. Otherwise clip_proc_output refuses such an output
+     * (CLIP_ERR_INVALID_ARG): a product, transpose or filter reads its inputs in another order
+     * than it writes, and would read what it has already overwritten. */
+    int in_place;
 };
 
 /* Adds a process to the registry (the descriptor must outlive every use, e.g. be static).
