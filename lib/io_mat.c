@@ -97,11 +97,6 @@ static int is_numeric(const matvar_t *v) {
     return v->class_type >= MAT_C_DOUBLE && v->class_type <= MAT_C_UINT64;
 }
 
-/* What "the first numeric variable" may be: matio stores a logical as uint8, but MATLAB's
- * isnumeric(true) is false. A logical still loads by name. */
-static int is_first_candidate(const matvar_t *v) {
-    return is_numeric(v) && !v->isLogical;
-}
 
 static const char *class_name(enum matio_classes c) {
     static const char *const names[] = {
@@ -248,17 +243,29 @@ static void free_info(matvar_t *v) {
     Mat_VarFree(v);
 }
 
-/* Finds the variable to load (the named one, or the first numeric one) and returns its position
- * among the file's variables: names may repeat, and only the variable checked here is read. */
-static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const char *var,
-                            uint64_t file_size, size_t *index, char **name) {
+/* The header of the first variable named var, or with no name the first numeric one (a logical
+ * only when logical_ok), and its position among the file's variables; NULL when there is none. */
+static matvar_t *first_var(mat_t *mat, const char *var, int logical_ok, size_t *index) {
     matvar_t *info;
     *index = 0;
+    Mat_Rewind(mat);
     while ((info = Mat_VarReadNextInfo(mat)) != NULL &&
-           !(var ? info->name && strcmp(info->name, var) == 0 : is_first_candidate(info))) {
+           !(var ? info->name && strcmp(info->name, var) == 0
+                 : is_numeric(info) && (logical_ok || !info->isLogical))) {
         free_info(info);
         ++*index;
     }
+    return info;
+}
+
+/* Finds the variable to load (the named one, or the first numeric one) and returns its position
+ * among the file's variables: names may repeat, and only the variable checked here is read.
+ * matio stores a logical as uint8, but MATLAB's isnumeric(true) is false: a logical is the one
+ * only in a file of no other numeric variable (a mask saved alone still loads). */
+static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const char *var,
+                            uint64_t file_size, size_t *index, char **name) {
+    matvar_t *info = first_var(mat, var, 0, index);
+    if (!info && !var) info = first_var(mat, NULL, 1, index);
     if (!info && var)
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: no variable named '%s'", path,
                               var);

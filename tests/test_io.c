@@ -644,7 +644,8 @@ static void test_mat_classes(clip_app *app, int v73) {
 
 #ifdef TEST_MATIO
 /* A logical variable before a double one: MATLAB's isnumeric(true) is false, so "the first
- * numeric variable" is the double, though matio stores the logical as uint8. */
+ * numeric variable" is the double, though matio stores the logical as uint8; a logical alone
+ * still loads. */
 static void test_mat_logical_first(clip_app *app, int v73) {
     char path[512];
     snprintf(path, sizeof path, "%s", tp(v73 ? "logical_first_v73.mat" : "logical_first_v5.mat"));
@@ -669,6 +670,20 @@ static void test_mat_logical_first(clip_app *app, int v73) {
     /* By name, the logical still loads (as f32 0/1). */
     double want[4] = {1, 0, 1, 1};
     CHECK_OK(app, clip_load_mat(app, path, "a_flags", &got));
+    CHECK(got && clip_data_type(got) == CLIP_F32);
+    for (size_t i = 0; got && i < 4; i++)
+        CHECK_NEAR(comp(got, i), want[i], 0);
+    clip_data_destroy(got);
+    got = NULL;
+    /* A logical alone in its file (a mask saved by itself) is the one loaded. */
+    mat = Mat_CreateVer(path, NULL, v73 ? MAT_FT_MAT73 : MAT_FT_MAT5);
+    if (!mat) {
+        fprintf(stderr, "matio cannot create %s\n", path);
+        exit(2);
+    }
+    put_var(mat, "mask", MAT_C_UINT8, MAT_T_UINT8, 2, d, flags, MAT_F_LOGICAL);
+    Mat_Close(mat);
+    CHECK_OK(app, clip_load(app, path, &got));
     CHECK(got && clip_data_type(got) == CLIP_F32);
     for (size_t i = 0; got && i < 4; i++)
         CHECK_NEAR(comp(got, i), want[i], 0);

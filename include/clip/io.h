@@ -9,8 +9,8 @@
  *   PNG  (libpng)   .png  8/16-bit gray, gray+alpha, RGB, RGBA (palette expanded to RGB(A)),
  *                   up to 2^31-1 rows and columns (PNG's limit, not libpng's default 10^6).
  *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
- *                   N-D. Load takes the first numeric variable (a logical is not one, as in
- *                   MATLAB's isnumeric; it loads by name); save writes one variable. MAT 5
+ *                   N-D. Load takes the first numeric variable (a logical only where the file
+ *                   has no other: MATLAB's isnumeric(true) is false); save writes one variable. MAT 5
  *                   holds dimensions and byte counts in 32 bits: a variable with a dimension or
  *                   an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything is written
  *                   (save it as v7.3).
