@@ -336,9 +336,9 @@ function n = check_conv2sep(clip)
   end
   compare(run_conv2sep(clip, u, v, A3, '--shape same'), ref, 'conv2sep 3-D');
   % Empties: MATLAB's sizes, zeros (NaN when normalizing by an empty K's zero sum).
-  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), ''), zeros(2, 4), 'conv2sep empty u');
-  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), '--normalize'), NaN(2, 4), 'conv2sep empty u normalize');
-  compare(run_conv2sep(clip, single([1 2]), [1; 2], zeros(0, 3), ''), single(zeros(1, 4)), 'conv2sep empty A');
+  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), ''), zeros(3, 4), 'conv2sep empty u');
+  compare(run_conv2sep(clip, zeros(0, 1), [1 2], magic(3), '--normalize'), NaN(3, 4), 'conv2sep empty u normalize');
+  compare(run_conv2sep(clip, single([1 2]), [1; 2], zeros(0, 3), ''), single(zeros(2, 4)), 'conv2sep empty A');
   compare(run_conv2sep(clip, [1 2 3], zeros(1, 0), magic(3), '--shape same'), zeros(3, 3), 'conv2sep empty v same');
   compare(run_conv2sep(clip, [1 2 3], [1 2], ones(2, 2), '--shape valid'), zeros(0, 1), 'conv2sep valid empty');
   % Inf in u beside the zero padding: Inf, as Octave (only the overlap is summed).

@@ -3,7 +3,9 @@
  * Semantics.
  *   shape     full: size(A)+size(K)-1; same: size(A), the central part starting at row
  *             floor(size(K,1)/2)+1 and column floor(size(K,2)/2)+1 of the full result (so even
- *             sizes match MATLAB); valid: max(size(A)-size(K)+1, 0).
+ *             sizes match MATLAB); valid: max(size(A)-size(K)+1, 0). Per dimension, MATLAB's
+ *             documented rules: full max([ma+mk-1, ma, mk]), valid max(ma-max(0, mk-1), 0);
+ *             they differ from the short forms only where A or K is empty.
  *   correlate filter2 / imfilter 'corr': K is not rotated. Off: convolution as conv2.
  *   pad       zero is conv2's behaviour; replicate, symmetric, circular give imfilter(A, K, pad,
  *             shape, 'conv'/'corr') for full and same. 'valid' never reads the padding, so it
@@ -13,8 +15,9 @@
  *             as MATLAB's conv2(A,K)/sum(K(:)). A complex sum with a zero imaginary part divides
  *             like a real one (MATLAB narrows such a value to real).
  *   types     the output type is clip_type_promote(A, K); both are converted on the device.
- *   empty     sizes follow the formulas above (so conv2(zeros(0,3), ones(2)) is 1x4 zeros, as
- *             MATLAB; Octave returns 0x0 for any empty input). With an empty K the sum is empty:
+ *   empty     sizes follow MATLAB's rules above (conv2(zeros(0,3), ones(2)) is 2x4 zeros,
+ *             conv2(ones(4,5), zeros(0,2)) is 4x6, and 'valid' with a 0x0 K is size(A);
+ *             Octave returns 0x0 for any empty input). With an empty K the sum is empty:
  *             zeros, or NaN when normalizing (0/0). Padding an empty A pads with zeros.
  *   Inf, NaN  as MATLAB's sums: only taps where K overlaps A are summed, so an Inf in K next to
  *             the zero padding gives +-Inf, not NaN (kernels/conv2.cl, conv_skip). The separable
@@ -186,7 +189,8 @@ static void dims_str(clip_data *d, char *buf, size_t cap) {
 }
 
 /* Output rows for input rows m and filter rows k, and the offset of the shape in the full
- * result. */
+ * result. An empty A or K gives MATLAB's documented sizes: full max(m+k-1, m, k), valid
+ * max(m - max(0, k-1), 0). */
 static size_t out_size(int shape, size_t m, size_t k, size_t *off) {
     if (shape == CONV2_SHAPE_SAME) {
         *off = k / 2;
@@ -194,10 +198,10 @@ static size_t out_size(int shape, size_t m, size_t k, size_t *off) {
     }
     if (shape == CONV2_SHAPE_VALID) {
         *off = k ? k - 1 : 0;
-        return m + 1 > k ? m + 1 - k : 0;
+        return m >= *off ? m - *off : 0;
     }
     *off = 0;
-    return m + k > 0 ? m + k - 1 : 0;
+    return m && k ? m + k - 1 : (m > k ? m : k);
 }
 
 /* Rows and columns of d (named `name`) below the kernels' 32-bit index limit. */

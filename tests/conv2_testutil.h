@@ -86,10 +86,23 @@ static inline long ref_map(long x, long n, int pad) {
     return x;
 }
 
+/* MATLAB's documented sizes per dimension: full max([m+k-1, m, k]), same m, valid
+ * max(m - max(0, k-1), 0), written as the documentation states them. */
 static inline size_t ref_size(int shape, size_t m, size_t k, long *off) {
-    if (shape == SAME) return *off = (long)(k / 2), m;
-    if (shape == VALID) return *off = (long)k - 1, (m + 1 > k ? m + 1 - k : 0);
-    return *off = 0, (m + k > 0 ? m + k - 1 : 0);
+    const long lm = (long)m, lk = (long)k;
+    long n;
+    if (shape == SAME) {
+        *off = lk / 2, n = lm;
+    } else if (shape == VALID) {
+        *off = lk > 1 ? lk - 1 : 0;
+        n = lm - (lk - 1 > 0 ? lk - 1 : 0);
+        n = n > 0 ? n : 0;
+    } else {
+        *off = 0, n = lm + lk - 1;
+        n = n > lm ? n : lm;
+        n = n > lk ? n : lk;
+    }
+    return (size_t)n;
 }
 
 /* C(i,j) = sum_{k,l} Aext(i+oi-k, j+oj-l) * K(k,l), K rotated by 180 degrees when correlating:

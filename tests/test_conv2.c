@@ -198,6 +198,14 @@ static void test_nonfinite(clip_app *app) {
             }
 }
 
+static clip_process *conv2_with(clip_app *app, clip_data *a, clip_data *k) {
+    clip_process *p = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    return p;
+}
+
 /* Empty A or K: sizes by MATLAB's formulas; an empty sum is 0 (NaN when normalized). */
 static void test_empty(clip_app *app) {
     const conv_case cases[] = {
@@ -214,14 +222,37 @@ static void test_empty(clip_app *app) {
         run_case(app, &cases[i], "auto", 1000 + i);
         run_case(app, &cases[i], "local", 1000 + i);
     }
-}
-
-static clip_process *conv2_with(clip_app *app, clip_data *a, clip_data *k) {
-    clip_process *p = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &p));
-    CHECK_OK(app, clip_process_set_input(p, 0, a));
-    CHECK_OK(app, clip_process_set_input(p, 1, k));
-    return p;
+    /* The sizes themselves, from MATLAB's documented rules (full: max([ma+mk-1, ma, mk]),
+     * valid: max(ma-max(0, mk-1), 0)), written out rather than taken from ref_size. */
+    static const struct {
+        size_t a[2], k[2];
+        const char *shape;
+        size_t c[2];
+    } sizes[] = {
+        {{0, 5}, {3, 3}, "full", {3, 7}},  {{4, 5}, {0, 2}, "full", {4, 6}},
+        {{0, 3}, {2, 2}, "full", {2, 4}},  {{0, 0}, {0, 0}, "full", {0, 0}},
+        {{4, 5}, {0, 0}, "valid", {4, 5}}, {{4, 5}, {0, 3}, "valid", {4, 3}},
+        {{0, 5}, {3, 3}, "valid", {0, 3}}, {{4, 5}, {0, 2}, "same", {4, 5}},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        clip_data *a = NULL, *k = NULL, *out = NULL;
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_F64, 2, sizes[i].a, &a));
+        CHECK_OK(app, clip_data_create_zeros(app, CLIP_F64, 2, sizes[i].k, &k));
+        clip_process *p = conv2_with(app, a, k);
+        CHECK_OK(app, clip_process_set_choice(p, "shape", sizes[i].shape));
+        CHECK_OK(app, clip_process_init(p));
+        CHECK_OK(app, clip_process_launch(p));
+        CHECK_OK(app, clip_process_output(p, 0, &out));
+        tu_checks++;
+        if (clip_data_dim(out, 0) != sizes[i].c[0] || clip_data_dim(out, 1) != sizes[i].c[1]) {
+            fprintf(stderr, "FAIL empty sizes: %zux%zu by %zux%zu %s gave %zux%zu, want %zux%zu\n",
+                    sizes[i].a[0], sizes[i].a[1], sizes[i].k[0], sizes[i].k[1], sizes[i].shape,
+                    clip_data_dim(out, 0), clip_data_dim(out, 1), sizes[i].c[0], sizes[i].c[1]);
+            tu_failures++;
+        }
+        clip_process_destroy(p);
+        clip_data_destroy(a), clip_data_destroy(k);
+    }
 }
 
 static void test_errors(clip_app *app) {
