@@ -28,8 +28,10 @@
  * K 1024 and 2048 the split 1.1-1.2x faster (bench/GEMM.md, "Small products at the GPU's own
  * pace"). */
 #define CLIP_GEMM_SPLIT_OVER_SHRINK_K 512
-/* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16. */
-#define CLIP_GEMM_LONG_SLICE_K 256
+/* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16 (H100, the
+ * GPU's own time back to back: 64x3136x64 0.0050 -> 0.0040 ms, 128x784x64 0.0048 -> 0.0036,
+ * 256x256x128 0.0069 -> 0.0050; bench/GEMM.md, "Wave-balanced tiles"). */
+#define CLIP_GEMM_LONG_SLICE_K 64
 
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
@@ -112,6 +114,41 @@ static void rung_set(clip_gemm_params *o, clip_type t, const clip_device_info *d
     tiled_set(o, t, dev, r->mdimc, r->ndimc, r->whi, r->wni, r->kwg);
     o->wm = r->wm;
     if (o->stages == 2) o->stages = r->stages;
+}
+
+/* The most outputs any compute unit computes: a grid's tiles go out in waves of one a compute
+ * unit, so a ragged last wave leaves the busiest units a whole tile more than the average. */
+static size_t busiest_cu(const clip_gemm_params *o, const clip_device_info *dev, size_t m,
+                         size_t n) {
+    size_t cus = dev->compute_units ? dev->compute_units : 1;
+    return (clip_gemm_tiles(o, m, n) + cus - 1) / cus * (size_t)o->mwg * (size_t)o->nwg;
+}
+
+/* A narrower tile beside the small rungs, for an unsplit f32 grid of a few waves whose last wave
+ * is ragged: where the narrower tiles leave the busiest compute unit fewer outputs, they are
+ * faster, and where the two tie the rung's larger tile is (H100, the GPU's own time back to back,
+ * bench/GEMM.md "Wave-balanced tiles": 64x12544x147 0.0141 -> 0.0104 ms on 64x48 tiles,
+ * 256^3 0.0076 -> 0.0065 on 32x16; at every one of 20 products the busiest unit's outputs
+ * ordered the two the way their times did, a tie going to the rung). */
+static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_info *dev,
+                          size_t m, size_t n, size_t k) {
+    const int kwg = k >= 32 ? 32 : 16;
+    const size_t cus = dev->compute_units ? dev->compute_units : 1;
+    if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk ||
+        clip_gemm_tiles(out, m, n) > 4 * cus)
+        return;
+    clip_gemm_params alt;
+    if (out->mwg == 32 && out->nwg == 32) { /* the smallest rung: 32x16, 4x2 a work-item */
+        tiled_set(&alt, t, dev, 8, 8, 4, 2, kwg);
+        if (alt.stages == 2) alt.stages = 3;
+    } else if (out->mwg * out->nwg >= 64 * 64 && out->mwg <= 128) { /* 64x64, 128x64: 64x48 */
+        tiled_set(&alt, t, dev, 16, 8, 4, 6, kwg);
+        alt.vwn = 2;
+    } else {
+        return;
+    }
+    if (local_bytes(&alt, t) > dev->local_mem) return;
+    if (busiest_cu(&alt, dev, m, n) < busiest_cu(out, dev, m, n)) *out = alt;
 }
 
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short
@@ -217,6 +254,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             out->kwg = 32;
             if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
         }
+        if (esize == 4 && i > 0) balance_waves(out, t, dev, m, n, k);
     }
     clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
 }

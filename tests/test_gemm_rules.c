@@ -59,8 +59,23 @@ int main(void) {
     expect_tiled(&d, 1024, 256, 512, 32, 32, 32, 1, 3);
     expect_tiled(&d, 64, 3136, 576, 64, 64, 16, 0, 2);
     expect_tiled(&d, 64, 4096, 1024, 64, 64, 16, 0, 2);
-    /* A product too small to split takes the smallest tiles' slices of 32 from K 32. */
-    expect_tiled(&d, 256, 256, 256, 32, 32, 32, 1, 3);
+    /* A product too small to split takes the smallest tiles' slices of 32 from K 32, and the
+     * smallest rung its slices of 32 from K 64. */
+    expect_tiled(&d, 1024, 196, 256, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 128, 784, 64, 32, 32, 32, 1, 3);
+
+    /* Wave balance: a narrower tile where it leaves the busiest compute unit fewer outputs
+     * (64x12544x147: 262 tiles of 64x48, two a unit, against 196 of 64x64, one unit in two
+     * with a second), the rung's tile where the two tie or the narrower one has more. */
+    expect_tiled(&d, 64, 12544, 147, 64, 48, 32, 1, 2);
+    expect_tiled(&d, 256, 3136, 64, 64, 48, 32, 1, 2);
+    expect_tiled(&d, 128, 12544, 64, 64, 48, 32, 1, 2);
+    expect_tiled(&d, 1024, 1024, 128, 64, 64, 16, 1, 2);
+    expect_tiled(&d, 512, 784, 128, 64, 32, 32, 1, 2);
+    expect_tiled(&d, 256, 256, 256, 32, 16, 32, 1, 3);
+    expect_tiled(&d, 192, 192, 192, 32, 16, 32, 1, 3);
+    expect_tiled(&d, 64, 3136, 64, 32, 16, 32, 1, 3);
+    expect_tiled(&d, 512, 196, 128, 32, 32, 32, 1, 3);
 
     /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
      * is at least 384 (a complex product judged as the real one of m x 2n by 2k). The sm_80
