@@ -354,6 +354,16 @@ static clip_status select_devices(const clip_criteria *crit, found_device *all, 
     if (apply_env(&c))
         return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "CLIP_DEVICE='%s' is not a device spec",
                               getenv("CLIP_DEVICE"));
+    /* Criteria filled in by hand, unlike clip_criteria_from_spec's, may list more devices than
+     * indices[] (and chosen[]) hold, or one device twice, which would be driven as two. */
+    if (c.n_indices > CLIP_MAX_APP_DEVICES)
+        return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "criteria list %d devices (at most %d)",
+                              c.n_indices, CLIP_MAX_APP_DEVICES);
+    for (int k = 0; k < c.n_indices; k++)
+        for (int j = 0; j < k; j++)
+            if (c.indices[j] == c.indices[k])
+                return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "criteria list device %d twice",
+                                      c.indices[k]);
     int n = enumerate(all, MAX_DEVICES);
     *n_all = n < 0 ? 0 : n;
     if (n < 0) return CLIP_ERR_NO_DEVICE;

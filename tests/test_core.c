@@ -67,6 +67,20 @@ static void test_devices(void) {
     CHECK_STATUS(NULL, clip_app_create(&app, &c), CLIP_ERR_NO_DEVICE);
     CHECK(app == NULL);
     CHECK_MSG(NULL, "no-such-device-xyz");
+    /* A hand-made list past indices[] was read (and its picks written) beyond the arrays; one
+     * with a repeat made an app driving device 1 as two devices. */
+    c = (clip_criteria){.ignore_env = 1, .n_indices = CLIP_MAX_APP_DEVICES + 1};
+    for (int i = 0; i < CLIP_MAX_APP_DEVICES; i++)
+        c.indices[i] = i + 1;
+    app = (clip_app *)1;
+    CHECK_STATUS(NULL, clip_app_create(&app, &c), CLIP_ERR_INVALID_ARG);
+    CHECK(app == NULL);
+    CHECK_STATUS(NULL, clip_device_select(&c, &idx), CLIP_ERR_INVALID_ARG);
+    c = (clip_criteria){.ignore_env = 1, .n_indices = 2, .indices = {1, 1}};
+    app = (clip_app *)1;
+    CHECK_STATUS(NULL, clip_app_create(&app, &c), CLIP_ERR_INVALID_ARG);
+    CHECK(app == NULL);
+    CHECK_MSG(NULL, "device 1 twice");
 
     /* Specs, as CLIP_DEVICE and --device take them. */
     clip_criteria s = {0};

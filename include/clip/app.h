@@ -115,9 +115,10 @@ clip_status clip_device_select(const clip_criteria *crit, int *index);
  * Testing: CLIP_TEST_MAX_ALLOC=BYTES in the environment lowers every device's largest allocation
  * (clip_device_info.max_alloc of the app, never raised) so that tests can force the streamed
  * paths on small data.
- * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_NO_DEVICE (nothing matches: the message lists the
- * criteria; a listed index that names no device), CLIP_ERR_OPENCL (context or queue creation
- * failed), CLIP_ERR_OUT_OF_MEMORY. */
+ * Errors: CLIP_ERR_INVALID_ARG (app NULL, CLIP_DEVICE not a spec, n_indices past
+ * CLIP_MAX_APP_DEVICES or a device listed twice), CLIP_ERR_NO_DEVICE (nothing matches: the
+ * message lists the criteria; a listed index that names no device), CLIP_ERR_OPENCL (context or
+ * queue creation failed), CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_app_create(clip_app **app, const clip_criteria *crit);
 
 /* Releases the caller's reference. OpenCL objects are freed when the last data or process object
