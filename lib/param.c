@@ -194,6 +194,7 @@ clip_status clip_process_get_bool(const clip_process *p, const char *name, int *
     return s;
 }
 clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value) {
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_get: process is NULL");
     int i = -1;
     clip_status s = lookup(p, name, &i);
     if (s == CLIP_OK && p->desc->params[i].kind == CLIP_PARAM_REAL && p->named[i] >= 0) {

@@ -324,6 +324,8 @@ static void test_process_errors(clip_app *app) {
     CHECK_STATUS(app, clip_process_set_real(p, "nope", 1.0), CLIP_ERR_UNKNOWN_PARAM);
     CHECK_MSG(app, "parameters: a, b");
     CHECK_STATUS(app, clip_process_set_bool(p, "a", 1), CLIP_ERR_PARAM_TYPE);
+    const char *choice = NULL;
+    CHECK_STATUS(NULL, clip_process_get_choice(NULL, "a", &choice), CLIP_ERR_INVALID_ARG);
     CHECK_STATUS(app, clip_process_set_choice(p, "a", "x"), CLIP_ERR_PARAM_TYPE);
     CHECK_STATUS(app, clip_process_set_text(p, "a", "abc"), CLIP_ERR_PARAM_RANGE);
     CHECK_OK(app, clip_process_set_text(p, "a", "inf"));

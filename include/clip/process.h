@@ -54,7 +54,8 @@ clip_status clip_process_set_choice(clip_process *p, const char *name, const cha
  * (and the names their table lists, e.g. norm's "fro"), bools accept "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
 clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
 
-/* Reads a parameter's current value. Errors: CLIP_ERR_UNKNOWN_PARAM, CLIP_ERR_PARAM_TYPE. */
+/* Reads a parameter's current value (value may be NULL: the name and kind are still checked).
+ * Errors: CLIP_ERR_INVALID_ARG (NULL p), CLIP_ERR_UNKNOWN_PARAM, CLIP_ERR_PARAM_TYPE. */
 clip_status clip_process_get_real(const clip_process *p, const char *name, double *value);
 clip_status clip_process_get_int(const clip_process *p, const char *name, long *value);
 clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value);
