@@ -89,9 +89,10 @@ typedef struct clip_device_info {
 extern const char *const clip_device_score_doc;
 
 /* Lists every OpenCL device of every platform. Writes up to `cap` entries to `out` (may be NULL
- * when cap is 0) and the total count to *count. Errors: CLIP_ERR_INVALID_ARG (count NULL),
- * CLIP_ERR_NO_DEVICE (no platform at all; *count is set to 0). The message of a failure is
- * available from clip_app_last_error(NULL). */
+ * when cap is 0) and the total count to *count, which is 0 after any failure but a NULL count.
+ * Errors: CLIP_ERR_INVALID_ARG (count NULL, or out NULL with cap > 0), CLIP_ERR_NO_DEVICE (no
+ * platform at all), CLIP_ERR_OUT_OF_MEMORY. The message of a failure is available from
+ * clip_app_last_error(NULL). */
 clip_status clip_devices_list(clip_device_info *out, size_t cap, size_t *count);
 
 /* Parses a CLIP_DEVICE-style spec into criteria: "gpu", "cpu", "accelerator", a 1-based index
@@ -141,7 +142,7 @@ const clip_device_info *clip_app_device_at(const clip_app *app, int i);
 const char *clip_app_last_error(const clip_app *app);
 
 /* Waits until every command enqueued on the app's queue has finished.
- * Errors: CLIP_ERR_OPENCL. */
+ * Errors: CLIP_ERR_INVALID_ARG (NULL app), CLIP_ERR_OPENCL. */
 clip_status clip_app_finish(clip_app *app);
 
 /* Counters of host<->device traffic since the app was created, for tests and tuning. A split

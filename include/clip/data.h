@@ -69,7 +69,8 @@ clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const siz
 clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                    clip_data **out);
 
-/* As clip_data_create, then copies numel elements from `host` (which the caller keeps). */
+/* As clip_data_create, then copies numel elements from `host` (which the caller keeps).
+ * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
 clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                   const void *host, clip_data **out);
 
@@ -84,8 +85,8 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * kernels read and write it in place, and syncing the two sides copies nothing (not counted in
  * clip_app_transfer_stats; clip_data_in_place says so). Less aligned memory on such a device is
  * treated as clip's own data is there: the buffer is made over aligned memory clip allocates,
- * and each sync is one memcpy (counted). Elsewhere the device has its own buffer, filled from and read back into `host`
- * directly (counted as usual).
+ * and each sync is one memcpy (counted). Elsewhere the device has its own buffer, filled from
+ * and read back into `host` directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
  * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
  * clip_data_destroy and every process holding it as an input or output: destroy or unbind
@@ -113,7 +114,9 @@ int clip_data_page_locked(const clip_data *d);
  * stays stale), else from the host copy. Waits for pending device work that writes d. For a
  * program that wants the result in its own memory without clip's host copy in between (the MEX
  * gateway's gather). dst may be NULL when numel is 0.
- * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL dst with elements), CLIP_ERR_OPENCL. */
+ * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL dst with elements), CLIP_ERR_OUT_OF_MEMORY
+ * (host storage made at first use, as page-locked storage is: see the top of this file),
+ * CLIP_ERR_OPENCL. */
 clip_status clip_data_read(clip_data *d, void *dst);
 
 /* Replaces d's contents with clip_data_bytes(d) bytes from the caller's `src` (which the caller
@@ -148,7 +151,8 @@ clip_app *clip_data_app(const clip_data *d);
  * the host copy is stale, and sets *ptr to the contents (NULL when numel is 0). The pointer stays
  * valid while d lives; its contents are current until the next launch that writes d.
  * Do not write through it: use clip_data_host_write for that.
- * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_OPENCL. */
+ * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_OUT_OF_MEMORY (host storage made at first use, as
+ * page-locked storage is: see the top of this file), CLIP_ERR_OPENCL. */
 clip_status clip_data_host(clip_data *d, const void **ptr);
 
 /* Makes the device copy current now: uploads the host contents when the device copy is stale

@@ -10,10 +10,10 @@
  *                   up to 2^31-1 rows and columns (PNG's limit, not libpng's default 10^6).
  *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
  *                   N-D. Load takes the first numeric variable (a logical only where the file
- *                   has no other: MATLAB's isnumeric(true) is false); save writes one variable. MAT 5
- *                   holds dimensions and byte counts in 32 bits: a variable with a dimension or
- *                   an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything is written
- *                   (save it as v7.3).
+ *                   has no other: MATLAB's isnumeric(true) is false); save writes one variable.
+ *                   MAT 5 holds dimensions and byte counts in 32 bits: a variable with a
+ *                   dimension or an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything
+ *                   is written (save it as v7.3).
  *   CFL  (BART)     .cfl with its .hdr: complex float arrays.
  *
  * Element types on load: 8 and 16-bit integer image samples load as f32 holding their raw values
@@ -70,7 +70,8 @@
  * variable that is not numeric), CLIP_ERR_DIMS (a shape the format cannot hold: an image's channels
  * or extra dimensions, MAT 5's 32-bit sizes; on load, more than 8 dimensions other than 1 in a MAT
  * variable or CFL header), CLIP_ERR_OVERFLOW (a size that does not fit size_t),
- * CLIP_ERR_OUT_OF_MEMORY.
+ * CLIP_ERR_OUT_OF_MEMORY, and for saves CLIP_ERR_OPENCL (data whose current copy is on the device,
+ * a process's output, comes to the host first: clip_data_host).
  */
 #ifndef CLIP_IO_H
 #define CLIP_IO_H

@@ -41,9 +41,11 @@ clip_status clip_process_create(clip_app *app, const char *name, clip_process **
  * Waits for its enqueued work first. NULL is a no-op. */
 void clip_process_destroy(clip_process *p);
 
-/* Parameter setters. Errors: CLIP_ERR_UNKNOWN_PARAM (no such name; the message lists the
- * parameters), CLIP_ERR_PARAM_TYPE (the parameter is of another kind), CLIP_ERR_PARAM_RANGE
- * (outside the table's range), CLIP_ERR_BAD_CHOICE (not one of the allowed names).
+/* Parameter setters. Setting a parameter invalidates a previous init (as set_input does).
+ * set_int also sets a real parameter. Errors: CLIP_ERR_INVALID_ARG (NULL p),
+ * CLIP_ERR_UNKNOWN_PARAM (no such name; the message lists the parameters), CLIP_ERR_PARAM_TYPE
+ * (the parameter is of another kind), CLIP_ERR_PARAM_RANGE (outside the table's range; for
+ * set_text also text that does not parse), CLIP_ERR_BAD_CHOICE (not one of the allowed names).
  * Process-specific checks (e.g. a natural power for matpow) may be left to init. */
 clip_status clip_process_set_real(clip_process *p, const char *name, double value);
 clip_status clip_process_set_int(clip_process *p, const char *name, long value);
@@ -51,7 +53,8 @@ clip_status clip_process_set_bool(clip_process *p, const char *name, int value);
 /* set_choice also sets a real parameter that accepts names to one of them (norm's p = "fro"). */
 clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value);
 /* Sets any parameter from text, as the command line does: reals accept "inf"/"-inf"/"nan"
- * (and the names their table lists, e.g. norm's "fro"), bools accept "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
+ * (and the names their table lists, e.g. norm's "fro"), bools accept
+ * "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
 clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
 
 /* Reads a parameter's current value (value may be NULL: the name and kind are still checked).
@@ -67,35 +70,45 @@ clip_status clip_process_get_choice(const clip_process *p, const char *name, con
  * of range, or data from another app). */
 clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
 
-/* Optionally supplies the output object (else init creates one). Init checks that its type and
- * shape are what the process produces (CLIP_ERR_TYPE / CLIP_ERR_SHAPE otherwise), and that it is
- * none of the process's inputs unless the process works in place (scale; CLIP_ERR_INVALID_ARG
- * otherwise). The same data may be a process's input and another's output: that is how chains
- * are built. */
+/* Optionally supplies the output object (else init creates one); the process takes a reference.
+ * Undoes a previous init: the outputs init made are released (see clip_process_output). Init
+ * checks that its type and shape are what the process produces (CLIP_ERR_TYPE / CLIP_ERR_SHAPE
+ * otherwise), and that it is none of the process's inputs unless the process works in place
+ * (scale; CLIP_ERR_INVALID_ARG otherwise). The same data may be a process's input and another's
+ * output: that is how chains are built. Errors: CLIP_ERR_INVALID_ARG (NULL, index out of range,
+ * or data from another app). */
 clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
 
 /* Validates parameters and inputs, chooses the kernel variant, builds what must be built, and
  * creates outputs and temporaries. A process that can split its work (clip/process_author.h)
  * plans pieces here instead when the app has several devices, or when its data is larger than
  * the device holds (the variant then reads "split: N pieces on D devices; ..."). Errors: whatever
- * the process rejects (its header lists them), CLIP_ERR_MISSING_INPUT, CLIP_ERR_NO_FP64,
- * CLIP_ERR_BUILD, CLIP_ERR_OUT_OF_MEMORY (data too large and no split that fits). */
+ * the process rejects (the comment at the top of its processes/ file lists them),
+ * CLIP_ERR_INVALID_ARG (NULL p; an output set by the caller that is one of the inputs),
+ * CLIP_ERR_TYPE / CLIP_ERR_SHAPE (an output set by the caller), CLIP_ERR_MISSING_INPUT,
+ * CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OPENCL (creating a program or kernel),
+ * CLIP_ERR_OVERFLOW (an output's size), CLIP_ERR_OUT_OF_MEMORY (data too large and no split that
+ * fits). */
 clip_status clip_process_init(clip_process *p);
 
 /* Enqueues the process on the app's queue and returns without waiting. Inputs stale on the
  * device are uploaded first. A split launch (see init) runs its pieces over the app's devices
  * and returns when its outputs are complete in their host storage (their device copies stale);
  * inputs move to the pieces from the host, or from the primary device's buffer when only that
- * is current. Errors: CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OUT_OF_MEMORY (an input's or output's
- * device buffer or host storage is made at its first launch, and may fail there),
- * CLIP_ERR_OPENCL; a failed piece's message names the piece and its device. */
+ * is current. Errors: CLIP_ERR_INVALID_ARG (NULL p), CLIP_ERR_NOT_INITIALIZED,
+ * CLIP_ERR_OUT_OF_MEMORY (an input's or output's device buffer or host storage is made at its
+ * first launch, and may fail there), CLIP_ERR_OPENCL, and what the process documents for its
+ * launch (norm's 2-norm: CLIP_ERR_UNSUPPORTED when it does not converge). A split launch inits
+ * each device's piece process there, so it may also return init's errors (CLIP_ERR_BUILD on a
+ * device that builds its first piece); a failed piece's message names the piece and its device.
+ */
 clip_status clip_process_launch(clip_process *p);
 
 /* Output `index` after a successful init (borrowed: valid until the process is destroyed,
  * initialised again, unbound, or given another output by clip_process_set_output, whichever comes
  * first; clip_data_retain() it to keep it longer). One the caller set by clip_process_set_output
- * lives as long as the caller's own reference. Errors: CLIP_ERR_NOT_INITIALIZED,
- * CLIP_ERR_INVALID_ARG. */
+ * lives while the caller or the process holds a reference to it. Errors: CLIP_ERR_NOT_INITIALIZED,
+ * CLIP_ERR_INVALID_ARG (NULL p or out, no output `index`). */
 clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 
 /* Whether p's launches keep their commands' device times (on, the default, or 0 for off),
@@ -110,8 +123,9 @@ clip_status clip_process_set_timing(clip_process *p, int on);
 /* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
  * them, then sums their profiling intervals. For a split launch: its wall time on the host
  * (pieces run concurrently on several queues; clip_process_command_times gives each piece's
- * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched), CLIP_ERR_INVALID_ARG (the
- * launch had timing off: clip_process_set_timing), CLIP_ERR_OPENCL. */
+ * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched),
+ * CLIP_ERR_INVALID_ARG (NULL p or ms; the launch had timing off: clip_process_set_timing),
+ * CLIP_ERR_OPENCL. */
 clip_status clip_process_time_ms(clip_process *p, double *ms);
 
 /* The same commands one by one: waits for them, writes the device time of the first `cap` in

@@ -10,7 +10,8 @@
  * clip_proc_kernel (programs are built once per app and cached), device buffers of its data from
  * clip_proc_read_buffer / clip_proc_write_buffer, temporaries from clip_proc_temp, and enqueues
  * through clip_proc_enqueue so that launches are timed. Everything a process gets this way is
- * owned by the process object and released by the core (at re-init and destroy).
+ * owned by the process object and released by the core (at re-init, clip_process_set_output,
+ * unbind and destroy).
  */
 #ifndef CLIP_PROCESS_AUTHOR_H
 #define CLIP_PROCESS_AUTHOR_H
@@ -79,7 +80,7 @@ struct clip_process_desc {
 };
 
 /* Adds a process to the registry (the descriptor must outlive every use, e.g. be static).
- * Errors: CLIP_ERR_INVALID_ARG (NULL, no name, or a name already registered),
+ * Errors: CLIP_ERR_INVALID_ARG (NULL, no name, init or launch, or a name already registered),
  * CLIP_ERR_OUT_OF_MEMORY (registry full). */
 clip_status clip_process_register(const clip_process_desc *d);
 
@@ -109,7 +110,10 @@ clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
     ;
 
 /* Creates output i with the given type and dims, or, if the user supplied one, checks that it
- * has exactly that type (CLIP_ERR_TYPE) and numel and dims (CLIP_ERR_SHAPE). *out is borrowed. */
+ * has exactly that type (CLIP_ERR_TYPE) and numel and dims (CLIP_ERR_SHAPE). *out is borrowed,
+ * and set only on success. Errors: those two, CLIP_ERR_INVALID_ARG (no output i; a supplied
+ * output that is one of the inputs, unless the descriptor is in_place), and clip_data_create's
+ * errors (CLIP_ERR_DIMS, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, ...). */
 clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims,
                              const size_t *dims, clip_data **out);
 
@@ -123,9 +127,9 @@ void clip_proc_set_variant(clip_process *p, const char *variant);
  * that only some devices compile, such as tensor_core.cl); up to three such files, joined in
  * order, as in "tensor_core+conv2+conv2_tensor".
  * Errors: CLIP_ERR_NO_FP64 (double type on a device without fp64), CLIP_ERR_BUILD (message
- * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name, or more
- * than four names),
- * CLIP_ERR_OPENCL. */
+ * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name, more than four
+ * names, a name of 64 characters or more, or options that with clip's own pass 1 KiB),
+ * CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
                              const char *options, const char *kernel_name, cl_kernel *k);
 
@@ -141,21 +145,22 @@ void clip_proc_options_from_env(char *buf, size_t cap, const char *var);
 clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem);
 /* Device buffer of d that the launch will write: marks the host copy stale. If `keep` is
  * non-zero the current contents must be valid on the device (uploaded if needed), for kernels
- * that read-modify-write. */
+ * that read-modify-write. Errors: CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_OPENCL (with keep). */
 clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_mem *mem);
 
-/* A device temporary of `bytes` (> 0) owned by the process until its next init or destroy.
- * Errors: CLIP_ERR_OUT_OF_MEMORY. */
+/* A device temporary of `bytes` (> 0), owned by the process and released as above.
+ * Errors: CLIP_ERR_INVALID_ARG (0 bytes), CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem);
 
 /* Enqueues an NDRange of `k` (local may be NULL) and keeps its event for clip_process_time_ms.
  * Errors: CLIP_ERR_OPENCL (message names the kernel and the OpenCL code). */
 clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
                               const size_t *local);
-/* Enqueues a device copy (timed). */
+/* Enqueues a device copy (timed). Errors: CLIP_ERR_OPENCL. */
 clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst,
                            size_t dst_off, size_t bytes);
-/* Enqueues a fill of `bytes` at `offset` with the `pattern_size`-byte pattern (timed). */
+/* Enqueues a fill of `bytes` at `offset` with the `pattern_size`-byte pattern (timed).
+ * Errors: CLIP_ERR_OPENCL. */
 clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
                            size_t offset, size_t bytes);
 
@@ -163,9 +168,9 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
  * as type t (e.g. clip_type_promote of both inputs); if it already is t nothing is done, else a
  * device temporary and a conversion kernel are prepared. At launch, clip_proc_input_buffer(p, i,
  * &mem) gives the buffer holding input i as that type (uploading and converting on the device as
- * needed; never through the host). Without a clip_proc_input_as call it is the input's own buffer.
- * Errors: CLIP_ERR_TYPE (complex to real), CLIP_ERR_NO_FP64, CLIP_ERR_OUT_OF_MEMORY,
- * CLIP_ERR_OPENCL. */
+ * needed; never through the host). Without a clip_proc_input_as call it is the input's own
+ * buffer. Errors: CLIP_ERR_INVALID_ARG (no input i), CLIP_ERR_TYPE (complex to real),
+ * CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
 clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
 clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
 
@@ -183,12 +188,13 @@ int clip_tuning_lookup(const clip_app *app, const char *process, const char *key
  * temporary, fsync and rename, under an flock on "<cache>.lock": a failed store leaves the cache
  * as it was, and concurrent stores keep each other's entries. Errors: CLIP_ERR_INVALID_ARG (NULL,
  * a field with TAB/newline, an entry longer than a line may be), CLIP_ERR_IO (with the path and
- * the system's reason). */
+ * the system's reason), CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_tuning_store(clip_app *app, const char *process, const char *key,
                               const char *value);
 /* The warning of the last lookup in this thread ("" if none). */
 const char *clip_tuning_warning(void);
-/* The cache file's path. Errors: CLIP_ERR_IO (no HOME). */
+/* The cache file's path. Errors: CLIP_ERR_IO (neither XDG_CACHE_HOME nor HOME set, or a path
+ * that does not fit cap). */
 clip_status clip_tuning_path(char *buf, size_t cap);
 
 /* For a process that drives an OpenCL library (conv2's FFT path through clFFT) on the app's
