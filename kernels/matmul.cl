@@ -822,7 +822,9 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
     const int m0 = (int)get_group_id(0) * MWG, n0 = (int)get_group_id(1) * NWG;
 #endif
     const int split = (int)get_group_id(2);
-    const int kbeg = split * kchunk, kend = min(K, kbeg + kchunk);
+    /* Chunks are rounded up to KWG, so the last may end up to ksplit * KWG past K: past INT_MAX
+     * for K near the limit (processes/gemm.h, CLIP_GEMM_MAX_DIM). Its end in 64 bits. */
+    const int kbeg = split * kchunk, kend = (int)min((long)K, (long)kbeg + kchunk);
     vec_t acc[NWI][MVI];
     tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
     tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);

@@ -90,7 +90,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_rows(
     const int M, const int K, const int kchunk, SK_OPERANDS) {
     const int i = get_global_id(0), c = get_group_id(1);
     if (i >= M) return;
-    const int k0 = c * kchunk, k1 = min(K, k0 + kchunk);
+    /* The last chunk is rounded up and may end past INT_MAX: its end in 64 bits. */
+    const int k0 = c * kchunk, k1 = (int)min((long)K, (long)k0 + kchunk);
     elem_t acc[NB];
 #pragma unroll
     for (int j = 0; j < NB; j++) acc[j] = 0;
@@ -132,7 +133,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
     const int N, const int K, const int kchunk, SK_OPERANDS) {
     __local elem_t lm[SK_LOCAL];
     const int t = get_local_id(0), c = get_group_id(1), j0 = get_group_id(0) * NB;
-    const int k0 = c * kchunk, k1 = min(K, k0 + kchunk);
+    const int k0 = c * kchunk, k1 = (int)min((long)K, (long)k0 + kchunk); /* as skinny_rows */
     elem_t acc[MB][NB];
     long ycol[NB];
 #pragma unroll

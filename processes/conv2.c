@@ -36,7 +36,8 @@
  *             background beside a 1e6 block); auto then weighs fft by the cost model and takes
  *             a cached "fft". variant fft forces the FFT path under either setting.
  *   K must be 2-D (trailing singleton dims are fine): CLIP_ERR_SHAPE otherwise. Every dimension
- *   must stay below 2^30 (32-bit index arithmetic in the kernels): CLIP_ERR_SHAPE otherwise.
+ *   must stay below 2^30, and K below 2^31 elements (32-bit index arithmetic in the kernels):
+ *   CLIP_ERR_SHAPE otherwise.
  *
  *   imfilter centres K at floor((size(K)+1)/2); for convolution and correlation alike that
  *   selects the same window as conv2's 'same' offset, so one offset serves both.
@@ -105,6 +106,7 @@
  * read there).
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +226,15 @@ static clip_status check_inputs(clip_process *p, clip_data *a, clip_data *k) {
             return clip_proc_fail(p, CLIP_ERR_SHAPE, "K must be 2-D, got %s", buf);
         }
     clip_status s = check_limits(p, a, "A");
-    return s == CLIP_OK ? check_limits(p, k, "K") : s;
+    if (s == CLIP_OK) s = check_limits(p, k, "K");
+    /* The kernels count and index K's elements in int (conv2_kinfo's n, the reversed index
+     * KR*KC - 1 - e): two dimensions below 2^30 are not enough. */
+    if (s == CLIP_OK && clip_data_numel(k) > INT_MAX) {
+        dims_str(k, buf, sizeof buf);
+        s = clip_proc_fail(p, CLIP_ERR_SHAPE, "K is %s: it must have fewer than 2^31 elements",
+                           buf);
+    }
+    return s;
 }
 
 /* Element e of host data of type t as (re, im). */

@@ -414,8 +414,8 @@ clip_status clip_gemm_enqueue(clip_process *p, const clip_gemm *g, size_t m, siz
                               clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                               clip_gemm_scalar beta, clip_gemm_operand c) {
     if (m == 0 || n == 0) return CLIP_OK;
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX - 1024 || a.ld > INT_MAX || b.ld > INT_MAX ||
-        c.ld > INT_MAX)
+    if (m > CLIP_GEMM_MAX_DIM || n > CLIP_GEMM_MAX_DIM || k > CLIP_GEMM_MAX_DIM || a.ld > INT_MAX ||
+        b.ld > INT_MAX || c.ld > INT_MAX)
         return clip_proc_fail(p, CLIP_ERR_OVERFLOW,
                               "a %zux%zu by %zux%zu product exceeds the kernel's 32-bit indices", m,
                               k, k, n);

@@ -18,7 +18,14 @@
 #ifndef CLIP_PROCESSES_GEMM_H
 #define CLIP_PROCESSES_GEMM_H
 
+#include <limits.h>
+
 #include "clip/process_author.h"
+
+/* The largest M, N and K the FFMA kernels take: they index in int, and a tile or slice (up to
+ * 1024) past the last row, column or k must still fit (m0 + MWG > M, row + VW <= M, the last
+ * K slice's end). */
+#define CLIP_GEMM_MAX_DIM (INT_MAX - 1024)
 
 /* The kernel strategies, as named by the processes' `variant` parameter. */
 typedef enum clip_gemm_variant {

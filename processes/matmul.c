@@ -99,9 +99,9 @@ static clip_status matmul_output(clip_process *p, matmul_state *st, int *si) {
     st->n = clip_data_dim(b, !tb);
     if (clip_data_dim(b, tb) != st->k)
         return clip_proc_fail(p, CLIP_ERR_INNER_DIM, "inner dimensions differ: %s, %s", sa, sb);
-    if (st->m > INT_MAX || st->n > INT_MAX || st->k > INT_MAX)
+    if (st->m > CLIP_GEMM_MAX_DIM || st->n > CLIP_GEMM_MAX_DIM || st->k > CLIP_GEMM_MAX_DIM)
         return clip_proc_fail(p, CLIP_ERR_SHAPE, "%s and %s: a dimension exceeds %d", sa, sb,
-                              INT_MAX);
+                              CLIP_GEMM_MAX_DIM);
     size_t dims[2] = {st->m, st->n};
     return clip_proc_output(p, 0, t, 2, dims, &c);
 }
