@@ -185,6 +185,19 @@ int main(void) {
     expect_usage("tune --process conv2 --filters 3x3,-5", "--filters");
     expect_usage("tune --process conv2 --budget 1e999", "--budget");
     CHECK(run("tune --help") == 0 && strstr(out_text, "usage: clip tune"));
+    /* Every command's --help prints its usage (devices: how the default is chosen, as
+     * clip/app.h says), and `clip help` names every option the commands accept. */
+    CHECK(run("devices --help") == 0 && strstr(out_text, "usage: clip devices") &&
+          strstr(out_text, "score = "));
+    CHECK(run("list --help") == 0 && strstr(out_text, "usage: clip list"));
+    CHECK(run("run --help") == 0 && strstr(out_text, "usage: clip devices"));
+    CHECK(run("run scale --help") == 0 && strstr(out_text, "usage: clip run scale"));
+    CHECK(run("bench --help") == 0 && strstr(out_text, "usage: clip bench"));
+    CHECK(run("help --help") == 0 && strstr(out_text, "usage: clip devices"));
+    CHECK(run("help") == 0 && strstr(out_text, "--rank1") && strstr(out_text, "--warmup") &&
+          strstr(out_text, "matmul|matpow") && strstr(out_text, "gpu:all"));
+    expect_usage("devices extra", "takes no arguments");
+    expect_usage("list extra", "takes no arguments");
 
     /* A full disk under stdout fails the command instead of losing the values quietly. */
     if (access("/dev/full", W_OK) == 0) {

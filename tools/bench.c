@@ -74,12 +74,18 @@ static int bad_number(const char *option, const char *v, long lo, long hi) {
     return 2;
 }
 
+#define BENCH_USAGE                                                                                \
+    "usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--warmup W] "         \
+    "[--device SPEC] [--csv FILE] [--rank1 I] [--no-chain]\n"
+
 int clip_bench_main(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(BENCH_USAGE, stdout);
+            return 0;
+        }
     if (argc < 2) {
-        fprintf(stderr,
-                "clip: usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] "
-                "[--warmup W] [--device SPEC] [--csv FILE] [--rank1 I] "
-                "[--no-chain]\n");
+        fputs("clip: " BENCH_USAGE, stderr);
         return 2;
     }
     const char *name = argv[0];

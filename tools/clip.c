@@ -22,20 +22,38 @@ static int usage(FILE *f) {
                         "[--PARAM V]... | bench NAME SHAPE... | tune (clip help for more)\n");
         return 2;
     }
-    fprintf(
-        f, "usage: clip devices\n"
-           "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
-           "[--repeat R]\n"
-           "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--no-chain]\n"
-           "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul] [--types T,...] "
-           "[--shapes MxNxK,...]\n"
-           "       clip tune --process conv2 [--types T,...] [--filters 3x3,7x7,...] "
-           "[--image RxC] [--budget SECONDS]\n"
-           "       clip help [NAME]\n"
-           "       clip list\n"
-           "Without -o, run prints the output's values. SPEC: gpu | cpu | index | name substring.\n"
-           "Formats by extension: .mat .tif/.tiff .png .cfl\n");
+    fprintf(f,
+            "usage: clip devices\n"
+            "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
+            "[--repeat R]\n"
+            "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--warmup W] "
+            "[--device SPEC] [--csv FILE] [--rank1 I] [--no-chain]\n"
+            "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
+            "[--types T,...] [--shapes MxNxK,...]\n"
+            "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types T,...] "
+            "[--filters 3x3,7x7,...] [--image RxC]\n"
+            "       clip help [NAME]\n"
+            "       clip list\n"
+            "Without -o (or --output), run prints the output's values. Options of run also take "
+            "--opt=VALUE.\n"
+            "SPEC: gpu | cpu | index | name substring, or several devices: all | gpu:all | 1,2.\n"
+            "Formats by extension: .mat .tif/.tiff .png .cfl\n");
     return 0;
+}
+
+static int is_help(const char *arg) {
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+/* devices and list take no arguments: --help says what they print, anything else is usage. */
+static int no_args(const char *cmd, int argc, char **argv, const char *what) {
+    if (argc == 0) return 0;
+    if (argc == 1 && is_help(argv[0])) {
+        printf("usage: clip %s\n%s\n", cmd, what);
+        return -1;
+    }
+    fprintf(stderr, "clip: %s takes no arguments, got '%s' (clip %s --help)\n", cmd, argv[0], cmd);
+    return 2;
 }
 
 static int fail(const char *what, clip_app *app) {
@@ -48,7 +66,14 @@ static const char *kind_str(clip_device_kind k) {
     return k == CLIP_DEVICE_GPU ? "gpu" : k == CLIP_DEVICE_CPU ? "cpu" : k == CLIP_DEVICE_ACCELERATOR ? "accel" : "other";
 }
 
-static int cmd_devices(void) {
+static int cmd_devices(int argc, char **argv) {
+    char what[512];
+    snprintf(what, sizeof what,
+             "One line per OpenCL device; '*' marks the default (CLIP_DEVICE or --device choose "
+             "another).\nThe default: %s.",
+             clip_device_score_doc);
+    const int rc = no_args("devices", argc, argv, what);
+    if (rc) return rc < 0 ? 0 : rc;
     clip_device_info devs[64];
     size_t n = 0;
     if (clip_devices_list(devs, 64, &n) != CLIP_OK) return fail("devices", NULL);
@@ -75,8 +100,14 @@ static int cmd_list(void) {
     return 0;
 }
 
+static int cmd_list_args(int argc, char **argv) {
+    const int rc =
+        no_args("list", argc, argv, "The registered processes, one a line with its summary.");
+    return rc ? (rc < 0 ? 0 : rc) : cmd_list();
+}
+
 static int cmd_help(int argc, char **argv) {
-    if (argc < 1) {
+    if (argc < 1 || is_help(argv[0])) {
         usage(stdout);
         printf("\nprocesses:\n");
         return cmd_list();
@@ -199,7 +230,10 @@ done:
 
 static int cmd_run(int argc, char **argv) {
     if (argc < 1) return usage(stderr);
+    if (is_help(argv[0])) return usage(stdout);
     const clip_process_desc *d = clip_process_find(argv[0]);
+    for (int i = 1; d && i < argc; i++)
+        if (is_help(argv[i])) return cmd_help(1, argv);
     if (!d) {
         fprintf(stderr, "clip: no process named '%s' (clip list shows them)\n", argv[0]);
         return 2;
@@ -218,8 +252,8 @@ static int cmd_run(int argc, char **argv) {
 static int dispatch(int argc, char **argv) {
     if (argc < 2) return usage(stderr);
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "devices")) return cmd_devices();
-    if (!strcmp(cmd, "list")) return cmd_list();
+    if (!strcmp(cmd, "devices")) return cmd_devices(argc - 2, argv + 2);
+    if (!strcmp(cmd, "list")) return cmd_list_args(argc - 2, argv + 2);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return cmd_help(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
