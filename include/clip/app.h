@@ -2,12 +2,12 @@
  * queue, and the programs built for it.
  *
  * Several devices: criteria (or CLIP_DEVICE, or --device) may name several devices ("all",
- * "gpu:all", "1,2"). The app then has one context per platform and one queue per device; the
- * first device is the app's primary device (clip_app_device), where data objects keep their
- * device copies and processes without a split run. A process that can split its work (see
- * clip/process_author.h, `plan`) runs its pieces on every device of the app; the same mechanism
- * streams data larger than a device through it in pieces. A single-device app behaves exactly as
- * an app always did.
+ * "gpu:all", "1,2"). The app then has one context per platform, a queue on its first device
+ * and, from its first split launch on, two more per device; the first device is the app's
+ * primary device (clip_app_device), where data objects keep their device copies and processes
+ * without a split run. A process that can split its work (see clip/process_author.h, `plan`)
+ * runs its pieces on every device of the app; the same mechanism streams data larger than a
+ * device through it in pieces. A single-device app behaves exactly as an app always did.
  *
  * Ownership: the app owns its OpenCL objects and nothing the user created. Data and process
  * objects keep the app's internals alive by reference, so objects may be destroyed in any order.

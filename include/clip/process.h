@@ -114,10 +114,10 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 /* Whether p's launches keep their commands' device times (on, the default, or 0 for off),
  * from the next launch on. Timing asks the OpenCL driver for a profiling event per kernel and
  * copy, which NVIDIA's driver makes cost the host several microseconds each (H100: a trivial
- * kernel enqueued back to back took 11.1 us with one, 4.2 without; bench/GEMM.md, "Small
- * products"): a chain of small processes whose times nobody reads runs faster without. After a
- * launch with timing off, clip_process_time_ms and clip_process_command_times fail. Errors:
- * CLIP_ERR_INVALID_ARG (NULL p). */
+ * kernel enqueued back to back took 10.7-13.4 us with one, 3.7-5.2 without; bench/GEMM.md,
+ * "Small products"): a chain of small processes whose times nobody reads runs faster without.
+ * After a launch with timing off, clip_process_time_ms and clip_process_command_times fail.
+ * Errors: CLIP_ERR_INVALID_ARG (NULL p). */
 clip_status clip_process_set_timing(clip_process *p, int on);
 
 /* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
@@ -145,7 +145,8 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
  * no-op. */
 void clip_process_unbind(clip_process *p);
 
-/* A short name of the kernel variant init chose (e.g. "local-tiled"), or "" before init. */
+/* A short name of the kernel variant init chose (e.g. "small 8x8x8 wg 8x8 vw 1"), or "" before
+ * init. */
 const char *clip_process_variant(const clip_process *p);
 
 /* The process's descriptor (borrowed, static). */
