@@ -23,5 +23,11 @@ export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
 cc -std=c11 "$tmp/app/list_devices.c" $(pkg-config --cflags --libs --static clip) -o "$tmp/ld2"
 "$tmp/ld2" | grep -q '^\*'
+# Without --static too: a static libclip's .pc names its dependencies on the plain link line.
+if [ ! -e "$tmp/prefix/lib/libclip.so" ]; then
+  # shellcheck disable=SC2046
+  cc -std=c11 "$tmp/app/list_devices.c" $(pkg-config --cflags --libs clip) -o "$tmp/ld3"
+  "$tmp/ld3" | grep -q '^\*'
+fi
 "$tmp/prefix/bin/clip" list | grep -q '^scale'
 echo "install_consumer: find_package and pkg-config builds run"
