@@ -20,6 +20,9 @@ cmake -S "$tmp/app" -B "$tmp/app/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/app/b" >/dev/null
 "$tmp/app/b/list_devices" | grep -q '^\*'
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig"
+# A shared libclip in a prefix off the loader's path: the programs below find it here (CMake's
+# build above has its rpath).
+export LD_LIBRARY_PATH="$tmp/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # shellcheck disable=SC2046
 cc -std=c11 "$tmp/app/list_devices.c" $(pkg-config --cflags --libs --static clip) -o "$tmp/ld2"
 "$tmp/ld2" | grep -q '^\*'
