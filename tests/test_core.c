@@ -236,6 +236,46 @@ static void test_scale_all_types(clip_app *app) {
     }
 }
 
+/* MATLAB's a*x + b rounds a*x before adding b; a fused multiply-add differs in the last bit
+ * (0.1*3 - 0.3: 2^-54 in double, 0 in single, fused 2^-55 and -7.45e-9) and where a*x
+ * overflows (1e308*-2 + 1e308 is -Inf). The wants round each step through volatiles. */
+static void test_scale_rounds_twice(clip_app *app) {
+    const clip_type types[4] = {CLIP_F32, CLIP_F64, CLIP_C32, CLIP_C64};
+    const double xs[4] = {3.0, 7.0, -2.0, 1.0 / 3.0};
+    const double ab[2][2] = {{0.1, -0.3}, {1e308, 1e308}};
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 2; k++) {
+            const int dbl = clip_type_is_double(types[t]), cx = clip_type_is_complex(types[t]);
+            if (!dbl && k == 1) continue; /* 1e308 is Inf in single */
+            double host[8];
+            float hostf[8];
+            size_t dims[2] = {1, 4};
+            for (int i = 0; i < 4 * (1 + cx); i++) {
+                host[i] = xs[cx ? i / 2 : i];
+                hostf[i] = (float)host[i];
+            }
+            clip_data *x = NULL, *y = NULL;
+            CHECK_OK(app, clip_data_create_from(app, types[t], 2, dims,
+                                                dbl ? (void *)host : (void *)hostf, &x));
+            clip_process *p = run_scale(app, x, ab[k][0], ab[k][1]);
+            CHECK_OK(app, clip_process_output(p, 0, &y));
+            const void *yh = NULL;
+            CHECK_OK(app, clip_data_host(y, &yh));
+            for (int i = 0; i < 4 * (1 + cx); i++) {
+                const double b = cx && i % 2 ? 0.0 : ab[k][1];
+                if (dbl) {
+                    volatile double prod = ab[k][0] * host[i];
+                    CHECK(((const double *)yh)[i] == prod + b);
+                } else {
+                    volatile float prod = (float)ab[k][0] * hostf[i];
+                    CHECK(((const float *)yh)[i] == prod + (float)b);
+                }
+            }
+            clip_process_destroy(p);
+            clip_data_destroy(x);
+        }
+}
+
 static void test_lazy_sync_and_chain(clip_app *app) {
     size_t dims[2] = {1000, 3};
     float *v = malloc(3000 * sizeof *v);
@@ -516,6 +556,7 @@ int main(void) {
     clip_app *app = tu_app();
     test_data(app);
     test_scale_all_types(app);
+    test_scale_rounds_twice(app);
     test_lazy_sync_and_chain(app);
     test_process_errors(app);
     test_limits(app);
