@@ -30,10 +30,11 @@ function check_norm()
     end
   end
 
-  % More orders: close to 1, integers (multiplied out on the device), large ones.
+  % More orders: below 1 (MATLAB takes any p > 0), close to 1, integers (multiplied out on the
+  % device), large ones.
   v = make(@single, 1003, 1, 0);
   w = make(@double, 517, 1, 1);
-  for p = [1.5 4 7 64 100.5]
+  for p = [0.25 0.5 0.9 1.5 4 7 64 100.5]
     compare(run_norm(clip, v, p, ''), norm(v, p), sprintf('single p=%g', p));
     compare(run_norm(clip, w, p, ''), norm(w, p), sprintf('double complex p=%g', p));
     n = n + 2;
@@ -117,8 +118,8 @@ function check_norm()
   n = n + 2;
 
   % Errors: a message on stderr and a non-zero exit.
-  expect_error(clip, [1 2 3], '--p 0.5', 'norm: p must be >= 1, Inf or -Inf, got 0.5');
-  expect_error(clip, [1 2 3], '--p nan', 'p must be >= 1');
+  expect_error(clip, [1 2 3], '--p 0', 'norm: p must be > 0, Inf or -Inf, got 0');
+  expect_error(clip, [1 2 3], '--p nan', 'p must be > 0');
   expect_error(clip, ones(3, 4), '--p 3', 'norm: p = 3 is not a matrix norm');
   expect_error(clip, ones(1, 2, 3), '--p 1', 'input is 1x2x3: MATLAB''s norm takes vectors and matrices');
   expect_error(clip, [1 2 3], '--variant widest', 'widest');

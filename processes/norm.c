@@ -1,8 +1,9 @@
 /* norm: MATLAB's norm(v, p) of a vector, norm(A, p) of a matrix and vecnorm(A, p, dim).
  *
  * Semantics (complex elements by their modulus; results real, of the input's precision):
- *   vector    (at most one dimension other than 1, or 0x0): norm(v, p) for p >= 1, Inf and -Inf
- *             (min |x|); p = fro is p = 2. The paths below.
+ *   vector    (at most one dimension other than 1, or 0x0): norm(v, p) for any p > 0 (MATLAB's
+ *             "positive real scalar", 0 < p < 1 included), Inf and -Inf (min |x|); p = fro is
+ *             p = 2. The paths below.
  *   matrix    (2-D, both dimensions other than 1; trailing singleton dims are fine): p = 1 the
  *             largest column sum of |a_ij|, p = Inf the largest row sum (processes/norm_lines.c),
  *             p = 2 (the default) the largest singular value (processes/norm_svd.c: Lanczos
@@ -11,7 +12,7 @@
  *   N-D       (more than 2 non-singleton dimensions): p = fro over every element (MATLAB's
  *             norm(X, 'fro') of an array); otherwise CLIP_ERR_SHAPE, as MATLAB's norm.
  *   dim = d   (>= 1) vecnorm(A, p, d): the norm of every line along dimension d, output of A's
- *             size with size d set to 1 (a d past A's dimensions gives |A|); p >= 1, Inf, or -Inf
+ *             size with size d set to 1 (a d past A's dimensions gives |A|); p > 0, Inf, or -Inf
  *             (min |x|, beyond vecnorm); fro is refused (vecnorm has no such order).
  *   empty     an empty input gives 0 for every order, as MATLAB's norm (vecnorm: zeros of the
  *             output size, which may itself be empty).
@@ -65,7 +66,7 @@ static const char *const norm_methods[] = {"auto", "onepass", "twopass", NULL};
 static const char *const norm_named[] = {"fro", NULL};
 static const clip_param_desc norm_params[] = {
     {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, norm_named,
-     "order: a real >= 1, inf or -inf (min |x|) of a vector; 1, 2, inf or fro of a matrix"},
+     "order: a real > 0, inf or -inf (min |x|) of a vector; 1, 2, inf or fro of a matrix"},
     {"dim", CLIP_PARAM_INT, 0, 1, 0, CLIP_MAX_DIMS, NULL,
      "0: the norm of the whole input; d >= 1: vecnorm(A, p, d), the norms along dimension d"},
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
@@ -179,10 +180,12 @@ static clip_status norm_output(clip_process *p, int *shape, double *pv) {
     char dims[96];
     if (fro && dim)
         return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER,
-                              "p = fro takes no dim: vecnorm's orders are p >= 1 and Inf; "
+                              "p = fro takes no dim: vecnorm's orders are p > 0 and Inf; "
                               "norm(A, 'fro') is the 2-norm of every element");
-    if (isnan(*pv) || (*pv < 1 && *pv != -INFINITY))
-        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER, "p must be >= 1, Inf or -Inf, got %g",
+    /* MATLAB's norm and vecnorm take any positive p; 0 and negative orders are not norms there
+     * (Octave's norm(v, 0) counts the non-zeros instead). */
+    if (isnan(*pv) || (*pv <= 0 && *pv != -INFINITY))
+        return clip_proc_fail(p, CLIP_ERR_BAD_NORM_ORDER, "p must be > 0, Inf or -Inf, got %g",
                               *pv);
     clip_type rt = clip_type_is_double(clip_data_type(x)) ? CLIP_F64 : CLIP_F32;
     if (dim) {

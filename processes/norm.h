@@ -17,7 +17,7 @@ typedef struct norm_lines {
     double p;
 } norm_lines;
 
-/* Prepares the norms of order pv (>= 1, Inf or -Inf) along dimension `dim` (0-based; past the
+/* Prepares the norms of order pv (> 0, Inf or -Inf) along dimension `dim` (0-based; past the
  * last dimension every element is its own line) of x, and with `with_max` their maximum. */
 clip_status norm_lines_init(clip_process *p, norm_lines *l, clip_data *x, int dim, double pv,
                             int with_max);

@@ -149,7 +149,7 @@ int main(void) {
     expect_usage("run matpow cli_sq.cfl --power 2.5", "power");
     expect_usage("run matpow cli_sq.cfl --power -1", "power");
     expect_usage("run matpow cli_sq.cfl --power nan", "power");
-    expect_usage("run norm cli_in.cfl --p 0.5", "p must be");
+    expect_usage("run norm cli_in.cfl --p 0", "p must be");
     /* The common options as --opt=VALUE, as the parameters take them. */
     remove("cli_eq.cfl");
     CHECK(run("run scale cli_in.cfl --a=2 --repeat=2 --time --output=cli_eq.cfl") == 0);

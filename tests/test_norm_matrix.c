@@ -365,8 +365,8 @@ static void test_errors(clip_app *app, clip_process *p) {
     }
     CHECK_STATUS(app, run(p, m, 0, 1, 2, &y), CLIP_ERR_BAD_NORM_ORDER);
     CHECK_MSG(app, "norm: p = fro takes no dim");
-    CHECK_STATUS(app, run(p, m, 0.5, 0, 1, &y), CLIP_ERR_BAD_NORM_ORDER);
-    CHECK_MSG(app, "p must be >= 1, Inf or -Inf, got 0.5");
+    CHECK_STATUS(app, run(p, m, -0.5, 0, 1, &y), CLIP_ERR_BAD_NORM_ORDER);
+    CHECK_MSG(app, "p must be > 0, Inf or -Inf, got -0.5");
     CHECK_STATUS(app, clip_process_set_int(p, "dim", 9), CLIP_ERR_PARAM_RANGE);
     CHECK_STATUS(app, clip_process_set_int(p, "dim", -1), CLIP_ERR_PARAM_RANGE);
     CHECK_STATUS(app, clip_process_set_choice(p, "p", "nuclear"), CLIP_ERR_BAD_CHOICE);
