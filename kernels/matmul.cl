@@ -990,7 +990,15 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
 /* s*op(X) element-wise, s a 1x1 matrix on the device: MATLAB's A*B when A or B is a scalar. One
  * element per work-item (PoCL vectorises across work-items, not along a loop inside one).
  * SCALAR_CONJ 1 conjugates s (s' of a complex s); X_TRANS 1 or 2 reads a 2-D X transposed or
- * conjugate-transposed in place (Y is yrows x n/yrows, X the other way round). */
+ * conjugate-transposed in place (Y is yrows x n/yrows, X the other way round). S_REAL or X_REAL
+ * 1: that operand was real before its promotion to complex, and multiplies each part alone, as
+ * MATLAB's real*complex: complex(Inf, 0)*2 is Inf, where a complex product gives Inf*0 = NaN. */
+#ifndef S_REAL
+#define S_REAL 0
+#endif
+#ifndef X_REAL
+#define X_REAL 0
+#endif
 #ifndef SCALAR_CONJ
 #define SCALAR_CONJ 0
 #endif
@@ -1011,7 +1019,13 @@ __kernel void gemm_scalar(__global const real_t *S, __global const real_t *X, __
     elem_t s = vload2(0, S), x = vload2(xi, X);
     if (SCALAR_CONJ) s.y = -s.y;
     if (X_TRANS == 2) x.y = -x.y;
+#if S_REAL
+    vstore2((elem_t)(s.x * x.x, s.x * x.y), i, Y);
+#elif X_REAL
+    vstore2((elem_t)(s.x * x.x, s.y * x.x), i, Y);
+#else
     vstore2(clip_cmul(s, x), i, Y);
+#endif
 #else
     Y[i] = S[0] * X[xi];
 #endif

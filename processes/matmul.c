@@ -113,9 +113,13 @@ static clip_status init_scalar(clip_process *p, matmul_state *st, clip_type t, i
     if (clip_data_numel(x) == 0) return CLIP_OK;
     st->yrows = clip_data_dim(x, st->op[1 - si] != CLIP_GEMM_NOTRANS); /* C's rows */
     clip_proc_set_variant(p, "scalar");
-    char opts[96];
-    snprintf(opts, sizeof opts, "-DGEMM_SCALAR_ONLY=1 -DSCALAR_CONJ=%d -DX_TRANS=%d",
-             st->op[si] == CLIP_GEMM_CTRANS, (int)st->op[1 - si]);
+    char opts[128];
+    const int cx = clip_type_is_complex(t);
+    snprintf(opts, sizeof opts,
+             "-DGEMM_SCALAR_ONLY=1 -DSCALAR_CONJ=%d -DX_TRANS=%d -DS_REAL=%d -DX_REAL=%d",
+             st->op[si] == CLIP_GEMM_CTRANS, (int)st->op[1 - si],
+             cx && !clip_type_is_complex(clip_data_type(clip_proc_input(p, si))),
+             cx && !clip_type_is_complex(clip_data_type(x)));
     return clip_proc_kernel(p, "matmul", t, opts, "gemm_scalar", &st->scalar);
 }
 

@@ -391,6 +391,24 @@ static void test_scalar(clip_app *app, unsigned long long *seed) {
     clip_data *c = run_mm(app, s, x, NULL, NULL);
     CHECK(c && clip_data_dim(c, 0) == 0 && clip_data_dim(c, 1) == 3);
     clip_data_destroy(s), clip_data_destroy(x), clip_data_destroy(c);
+
+    /* A real operand times a complex one multiplies each part alone, as MATLAB's real*complex:
+     * 2*complex(Inf, 1) is Inf + 2i and complex(Inf, 0)*2 is Inf + 0i, where the promoted
+     * operand's zero imaginary part would make Inf*0 = NaN. On either side of the product. */
+    const double real2[1] = {2.0}, cinf1[2] = {INFINITY, 1.0}, cinf0[2] = {INFINITY, 0.0};
+    const double want[2][2] = {{INFINITY, 2.0}, {INFINITY, 0.0}};
+    for (int k = 0; k < 2; k++)
+        for (int side = 0; side < 2; side++) {
+            clip_data *r = NULL, *z = NULL;
+            CHECK_OK(app, clip_data_create_from(app, CLIP_F64, 2, one, real2, &r));
+            CHECK_OK(app, clip_data_create_from(app, CLIP_C64, 2, one, k ? cinf0 : cinf1, &z));
+            c = side ? run_mm(app, z, r, NULL, NULL) : run_mm(app, r, z, NULL, NULL);
+            const double *h = NULL;
+            CHECK(c && clip_data_type(c) == CLIP_C64 &&
+                  clip_data_host(c, (const void **)&h) == CLIP_OK);
+            CHECK(h && h[0] == want[k][0] && h[1] == want[k][1]);
+            clip_data_destroy(r), clip_data_destroy(z), clip_data_destroy(c);
+        }
 }
 
 /* Runs C = alpha*op(A)*op(B) + beta*C through the engine with set prm (fitted here to the
