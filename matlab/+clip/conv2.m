@@ -12,6 +12,10 @@ function C = conv2(A, K, varargin)
     params = {'shape', lower(varargin{1})};
     varargin = varargin(2:end);
   end
+  if numel(varargin) == 1 && ischar(varargin{1}) && isempty(params)
+    % A lone word where the shape goes is a shape, however misspelt.
+    error('clip:badChoice', 'clip.conv2: shape ''%s'' is not one of full, same, valid', varargin{1});
+  end
   if mod(numel(varargin), 2)
     error('clip:usage', 'clip.conv2: options come as Name, Value pairs');
   end
