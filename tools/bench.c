@@ -74,13 +74,11 @@ static int bad_number(const char *option, const char *v, long lo, long hi) {
     return 2;
 }
 
-#define BENCH_USAGE                                                                                \
-    "usage: clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--warmup W] "         \
-    "[--device SPEC] [--csv FILE] [--rank1 I] [--no-chain]\n"
+#define BENCH_USAGE "usage: " CLIP_BENCH_SYNOPSIS "\n"
 
 int clip_bench_main(int argc, char **argv) {
     for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (run_args_is_help(argv[i])) {
             fputs(BENCH_USAGE, stdout);
             return 0;
         }

@@ -26,8 +26,7 @@ static int usage(FILE *f) {
             "usage: clip devices\n"
             "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
             "[--repeat R]\n"
-            "       clip bench NAME SHAPE... [--type T] [--PARAM V]... [--repeat R] [--warmup W] "
-            "[--device SPEC] [--csv FILE] [--rank1 I] [--no-chain]\n"
+            "       " CLIP_BENCH_SYNOPSIS "\n"
             "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
             "[--types T,...] [--shapes MxNxK,...]\n"
             "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types T,...] "
@@ -41,14 +40,10 @@ static int usage(FILE *f) {
     return 0;
 }
 
-static int is_help(const char *arg) {
-    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
-
 /* devices and list take no arguments: --help says what they print, anything else is usage. */
 static int no_args(const char *cmd, int argc, char **argv, const char *what) {
     if (argc == 0) return 0;
-    if (argc == 1 && is_help(argv[0])) {
+    if (argc == 1 && run_args_is_help(argv[0])) {
         printf("usage: clip %s\n%s\n", cmd, what);
         return -1;
     }
@@ -107,7 +102,7 @@ static int cmd_list_args(int argc, char **argv) {
 }
 
 static int cmd_help(int argc, char **argv) {
-    if (argc < 1 || is_help(argv[0])) {
+    if (argc < 1 || run_args_is_help(argv[0])) {
         usage(stdout);
         printf("\nprocesses:\n");
         return cmd_list();
@@ -230,10 +225,10 @@ done:
 
 static int cmd_run(int argc, char **argv) {
     if (argc < 1) return usage(stderr);
-    if (is_help(argv[0])) return usage(stdout);
+    if (run_args_is_help(argv[0])) return usage(stdout);
     const clip_process_desc *d = clip_process_find(argv[0]);
     for (int i = 1; d && i < argc; i++)
-        if (is_help(argv[i])) return cmd_help(1, argv);
+        if (run_args_is_help(argv[i])) return cmd_help(1, argv);
     if (!d) {
         fprintf(stderr, "clip: no process named '%s' (clip list shows them)\n", argv[0]);
         return 2;

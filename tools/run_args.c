@@ -170,3 +170,7 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
 missing:
     return usage_error(a, 2, "%s: option '%s' needs a value", d->name, argv[argc - 1]);
 }
+
+int run_args_is_help(const char *arg) {
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}

@@ -66,4 +66,7 @@ int run_args_size(const char *s, const char **end, size_t *v);
  * (range, choice, kind, matpow's power, norm's order); 1 for the rest (files, data, devices). */
 int run_args_exit_status(clip_status s);
 
+/* Whether arg asks for a command's usage (--help or -h), as every command of the tool takes it. */
+int run_args_is_help(const char *arg);
+
 #endif

@@ -727,7 +727,7 @@ int clip_tune_main(int argc, char **argv) {
     const char *device = NULL, *types_s = "f32,c32,f64", *shapes_s = NULL;
     double budget = 300;
     for (int i = 0; i < argc; i += 2)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return help();
+        if (run_args_is_help(argv[i])) return help();
     for (int i = 0; i + 1 < argc; i += 2)
         if (!strcmp(argv[i], "--process") && !strcmp(argv[i + 1], "conv2"))
             return c2_tune_main(argc, argv);
