@@ -5,7 +5,7 @@
  *              [--ops OPS[,OPS...]] [--transa n|t|c] [--transb n|t|c]
  *              [--variant V] [--precision fp32|tf32|bf16|fp16] [--mwg X --nwg X --kwg X
  *               --mdimc X --ndimc X --vw X --vwn X --ksplit X --stages X --wm X --streamk X
- *               --pipe 0|1] [--ptxinfo] [--batch] [--paced]
+ *               --pipe 0|1 --kgroups X] [--ptxinfo] [--batch] [--paced]
  *
  * SIZE is n (a square product) or MxNxK. OPS is two letters, op(A) then op(B), each n (as
  * stored), t (transpose, MATLAB .') or c (conjugate transpose, '): --ops nn,tn,nt,tt times the
@@ -44,7 +44,7 @@
 #include <clblast_c.h>
 #endif
 
-#define N_TILES 12
+#define N_TILES 13
 
 #define MAX_OPS 9
 
@@ -92,7 +92,8 @@ static int parse_ops(const char *v, opts *o) {
 
 static int parse(int argc, char **argv, opts *o) {
     static const char *const tn[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc",   "vw",
-                                            "vwn", "ksplit", "stages", "wm",    "streamk", "pipe"};
+                                            "vwn", "ksplit", "stages", "wm",    "streamk", "pipe",
+                                            "kgroups"};
     memcpy(o->tile_names, tn, sizeof tn);
     for (int k = 0; k < N_TILES; k++) o->tiles[k] = -1; /* unset: the process's default */
     for (int i = 1; i < argc; i++) {

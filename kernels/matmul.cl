@@ -651,10 +651,11 @@ inline void tl_plan_b(tl_fetch_plan *pl, const int lid, const int N, const int n
 
 /* acc = the work-group tile at (m0, n0) of A(:, kbeg:kend) * B(kbeg:kend, :), each work-item its
  * register tile. A and B point at element (0,0) of the operands. */
-inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
-                    const int kbeg, const int kend, __global const real_t *restrict A,
-                    const int lda, __global const real_t *restrict B, const int ldb,
-                    const tl_place w, __local vec_t *Alm, __local bvec_t *Blm) {
+inline void tl_tile_n(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
+                      const int kbeg, const int kend, const int slices,
+                      __global const real_t *restrict A, const int lda,
+                      __global const real_t *restrict B, const int ldb, const tl_place w,
+                      __local vec_t *Alm, __local bvec_t *Blm) {
     const int lid0 = w.lid0, lid1 = w.lid1;
     tl_fetch_plan pl;
     tl_plan_a(&pl, w.lid, M, m0, kbeg, A, lda);
@@ -669,7 +670,6 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
 #pragma unroll
         for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
 
-    const int slices = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0;
     avec_t ra[LA];
     bgvec_t rb[LB];
 #if DB
@@ -723,6 +723,15 @@ inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0,
         tl_multiply(acc, Alm, Blm, lid0, lid1);
     }
 #endif
+}
+
+/* The same over the slices of [kbeg, kend). */
+inline void tl_tile(vec_t acc[NWI][MVI], const int M, const int N, const int m0, const int n0,
+                    const int kbeg, const int kend, __global const real_t *restrict A,
+                    const int lda, __global const real_t *restrict B, const int ldb,
+                    const tl_place w, __local vec_t *Alm, __local bvec_t *Blm) {
+    tl_tile_n(acc, M, N, m0, n0, kbeg, kend, kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0, A,
+              lda, B, ldb, w, Alm, Blm);
 }
 
 /* C = alpha*acc + beta*C for the work-item's register tile of the work-group tile at (m0, n0). */
@@ -797,15 +806,25 @@ inline void sk_run(const int wg, const int P, const int M, const int N, const in
  * after `tiles`; see above); with SK 0 work-group (x, y) computes tile (x, y) and the last four
  * arguments are unused. Each split of K (dimension 2) is kchunk long (a multiple of KWG) and
  * writes C + split*cstride. */
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
+/* KG > 1: the work-group is KG groups of MDIMC x NDIMC work-items (local id 2), each walking its
+ * own run of the chunk's slices through its own local buffers; their register tiles are then
+ * summed in group order through local memory and group 0 stores the tile. One kernel and KG
+ * times the warps a tile where a short grid would leave compute units waiting on latency. */
+#ifndef KG
+#define KG 1
+#endif
+#if KG > 1 && SK
+#error "KG > 1 runs without stream-K"
+#endif
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, KG))) void gemm_tiled(
     const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
     __global const real_t *restrict A, const ulong offA, const int lda,
     __global const real_t *restrict B, const ulong offB, const int ldb,
     __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
     const ulong cstride, const int mtiles, const int tiles, const int tail,
     __global real_t *restrict W) {
-    __local vec_t Alm[NBUF * ABUF];
-    __local bvec_t Blm[NBUF * BBUF];
+    __local vec_t Alm[KG * NBUF * ABUF];
+    __local bvec_t Blm[KG * NBUF * BBUF];
     const tl_place w = tl_where();
 #if SK
     const int id = (int)get_group_id(0);
@@ -826,7 +845,32 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm_tiled(
      * for K near the limit (processes/gemm.h, CLIP_GEMM_MAX_DIM). Its end in 64 bits. */
     const int kbeg = split * kchunk, kend = (int)min((long)K, (long)kbeg + kchunk);
     vec_t acc[NWI][MVI];
+#if KG > 1
+    __local vec_t Red[(KG - 1) * NWI * MVI * WGS];
+    const int kgi = (int)get_local_id(2);
+    const int all = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0, per = (all + KG - 1) / KG;
+    /* Every group walks `per` slices (the barriers are the work-group's); past kend they are
+     * zeros. */
+    const int gb = (int)min((long)kend, (long)kbeg + (long)kgi * per * KWG);
+    const int ge = (int)min((long)kend, (long)gb + (long)per * KWG);
+    tl_tile_n(acc, M, N, m0, n0, gb, ge, per, A + offA * CPX, lda, B + offB * CPX, ldb, w,
+              Alm + kgi * NBUF * ABUF, Blm + kgi * NBUF * BBUF);
+    if (kgi > 0)
+#pragma unroll
+        for (int j = 0; j < NWI; j++)
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++)
+                Red[(((kgi - 1) * NWI + j) * MVI + iv) * WGS + w.lid] = acc[j][iv];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (kgi > 0) return;
+    for (int q = 0; q < KG - 1; q++)
+#pragma unroll
+        for (int j = 0; j < NWI; j++)
+#pragma unroll
+            for (int iv = 0; iv < MVI; iv++) acc[j][iv] += Red[((q * NWI + j) * MVI + iv) * WGS + w.lid];
+#else
     tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
+#endif
     tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);
 }
 

@@ -23,6 +23,7 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
     for (int i = 0; i < 10 && s == CLIP_OK; i++)
         s = clip_process_set_int(p, tile_param_names[i], vals[i]);
     if (s == CLIP_OK) s = clip_process_set_int(p, "streamk", q->sk);
+    if (s == CLIP_OK) s = clip_process_set_int(p, "kgroups", q->kg > 1 ? q->kg : 1);
     if (s == CLIP_OK) s = clip_process_set_int(p, "pipe", q->pipe);
     return s;
 }
@@ -58,11 +59,12 @@ static void apply_pipe(clip_process *p, clip_gemm_params *out) {
     if (pipe >= 0 && out->wgmma) out->pipe = (int)pipe;
 }
 
-/* Whether the process sets any tile parameter or stream-K (then auto keeps the FFMA family). */
+/* Whether the process sets any tile parameter, stream-K or K groups (then auto keeps the FFMA
+ * family). */
 static int tile_overrides(clip_process *p) {
     for (int i = 0; i < 10; i++)
         if (clip_proc_int(p, tile_param_names[i]) > 0) return 1;
-    return clip_proc_int(p, "streamk") >= 0;
+    return clip_proc_int(p, "streamk") >= 0 || clip_proc_int(p, "kgroups") >= 0;
 }
 
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
@@ -155,6 +157,15 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         out->sk = (int)sk;
     else if (out->ksplit > 1)
         out->sk = 0; /* a split of K asked for replaces the default's stream-K */
+    /* K groups share the work-group's local memory: the default's choice goes with the default's
+     * tiles, and explicit tiles, a split of K or stream-K take one group unless asked. */
+    long kg = clip_proc_int(p, "kgroups");
+    if (kg >= 0) {
+        out->kg = (int)kg;
+        if (out->kg > 1 && sk < 0) out->sk = 0; /* K groups asked for replace stream-K */
+    } else if (overridden || out->ksplit > 1 || out->sk > 0) {
+        out->kg = 0;
+    }
     apply_pipe(p, out);
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
@@ -176,6 +187,9 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
              "-DPADB=%d -DDB=%d -DALIGNED=%d -DWM=%d -DSK=%d -DGEMM_KERNEL=%d",
              q->mwg, q->nwg, q->kwg, q->mdimc, q->ndimc, q->vw, q->vwn, q->vwb, q->pada, q->padb,
              q->stages - 1, q->aligned, q->wm, q->sk > 0, q->variant == CLIP_GEMM_TILED ? 1 : 2);
+    size_t at = strlen(buf);
+    if (q->variant == CLIP_GEMM_TILED && q->kg > 1 && at < cap)
+        snprintf(buf + at, cap - at, " -DKG=%d", q->kg);
     /* The operation only when there is one, so that a plain product's build (and any compiled
      * program the driver caches by its options) stays as it was. */
     size_t used = strlen(buf);
@@ -201,7 +215,7 @@ static clip_status build_ffma(clip_process *p, clip_type t, const clip_gemm_para
                                         CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo: error %d", (int)e);
-    if ((size_t)prm->mdimc * (size_t)prm->ndimc > max_wg) {
+    if ((size_t)prm->mdimc * (size_t)prm->ndimc * (size_t)(prm->kg > 1 ? prm->kg : 1) > max_wg) {
         char desc[128];
         clip_gemm_describe(prm, desc, sizeof desc);
         return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
@@ -386,8 +400,9 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
     /* Built with stream-K the grid is a list of tiles (then stream-K work-groups); otherwise
      * the plain grid of tiles. */
     size_t global[3] = {(q->sk > 0 ? groups : mtiles) * (size_t)q->mdimc,
-                        (q->sk > 0 ? 1 : tiles / mtiles) * (size_t)q->ndimc, splits};
-    size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, 1};
+                        (q->sk > 0 ? 1 : tiles / mtiles) * (size_t)q->ndimc,
+                        splits * (size_t)(q->kg > 1 ? q->kg : 1)};
+    size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, (size_t)(q->kg > 1 ? q->kg : 1)};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 3, global, local);
     if (s == CLIP_OK && tail) return enqueue_fixup(p, g, m, n, k, alpha, beta, c, whole, ct, mt);
     if (s != CLIP_OK || splits == 1) return s;

@@ -80,6 +80,9 @@ typedef struct clip_gemm_params {
     int wgmma;                 /* tensor: 1 the warpgroup kernels of sm_90 (gemm_tc.h) */
     int pipe;                  /* wgmma: 1 stages moved by bulk copies and transaction barriers,
                                 * 0 by cp.async and work-group barriers (matmul_wg.cl, WG_PIPE) */
+    int kg;                    /* tiled, without stream-K: 0 or 1 one group of work-items a
+                                * tile; n > 1 n groups, each summing its run of K's slices,
+                                * their tiles added in the work-group (matmul.cl, KG) */
     int sk;                    /* tiled, unsplit: 0 off; n > 0 a grid that fills whole waves of
                                 * compute_units*n work-groups and part of one more runs that
                                 * last part stream-K over that many more work-groups */
@@ -209,6 +212,15 @@ int clip_gemm_is_2d(const clip_data *d);
          NULL,                                                                                     \
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "      \
          "(stream-K; 0 = off, -1 = default)"},                                                     \
+        {"kgroups",                                                                                \
+         CLIP_PARAM_INT,                                                                           \
+         -1,                                                                                       \
+         1,                                                                                        \
+         -1,                                                                                       \
+         8,                                                                                        \
+         NULL,                                                                                     \
+         "tiled, without stream-K: groups of work-items in a work-group that each sum a run of "   \
+         "K's slices, their tiles added in local memory (1, 2, 4 or 8; -1 = default)"},            \
         {"pipe",                                                                                   \
          CLIP_PARAM_INT,                                                                           \
          -1,                                                                                       \

@@ -37,7 +37,9 @@ static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
     size_t e = clip_type_size(t);
     size_t one = (size_t)p->kwg * ((size_t)(p->mwg + p->pada) + (size_t)(p->nwg + p->padb)) * e;
-    return one * (size_t)(p->stages > 1 ? 2 : 1);
+    size_t kg = p->kg > 1 ? (size_t)p->kg : 1;
+    /* KG groups: their own buffers, and the other groups' register tiles for the sum. */
+    return one * (size_t)(p->stages > 1 ? 2 : 1) * kg + (kg - 1) * (size_t)p->mwg * p->nwg * e;
 }
 
 static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg, int kwg,
@@ -151,6 +153,21 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
     if (busiest_cu(&alt, dev, m, n) < busiest_cu(out, dev, m, n)) *out = alt;
 }
 
+/* The smallest tiles, unsplit, hold two warps a work-group: too few on a compute unit to hide
+ * the latency of their local reads. Two groups of work-items each summing half of K's slices,
+ * their tiles added in the work-group, were faster at every such product measured (H100, the
+ * GPU's own time back to back: 512^3 0.0155 -> 0.0138 ms, 256^3 0.0064 -> 0.0051, 384^3 0.0120
+ * -> 0.0110, 1024x196x256 0.0089 -> 0.0085, 64x3136x64 level; bench/GEMM.md, "K split in the
+ * work-group"). */
+static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
+    if (out->variant != CLIP_GEMM_TILED || out->mwg != 32 || out->ksplit != 1 || out->sk) return;
+    clip_gemm_params two = *out;
+    two.kg = 2;
+    if (local_bytes(&two, t) <= dev->local_mem &&
+        (size_t)two.mdimc * (size_t)two.ndimc * 2 <= dev->max_work_group)
+        *out = two;
+}
+
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short
  * products are latency-bound: more work-groups in flight hide it), keeping chunks of at least
  * CLIP_GEMM_MIN_CHUNK. */
@@ -255,6 +272,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             if (local_bytes(out, t) > dev->local_mem) out->kwg /= 2;
         }
         if (esize == 4 && i > 0) balance_waves(out, t, dev, m, n, k);
+        if (esize == 4) split_k_in_group(out, t, dev);
     }
     clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
 }
@@ -360,6 +378,11 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         snprintf(why, cap, "stages must be 1, 2 or 3 and ksplit at most 256");
         return -1;
     }
+    if (p->kg < 0 || p->kg > 8 || (p->kg & (p->kg - 1)) || (p->kg > 1 && (!tiled || p->sk))) {
+        snprintf(why, cap, "kg %d: 0, 1, 2, 4 or 8, for the tiled variant without stream-K",
+                 p->kg);
+        return -1;
+    }
     if (p->sk < 0 || p->sk > 16 || (p->sk && (!tiled || p->ksplit > 1))) {
         snprintf(why, cap, "streamk %d: 0 to 16, for the tiled variant with ksplit 1 only", p->sk);
         return -1;
@@ -378,10 +401,10 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                  p->ndimc * p->vwn);
         return -1;
     }
-    size_t wgs = (size_t)p->mdimc * (size_t)p->ndimc;
+    size_t wgs = (size_t)p->mdimc * (size_t)p->ndimc * (size_t)(p->kg > 1 ? p->kg : 1);
     if (wgs > dev->max_work_group) {
-        snprintf(why, cap, "work-group %dx%d exceeds the device's %zu work-items", p->mdimc,
-                 p->ndimc, dev->max_work_group);
+        snprintf(why, cap, "work-group %dx%dx%d exceeds the device's %zu work-items", p->mdimc,
+                 p->ndimc, p->kg > 1 ? p->kg : 1, dev->max_work_group);
         return -1;
     }
     /* A register tile past this only spills and takes minutes to compile. */
@@ -442,6 +465,8 @@ void clip_gemm_describe(const clip_gemm_params *p, char *buf, size_t cap) {
                       p->pipe ? " pipe" : "");
     if ((p->variant == CLIP_GEMM_TILED || p->wgmma) && p->sk > 0 && n >= 0 && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, " sk %d", p->sk);
+    if (p->variant == CLIP_GEMM_TILED && p->kg > 1 && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " kg %d", p->kg);
     if (p->tuned && n >= 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, " tuned");
 }
 
@@ -468,6 +493,8 @@ int clip_gemm_parse(const char *text, clip_gemm_params *p) {
         rest += used;
         used = 0;
         if (sscanf(rest, " sk %d%n", &p->sk, &used) == 1) rest += used;
+        used = 0;
+        if (sscanf(rest, " kg %d%n", &p->kg, &used) == 1) rest += used;
     }
     if (p->variant == CLIP_GEMM_TENSOR) {
         used = 0;
@@ -553,14 +580,15 @@ static int by_score(const void *a, const void *b) {
 static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
     return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
            a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
-           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages && a->sk == b->sk;
+           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages && a->sk == b->sk &&
+           (a->kg > 1 ? a->kg : 1) == (b->kg > 1 ? b->kg : 1);
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */
 static int add_candidate(scored *all, int n, int cap, clip_gemm_params c,
                          const clip_device_info *dev, clip_type t, size_t m, size_t nn, size_t k) {
     char why[160];
-    clip_gemm_fit_packed(&c, dev, t, 1, m, n, k);
+    clip_gemm_fit_packed(&c, dev, t, 1, m, nn, k);
     if (n >= cap || clip_gemm_check(&c, dev, t, why, sizeof why)) return n;
     for (int i = 0; i < n; i++)
         if (same_set(&all[i].p, &c)) return n;
@@ -622,9 +650,16 @@ int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, siz
     clip_gemm_params d;
     clip_gemm_default(dev, t, CLIP_GEMM_AUTO, m, n, k, &d);
     count = add_candidate(all, count, MAXC, d, dev, t, m, n, k);
-    if (d.variant == CLIP_GEMM_TILED && d.ksplit == 1) { /* the default with stream-K toggled */
+    if (d.variant == CLIP_GEMM_TILED && d.ksplit == 1) {
+        /* The default with stream-K toggled (stream-K runs one group of work-items), and
+         * without stream-K, with K summed by one and by two groups of work-items. */
         clip_gemm_params e = d;
         e.sk = !d.sk;
+        if (e.sk) e.kg = 0;
+        count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
+        e = d;
+        e.sk = 0;
+        e.kg = d.kg > 1 && !d.sk ? 0 : 2;
         count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
     }
     count = add_tensor(all, count, MAXC, dev, arch, t, m, n, k);

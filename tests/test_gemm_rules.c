@@ -77,6 +77,21 @@ int main(void) {
     expect_tiled(&d, 64, 3136, 64, 32, 16, 32, 1, 3);
     expect_tiled(&d, 512, 196, 128, 32, 32, 32, 1, 3);
 
+    /* The smallest tiles, unsplit, sum K in two groups of work-items; larger or split tiles
+     * keep one. */
+    static const size_t kg_cases[][4] = {
+        {512, 512, 512, 2}, {256, 256, 256, 2}, {1024, 196, 256, 2}, {64, 3136, 64, 2},
+        {64, 12544, 147, 0}, {64, 3136, 576, 0}, {1024, 1024, 128, 0}};
+    for (size_t i = 0; i < sizeof kg_cases / sizeof kg_cases[0]; i++) {
+        clip_gemm_params p;
+        clip_gemm_default(&d, CLIP_F32, CLIP_GEMM_AUTO, kg_cases[i][0], kg_cases[i][1],
+                          kg_cases[i][2], &p);
+        if (p.kg != (int)kg_cases[i][3])
+            fprintf(stderr, "%zux%zux%zu: kg %d, want %zu\n", kg_cases[i][0], kg_cases[i][1],
+                    kg_cases[i][2], p.kg, kg_cases[i][3]);
+        CHECK(p.kg == (int)kg_cases[i][3]);
+    }
+
     /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
      * is at least 384 (a complex product judged as the real one of m x 2n by 2k). The sm_80
      * mma.sync kernel wins no shape; a side under 256 stays on FFMA. */

@@ -5,14 +5,15 @@
 #include "../processes/gemm.h"
 
 /* Tile overrides in gemm.h's order (0 = default). */
-#define N_TILES 11
+#define N_TILES 12
 typedef struct tiles {
     const char *variant;
     long t[N_TILES];
 } tiles;
 
-static const char *const tile_names[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc", "vw",
-                                                "vwn", "ksplit", "stages", "wm",    "streamk"};
+static const char *const tile_names[N_TILES] = {"mwg",    "nwg",    "kwg", "mdimc",   "ndimc",
+                                                "vw",     "vwn",    "ksplit", "stages", "wm",
+                                                "streamk", "kgroups"};
 
 /* transa/transb values by operation (0 none, 1 transpose, 2 ctranspose); the long names are
  * checked through the CLI. */
@@ -131,6 +132,12 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
         {"direct", {8, 3, 5, 1, 1, 4}},
         {"direct", {16, 6, 3, 2, 3, 2}},
         {"small", {4, 4, 2, 4, 4, 1}},
+        /* K summed by 2, 4 and 8 groups of work-items in a work-group (kgroups): with a split of
+         * K, three stages, the warp layout, one stage. */
+        {"tiled", {32, 32, 8, 8, 8, 4, 0, 0, 0, 0, 0, 2}},
+        {"tiled", {16, 16, 8, 4, 4, 2, 2, 3, 2, 0, 0, 4}},
+        {"tiled", {64, 32, 8, 16, 8, 2, 2, 1, 3, 8, 0, 2}},
+        {"tiled", {16, 16, 4, 4, 4, 1, 1, 1, 1, 0, 0, 8}},
     };
     /* Rows unaligned and aligned to the vectors, K unaligned and aligned (B vector loads). */
     static const size_t sizes[][3] = {{67, 45, 70}, {13, 3, 9}, {40, 64, 33}};
@@ -199,6 +206,7 @@ static void test_transposed_variants(clip_app *app, unsigned long long *seed) {
         {"tiled", {64, 32, 8, 16, 8, 2, 2, 1, 2, 8}},
         {"tiled", {16, 16, 8, 4, 4, 2, 2, 1, 3, 4, 2}},
         {"direct", {8, 3, 5, 1, 1, 4}},
+        {"tiled", {32, 16, 8, 4, 4, 4, 2, 1, 3, 0, 0, 2}},
     };
     static const size_t sizes[][3] = {{67, 45, 70}, {13, 3, 9}, {40, 64, 32}};
     static const int ops[][2] = {{1, 1}, {2, 0}, {0, 2}};
@@ -537,7 +545,7 @@ static void test_stream_k(clip_app *app, unsigned long long *seed) {
             clip_gemm_default(clip_app_device(app), t, CLIP_GEMM_TILED, 64, 64, 64, &prm);
             prm.mwg = 16, prm.nwg = 16, prm.kwg = 8, prm.vw = 2, prm.vwn = 2;
             prm.mdimc = sk == 2 ? 4 : 8, prm.ndimc = sk == 2 ? 4 : 8, prm.wm = 4;
-            prm.ksplit = 1, prm.stages = ti % 2 ? 2 : 3, prm.sk = sk;
+            prm.ksplit = 1, prm.stages = ti % 2 ? 2 : 3, prm.sk = sk, prm.kg = 0;
             const size_t m = mt * 16 - 5, n = nt * 16 - 3, k = S * 8 - 3;
             size_t got = engine_case(app, t, prm, m, n, k, m + 3, k + 2, m + 1, 1, 2, 3, seed);
             CHECK(got == R);
