@@ -91,9 +91,9 @@ static int parse_ops(const char *v, opts *o) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-    static const char *const tn[N_TILES] = {"mwg", "nwg",    "kwg",    "mdimc", "ndimc",   "vw",
-                                            "vwn", "ksplit", "stages", "wm",    "streamk", "pipe",
-                                            "kgroups"};
+    static const char *const tn[N_TILES] = {"mwg",     "nwg",  "kwg",    "mdimc",  "ndimc",
+                                            "vw",      "vwn",  "ksplit", "stages", "wm",
+                                            "streamk", "pipe", "kgroups"};
     memcpy(o->tile_names, tn, sizeof tn);
     for (int k = 0; k < N_TILES; k++) o->tiles[k] = -1; /* unset: the process's default */
     for (int i = 1; i < argc; i++) {

@@ -816,13 +816,13 @@ inline void sk_run(const int wg, const int P, const int M, const int N, const in
 #if KG > 1 && SK
 #error "KG > 1 runs without stream-K"
 #endif
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, KG))) void gemm_tiled(
-    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-    __global const real_t *restrict A, const ulong offA, const int lda,
-    __global const real_t *restrict B, const ulong offB, const int ldb,
-    __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
-    const ulong cstride, const int mtiles, const int tiles, const int tail,
-    __global real_t *restrict W) {
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, KG))) void
+gemm_tiled(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+           __global const real_t *restrict A, const ulong offA, const int lda,
+           __global const real_t *restrict B, const ulong offB, const int ldb,
+           __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
+           const ulong cstride, const int mtiles, const int tiles, const int tail,
+           __global real_t *restrict W) {
     __local vec_t Alm[KG * NBUF * ABUF];
     __local bvec_t Blm[KG * NBUF * BBUF];
     const tl_place w = tl_where();
@@ -867,7 +867,8 @@ __kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, KG))) void gemm_tiled
 #pragma unroll
         for (int j = 0; j < NWI; j++)
 #pragma unroll
-            for (int iv = 0; iv < MVI; iv++) acc[j][iv] += Red[((q * NWI + j) * MVI + iv) * WGS + w.lid];
+            for (int iv = 0; iv < MVI; iv++)
+                acc[j][iv] += Red[((q * NWI + j) * MVI + iv) * WGS + w.lid];
 #else
     tl_tile(acc, M, N, m0, n0, kbeg, kend, A + offA * CPX, lda, B + offB * CPX, ldb, w, Alm, Blm);
 #endif

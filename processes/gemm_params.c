@@ -379,8 +379,7 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
         return -1;
     }
     if (p->kg < 0 || p->kg > 8 || (p->kg & (p->kg - 1)) || (p->kg > 1 && (!tiled || p->sk))) {
-        snprintf(why, cap, "kg %d: 0, 1, 2, 4 or 8, for the tiled variant without stream-K",
-                 p->kg);
+        snprintf(why, cap, "kg %d: 0, 1, 2, 4 or 8, for the tiled variant without stream-K", p->kg);
         return -1;
     }
     if (p->sk < 0 || p->sk > 16 || (p->sk && (!tiled || p->ksplit > 1))) {

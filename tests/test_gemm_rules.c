@@ -80,7 +80,7 @@ int main(void) {
     /* The smallest tiles, unsplit, sum K in two groups of work-items; larger or split tiles
      * keep one. */
     static const size_t kg_cases[][4] = {
-        {512, 512, 512, 2}, {256, 256, 256, 2}, {1024, 196, 256, 2}, {64, 3136, 64, 2},
+        {512, 512, 512, 2},  {256, 256, 256, 2}, {1024, 196, 256, 2}, {64, 3136, 64, 2},
         {64, 12544, 147, 0}, {64, 3136, 576, 0}, {1024, 1024, 128, 0}};
     for (size_t i = 0; i < sizeof kg_cases / sizeof kg_cases[0]; i++) {
         clip_gemm_params p;

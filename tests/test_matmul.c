@@ -11,9 +11,9 @@ typedef struct tiles {
     long t[N_TILES];
 } tiles;
 
-static const char *const tile_names[N_TILES] = {"mwg",    "nwg",    "kwg", "mdimc",   "ndimc",
-                                                "vw",     "vwn",    "ksplit", "stages", "wm",
-                                                "streamk", "kgroups"};
+static const char *const tile_names[N_TILES] = {"mwg",    "nwg", "kwg",     "mdimc",
+                                                "ndimc",  "vw",  "vwn",     "ksplit",
+                                                "stages", "wm",  "streamk", "kgroups"};
 
 /* transa/transb values by operation (0 none, 1 transpose, 2 ctranspose); the long names are
  * checked through the CLI. */
