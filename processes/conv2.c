@@ -162,7 +162,6 @@ static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
          "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"},         \
         {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
          "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"}
-#define CONV2_COMMON_COUNT 4
 
 static const clip_param_desc conv2_params[] = {
     CONV2_COMMON_PARAMS,
@@ -697,7 +696,7 @@ const clip_process_desc clip_process_conv2 = {
     .n_outputs = 1,
     .output_docs = conv2_outputs,
     .params = conv2_params,
-    .n_params = CONV2_COMMON_COUNT + 3,
+    .n_params = sizeof conv2_params / sizeof conv2_params[0],
     .state_size = sizeof(conv2_state),
     .init = conv2_init,
     .launch = conv2_launch,
@@ -814,7 +813,7 @@ const clip_process_desc clip_process_conv2sep = {
     .n_outputs = 1,
     .output_docs = conv2sep_outputs,
     .params = conv2sep_params,
-    .n_params = CONV2_COMMON_COUNT + 1,
+    .n_params = sizeof conv2sep_params / sizeof conv2sep_params[0],
     .state_size = sizeof(conv2_state),
     .init = conv2sep_init,
     .launch = conv2_launch,

@@ -167,7 +167,6 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* The process parameters that steer the engine: variant plus tile overrides (0 = default, from
  * the tuning cache or the device). Spliced into a process's parameter table. */
-#define CLIP_GEMM_PARAM_COUNT 14
 #define CLIP_GEMM_PARAM_ROWS                                                                       \
     {"variant",                                                                                    \
      CLIP_PARAM_CHOICE,                                                                            \

@@ -24,10 +24,18 @@
  * against the smallest rung's two stages of K 16). At K 512 itself the smallest rung as it is
  * now (three stages, K slices of 32) runs in one kernel where the split needs two, and the GPU
  * spends 2 us between them: 0.0151-0.0155 ms a product against 0.0170-0.0175 at five shapes of
- * 256 such tiles, the GPU's own time back to back; K 576 0.0168 against 0.0160, K 768 level,
- * K 1024 and 2048 the split 1.1-1.2x faster (bench/GEMM.md, "Small products at the GPU's own
- * pace"). */
-#define CLIP_GEMM_SPLIT_OVER_SHRINK_K 512
+ * 256 such tiles, the GPU's own time back to back (bench/GEMM.md, "Small products at the GPU's
+ * own pace"). With K summed by two groups of work-items (split_k_in_group), K 576 too: H200,
+ * 64x3136x576 0.0153 against the split's 0.0161; at K 768 and past the split won at 196 tiles
+ * (64x3136x768 0.0187 against 0.0194) and lost at 256 (bench/GEMM.md, "K split in the
+ * work-group"). */
+#define CLIP_GEMM_SPLIT_OVER_SHRINK_K 640
+/* Up to this K, a real product too small for any rung to fill the GPU runs on the smallest tiles
+ * unsplit (K summed by two groups of work-items) where they give half the compute units a tile,
+ * rather than the 64x32 rung with K split: H200, the GPU's own time, 2048x49x512 0.0092 against
+ * 0.0115 ms, 4096x32x512 0.0092 / 0.0119, 1024x98x512 0.0091 / 0.0113, 1536x64x768 (96 tiles)
+ * 0.0121 / 0.0127; 2048x49x1024 level, 128x784x1152 0.0171 / 0.0149. */
+#define CLIP_GEMM_WHOLE_K_SMALLEST 768
 /* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16 (H100, the
  * GPU's own time back to back: 64x3136x64 0.0050 -> 0.0040 ms, 128x784x64 0.0048 -> 0.0036,
  * 256x256x128 0.0069 -> 0.0050; bench/GEMM.md, "Wave-balanced tiles"). */
@@ -153,15 +161,21 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
     if (busiest_cu(&alt, dev, m, n) < busiest_cu(out, dev, m, n)) *out = alt;
 }
 
-/* The smallest tiles, unsplit, hold two warps a work-group: too few on a compute unit to hide
- * the latency of their local reads. Two groups of work-items each summing half of K's slices,
- * their tiles added in the work-group, were faster at every such product measured (H100, the
- * GPU's own time back to back: 512^3 0.0155 -> 0.0138 ms, 256^3 0.0064 -> 0.0051, 384^3 0.0120
- * -> 0.0110, 1024x196x256 0.0089 -> 0.0085, 64x3136x64 level; bench/GEMM.md, "K split in the
- * work-group"). */
+/* The two smallest rungs, unsplit, hold two warps a work-group: too few on a compute unit to
+ * hide the latency of their local reads. Two groups of work-items each summing half of K's
+ * slices, their tiles added in the work-group, were faster at every such product measured but
+ * one, level (H200, the GPU's own time back to back: 32-row tiles 512^3 0.0154 -> 0.0139 ms,
+ * 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072, 1024x196x256 0.0090 -> 0.0084,
+ * 64x3136x64 level; 64x32 tiles, whose two groups fit local memory with K slices of 16,
+ * 512x784x128 0.0078 -> 0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116;
+ * bench/GEMM.md, "K split in the work-group"). */
 static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
-    if (out->variant != CLIP_GEMM_TILED || out->mwg != 32 || out->ksplit != 1 || out->sk) return;
+    if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk) return;
     clip_gemm_params two = *out;
+    if (out->mwg == 64 && out->nwg == 32)
+        two.kwg = 16;
+    else if (out->mwg != 32)
+        return;
     two.kg = 2;
     if (local_bytes(&two, t) <= dev->local_mem &&
         (size_t)two.mdimc * (size_t)two.ndimc * 2 <= dev->max_work_group)
@@ -237,11 +251,13 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
          * compute_units work-groups and its last one can run stream-K. (The 16-byte rung's 4x4
          * tiles leave room for more.) */
         if (i == 0 && esize != 16 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
+        clip_gemm_params smallest;
+        rung_set(&smallest, t, dev, &r[count - 1]);
         /* From what K the smallest real tiles, unsplit, take K slices of 32 (below). */
         size_t slice32_k = CLIP_GEMM_LONG_SLICE_K;
         if (i == count && esize == 4 &&
             (double)m * (double)n * (double)k <= CLIP_GEMM_NO_SPLIT_WORK) {
-            rung_set(out, t, dev, &r[count - 1]);
+            *out = smallest;
             slice32_k = 32;
         } else if (i == count - 1 && esize == 4 && k > CLIP_GEMM_SPLIT_OVER_SHRINK_K) {
             /* Smallest tiles with a long K: few multiply-adds per load and a long serial loop
@@ -253,6 +269,10 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             big.ksplit = split_for(dev, g, k);
             if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg)
                 *out = big;
+        } else if (i == count && esize == 4 && k <= CLIP_GEMM_WHOLE_K_SMALLEST &&
+                   2 * clip_gemm_tiles(&smallest, m, n) >= dev->compute_units) {
+            i = count - 1;
+            *out = smallest;
         } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);
