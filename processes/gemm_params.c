@@ -162,24 +162,35 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
 }
 
 /* The two smallest rungs, unsplit, hold two warps a work-group: too few on a compute unit to
- * hide the latency of their local reads. Two groups of work-items each summing half of K's
- * slices, their tiles added in the work-group, were faster at every such product measured but
- * one, level (H200, the GPU's own time back to back: 32-row tiles 512^3 0.0154 -> 0.0139 ms,
- * 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072, 1024x196x256 0.0090 -> 0.0084,
- * 64x3136x64 level; 64x32 tiles, whose two groups fit local memory with K slices of 16,
- * 512x784x128 0.0078 -> 0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116;
- * bench/GEMM.md, "K split in the work-group"). */
+ * hide the latency of their local reads. Groups of work-items each summing a run of K's slices,
+ * their tiles added in the work-group, were faster at every such product measured but a few,
+ * level (H200, the GPU's own time back to back; bench/GEMM.md, "K split in the work-group"):
+ * - 32x32 tiles, four groups with K slices of 16 in two stages (where they fit; else two):
+ *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four), 1024x196x256 0.0090 -> 0.0084
+ *   -> 0.0080, 1024x256x512 0.0139 -> 0.0133 (two -> four); level at 128x784x64 and 512x196x128;
+ * - 32x16 tiles, two groups: 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072; 64x3136x64
+ *   level; four lost at 384^3 (0.0110 -> 0.0113);
+ * - 64x32 tiles, two groups, which fit local memory with K slices of 16: 512x784x128 0.0078 ->
+ *   0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116. */
+static int groups_fit(const clip_gemm_params *g, clip_type t, const clip_device_info *dev) {
+    return local_bytes(g, t) <= dev->local_mem &&
+           (size_t)g->mdimc * (size_t)g->ndimc * (size_t)g->kg <= dev->max_work_group;
+}
+
 static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
     if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk) return;
-    clip_gemm_params two = *out;
-    if (out->mwg == 64 && out->nwg == 32)
-        two.kwg = 16;
-    else if (out->mwg != 32)
+    clip_gemm_params g = *out;
+    g.kg = 2;
+    if (out->mwg == 32 && out->nwg == 32) {
+        clip_gemm_params four = *out;
+        four.kg = 4, four.kwg = 16, four.stages = 2;
+        if (groups_fit(&four, t, dev)) g = four;
+    } else if (out->mwg == 64 && out->nwg == 32) {
+        g.kwg = 16;
+    } else if (out->mwg != 32) {
         return;
-    two.kg = 2;
-    if (local_bytes(&two, t) <= dev->local_mem &&
-        (size_t)two.mdimc * (size_t)two.ndimc * 2 <= dev->max_work_group)
-        *out = two;
+    }
+    if (groups_fit(&g, t, dev)) *out = g;
 }
 
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short

@@ -52,26 +52,24 @@ int main(void) {
     unsetenv("CLIP_GEMM_FAMILY"); /* the experiments' override decides when set */
     const clip_device_info d = h100();
 
-    /* K up to 640 on the smallest tiles runs whole, three stages, K slices of 32: one kernel
-     * where the split needs two (512^3 0.0153 ms against 0.0171); past it the 64x64 rung
-     * splits. */
-    expect_tiled(&d, 512, 512, 512, 32, 32, 32, 1, 3);
-    expect_tiled(&d, 64, 4096, 512, 32, 32, 32, 1, 3);
-    expect_tiled(&d, 1024, 256, 512, 32, 32, 32, 1, 3);
+    /* K up to 640 on the smallest tiles runs whole (in four K groups, slices of 16: below):
+     * one kernel where the split needs two (512^3 0.0153 ms against 0.0171); past it the 64x64
+     * rung splits. */
+    expect_tiled(&d, 512, 512, 512, 32, 32, 16, 1, 2);
+    expect_tiled(&d, 64, 4096, 512, 32, 32, 16, 1, 2);
+    expect_tiled(&d, 1024, 256, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 64, 3136, 576, 32, 16, 32, 1, 3); /* wave-balanced, below */
     expect_tiled(&d, 64, 3136, 768, 64, 64, 16, 0, 2);
     expect_tiled(&d, 64, 4096, 1024, 64, 64, 16, 0, 2);
     /* A product no rung fills: the smallest tiles whole where they give half the compute units
      * a tile and K is at most 768 (2048x49x512: 128 tiles), else the 64x32 rung split. */
-    expect_tiled(&d, 2048, 49, 512, 32, 32, 32, 1, 3);
-    expect_tiled(&d, 1536, 64, 768, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 2048, 49, 512, 32, 32, 16, 1, 2);
+    expect_tiled(&d, 1536, 64, 768, 32, 32, 16, 1, 2);
     expect_tiled(&d, 2048, 49, 1024, 64, 32, 32, 0, 2);
     expect_tiled(&d, 128, 784, 1152, 64, 32, 32, 0, 2);
     expect_tiled(&d, 1024, 32, 768, 64, 32, 32, 0, 2); /* 32 tiles */
-    /* A product too small to split takes the smallest tiles' slices of 32 from K 32, and the
-     * smallest rung its slices of 32 from K 64. */
-    expect_tiled(&d, 1024, 196, 256, 32, 32, 32, 1, 3);
-    expect_tiled(&d, 128, 784, 64, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 1024, 196, 256, 32, 32, 16, 1, 2);
+    expect_tiled(&d, 128, 784, 64, 32, 32, 16, 1, 2);
 
     /* Wave balance: a narrower tile where it leaves the busiest compute unit fewer outputs
      * (64x12544x147: 262 tiles of 64x48, two a unit, against 196 of 64x64, one unit in two
@@ -84,13 +82,13 @@ int main(void) {
     expect_tiled(&d, 256, 256, 256, 32, 16, 32, 1, 3);
     expect_tiled(&d, 192, 192, 192, 32, 16, 32, 1, 3);
     expect_tiled(&d, 64, 3136, 64, 32, 16, 32, 1, 3);
-    expect_tiled(&d, 512, 196, 128, 32, 32, 32, 1, 3);
+    expect_tiled(&d, 512, 196, 128, 32, 32, 16, 1, 2);
 
-    /* The two smallest rungs, unsplit, sum K in two groups of work-items; larger or split
-     * tiles keep one. */
+    /* The two smallest rungs, unsplit, sum K in groups of work-items: four on 32x32 tiles, two
+     * on 32x16 and 64x32; larger or split tiles keep one. */
     static const size_t kg_cases[][4] = {
-        {512, 512, 512, 2}, {256, 256, 256, 2},   {1024, 196, 256, 2}, {64, 3136, 64, 2},
-        {64, 3136, 576, 2}, {512, 784, 128, 2},   {2048, 49, 512, 2},  {64, 12544, 147, 0},
+        {512, 512, 512, 4}, {256, 256, 256, 2},   {1024, 196, 256, 4}, {64, 3136, 64, 2},
+        {64, 3136, 576, 2}, {512, 784, 128, 2},   {2048, 49, 512, 4},  {64, 12544, 147, 0},
         {64, 3136, 768, 0}, {1024, 1024, 128, 0}, {2048, 49, 1024, 0}};
     for (size_t i = 0; i < sizeof kg_cases / sizeof kg_cases[0]; i++) {
         clip_gemm_params p;
@@ -100,6 +98,18 @@ int main(void) {
             fprintf(stderr, "%zux%zux%zu: kg %d, want %zu\n", kg_cases[i][0], kg_cases[i][1],
                     kg_cases[i][2], p.kg, kg_cases[i][3]);
         CHECK(p.kg == (int)kg_cases[i][3]);
+    }
+    /* Where four groups' buffers do not fit (40 KB of local memory), 32x32 tiles take two, with
+     * the smallest rung's own slices of 32 in three stages (from K 64; in a product too small to
+     * split, from K 32). */
+    clip_device_info small_local = d;
+    small_local.local_mem = 40960;
+    static const size_t two_cases[][3] = {{512, 512, 512}, {1024, 196, 256}, {128, 784, 64}};
+    for (size_t i = 0; i < sizeof two_cases / sizeof two_cases[0]; i++) {
+        clip_gemm_params p;
+        clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, two_cases[i][0], two_cases[i][1],
+                          two_cases[i][2], &p);
+        CHECK(p.mwg == 32 && p.nwg == 32 && p.kg == 2 && p.kwg == 32 && p.stages == 3);
     }
 
     /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
