@@ -241,7 +241,39 @@ typedef union {
     ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6, -(v).s9, (v).s8, \
              -(v).sb, (v).sa, -(v).sd, (v).sc, -(v).sf, (v).se))
 #endif
+#ifndef REAL_A
+#define REAL_A 0
+#endif
+#ifndef REAL_B
+#define REAL_B 0
+#endif
+/* MADD(acc, a, ai, b): acc += a*b for VW elements a of A and one element b of B, with ai =
+ * A_AUX(a) formed once per k. REAL_A or REAL_B 1: that operand was real before its promotion
+ * to complex, and multiplies each part of the other alone, as MATLAB's real*complex (complex(Inf,
+ * 0)*[1 0] is [Inf 0], where complex products give Inf*0 = NaN in the imaginary parts). */
+#if REAL_B
+#define A_AUX(v) (v)
+#define MADD(acc, a, ai, b) (acc) = fma((a), (vec_t)((b).x), (acc))
+#elif REAL_A
+/* re(a) in both lanes of each pair, times (re(b), im(b)) in each pair. */
+#if VWR == 2
+#define A_AUX(v) ((v).s00)
+#define B_PAIRS(b) (b)
+#elif VWR == 4
+#define A_AUX(v) ((v).s0022)
+#define B_PAIRS(b) ((vec_t)((b), (b)))
+#elif VWR == 8
+#define A_AUX(v) ((v).s00224466)
+#define B_PAIRS(b) ((vec_t)((b), (b), (b), (b)))
+#else
+#define A_AUX(v) ((v).s0022446688aaccee)
+#define B_PAIRS(b) ((vec_t)((b), (b), (b), (b), (b), (b), (b), (b)))
+#endif
+#define MADD(acc, a, ai, b) (acc) = fma((ai), B_PAIRS(b), (acc))
+#else
+#define A_AUX(v) MULI(v)
 #define MADD(acc, a, ai, b) (acc) = fma((ai), (vec_t)((b).y), fma((a), (vec_t)((b).x), (acc)))
+#endif
 #define SCALE(v, s) ((v) * (vec_t)((s).x) + MULI(v) * (vec_t)((s).y))
 #define IS_ZERO(s) ((s).x == 0 && (s).y == 0)
 #define IS_ONE(s) ((s).x == 1 && (s).y == 0)
@@ -513,7 +545,7 @@ inline void tl_multiply(vec_t acc[NWI][MVI], __local const vec_t *Al, __local co
         for (int iv = 0; iv < MVI; iv++) {
             a[iv] = Al[kk * (LDAL / VW) + iv * MDIMC + lid0];
 #if CLIP_COMPLEX
-            ai[iv] = MULI(a[iv]);
+            ai[iv] = A_AUX(a[iv]);
 #endif
         }
 #pragma unroll
@@ -548,7 +580,7 @@ inline void tl_fma(vec_t acc[NWI][MVI], const tl_frag *f) {
 #if CLIP_COMPLEX
     vec_t ai[MVI];
 #pragma unroll
-    for (int iv = 0; iv < MVI; iv++) ai[iv] = MULI(f->a[iv]);
+    for (int iv = 0; iv < MVI; iv++) ai[iv] = A_AUX(f->a[iv]);
 #endif
 #pragma unroll
     for (int jv = 0; jv < NVI; jv++)
@@ -965,7 +997,7 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, con
             const int r = (iv * MDIMC + lid0) * VW;
             a[iv] = load_a(A, lda, m0 + r, k0 + kk, M, edge_m);
 #if CLIP_COMPLEX
-            ai[iv] = MULI(a[iv]);
+            ai[iv] = A_AUX(a[iv]);
 #endif
         }
 #pragma unroll

@@ -23,7 +23,8 @@
  *                MB loads of its neighbouring runs). The lanes' sums then meet in a fixed tree
  *                in local memory.
  *
- * Build options: WG (work-group size, a power of two), NB, MB (skinny_dots), CONJX, CONJY. Sums accumulate in the element type with fma, as the tiled GEMM does: one lane's terms
+ * Build options: WG (work-group size, a power of two), NB, MB (skinny_dots), CONJX, CONJY, REAL_X,
+ * REAL_Y. Sums accumulate in the element type with fma, as the tiled GEMM does: one lane's terms
  * in k order, then the tree over lanes, then the chunks in order. */
 #ifndef WG
 #define WG 256
@@ -40,15 +41,32 @@
 #ifndef CONJY
 #define CONJY 0
 #endif
+#ifndef REAL_X
+#define REAL_X 0
+#endif
+#ifndef REAL_Y
+#define REAL_Y 0
+#endif
 
 #if CLIP_COMPLEX
 #define CPX 2
 #define LD(p, e) vload2((e), (p))
 #define ST(v, p, e) vstore2((v), (e), (p))
-/* acc + x*y, with the same two fmas per real lane as the tiled GEMM (x*y = re(y)*x + im(y)*ix). */
+/* acc + x*y, with the same two fmas per real lane as the tiled GEMM (x*y = re(y)*x + im(y)*ix).
+ * REAL_X or REAL_Y 1: that operand was real before its promotion to complex, and multiplies
+ * each part of the other alone, as MATLAB's real*complex (no Inf*0 = NaN from its zero
+ * imaginary part). */
 inline elem_t sk_madd(elem_t acc, elem_t x, elem_t y) {
+#if REAL_Y
+    acc.x = fma(x.x, y.x, acc.x);
+    acc.y = fma(x.y, y.x, acc.y);
+#elif REAL_X
+    acc.x = fma(x.x, y.x, acc.x);
+    acc.y = fma(x.x, y.y, acc.y);
+#else
     acc.x = fma(-x.y, y.y, fma(x.x, y.x, acc.x));
     acc.y = fma(x.x, y.y, fma(x.y, y.x, acc.y));
+#endif
     return acc;
 }
 /* Multiplying by -1 keeps MATLAB's signed zeros (conj(x + 0i) = x - 0i). */

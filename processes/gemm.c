@@ -59,9 +59,7 @@ static void apply_pipe(clip_process *p, clip_gemm_params *out) {
     if (pipe >= 0 && out->wgmma) out->pipe = (int)pipe;
 }
 
-/* Whether the process sets any tile parameter, stream-K or K groups (then auto keeps the FFMA
- * family). */
-static int tile_overrides(clip_process *p) {
+int clip_gemm_tile_overrides(clip_process *p) {
     for (int i = 0; i < 10; i++)
         if (clip_proc_int(p, tile_param_names[i]) > 0) return 1;
     return clip_proc_int(p, "streamk") >= 0 || clip_proc_int(p, "kgroups") >= 0;
@@ -69,9 +67,17 @@ static int tile_overrides(clip_process *p) {
 
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
                                           size_t k, clip_gemm_trans transa, clip_gemm_trans transb,
-                                          clip_gemm_params *out) {
+                                          int reala, int realb, clip_gemm_params *out) {
     const clip_device_info *dev = clip_proc_device(p);
     clip_gemm_variant v = (clip_gemm_variant)clip_proc_choice(p, "variant");
+    reala = reala && clip_type_is_complex(t);
+    realb = realb && clip_type_is_complex(t);
+    if (v == CLIP_GEMM_TENSOR && (reala || realb))
+        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
+                              "variant tensor multiplies complex by complex, and the %s operand "
+                              "is real (its promoted zero imaginary parts would turn Inf into NaN); "
+                              "use variant auto, tiled, direct or small",
+                              reala ? "left" : "right");
     /* The device's compute capability, asked once (0 off NVIDIA). */
     const int arch = clip_gemm_tc_arch(p);
     if (v == CLIP_GEMM_TENSOR && arch < 80)
@@ -83,7 +89,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     /* c32 only where the wgmma kernels run (clip_gemm_tc_prefer gives them the set). */
     const int single = t == CLIP_F32 || (t == CLIP_C32 && arch == 90);
     int want_tc =
-        v == CLIP_GEMM_AUTO && single && !tile_overrides(p) &&
+        v == CLIP_GEMM_AUTO && single && !clip_gemm_tile_overrides(p) && !reala && !realb &&
         (prec != CLIP_GEMM_FP32 || clip_gemm_tc_auto(arch, m, n, k, clip_type_is_complex(t))) &&
         arch >= 80;
     /* A tuned set of the size class (`clip tune` times the family's sets beside the FFMA ones)
@@ -110,10 +116,12 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     clip_gemm_set_trans(out, t, transa, transb);
     if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
-    /* Tile parameters with variant auto keep the FFMA family (tile_overrides), tuned or not. */
+    /* Tile parameters with variant auto keep the FFMA family (clip_gemm_tile_overrides), tuned or not; so
+     * does a product with a real operand (its tensor kernels would multiply the promoted zeros). */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
         cached_params(p, arch, t, v, prec, m, n, k, transa, transb, &cached) &&
-        !(v == CLIP_GEMM_AUTO && cached.variant == CLIP_GEMM_TENSOR && tile_overrides(p)))
+        !(cached.variant == CLIP_GEMM_TENSOR &&
+          ((v == CLIP_GEMM_AUTO && clip_gemm_tile_overrides(p)) || reala || realb)))
         *out = cached;
     /* Narrow the default or cached vector width to the columns' alignment; an explicit vw below
      * is taken as asked. */
@@ -167,6 +175,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
         out->kg = 0;
     }
     apply_pipe(p, out);
+    out->reala = reala, out->realb = realb;
     char why[160], desc[128];
     if (clip_gemm_check(out, dev, t, why, sizeof why)) {
         clip_gemm_describe(out, desc, sizeof desc);
@@ -196,6 +205,9 @@ void clip_gemm_options(const clip_gemm_params *q, char *buf, size_t cap) {
     if ((q->transa || q->transb) && used < cap)
         snprintf(buf + used, cap - used, " -DTRANSA=%d -DTRANSB=%d -DALIGNB=%d", q->transa,
                  q->transb, q->alignb);
+    used = strlen(buf);
+    if ((q->reala || q->realb) && used < cap)
+        snprintf(buf + used, cap - used, " -DREAL_A=%d -DREAL_B=%d", q->reala, q->realb);
     clip_proc_options_from_env(buf, cap, "CLIP_GEMM_DEFS"); /* bench/gemm_gpu.sh ab */
 }
 

@@ -88,6 +88,9 @@ typedef struct clip_gemm_params {
                                 * last part stream-K over that many more work-groups */
     /* The operation, set by the caller before clip_gemm_fit (clip_gemm_set_trans): */
     int transa, transb; /* clip_gemm_trans: op(A), op(B) */
+    int reala, realb;   /* complex types: 1 where op(A) / op(B) was real before its promotion
+                         * (matmul's mixed types): it multiplies each part of the other alone,
+                         * as MATLAB's real*complex (matmul.cl REAL_A / REAL_B) */
     /* Derived from the operands (clip_gemm_fit), not tuned: */
     int vwb;        /* tiled: vector width of the global loads along K (of a plain
                      * B and of a transposed A, the matrices stored along K) */
@@ -240,10 +243,18 @@ int clip_gemm_is_2d(const clip_data *d);
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and
  * a packed op(A) (m x k) times op(B) (k x n) product; a set that does not fit fails with
- * CLIP_ERR_PARAM_RANGE. A tuning-cache entry that does not fit is ignored. */
+ * CLIP_ERR_PARAM_RANGE. A tuning-cache entry that does not fit is ignored. reala / realb: for a
+ * complex t, op(A) / op(B) was real before its promotion (matmul's mixed types); the set then
+ * multiplies each part of the other operand alone (MATLAB's real*complex: no Inf*0 = NaN from
+ * the promoted zeros), auto keeps to the FFMA family, and variant tensor, whose kernels multiply
+ * the promoted zeros, fails with CLIP_ERR_UNSUPPORTED. */
 clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m, size_t n,
                                           size_t k, clip_gemm_trans transa, clip_gemm_trans transb,
-                                          clip_gemm_params *out);
+                                          int reala, int realb, clip_gemm_params *out);
+
+/* Whether process p sets any tile parameter, stream-K or K groups (then auto keeps the FFMA
+ * family, and matmul's skinny=auto the GEMM). */
+int clip_gemm_tile_overrides(clip_process *p);
 
 /* A built GEMM: the kernels (owned by the process), its parameters and the workspace. */
 typedef struct clip_gemm {

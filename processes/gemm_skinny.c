@@ -151,8 +151,10 @@ clip_status clip_skinny_build(clip_process *p, clip_type t, const clip_skinny_pl
                               clip_skinny *s) {
     memset(s, 0, sizeof *s);
     char opts[160];
-    snprintf(opts, sizeof opts, "-DWG=%d -DNB=%d -DMB=%zu -DCONJX=%d -DCONJY=%d", pl->wg, pl->nb,
-             pl->kind == CLIP_SKINNY_DOTS ? pl->mp : (size_t)1, pl->conjx, pl->conjy);
+    snprintf(opts, sizeof opts,
+             "-DWG=%d -DNB=%d -DMB=%zu -DCONJX=%d -DCONJY=%d -DREAL_X=%d -DREAL_Y=%d", pl->wg,
+             pl->nb, pl->kind == CLIP_SKINNY_DOTS ? pl->mp : (size_t)1, pl->conjx, pl->conjy,
+             pl->realx, pl->realy);
     clip_status st = clip_proc_kernel(p, "skinny", t, opts,
                                       pl->kind == CLIP_SKINNY_ROWS ? "skinny_rows" : "skinny_dots",
                                       &s->kernel);
@@ -170,17 +172,12 @@ const char *const clip_skinny_choice_names[] = {"auto", "on", "off", NULL};
 
 /* Whether process p left the GEMM to its defaults: variant auto and no tile parameter set. */
 static int gemm_defaults(clip_process *p) {
-    static const char *const names[] = {"mwg", "nwg", "kwg", "mdimc", "ndimc",
-                                        "vw",  "vwn", "wm",  "ksplit", "stages"};
-    if (clip_proc_choice(p, "variant") != CLIP_GEMM_AUTO || clip_proc_int(p, "streamk") >= 0)
-        return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (clip_proc_int(p, names[i]) > 0) return 0;
-    return 1;
+    return clip_proc_choice(p, "variant") == CLIP_GEMM_AUTO && !clip_gemm_tile_overrides(p);
 }
 
 clip_status clip_skinny_init(clip_process *p, clip_type t, size_t m, size_t n, size_t k,
-                             clip_gemm_trans transa, clip_gemm_trans transb, clip_skinny *s) {
+                             clip_gemm_trans transa, clip_gemm_trans transb, int reala, int realb,
+                             clip_skinny *s) {
     memset(s, 0, sizeof *s);
     const int choice = clip_proc_choice(p, "skinny");
     if (choice == 2 || (choice == 0 && !gemm_defaults(p)) || m == 0 || n == 0 || k == 0)
@@ -192,6 +189,10 @@ clip_status clip_skinny_init(clip_process *p, clip_type t, size_t m, size_t n, s
                               "skinny on: a %zux%zu product has more than %d rows and %d columns",
                               m, n, CLIP_SKINNY_MAX_ROWS, CLIP_SKINNY_MAX_COLS);
     }
+    /* Swapped, X is op(B)^T and Y op(A)^T. */
+    const int cx = clip_type_is_complex(t);
+    pl.realx = cx && (pl.swap ? realb : reala);
+    pl.realy = cx && (pl.swap ? reala : realb);
     char desc[128];
     clip_skinny_describe(&pl, desc, sizeof desc);
     clip_proc_set_variant(p, desc);

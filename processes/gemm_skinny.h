@@ -29,6 +29,8 @@ typedef struct clip_skinny_plan {
     clip_skinny_kind kind;
     int swap;         /* 1: computes C^T = op(B)^T * op(A)^T */
     int conjx, conjy; /* conjugate X / Y (the left / right operand of the form) as loaded */
+    int realx, realy; /* complex: X / Y was real before its promotion and multiplies each part
+                       * of the other alone (MATLAB's real*complex; skinny.cl REAL_X, REAL_Y) */
     size_t mp, np, k; /* C' is mp x np */
     int wg;           /* work-group size of the product (and of skinny_sum_tree) */
     int nb;           /* columns of C' per work-group */
@@ -74,10 +76,13 @@ extern const char *const clip_skinny_choice_names[];
 /* For a process with CLIP_SKINNY_PARAM_ROW and the GEMM rows: takes the skinny path for an
  * op(A) (m x k) * op(B) (k x n) product when its parameter says so (auto: the plan's own
  * choice on the engine's defaults; on: any form), building it into *s and naming the variant.
- * s->kernel stays NULL when the product takes the GEMM. Errors: CLIP_ERR_PARAM_RANGE (on, with
- * no form for the shape), and those of clip_skinny_build. */
+ * reala / realb: for a complex t, op(A) / op(B) was real before its promotion (as in
+ * clip_gemm_params_from_process). s->kernel stays NULL when the product takes the GEMM.
+ * Errors: CLIP_ERR_PARAM_RANGE (on, with no form for the shape), and those of
+ * clip_skinny_build. */
 clip_status clip_skinny_init(clip_process *p, clip_type t, size_t m, size_t n, size_t k,
-                             clip_gemm_trans transa, clip_gemm_trans transb, clip_skinny *s);
+                             clip_gemm_trans transa, clip_gemm_trans transb, int reala, int realb,
+                             clip_skinny *s);
 
 /* Enqueues C = op(A)*op(B) for the planned shape on packed operands (a, b, c device buffers of
  * the promoted type; C is not read, so NaN in it does not leak). Errors: CLIP_ERR_OVERFLOW (a

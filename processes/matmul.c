@@ -1,6 +1,8 @@
 /* matmul: C = op(A)*op(B) as MATLAB's mtimes, op(X) one of X, X.' (transpose) and X'
  * (ctranspose) by the transa/transb parameters: MATLAB's A*B, A.'*B, A'*B, A*B', ... Any M, K,
- * N; real or complex; mixed types promote on the device; a 1x1 operand is scalar multiplication
+ * N; real or complex; mixed types promote on the device, a real operand still multiplying each
+ * part of a complex one alone (MATLAB's real*complex: no Inf*0 = NaN from its promoted zero
+ * imaginary part; the kernels' REAL_A/REAL_B); a 1x1 operand is scalar multiplication
  * (and may then meet an N-D array, as in MATLAB, unless that array is to be transposed);
  * otherwise both operands are matrices, op(A) M x K and op(B) K x N.
  *
@@ -23,6 +25,7 @@ typedef struct matmul_state {
     int scalar_input;   /* which input is the scalar */
     cl_ulong yrows;     /* the scalar product's rows */
     clip_gemm_trans op[2]; /* op(A), op(B) as they apply to the operands' own types */
+    int real[2];           /* a complex product's operand that was real before its promotion */
     size_t m, n, k;
 } matmul_state;
 
@@ -84,6 +87,8 @@ static clip_status matmul_output(clip_process *p, matmul_state *st, int *si) {
     clip_type t = clip_type_promote(clip_data_type(a), clip_data_type(b));
     st->op[0] = op_of(p, 0);
     st->op[1] = op_of(p, 1);
+    for (int i = 0; i < 2; i++)
+        st->real[i] = clip_type_is_complex(t) && !clip_type_is_complex(clip_data_type(i ? b : a));
     *si = clip_data_numel(a) == 1 ? 0 : clip_data_numel(b) == 1 ? 1 : -1;
     if (*si >= 0) return scalar_output(p, st->op, t, *si);
     char sa[128], sb[128];
@@ -135,7 +140,8 @@ static clip_status matmul_init(clip_process *p) {
     if (si >= 0) return init_scalar(p, st, t, si);
 
     clip_gemm_params prm;
-    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &prm);
+    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1],
+                                      st->real[0], st->real[1], &prm);
     if (s != CLIP_OK) return s;
     if (st->m == 0 || st->n == 0) {
         clip_proc_set_variant(p, "empty");
@@ -145,7 +151,8 @@ static clip_status matmul_init(clip_process *p) {
         clip_proc_set_variant(p, "zeros");
         return CLIP_OK;
     }
-    s = clip_skinny_init(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &st->skinny);
+    s = clip_skinny_init(p, t, st->m, st->n, st->k, st->op[0], st->op[1], st->real[0], st->real[1],
+                         &st->skinny);
     if (s != CLIP_OK || st->skinny.kernel) return s;
     return clip_gemm_build(p, t, &prm, st->m, st->n, st->k, &st->gemm);
 }
@@ -192,7 +199,8 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
     const clip_type t = clip_type_promote(clip_data_type(clip_proc_input(p, 0)),
                                           clip_data_type(clip_proc_input(p, 1)));
     clip_gemm_params whole, band;
-    if (clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], &whole) !=
+    if (clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], st->real[0],
+                                      st->real[1], &whole) !=
             CLIP_OK ||
         !(whole.variant == CLIP_GEMM_TILED || whole.wgmma) || whole.sk <= 0 || whole.ksplit > 1)
         return 0;
@@ -225,7 +233,7 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
         widths[j] = j + 1 < n ? per * nwg : st->n - (n - 1) * per * nwg;
         /* the band must choose the whole's tiles and schedule */
         if (clip_gemm_params_from_process(p, t, st->m, widths[j], st->k, st->op[0], st->op[1],
-                                          &band) != CLIP_OK ||
+                                          st->real[0], st->real[1], &band) != CLIP_OK ||
             band.variant != whole.variant || band.mwg != whole.mwg || band.nwg != whole.nwg ||
             band.kwg != whole.kwg || band.mdimc != whole.mdimc || band.ndimc != whole.ndimc ||
             band.vw != whole.vw || band.vwn != whole.vwn || band.wm != whole.wm ||

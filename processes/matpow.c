@@ -55,7 +55,7 @@ static clip_status matpow_init(clip_process *p) {
     if (s != CLIP_OK) return s;
     clip_gemm_params prm;
     s = clip_gemm_params_from_process(p, t, st->n, st->n, st->n, CLIP_GEMM_NOTRANS,
-                                      CLIP_GEMM_NOTRANS, &prm);
+                                      CLIP_GEMM_NOTRANS, 0, 0, &prm);
     if (s != CLIP_OK) return s;
     if (st->n == 0) {
         clip_proc_set_variant(p, "empty");

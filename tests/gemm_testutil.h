@@ -112,19 +112,34 @@ static inline gt_mat gt_op(const gt_mat *m, int op) {
     return r;
 }
 
+/* The real type of t's precision. */
+static inline clip_type gt_real_type(clip_type t) {
+    return clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
+}
+
 /* C = A*B in double, with bound(i,j) = sum_k |A(i,k)| |B(k,j)| (moduli over-estimated by
- * |re| + |im|) for the error check. */
+ * |re| + |im|) for the error check. An operand of a real type multiplies each part of the other
+ * alone, as MATLAB's real*complex (no Inf*0 = NaN from a zero imaginary part). */
 static inline gt_mat gt_product(const gt_mat *a, const gt_mat *b, clip_type t, gt_mat *bound) {
     gt_mat c = gt_alloc(t, a->rows, b->cols);
     *bound = gt_alloc(CLIP_F64, a->rows, b->cols);
+    const int ra = !clip_type_is_complex(a->type), rb = !clip_type_is_complex(b->type);
     for (size_t j = 0; j < b->cols; j++)
         for (size_t i = 0; i < a->rows; i++) {
             double sr = 0, si = 0, sb = 0;
             for (size_t k = 0; k < a->cols; k++) {
                 double ar = a->re[i + k * a->rows], ai = a->im[i + k * a->rows];
                 double br = b->re[k + j * b->rows], bi = b->im[k + j * b->rows];
-                sr += ar * br - ai * bi;
-                si += ar * bi + ai * br;
+                if (rb) {
+                    sr += ar * br;
+                    si += ai * br;
+                } else if (ra) {
+                    sr += ar * br;
+                    si += ar * bi;
+                } else {
+                    sr += ar * br - ai * bi;
+                    si += ar * bi + ai * br;
+                }
                 sb += (fabs(ar) + fabs(ai)) * (fabs(br) + fabs(bi));
             }
             c.re[i + j * c.rows] = sr;
@@ -175,6 +190,50 @@ static inline int gt_check(clip_data *d, clip_type type, const gt_mat *ref, cons
     }
     if (bad) tu_failures++;
     return bad;
+}
+
+/* Checks that d has the reference's type and shape and every element exactly (NaN where the
+ * reference is NaN): for products of small integers and infinities, exact in any order of
+ * summation. Returns the number of bad elements (each reported up to a few). */
+static inline int gt_check_exact(clip_data *d, clip_type type, const gt_mat *ref,
+                                 const char *what) {
+    tu_checks++;
+    const void *h = NULL;
+    if (!d || clip_data_type(d) != type || clip_data_dim(d, 0) != ref->rows ||
+        clip_data_dim(d, 1) != ref->cols || clip_data_host(d, &h) != CLIP_OK) {
+        tu_failures++;
+        fprintf(stderr, "%s: result missing or of the wrong type/shape\n", what);
+        return 1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < ref->numel; i++) {
+        double re, im;
+        gt_get(h, type, i, &re, &im);
+        const int ok_re = isnan(ref->re[i]) ? isnan(re) : re == ref->re[i];
+        const int ok_im = isnan(ref->im[i]) ? isnan(im) : im == ref->im[i];
+        if (!(ok_re && ok_im) && bad++ < 3)
+            fprintf(stderr, "%s: element %zu = %g%+gi, want %g%+gi\n", what, i, re, im,
+                    ref->re[i], ref->im[i]);
+    }
+    if (bad) tu_failures++;
+    return bad;
+}
+
+/* An operand for the real*complex products: small integers (-3 to 3, zeros among them), and
+ * for a complex type complex(Inf, 0) first and complex(1, Inf) at element `at`: exact sums in
+ * any order, and Inf where a promoted zero imaginary part would make Inf*0 = NaN. */
+static inline gt_mat gt_small_ints(clip_type t, size_t rows, size_t cols, size_t at,
+                                   unsigned long long *seed) {
+    gt_mat m = gt_random(t, rows, cols, 1.0, seed);
+    for (size_t i = 0; i < m.numel; i++) {
+        m.re[i] = (double)(long)(3.5 * m.re[i]);
+        m.im[i] = (double)(long)(3.5 * m.im[i]);
+    }
+    if (clip_type_is_complex(t) && m.numel > at) {
+        m.re[0] = INFINITY, m.im[0] = 0;
+        m.re[at] = 1, m.im[at] = INFINITY;
+    }
+    return m;
 }
 
 /* Runs a shell command and returns its exit status (-1 if it did not exit normally). */

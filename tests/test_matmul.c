@@ -60,7 +60,8 @@ static clip_data *run_mm(clip_app *app, clip_data *a, clip_data *b, const tiles 
 
 /* op(A) (type ta, m x k) * op(B) (type tb, k x n) with the given tiles, the stored A and B
  * transposed where op says, checked against the reference computed from op of the inputs (in
- * their own types: ' conjugates only a complex operand) converted to the promoted type. */
+ * their own types: ' conjugates only a complex operand) rounded to the promoted type's
+ * precision, a real operand staying real (it multiplies each part of the other alone). */
 static void check_product_op(clip_app *app, clip_type ta, clip_type tb, size_t m, size_t k,
                              size_t n, const int ops[2], const tiles *tl, unsigned long long *seed) {
     gt_mat A = gt_random(ta, ops[0] ? k : m, ops[0] ? m : k, 1.0, seed);
@@ -68,6 +69,8 @@ static void check_product_op(clip_app *app, clip_type ta, clip_type tb, size_t m
     gt_mat opA = gt_op(&A, ops[0]), opB = gt_op(&B, ops[1]);
     clip_type t = clip_type_promote(ta, tb);
     gt_mat Ap = gt_as(&opA, t), Bp = gt_as(&opB, t), bound;
+    if (!clip_type_is_complex(ta)) Ap.type = gt_real_type(t);
+    if (!clip_type_is_complex(tb)) Bp.type = gt_real_type(t);
     gt_mat R = gt_product(&Ap, &Bp, t, &bound);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
     clip_data *c = run_mm_op(app, a, b, tl, ops, NULL);
@@ -417,6 +420,48 @@ static void test_scalar(clip_app *app, unsigned long long *seed) {
             CHECK(h && h[0] == want[k][0] && h[1] == want[k][1]);
             clip_data_destroy(r), clip_data_destroy(z), clip_data_destroy(c);
         }
+}
+
+/* A real matrix times a complex one multiplies each part alone, as MATLAB's real*complex and
+ * as for a scalar above: complex(Inf, 0) in A times a real B gives Inf + 0i, not Inf + NaN*i.
+ * Both sides; every variant and vector width along M (the tiled kernel pairs the lanes of A's
+ * vectors for each width), K groups, and on the default set every transposed and conjugated
+ * operand read in place. Small integers and Inf: every element exact. */
+static void test_real_times_complex(clip_app *app, unsigned long long *seed) {
+    static const tiles sets[] = {{NULL, {0}},
+                                 {"tiled", {0}},
+                                 {"direct", {0}},
+                                 {"small", {0}},
+                                 {"tiled", {16, 8, 4, 4, 2, 2}},
+                                 {"tiled", {32, 32, 8, 8, 8, 4}},
+                                 {"tiled", {32, 16, 8, 4, 4, 8}},
+                                 {"tiled", {32, 32, 8, 8, 8, 4, 0, 0, 0, 0, 0, 2}}};
+    static const int ops[][2] = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {0, 2}, {2, 2}};
+    const size_t m = 7, k = 5, n = 6;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int side = 0; side < 2; side++) /* 0: A complex, B real; 1: the other way */
+            for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++)
+                for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                    if (s > 0 && o > 0) continue;
+                    const clip_type ct = dbl ? CLIP_C64 : CLIP_C32, rt = gt_real_type(ct);
+                    const clip_type ta = side ? rt : ct, tb = side ? ct : rt;
+                    const int *op = ops[o];
+                    gt_mat A = gt_small_ints(ta, op[0] ? k : m, op[0] ? m : k, 9, seed);
+                    gt_mat B = gt_small_ints(tb, op[1] ? n : k, op[1] ? k : n, 9, seed);
+                    gt_mat opA = gt_op(&A, op[0]), opB = gt_op(&B, op[1]), bound;
+                    gt_mat R = gt_product(&opA, &opB, ct, &bound);
+                    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+                    clip_data *c = run_mm_op(app, a, b, sets[s].variant ? &sets[s] : NULL, op,
+                                             NULL);
+                    char what[96];
+                    snprintf(what, sizeof what, "op%s(%s) * op%s(%s) [%s %zu]",
+                             op_names[op[0]], clip_type_name(ta), op_names[op[1]],
+                             clip_type_name(tb), sets[s].variant ? sets[s].variant : "auto", s);
+                    gt_check_exact(c, ct, &R, what);
+                    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+                    gt_free(&A), gt_free(&B), gt_free(&opA), gt_free(&opB);
+                    gt_free(&R), gt_free(&bound);
+                }
 }
 
 /* Runs C = alpha*op(A)*op(B) + beta*C through the engine with set prm (fitted here to the
@@ -799,6 +844,7 @@ int main(void) {
     test_nonfinite(app, &seed);
     test_empty(app);
     test_scalar(app, &seed);
+    test_real_times_complex(app, &seed);
     test_engine_alpha_beta(app, &seed);
     test_stream_k(app, &seed);
     test_split_sum(app, &seed);

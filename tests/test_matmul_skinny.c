@@ -309,6 +309,36 @@ static void test_process(clip_app *app, unsigned long long *seed) {
     gt_free(&P), gt_free(&Q);
 }
 
+/* A real operand times a complex one multiplies each part alone (MATLAB's real*complex): both
+ * sides of a matrix-vector, a vector-matrix and a small-output product (both forms, swapped or
+ * not), transposed and conjugated operands read in place; small integers and Inf, exact. */
+static void test_real_times_complex(clip_app *app, unsigned long long *seed) {
+    static const size_t shapes[][3] = {{1, 40, 9}, {9, 40, 1}, {3, 300, 5}}; /* m, k, n */
+    static const int ops[][2] = {{0, 0}, {1, 1}, {2, 0}, {0, 2}};
+    for (int side = 0; side < 2; side++)
+        for (size_t z = 0; z < sizeof shapes / sizeof shapes[0]; z++)
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                const size_t m = shapes[z][0], k = shapes[z][1], n = shapes[z][2];
+                const clip_type ta = side ? CLIP_F32 : CLIP_C32, tb = side ? CLIP_C32 : CLIP_F32;
+                const int *op = ops[o];
+                gt_mat A = gt_small_ints(ta, op[0] ? k : m, op[0] ? m : k, 7, seed);
+                gt_mat B = gt_small_ints(tb, op[1] ? n : k, op[1] ? k : n, 7, seed);
+                gt_mat opA = gt_op(&A, op[0]), opB = gt_op(&B, op[1]), bound;
+                gt_mat R = gt_product(&opA, &opB, CLIP_C32, &bound);
+                clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+                char var[128] = "", what[192];
+                clip_data *c = run_mm(app, a, b, op, "on", var, sizeof var, NULL);
+                snprintf(what, sizeof what, "op%s(%s %zux%zu) * op%s(%s %zux%zu) [%s]",
+                         op_names[op[0]], clip_type_name(ta), A.rows, A.cols, op_names[op[1]],
+                         clip_type_name(tb), B.rows, B.cols, var);
+                gt_check_exact(c, CLIP_C32, &R, what);
+                CHECK(strncmp(var, "skinny", 6) == 0);
+                clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
+                gt_free(&A), gt_free(&B), gt_free(&opA), gt_free(&opB);
+                gt_free(&R), gt_free(&bound);
+            }
+}
+
 int main(void) {
     setenv("CLIP_TUNING_CACHE", "no_such_dir/tuning.txt", 1);
     clip_app *app = tu_app();
@@ -317,6 +347,7 @@ int main(void) {
     test_accuracy(app, &seed);
     test_nonfinite(app, &seed);
     test_process(app, &seed);
+    test_real_times_complex(app, &seed);
     clip_app_destroy(app);
     return tu_finish("test_matmul_skinny");
 }
