@@ -140,8 +140,25 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
             explicit_stages |= i == 9;
         }
     }
+    /* Stream-K is a schedule, not a tiling: it stays on or off whatever tiles were chosen, and
+     * only an explicit value changes it. */
+    long sk = clip_proc_int(p, "streamk");
+    if (sk >= 0)
+        out->sk = (int)sk;
+    else if (out->ksplit > 1)
+        out->sk = 0; /* a split of K asked for replaces the default's stream-K */
+    /* K groups share the work-group's local memory: the default's choice goes with the default's
+     * tiles, and explicit tiles, a split of K or stream-K take one group unless asked. Resolved
+     * before the stages and padding below are fitted: they depend on the groups' local memory. */
+    long kg = clip_proc_int(p, "kgroups");
+    if (kg >= 0) {
+        out->kg = (int)kg;
+        if (out->kg > 1 && sk < 0) out->sk = 0; /* K groups asked for replace stream-K */
+    } else if (overridden || out->ksplit > 1 || out->sk > 0) {
+        out->kg = 0;
+    }
     if (overridden && !explicit_wm) out->wm = out->mdimc; /* the plain layout fits any shape */
-    if (overridden && out->variant == CLIP_GEMM_TILED) {
+    if ((overridden || kg >= 0) && out->variant == CLIP_GEMM_TILED) {
         /* Fields left to default follow the explicit ones: the N vector narrows to the tile and
          * a tile too big for two local buffers gets one. */
         while (!explicit_vwn && out->vwn > 1 && out->nwg % (out->ndimc * out->vwn))
@@ -157,23 +174,7 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
                 out->stages = 1;
         }
     }
-    if (overridden) clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
-    /* Stream-K is a schedule, not a tiling: it stays on or off whatever tiles were chosen, and
-     * only an explicit value changes it. */
-    long sk = clip_proc_int(p, "streamk");
-    if (sk >= 0)
-        out->sk = (int)sk;
-    else if (out->ksplit > 1)
-        out->sk = 0; /* a split of K asked for replaces the default's stream-K */
-    /* K groups share the work-group's local memory: the default's choice goes with the default's
-     * tiles, and explicit tiles, a split of K or stream-K take one group unless asked. */
-    long kg = clip_proc_int(p, "kgroups");
-    if (kg >= 0) {
-        out->kg = (int)kg;
-        if (out->kg > 1 && sk < 0) out->sk = 0; /* K groups asked for replace stream-K */
-    } else if (overridden || out->ksplit > 1 || out->sk > 0) {
-        out->kg = 0;
-    }
+    if (overridden || kg >= 0) clip_gemm_fit_packed(out, dev, t, 0, m, n, k);
     apply_pipe(p, out);
     out->reala = reala, out->realb = realb;
     char why[160], desc[128];

@@ -173,6 +173,36 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
     gt_free(&A), gt_free(&B);
 }
 
+/* Explicit tiles with kgroups and stages left to default: the stages and padding are fitted to
+ * the groups' local memory, so a slice too long for two buffers in eight groups gets one (as it
+ * does without groups) rather than a refusal. The slice is sized from the device's local memory:
+ * eight groups of 16x16 tiles need 2048 bytes a k of slice with two unpadded buffers, under 1100
+ * with one padded, and 7168 for the sum. */
+static void test_kgroups_fit(clip_app *app, unsigned long long *seed) {
+    const clip_device_info *dev = clip_app_device(app);
+    if (dev->max_work_group < 512) return;
+    long kwg = 16;
+    while ((size_t)kwg * 2048 + 7168 <= dev->local_mem)
+        kwg += 16;
+    if (kwg > 1024 || (size_t)kwg * 1088 + 7168 > dev->local_mem) return;
+    const tiles tl = {"tiled", {16, 16, kwg, 8, 8, 2, 2, 0, 0, 0, 0, 8}};
+    gt_mat A = gt_random(CLIP_F32, 40, 70, 1.0, seed), B = gt_random(CLIP_F32, 70, 33, 1.0, seed);
+    clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
+    clip_process *p = NULL;
+    clip_status s = mm_process(app, a, b, &tl, NULL, &p);
+    if (s != CLIP_OK) fprintf(stderr, "kgroups 8, kwg %ld: %s\n", kwg, clip_app_last_error(app));
+    CHECK(s == CLIP_OK);
+    if (s == CLIP_OK) {
+        const char *v = clip_process_variant(p);
+        CHECK(strstr(v, " st 1") != NULL && strstr(v, " kg 8") != NULL);
+    }
+    clip_process_destroy(p);
+    clip_data_destroy(a);
+    clip_data_destroy(b);
+    gt_free(&A), gt_free(&B);
+    check_product(app, CLIP_F32, CLIP_F32, 40, 70, 33, &tl, seed);
+}
+
 /* Transposed operands (transa/transb), read in place: every type and pairing of operations on
  * odd shapes (M, N or K of 1 included), and mixed types, where ' conjugates only an operand that
  * is complex itself (a real A' stays real when B is complex). */
@@ -838,6 +868,7 @@ int main(void) {
     test_types_and_shapes(app, &seed);
     test_mixed(app, &seed);
     test_variants_and_tiles(app, &seed);
+    test_kgroups_fit(app, &seed);
     test_transposed(app, &seed);
     test_transposed_variants(app, &seed);
     test_transposed_empty_scalar(app, &seed);
