@@ -148,13 +148,14 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     else if (out->ksplit > 1)
         out->sk = 0; /* a split of K asked for replaces the default's stream-K */
     /* K groups share the work-group's local memory: the default's choice goes with the default's
-     * tiles, and explicit tiles, a split of K or stream-K take one group unless asked. Resolved
-     * before the stages and padding below are fitted: they depend on the groups' local memory. */
+     * tiles, and explicit tiles (a split of K among them) or stream-K take one group unless
+     * asked; a cached set keeps its own, split or not. Resolved before the stages and padding
+     * below are fitted: they depend on the groups' local memory. */
     long kg = clip_proc_int(p, "kgroups");
     if (kg >= 0) {
         out->kg = (int)kg;
         if (out->kg > 1 && sk < 0) out->sk = 0; /* K groups asked for replace stream-K */
-    } else if (overridden || out->ksplit > 1 || out->sk > 0) {
+    } else if (overridden || out->sk > 0) {
         out->kg = 0;
     }
     if (overridden && !explicit_wm) out->wm = out->mdimc; /* the plain layout fits any shape */
