@@ -689,8 +689,8 @@ int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, siz
         count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
         e = d;
         e.sk = 0;
-        e.kg = d.kg > 1 && !d.sk ? 0 : 2;
-        count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
+        for (e.kg = 0; e.kg <= 2; e.kg += 2) /* the default's own count drops out as a repeat */
+            count = add_candidate(all, count, MAXC, e, dev, t, m, n, k);
     }
     count = add_tensor(all, count, MAXC, dev, arch, t, m, n, k);
     if (dev->type == CLIP_DEVICE_CPU) {

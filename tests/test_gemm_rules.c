@@ -112,6 +112,23 @@ int main(void) {
         CHECK(p.mwg == 32 && p.nwg == 32 && p.kg == 2 && p.kwg == 32 && p.stages == 3);
     }
 
+    /* clip tune tries the default (four groups on 512^3's 32x32 tiles) with one and with two
+     * groups of work-items. */
+    {
+        enum { CAP = 512 };
+        static clip_gemm_params cand[CAP];
+        const int nc = clip_gemm_candidates(&d, 0, CLIP_F32, 512, 512, 512, cand, CAP);
+        CHECK(nc > 0 && cand[0].kg == 4);
+        int one = 0, two = 0;
+        for (int i = 1; i < nc; i++)
+            if (cand[i].variant == CLIP_GEMM_TILED && cand[i].mwg == 32 && cand[i].nwg == 32 &&
+                cand[i].kwg == cand[0].kwg && cand[i].ksplit == 1 && cand[i].sk == 0) {
+                one |= cand[i].kg <= 1;
+                two |= cand[i].kg == 2;
+            }
+        CHECK(one && two);
+    }
+
     /* The wgmma kernels: from 4e8 multiply-adds, or from 1.5e8 where C has 512^2 entries and K
      * is at least 384 (a complex product judged as the real one of m x 2n by 2k). The sm_80
      * mma.sync kernel wins no shape; a side under 256 stays on FFMA. */
