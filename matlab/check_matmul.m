@@ -47,6 +47,18 @@ function check_matmul()
     end
   end
 
+  % A real operand multiplies each part of a complex one alone, as Octave's A*B does here: no
+  % Inf*0 = NaN from its zero imaginary part. Both sides; Inf in a real and an imaginary part.
+  Z = single(complex(round(3 * randn(7, 5)), round(3 * randn(7, 5))));
+  Z(1, 1) = complex(Inf, 0);
+  Z(3, 2) = complex(1, Inf);
+  R = single(round(3 * randn(5, 6)));
+  R(1, 2) = 0;
+  compare(run_mm(clip, Z, R, ''), Z * R, 'complex(Inf, 0) * real');
+  compare(run_mm(clip, R.', Z.', ''), R.' * Z.', 'real * complex(Inf, 0)');
+  compare(run_mm(clip, double(Z), R, '--variant tiled'), double(Z) * R, 'complex * real, tiled');
+  n = n + 3;
+
   % A 1x1 operand is scalar multiplication, also with an N-D array.
   S = make(@single, 1, 1, 1);
   X = make(@double, 3, 4, 0);
