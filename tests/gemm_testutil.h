@@ -236,6 +236,19 @@ static inline gt_mat gt_small_ints(clip_type t, size_t rows, size_t cols, size_t
     return m;
 }
 
+/* A real*complex case: A (type ta; stored k x m where op[0] transposes, else m x k) and B
+ * (type tb, likewise k x n) of gt_small_ints, Inf at element `at` as well as first, and the exact
+ * reference R = op(A)*op(B) of type t. The caller frees A, B and R. */
+static inline void gt_mixed_case(clip_type ta, clip_type tb, clip_type t, size_t m, size_t k,
+                                 size_t n, const int op[2], size_t at, unsigned long long *seed,
+                                 gt_mat *A, gt_mat *B, gt_mat *R) {
+    *A = gt_small_ints(ta, op[0] ? k : m, op[0] ? m : k, at, seed);
+    *B = gt_small_ints(tb, op[1] ? n : k, op[1] ? k : n, at, seed);
+    gt_mat opA = gt_op(A, op[0]), opB = gt_op(B, op[1]), bound;
+    *R = gt_product(&opA, &opB, t, &bound);
+    gt_free(&opA), gt_free(&opB), gt_free(&bound);
+}
+
 /* Runs a shell command and returns its exit status (-1 if it did not exit normally). */
 static inline int gt_system(const char *cmd) {
     int rc = system(cmd);

@@ -476,10 +476,8 @@ static void test_real_times_complex(clip_app *app, unsigned long long *seed) {
                     const clip_type ct = dbl ? CLIP_C64 : CLIP_C32, rt = gt_real_type(ct);
                     const clip_type ta = side ? rt : ct, tb = side ? ct : rt;
                     const int *op = ops[o];
-                    gt_mat A = gt_small_ints(ta, op[0] ? k : m, op[0] ? m : k, 9, seed);
-                    gt_mat B = gt_small_ints(tb, op[1] ? n : k, op[1] ? k : n, 9, seed);
-                    gt_mat opA = gt_op(&A, op[0]), opB = gt_op(&B, op[1]), bound;
-                    gt_mat R = gt_product(&opA, &opB, ct, &bound);
+                    gt_mat A, B, R;
+                    gt_mixed_case(ta, tb, ct, m, k, n, op, 9, seed, &A, &B, &R);
                     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
                     clip_data *c = run_mm_op(app, a, b, sets[s].variant ? &sets[s] : NULL, op,
                                              NULL);
@@ -489,8 +487,7 @@ static void test_real_times_complex(clip_app *app, unsigned long long *seed) {
                              clip_type_name(tb), sets[s].variant ? sets[s].variant : "auto", s);
                     gt_check_exact(c, ct, &R, what);
                     clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
-                    gt_free(&A), gt_free(&B), gt_free(&opA), gt_free(&opB);
-                    gt_free(&R), gt_free(&bound);
+                    gt_free(&A), gt_free(&B), gt_free(&R);
                 }
 }
 
