@@ -580,7 +580,8 @@ inline void tl_fma(vec_t acc[NWI][MVI], const tl_frag *f) {
 #if CLIP_COMPLEX
     vec_t ai[MVI];
 #pragma unroll
-    for (int iv = 0; iv < MVI; iv++) ai[iv] = A_AUX(f->a[iv]);
+    for (int iv = 0; iv < MVI; iv++)
+        ai[iv] = A_AUX(f->a[iv]);
 #endif
 #pragma unroll
     for (int jv = 0; jv < NVI; jv++)

@@ -73,11 +73,12 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     reala = reala && clip_type_is_complex(t);
     realb = realb && clip_type_is_complex(t);
     if (v == CLIP_GEMM_TENSOR && (reala || realb))
-        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED,
-                              "variant tensor multiplies complex by complex, and the %s operand "
-                              "is real (its promoted zero imaginary parts would turn Inf into NaN); "
-                              "use variant auto, tiled, direct or small",
-                              reala ? "left" : "right");
+        return clip_proc_fail(
+            p, CLIP_ERR_UNSUPPORTED,
+            "variant tensor multiplies complex by complex, and the %s operand "
+            "is real (its promoted zero imaginary parts would turn Inf into NaN); "
+            "use variant auto, tiled, direct or small",
+            reala ? "left" : "right");
     /* The device's compute capability, asked once (0 off NVIDIA). */
     const int arch = clip_gemm_tc_arch(p);
     if (v == CLIP_GEMM_TENSOR && arch < 80)
@@ -116,8 +117,9 @@ clip_status clip_gemm_params_from_process(clip_process *p, clip_type t, size_t m
     clip_gemm_set_trans(out, t, transa, transb);
     if (v == CLIP_GEMM_TENSOR) clip_gemm_tc_prefer(p, arch, out, t, m, n, k);
     /* Tiny products go to the small kernel whatever a cache says: they are launch-bound. */
-    /* Tile parameters with variant auto keep the FFMA family (clip_gemm_tile_overrides), tuned or not; so
-     * does a product with a real operand (its tensor kernels would multiply the promoted zeros). */
+    /* Tile parameters with variant auto keep the FFMA family (clip_gemm_tile_overrides), tuned
+     * or not; so does a product with a real operand (the tensor kernels would multiply the
+     * promoted zeros). */
     if (!(v == CLIP_GEMM_AUTO && out->variant == CLIP_GEMM_SMALL) &&
         cached_params(p, arch, t, v, prec, m, n, k, transa, transb, &cached) &&
         !(cached.variant == CLIP_GEMM_TENSOR &&

@@ -140,8 +140,8 @@ static clip_status matmul_init(clip_process *p) {
     if (si >= 0) return init_scalar(p, st, t, si);
 
     clip_gemm_params prm;
-    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1],
-                                      st->real[0], st->real[1], &prm);
+    s = clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], st->real[0],
+                                      st->real[1], &prm);
     if (s != CLIP_OK) return s;
     if (st->m == 0 || st->n == 0) {
         clip_proc_set_variant(p, "empty");
@@ -200,8 +200,7 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
                                           clip_data_type(clip_proc_input(p, 1)));
     clip_gemm_params whole, band;
     if (clip_gemm_params_from_process(p, t, st->m, st->n, st->k, st->op[0], st->op[1], st->real[0],
-                                      st->real[1], &whole) !=
-            CLIP_OK ||
+                                      st->real[1], &whole) != CLIP_OK ||
         !(whole.variant == CLIP_GEMM_TILED || whole.wgmma) || whole.sk <= 0 || whole.ksplit > 1)
         return 0;
     const size_t cus = clip_proc_device(p)->compute_units ? clip_proc_device(p)->compute_units : 1;

@@ -212,8 +212,8 @@ static inline int gt_check_exact(clip_data *d, clip_type type, const gt_mat *ref
         const int ok_re = isnan(ref->re[i]) ? isnan(re) : re == ref->re[i];
         const int ok_im = isnan(ref->im[i]) ? isnan(im) : im == ref->im[i];
         if (!(ok_re && ok_im) && bad++ < 3)
-            fprintf(stderr, "%s: element %zu = %g%+gi, want %g%+gi\n", what, i, re, im,
-                    ref->re[i], ref->im[i]);
+            fprintf(stderr, "%s: element %zu = %g%+gi, want %g%+gi\n", what, i, re, im, ref->re[i],
+                    ref->im[i]);
     }
     if (bad) tu_failures++;
     return bad;

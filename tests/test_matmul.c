@@ -479,12 +479,12 @@ static void test_real_times_complex(clip_app *app, unsigned long long *seed) {
                     gt_mat A, B, R;
                     gt_mixed_case(ta, tb, ct, m, k, n, op, 9, seed, &A, &B, &R);
                     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
-                    clip_data *c = run_mm_op(app, a, b, sets[s].variant ? &sets[s] : NULL, op,
-                                             NULL);
+                    clip_data *c =
+                        run_mm_op(app, a, b, sets[s].variant ? &sets[s] : NULL, op, NULL);
                     char what[96];
-                    snprintf(what, sizeof what, "op%s(%s) * op%s(%s) [%s %zu]",
-                             op_names[op[0]], clip_type_name(ta), op_names[op[1]],
-                             clip_type_name(tb), sets[s].variant ? sets[s].variant : "auto", s);
+                    snprintf(what, sizeof what, "op%s(%s) * op%s(%s) [%s %zu]", op_names[op[0]],
+                             clip_type_name(ta), op_names[op[1]], clip_type_name(tb),
+                             sets[s].variant ? sets[s].variant : "auto", s);
                     gt_check_exact(c, ct, &R, what);
                     clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(c);
                     gt_free(&A), gt_free(&B), gt_free(&R);
