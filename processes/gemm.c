@@ -23,7 +23,7 @@ clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *q) {
     for (int i = 0; i < 10 && s == CLIP_OK; i++)
         s = clip_process_set_int(p, tile_param_names[i], vals[i]);
     if (s == CLIP_OK) s = clip_process_set_int(p, "streamk", q->sk);
-    if (s == CLIP_OK) s = clip_process_set_int(p, "kgroups", q->kg > 1 ? q->kg : 1);
+    if (s == CLIP_OK) s = clip_process_set_int(p, "kgroups", clip_gemm_groups(q));
     if (s == CLIP_OK) s = clip_process_set_int(p, "pipe", q->pipe);
     return s;
 }
@@ -231,7 +231,7 @@ static clip_status build_ffma(clip_process *p, clip_type t, const clip_gemm_para
                                         CL_KERNEL_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "clGetKernelWorkGroupInfo: error %d", (int)e);
-    if ((size_t)prm->mdimc * (size_t)prm->ndimc * (size_t)(prm->kg > 1 ? prm->kg : 1) > max_wg) {
+    if (clip_gemm_work_items(prm) > max_wg) {
         char desc[128];
         clip_gemm_describe(prm, desc, sizeof desc);
         return clip_proc_fail(p, CLIP_ERR_PARAM_RANGE,
@@ -417,8 +417,8 @@ static clip_status enqueue_tiled(clip_process *p, const clip_gemm *g, size_t m, 
      * the plain grid of tiles. */
     size_t global[3] = {(q->sk > 0 ? groups : mtiles) * (size_t)q->mdimc,
                         (q->sk > 0 ? 1 : tiles / mtiles) * (size_t)q->ndimc,
-                        splits * (size_t)(q->kg > 1 ? q->kg : 1)};
-    size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, (size_t)(q->kg > 1 ? q->kg : 1)};
+                        splits * (size_t)clip_gemm_groups(q)};
+    size_t local[3] = {(size_t)q->mdimc, (size_t)q->ndimc, (size_t)clip_gemm_groups(q)};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 3, global, local);
     if (s == CLIP_OK && tail) return enqueue_fixup(p, g, m, n, k, alpha, beta, c, whole, ct, mt);
     if (s != CLIP_OK || splits == 1) return s;

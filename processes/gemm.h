@@ -101,6 +101,16 @@ typedef struct clip_gemm_params {
     int tuned;      /* set when the tuning cache supplied the set */
 } clip_gemm_params;
 
+/* The groups of work-items that sum K in a set's work-group: kg, 0 counting as 1. */
+static inline int clip_gemm_groups(const clip_gemm_params *p) {
+    return p->kg > 1 ? p->kg : 1;
+}
+
+/* The work-items of an FFMA set's work-group: mdimc x ndimc in each group of K. */
+static inline size_t clip_gemm_work_items(const clip_gemm_params *p) {
+    return (size_t)p->mdimc * (size_t)p->ndimc * (size_t)clip_gemm_groups(p);
+}
+
 /* Device defaults for type t and an m x k times k x n product with packed operands (leading
  * dimensions m, k, m; no offsets). AUTO resolves from the device type and the size. */
 void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,

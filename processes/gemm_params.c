@@ -45,7 +45,7 @@ static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
     size_t e = clip_type_size(t);
     size_t one = (size_t)p->kwg * ((size_t)(p->mwg + p->pada) + (size_t)(p->nwg + p->padb)) * e;
-    size_t kg = p->kg > 1 ? (size_t)p->kg : 1;
+    const size_t kg = (size_t)clip_gemm_groups(p);
     /* KG groups: their own buffers, and the other groups' register tiles for the sum. */
     return one * (size_t)(p->stages > 1 ? 2 : 1) * kg + (kg - 1) * (size_t)p->mwg * p->nwg * e;
 }
@@ -173,8 +173,7 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
  * - 64x32 tiles, two groups, which fit local memory with K slices of 16: 512x784x128 0.0078 ->
  *   0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116. */
 static int groups_fit(const clip_gemm_params *g, clip_type t, const clip_device_info *dev) {
-    return local_bytes(g, t) <= dev->local_mem &&
-           (size_t)g->mdimc * (size_t)g->ndimc * (size_t)g->kg <= dev->max_work_group;
+    return local_bytes(g, t) <= dev->local_mem && clip_gemm_work_items(g) <= dev->max_work_group;
 }
 
 static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
@@ -431,10 +430,9 @@ int clip_gemm_check(const clip_gemm_params *p, const clip_device_info *dev, clip
                  p->ndimc * p->vwn);
         return -1;
     }
-    size_t wgs = (size_t)p->mdimc * (size_t)p->ndimc * (size_t)(p->kg > 1 ? p->kg : 1);
-    if (wgs > dev->max_work_group) {
+    if (clip_gemm_work_items(p) > dev->max_work_group) {
         snprintf(why, cap, "work-group %dx%dx%d exceeds the device's %zu work-items", p->mdimc,
-                 p->ndimc, p->kg > 1 ? p->kg : 1, dev->max_work_group);
+                 p->ndimc, clip_gemm_groups(p), dev->max_work_group);
         return -1;
     }
     /* A register tile past this only spills and takes minutes to compile. */
@@ -611,7 +609,7 @@ static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
     return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
            a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
            a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages && a->sk == b->sk &&
-           (a->kg > 1 ? a->kg : 1) == (b->kg > 1 ? b->kg : 1);
+           clip_gemm_groups(a) == clip_gemm_groups(b);
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */

@@ -237,7 +237,7 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
             band.kwg != whole.kwg || band.mdimc != whole.mdimc || band.ndimc != whole.ndimc ||
             band.vw != whole.vw || band.vwn != whole.vwn || band.wm != whole.wm ||
             band.stages != whole.stages || band.ksplit != whole.ksplit ||
-            (band.kg > 1 ? band.kg : 1) != (whole.kg > 1 ? whole.kg : 1) ||
+            clip_gemm_groups(&band) != clip_gemm_groups(&whole) ||
             (j + 1 == n && band.sk != whole.sk))
             return 0;
     }
