@@ -180,12 +180,13 @@ static void test_variants_and_tiles(clip_app *app, unsigned long long *seed) {
  * with one padded, and 7168 for the sum. */
 static void test_kgroups_fit(clip_app *app, unsigned long long *seed) {
     const clip_device_info *dev = clip_app_device(app);
-    if (dev->max_work_group < 512) return;
+    if (dev->max_work_group < 128) return;
     long kwg = 16;
     while ((size_t)kwg * 2048 + 7168 <= dev->local_mem)
         kwg += 16;
     if (kwg > 1024 || (size_t)kwg * 1088 + 7168 > dev->local_mem) return;
-    const tiles tl = {"tiled", {16, 16, kwg, 8, 8, 2, 2, 0, 0, 0, 0, 8}};
+    /* 4x4 work-items a group, 128 in all: NVIDIA's compiler runs this kernel with at most 256. */
+    const tiles tl = {"tiled", {16, 16, kwg, 4, 4, 2, 2, 0, 0, 0, 0, 8}};
     gt_mat A = gt_random(CLIP_F32, 40, 70, 1.0, seed), B = gt_random(CLIP_F32, 70, 33, 1.0, seed);
     clip_data *a = gt_data(app, &A), *b = gt_data(app, &B);
     clip_process *p = NULL;
