@@ -139,7 +139,12 @@ static size_t busiest_cu(const clip_gemm_params *o, const clip_device_info *dev,
  * faster, and where the two tie the rung's larger tile is (H100, the GPU's own time back to back,
  * bench/GEMM.md "Wave-balanced tiles": 64x12544x147 0.0141 -> 0.0104 ms on 64x48 tiles,
  * 256^3 0.0076 -> 0.0065 on 32x16; at every one of 20 products the busiest unit's outputs
- * ordered the two the way their times did, a tie going to the rung). */
+ * ordered the two the way their times did, a tie going to the rung). Beside the smallest rung
+ * 32x24 comes first, in four K groups of one warp, each work-item a 4x6 tile (H200, the same
+ * clock, bench/GEMM.md "32x24 tiles"): against 32x16 in two groups, where the two tie on the
+ * busiest unit's outputs, 64x3136x576 (0.0150 -> 0.0116), 384^3 (0.0111 -> 0.0087), 512x384x512
+ * (0.0138 -> 0.0108) and 4096x48x512 (0.0138 -> 0.0108); against 32x32 tiles 96x768x512 0.0086 ->
+ * 0.0077 and 2048x48x768 0.0119 -> 0.0105; 17 products, none slower, two level. */
 static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_info *dev,
                           size_t m, size_t n, size_t k) {
     const int kwg = k >= 32 ? 32 : 16;
@@ -147,25 +152,33 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
     if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk ||
         clip_gemm_tiles(out, m, n) > 4 * cus)
         return;
-    clip_gemm_params alt;
-    if (out->mwg == 32 && out->nwg == 32) { /* the smallest rung: 32x16, 4x2 a work-item */
-        tiled_set(&alt, t, dev, 8, 8, 4, 2, kwg);
-        if (alt.stages == 2) alt.stages = 3;
+    clip_gemm_params alt[2];
+    int count = 0;
+    if (out->mwg == 32 && out->nwg == 32) {
+        /* The smallest rung: 32x24 (4x6 a work-item on 8x4; split_k_in_group gives it four
+         * groups), then 32x16 (4x2 on 8x8), so that of two narrower tiles that tie the wider
+         * one is taken. */
+        tiled_set(&alt[count], t, dev, 8, 4, 4, 6, kwg);
+        alt[count++].vwn = 2;
+        tiled_set(&alt[count], t, dev, 8, 8, 4, 2, kwg);
+        if (alt[count].stages == 2) alt[count].stages = 3;
+        count++;
     } else if (out->mwg * out->nwg >= 64 * 64 && out->mwg <= 128) { /* 64x64, 128x64: 64x48 */
-        tiled_set(&alt, t, dev, 16, 8, 4, 6, kwg);
-        alt.vwn = 2;
-    } else {
-        return;
+        tiled_set(&alt[count], t, dev, 16, 8, 4, 6, kwg);
+        alt[count++].vwn = 2;
     }
-    if (local_bytes(&alt, t) > dev->local_mem) return;
-    if (busiest_cu(&alt, dev, m, n) < busiest_cu(out, dev, m, n)) *out = alt;
+    for (int i = 0; i < count; i++)
+        if (local_bytes(&alt[i], t) <= dev->local_mem &&
+            busiest_cu(&alt[i], dev, m, n) < busiest_cu(out, dev, m, n))
+            *out = alt[i];
 }
 
 /* The two smallest rungs, unsplit, hold two warps a work-group: too few on a compute unit to
  * hide the latency of their local reads. Groups of work-items each summing a run of K's slices,
  * their tiles added in the work-group, were faster at every such product measured but a few,
  * level (H200, the GPU's own time back to back; bench/GEMM.md, "K split in the work-group"):
- * - 32x32 tiles, four groups with K slices of 16 in two stages (where they fit; else two):
+ * - 32x32 and 32x24 tiles, four groups with K slices of 16 in two stages (where they fit; else
+ *   two):
  *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four), 1024x196x256 0.0090 -> 0.0084
  *   -> 0.0080, 1024x256x512 0.0139 -> 0.0133 (two -> four); level at 128x784x64 and 512x196x128;
  * - 32x16 tiles, two groups: 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072; 64x3136x64
@@ -180,7 +193,7 @@ static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_devi
     if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk) return;
     clip_gemm_params g = *out;
     g.kg = 2;
-    if (out->mwg == 32 && out->nwg == 32) {
+    if (out->mwg == 32 && out->nwg >= 24) {
         clip_gemm_params four = *out;
         four.kg = 4, four.kwg = 16, four.stages = 2;
         if (groups_fit(&four, t, dev)) g = four;

@@ -58,7 +58,7 @@ int main(void) {
     expect_tiled(&d, 512, 512, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 64, 4096, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 1024, 256, 512, 32, 32, 16, 1, 2);
-    expect_tiled(&d, 64, 3136, 576, 32, 16, 32, 1, 3); /* wave-balanced, below */
+    expect_tiled(&d, 64, 3136, 576, 32, 24, 16, 1, 2); /* wave-balanced, below */
     expect_tiled(&d, 64, 3136, 768, 64, 64, 16, 0, 2);
     expect_tiled(&d, 64, 4096, 1024, 64, 64, 16, 0, 2);
     /* A product no rung fills: the smallest tiles whole where they give half the compute units
@@ -69,7 +69,7 @@ int main(void) {
     expect_tiled(&d, 128, 784, 1152, 64, 32, 32, 0, 2);
     expect_tiled(&d, 1024, 32, 768, 64, 32, 32, 0, 2); /* 32 tiles */
     expect_tiled(&d, 1024, 196, 256, 32, 32, 16, 1, 2);
-    expect_tiled(&d, 128, 784, 64, 32, 32, 16, 1, 2);
+    expect_tiled(&d, 128, 784, 64, 32, 24, 16, 1, 2); /* 132 tiles of 32x24, 100 of 32x32 */
 
     /* Wave balance: a narrower tile where it leaves the busiest compute unit fewer outputs
      * (64x12544x147: 262 tiles of 64x48, two a unit, against 196 of 64x64, one unit in two
@@ -81,14 +81,20 @@ int main(void) {
     expect_tiled(&d, 512, 784, 128, 64, 32, 16, 1, 2); /* K slices of 16: two K groups fit */
     expect_tiled(&d, 256, 256, 256, 32, 16, 32, 1, 3);
     expect_tiled(&d, 192, 192, 192, 32, 16, 32, 1, 3);
-    expect_tiled(&d, 64, 3136, 64, 32, 16, 32, 1, 3);
+    /* Of the smallest rung's two narrower tiles, 32x24 where it ties 32x16 (64x3136: 262 tiles
+     * of 768 outputs, two a unit, against 392 of 512, three a unit), 32x16 where it has fewer. */
+    expect_tiled(&d, 64, 3136, 64, 32, 24, 16, 1, 2);
+    expect_tiled(&d, 384, 384, 384, 32, 24, 16, 1, 2);
+    expect_tiled(&d, 512, 384, 512, 32, 24, 16, 1, 2);
+    expect_tiled(&d, 4096, 48, 512, 32, 24, 16, 1, 2);
+    expect_tiled(&d, 128, 128, 512, 32, 16, 32, 1, 3);
     expect_tiled(&d, 512, 196, 128, 32, 32, 16, 1, 2);
 
-    /* The two smallest rungs, unsplit, sum K in groups of work-items: four on 32x32 tiles, two
-     * on 32x16 and 64x32; larger or split tiles keep one. */
+    /* The two smallest rungs, unsplit, sum K in groups of work-items: four on 32x32 and 32x24
+     * tiles, two on 32x16 and 64x32; larger or split tiles keep one. */
     static const size_t kg_cases[][4] = {
-        {512, 512, 512, 4}, {256, 256, 256, 2},   {1024, 196, 256, 4}, {64, 3136, 64, 2},
-        {64, 3136, 576, 2}, {512, 784, 128, 2},   {2048, 49, 512, 4},  {64, 12544, 147, 0},
+        {512, 512, 512, 4}, {256, 256, 256, 2},   {1024, 196, 256, 4}, {64, 3136, 64, 4},
+        {64, 3136, 576, 4}, {512, 784, 128, 2},   {2048, 49, 512, 4},  {64, 12544, 147, 0},
         {64, 3136, 768, 0}, {1024, 1024, 128, 0}, {2048, 49, 1024, 0}};
     for (size_t i = 0; i < sizeof kg_cases / sizeof kg_cases[0]; i++) {
         clip_gemm_params p;
@@ -104,7 +110,7 @@ int main(void) {
      * split, from K 32). */
     clip_device_info small_local = d;
     small_local.local_mem = 40960;
-    static const size_t two_cases[][3] = {{512, 512, 512}, {1024, 196, 256}, {128, 784, 64}};
+    static const size_t two_cases[][3] = {{512, 512, 512}, {1024, 196, 256}, {2048, 49, 512}};
     for (size_t i = 0; i < sizeof two_cases / sizeof two_cases[0]; i++) {
         clip_gemm_params p;
         clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, two_cases[i][0], two_cases[i][1],
