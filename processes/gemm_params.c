@@ -178,9 +178,11 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
  * their tiles added in the work-group, were faster at every such product measured but a few,
  * level (H200, the GPU's own time back to back; bench/GEMM.md, "K split in the work-group"):
  * - 32x32 and 32x24 tiles, four groups with K slices of 16 in two stages (where they fit; else
- *   two):
- *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four), 1024x196x256 0.0090 -> 0.0084
- *   -> 0.0080, 1024x256x512 0.0139 -> 0.0133 (two -> four); level at 128x784x64 and 512x196x128;
+ *   two), each group one warp of 8x4 work-items:
+ *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four of 8x8 work-items) -> 0.0124
+ *   (four of 8x4, each a 4x8 tile), 1024x196x256 0.0090 -> 0.0084 -> 0.0080 -> 0.0077,
+ *   1024x256x512 0.0139 -> 0.0133 (two -> four of 8x8) -> 0.0123 (8x4), 64x4096x512 0.0131 ->
+ *   0.0123 (8x8 -> 8x4); level at 128x784x64 and 512x196x128;
  * - 32x16 tiles, two groups: 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072; 64x3136x64
  *   level; four lost at 384^3 (0.0110 -> 0.0113);
  * - 64x32 tiles, two groups, which fit local memory with K slices of 16: 512x784x128 0.0078 ->
@@ -196,6 +198,7 @@ static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_devi
     if (out->mwg == 32 && out->nwg >= 24) {
         clip_gemm_params four = *out;
         four.kg = 4, four.kwg = 16, four.stages = 2;
+        four.ndimc = 4; /* one warp a group: 32x32 tiles by 4x8 work-items, 32x24 by 4x6 */
         if (groups_fit(&four, t, dev)) g = four;
     } else if (out->mwg == 64 && out->nwg == 32) {
         g.kwg = 16;

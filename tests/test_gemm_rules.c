@@ -105,6 +105,14 @@ int main(void) {
                     kg_cases[i][2], p.kg, kg_cases[i][3]);
         CHECK(p.kg == (int)kg_cases[i][3]);
     }
+    /* Four groups are one warp each: 8x4 work-items (4x8 each on 32x32 tiles, 4x6 on 32x24). */
+    {
+        clip_gemm_params p;
+        clip_gemm_default(&d, CLIP_F32, CLIP_GEMM_AUTO, 512, 512, 512, &p);
+        CHECK(p.kg == 4 && p.mdimc == 8 && p.ndimc == 4);
+        clip_gemm_default(&d, CLIP_F32, CLIP_GEMM_AUTO, 384, 384, 384, &p);
+        CHECK(p.kg == 4 && p.mdimc == 8 && p.ndimc == 4 && p.nwg == 24);
+    }
     /* Where four groups' buffers do not fit (40 KB of local memory), 32x32 tiles take two, with
      * the smallest rung's own slices of 32 in three stages (from K 64; in a product too small to
      * split, from K 32). */
