@@ -856,7 +856,13 @@ gemm_tiled(const int M, const int N, const int K, const elem_t alpha, const elem
            __global real_t *restrict C, const ulong offC, const int ldc, const int kchunk,
            const ulong cstride, const int mtiles, const int tiles, const int tail,
            __global real_t *restrict W) {
+    /* With KG > 1 the groups' register tiles are summed through the A buffers once the walk is
+     * over (Red below), so they hold the larger of the two. */
+#if KG > 1 && (KG - 1) * MWG * NWG / VW > KG * NBUF * ABUF
+    __local vec_t Alm[(KG - 1) * MWG * NWG / VW];
+#else
     __local vec_t Alm[KG * NBUF * ABUF];
+#endif
     __local bvec_t Blm[KG * NBUF * BBUF];
     const tl_place w = tl_where();
 #if SK
@@ -879,7 +885,7 @@ gemm_tiled(const int M, const int N, const int K, const elem_t alpha, const elem
     const int kbeg = split * kchunk, kend = (int)min((long)K, (long)kbeg + kchunk);
     vec_t acc[NWI][MVI];
 #if KG > 1
-    __local vec_t Red[(KG - 1) * NWI * MVI * WGS];
+    __local vec_t *Red = Alm; /* (KG - 1) * NWI * MVI * WGS vectors */
     const int kgi = (int)get_local_id(2);
     const int all = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0, per = (all + KG - 1) / KG;
     /* Every group walks `per` slices (the barriers are the work-group's); past kend they are
@@ -888,6 +894,7 @@ gemm_tiled(const int M, const int N, const int K, const elem_t alpha, const elem
     const int ge = (int)min((long)kend, (long)gb + (long)per * KWG);
     tl_tile_n(acc, M, N, m0, n0, gb, ge, per, A + offA * CPX, lda, B + offB * CPX, ldb, w,
               Alm + kgi * NBUF * ABUF, Blm + kgi * NBUF * BBUF);
+    barrier(CLK_LOCAL_MEM_FENCE); /* every group's last local reads are done before Red's writes */
     if (kgi > 0)
 #pragma unroll
         for (int j = 0; j < NWI; j++)

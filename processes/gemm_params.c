@@ -44,10 +44,13 @@
 static size_t local_bytes(const clip_gemm_params *p, clip_type t) {
     if (p->variant != CLIP_GEMM_TILED) return 0;
     size_t e = clip_type_size(t);
-    size_t one = (size_t)p->kwg * ((size_t)(p->mwg + p->pada) + (size_t)(p->nwg + p->padb)) * e;
-    const size_t kg = (size_t)clip_gemm_groups(p);
-    /* KG groups: their own buffers, and the other groups' register tiles for the sum. */
-    return one * (size_t)(p->stages > 1 ? 2 : 1) * kg + (kg - 1) * (size_t)p->mwg * p->nwg * e;
+    const size_t kg = (size_t)clip_gemm_groups(p), bufs = (size_t)(p->stages > 1 ? 2 : 1) * kg;
+    /* KG groups: their own buffers; the other groups' register tiles are summed through the A
+     * buffers after the walk (kernels/matmul.cl, gemm_tiled), which hold the larger of the two. */
+    size_t a = (size_t)p->kwg * (size_t)(p->mwg + p->pada) * e * bufs;
+    const size_t red = (kg - 1) * (size_t)p->mwg * (size_t)p->nwg * e;
+    if (red > a) a = red;
+    return a + (size_t)p->kwg * (size_t)(p->nwg + p->padb) * e * bufs;
 }
 
 static void set_tiles(clip_gemm_params *o, clip_gemm_variant v, int mwg, int nwg, int kwg,
@@ -126,6 +129,42 @@ static void rung_set(clip_gemm_params *o, clip_type t, const clip_device_info *d
     if (o->stages == 2) o->stages = r->stages;
 }
 
+/* The two smallest rungs, unsplit, hold two warps a work-group: too few on a compute unit to
+ * hide the latency of their local reads. Groups of work-items each summing a run of K's slices,
+ * their tiles added in the work-group, were faster at every such product measured but a few,
+ * level (H200, the GPU's own time back to back; bench/GEMM.md, "K split in the work-group"):
+ * - 32x32 and 32x24 tiles, four groups with K slices of 16 in two stages, each group one warp
+ *   of 8x4 work-items (32 KB of local memory on 32x32, the sum passing through the A buffers;
+ *   where that does not fit, two groups of the tile's own set, which on 32x32 take as much):
+ *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four of 8x8 work-items) -> 0.0124
+ *   (four of 8x4, each a 4x8 tile), 1024x196x256 0.0090 -> 0.0084 -> 0.0080 -> 0.0077,
+ *   1024x256x512 0.0139 -> 0.0133 (two -> four of 8x8) -> 0.0123 (8x4), 64x4096x512 0.0131 ->
+ *   0.0123 (8x8 -> 8x4); level at 128x784x64 and 512x196x128;
+ * - 32x16 tiles, two groups: 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072; 64x3136x64
+ *   level; four lost at 384^3 (0.0110 -> 0.0113);
+ * - 64x32 tiles, two groups, which fit local memory with K slices of 16: 512x784x128 0.0078 ->
+ *   0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116. */
+static int groups_fit(const clip_gemm_params *g, clip_type t, const clip_device_info *dev) {
+    return local_bytes(g, t) <= dev->local_mem && clip_gemm_work_items(g) <= dev->max_work_group;
+}
+
+static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
+    if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk) return;
+    clip_gemm_params g = *out;
+    g.kg = 2;
+    if (out->mwg == 32 && out->nwg >= 24) {
+        clip_gemm_params four = *out;
+        four.kg = 4, four.kwg = 16, four.stages = 2;
+        four.ndimc = 4; /* one warp a group: 32x32 tiles by 4x8 work-items, 32x24 by 4x6 */
+        if (groups_fit(&four, t, dev)) g = four;
+    } else if (out->mwg == 64 && out->nwg == 32) {
+        g.kwg = 16;
+    } else if (out->mwg != 32) {
+        return;
+    }
+    if (groups_fit(&g, t, dev)) *out = g;
+}
+
 /* The most outputs any compute unit computes: a grid's tiles go out in waves of one a compute
  * unit, so a ragged last wave leaves the busiest units a whole tile more than the average. */
 static size_t busiest_cu(const clip_gemm_params *o, const clip_device_info *dev, size_t m,
@@ -159,7 +198,9 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
          * groups), then 32x16 (4x2 on 8x8), so that of two narrower tiles that tie the wider
          * one is taken. */
         tiled_set(&alt[count], t, dev, 8, 4, 4, 6, kwg);
-        alt[count++].vwn = 2;
+        alt[count].vwn = 2;
+        split_k_in_group(&alt[count], t, dev);
+        if (alt[count].kg == 4) count++; /* one warp alone is no faster than 32x32's two */
         tiled_set(&alt[count], t, dev, 8, 8, 4, 2, kwg);
         if (alt[count].stages == 2) alt[count].stages = 3;
         count++;
@@ -171,41 +212,6 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
         if (local_bytes(&alt[i], t) <= dev->local_mem &&
             busiest_cu(&alt[i], dev, m, n) < busiest_cu(out, dev, m, n))
             *out = alt[i];
-}
-
-/* The two smallest rungs, unsplit, hold two warps a work-group: too few on a compute unit to
- * hide the latency of their local reads. Groups of work-items each summing a run of K's slices,
- * their tiles added in the work-group, were faster at every such product measured but a few,
- * level (H200, the GPU's own time back to back; bench/GEMM.md, "K split in the work-group"):
- * - 32x32 and 32x24 tiles, four groups with K slices of 16 in two stages (where they fit; else
- *   two), each group one warp of 8x4 work-items:
- *   512^3 0.0154 (one group) -> 0.0139 (two) -> 0.0132 ms (four of 8x8 work-items) -> 0.0124
- *   (four of 8x4, each a 4x8 tile), 1024x196x256 0.0090 -> 0.0084 -> 0.0080 -> 0.0077,
- *   1024x256x512 0.0139 -> 0.0133 (two -> four of 8x8) -> 0.0123 (8x4), 64x4096x512 0.0131 ->
- *   0.0123 (8x8 -> 8x4); level at 128x784x64 and 512x196x128;
- * - 32x16 tiles, two groups: 256^3 0.0065 -> 0.0050, 128x128x512 0.0102 -> 0.0072; 64x3136x64
- *   level; four lost at 384^3 (0.0110 -> 0.0113);
- * - 64x32 tiles, two groups, which fit local memory with K slices of 16: 512x784x128 0.0078 ->
- *   0.0073, 256x1568x256 0.0126 -> 0.0116, 512x784x256 0.0128 -> 0.0116. */
-static int groups_fit(const clip_gemm_params *g, clip_type t, const clip_device_info *dev) {
-    return local_bytes(g, t) <= dev->local_mem && clip_gemm_work_items(g) <= dev->max_work_group;
-}
-
-static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_device_info *dev) {
-    if (out->variant != CLIP_GEMM_TILED || out->ksplit != 1 || out->sk) return;
-    clip_gemm_params g = *out;
-    g.kg = 2;
-    if (out->mwg == 32 && out->nwg >= 24) {
-        clip_gemm_params four = *out;
-        four.kg = 4, four.kwg = 16, four.stages = 2;
-        four.ndimc = 4; /* one warp a group: 32x32 tiles by 4x8 work-items, 32x24 by 4x6 */
-        if (groups_fit(&four, t, dev)) g = four;
-    } else if (out->mwg == 64 && out->nwg == 32) {
-        g.kwg = 16;
-    } else if (out->mwg != 32) {
-        return;
-    }
-    if (groups_fit(&g, t, dev)) *out = g;
 }
 
 /* Splits of K that bring a grid of `groups` work-groups up to about four per compute unit (short

@@ -113,17 +113,28 @@ int main(void) {
         clip_gemm_default(&d, CLIP_F32, CLIP_GEMM_AUTO, 384, 384, 384, &p);
         CHECK(p.kg == 4 && p.mdimc == 8 && p.ndimc == 4 && p.nwg == 24);
     }
-    /* Where four groups' buffers do not fit (40 KB of local memory), 32x32 tiles take two, with
-     * the smallest rung's own slices of 32 in three stages (from K 64; in a product too small to
-     * split, from K 32). */
+    /* Four groups on 32x32 tiles take 32 KB of local memory (their sum passes through the A
+     * buffers), so a 40 KB device keeps them; on a 24 KB device the tiles run as one group, the
+     * smallest rung's own slices of 32 in three stages (from K 64; in a product too small to
+     * split, from K 32), and 32x24 tiles, which need their four groups, give way to 32x16. */
     clip_device_info small_local = d;
     small_local.local_mem = 40960;
-    static const size_t two_cases[][3] = {{512, 512, 512}, {1024, 196, 256}, {2048, 49, 512}};
-    for (size_t i = 0; i < sizeof two_cases / sizeof two_cases[0]; i++) {
+    static const size_t local_cases[][3] = {{512, 512, 512}, {1024, 196, 256}, {2048, 49, 512}};
+    for (size_t i = 0; i < sizeof local_cases / sizeof local_cases[0]; i++) {
         clip_gemm_params p;
-        clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, two_cases[i][0], two_cases[i][1],
-                          two_cases[i][2], &p);
-        CHECK(p.mwg == 32 && p.nwg == 32 && p.kg == 2 && p.kwg == 32 && p.stages == 3);
+        small_local.local_mem = 40960;
+        clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, local_cases[i][0],
+                          local_cases[i][1], local_cases[i][2], &p);
+        CHECK(p.mwg == 32 && p.nwg == 32 && p.kg == 4 && p.kwg == 16 && p.stages == 2);
+        small_local.local_mem = 24576;
+        clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, local_cases[i][0],
+                          local_cases[i][1], local_cases[i][2], &p);
+        CHECK(p.mwg == 32 && p.nwg == 32 && p.kg == 0 && p.kwg == 32 && p.stages == 3);
+    }
+    {
+        clip_gemm_params p;
+        clip_gemm_default(&small_local, CLIP_F32, CLIP_GEMM_AUTO, 384, 384, 384, &p);
+        CHECK(p.mwg == 32 && p.nwg == 16 && p.kg == 2);
     }
 
     /* clip tune tries the default (four groups on 512^3's 32x32 tiles) with one and with two
