@@ -36,6 +36,12 @@
  * 0.0115 ms, 4096x32x512 0.0092 / 0.0119, 1024x98x512 0.0091 / 0.0113, 1536x64x768 (96 tiles)
  * 0.0121 / 0.0127; 2048x49x1024 level, 128x784x1152 0.0171 / 0.0149. */
 #define CLIP_GEMM_WHOLE_K_SMALLEST 768
+/* Past that K and up to this one, such a product runs whole on 32x24 tiles in four K groups
+ * where they make one wave of the device at least seven-eighths full, so that each compute unit
+ * walks one tile's K: measured at one product only (H200, 128x784x1152: 132 tiles, 0.0135 ms
+ * against 0.0149 on the 64x32 rung with K split in 11; bench/GEMM.md, "32x24 tiles"), hence the
+ * narrow band. */
+#define CLIP_GEMM_WHOLE_K_NARROW 1152
 /* From this K on, the smallest real tiles, unsplit, take K slices of 32 rather than 16 (H100, the
  * GPU's own time back to back: 64x3136x64 0.0050 -> 0.0040 ms, 128x784x64 0.0048 -> 0.0036,
  * 256x256x128 0.0069 -> 0.0050; bench/GEMM.md, "Wave-balanced tiles"). */
@@ -154,7 +160,9 @@ static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_devi
     g.kg = 2;
     if (out->mwg == 32 && out->nwg >= 24) {
         clip_gemm_params four = *out;
-        four.kg = 4, four.kwg = 16, four.stages = 2;
+        /* 32x24 reads one k ahead (H200: 64x3136x576 0.0117 -> 0.0112 ms, 128x784x1152
+         * 0.0144 -> 0.0135, 384^3 0.0086 -> 0.0083); on 32x32 it was level (512^3). */
+        four.kg = 4, four.kwg = 16, four.stages = out->nwg == 24 ? 3 : 2;
         four.ndimc = 4; /* one warp a group: 32x32 tiles by 4x8 work-items, 32x24 by 4x6 */
         if (groups_fit(&four, t, dev)) g = four;
     } else if (out->mwg == 64 && out->nwg == 32) {
@@ -163,6 +171,15 @@ static void split_k_in_group(clip_gemm_params *out, clip_type t, const clip_devi
         return;
     }
     if (groups_fit(&g, t, dev)) *out = g;
+}
+
+/* The 32x24 set beside the smallest rung: 8x4 work-items of 4x6 in four K groups. Returns 0
+ * where the four groups do not fit the device (one warp alone is no faster than 32x32's two). */
+static int narrow_set(clip_gemm_params *o, clip_type t, const clip_device_info *dev, int kwg) {
+    tiled_set(o, t, dev, 8, 4, 4, 6, kwg);
+    o->vwn = 2;
+    split_k_in_group(o, t, dev);
+    return o->kg == 4;
 }
 
 /* The most outputs any compute unit computes: a grid's tiles go out in waves of one a compute
@@ -197,10 +214,7 @@ static void balance_waves(clip_gemm_params *out, clip_type t, const clip_device_
         /* The smallest rung: 32x24 (4x6 a work-item on 8x4; split_k_in_group gives it four
          * groups), then 32x16 (4x2 on 8x8), so that of two narrower tiles that tie the wider
          * one is taken. */
-        tiled_set(&alt[count], t, dev, 8, 4, 4, 6, kwg);
-        alt[count].vwn = 2;
-        split_k_in_group(&alt[count], t, dev);
-        if (alt[count].kg == 4) count++; /* one warp alone is no faster than 32x32's two */
+        if (narrow_set(&alt[count], t, dev, kwg)) count++;
         tiled_set(&alt[count], t, dev, 8, 8, 4, 2, kwg);
         if (alt[count].stages == 2) alt[count].stages = 3;
         count++;
@@ -283,7 +297,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
          * compute_units work-groups and its last one can run stream-K. (The 16-byte rung's 4x4
          * tiles leave room for more.) */
         if (i == 0 && esize != 16 && stream_k_pays(dev, out, m, n, k)) out->sk = 1;
-        clip_gemm_params smallest;
+        clip_gemm_params smallest, narrow;
         rung_set(&smallest, t, dev, &r[count - 1]);
         /* From what K the smallest real tiles, unsplit, take K slices of 32 (below). */
         size_t slice32_k = CLIP_GEMM_LONG_SLICE_K;
@@ -305,6 +319,13 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
                    2 * clip_gemm_tiles(&smallest, m, n) >= dev->compute_units) {
             i = count - 1;
             *out = smallest;
+        } else if (i == count && esize == 4 && k <= CLIP_GEMM_WHOLE_K_NARROW &&
+                   narrow_set(&narrow, t, dev, 16) &&
+                   8 * clip_gemm_tiles(&narrow, m, n) >= 7 * (size_t)dev->compute_units &&
+                   clip_gemm_tiles(&narrow, m, n) <= dev->compute_units &&
+                   4 * m * n >= 3 * clip_gemm_tiles(&narrow, m, n) * 32 * 24) {
+            i = count - 1;
+            *out = narrow;
         } else if (i == count) {
             i = count > 1 ? count - 2 : 0;
             rung_set(out, t, dev, &r[i]);

@@ -58,7 +58,7 @@ int main(void) {
     expect_tiled(&d, 512, 512, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 64, 4096, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 1024, 256, 512, 32, 32, 16, 1, 2);
-    expect_tiled(&d, 64, 3136, 576, 32, 24, 16, 1, 2); /* wave-balanced, below */
+    expect_tiled(&d, 64, 3136, 576, 32, 24, 16, 1, 3); /* wave-balanced, below */
     expect_tiled(&d, 64, 3136, 768, 64, 64, 16, 0, 2);
     expect_tiled(&d, 64, 4096, 1024, 64, 64, 16, 0, 2);
     /* A product no rung fills: the smallest tiles whole where they give half the compute units
@@ -66,10 +66,14 @@ int main(void) {
     expect_tiled(&d, 2048, 49, 512, 32, 32, 16, 1, 2);
     expect_tiled(&d, 1536, 64, 768, 32, 32, 16, 1, 2);
     expect_tiled(&d, 2048, 49, 1024, 64, 32, 32, 0, 2);
-    expect_tiled(&d, 128, 784, 1152, 64, 32, 32, 0, 2);
+    /* Past K 768 up to 1152, 32x24 tiles whole where they make one wave at least 7/8 full
+     * (128x784: 132 tiles); a second wave or a K past that keeps the split. */
+    expect_tiled(&d, 128, 784, 1152, 32, 24, 16, 1, 3);
+    expect_tiled(&d, 128, 784, 2048, 64, 32, 32, 0, 2);
+    expect_tiled(&d, 2048, 32, 1024, 64, 32, 32, 0, 2); /* a third of 32x24's columns wasted */
     expect_tiled(&d, 1024, 32, 768, 64, 32, 32, 0, 2); /* 32 tiles */
     expect_tiled(&d, 1024, 196, 256, 32, 32, 16, 1, 2);
-    expect_tiled(&d, 128, 784, 64, 32, 24, 16, 1, 2); /* 132 tiles of 32x24, 100 of 32x32 */
+    expect_tiled(&d, 128, 784, 64, 32, 24, 16, 1, 3); /* 132 tiles of 32x24, 100 of 32x32 */
 
     /* Wave balance: a narrower tile where it leaves the busiest compute unit fewer outputs
      * (64x12544x147: 262 tiles of 64x48, two a unit, against 196 of 64x64, one unit in two
@@ -83,10 +87,10 @@ int main(void) {
     expect_tiled(&d, 192, 192, 192, 32, 16, 32, 1, 3);
     /* Of the smallest rung's two narrower tiles, 32x24 where it ties 32x16 (64x3136: 262 tiles
      * of 768 outputs, two a unit, against 392 of 512, three a unit), 32x16 where it has fewer. */
-    expect_tiled(&d, 64, 3136, 64, 32, 24, 16, 1, 2);
-    expect_tiled(&d, 384, 384, 384, 32, 24, 16, 1, 2);
-    expect_tiled(&d, 512, 384, 512, 32, 24, 16, 1, 2);
-    expect_tiled(&d, 4096, 48, 512, 32, 24, 16, 1, 2);
+    expect_tiled(&d, 64, 3136, 64, 32, 24, 16, 1, 3);
+    expect_tiled(&d, 384, 384, 384, 32, 24, 16, 1, 3);
+    expect_tiled(&d, 512, 384, 512, 32, 24, 16, 1, 3);
+    expect_tiled(&d, 4096, 48, 512, 32, 24, 16, 1, 3);
     expect_tiled(&d, 128, 128, 512, 32, 16, 32, 1, 3);
     expect_tiled(&d, 512, 196, 128, 32, 32, 16, 1, 2);
 
