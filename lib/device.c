@@ -91,6 +91,8 @@ static char *describe(cl_platform_id plat, cl_device_id dev, int index, clip_dev
     if (!clGetDeviceInfo(dev, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof u, &u, NULL)) info->clock_mhz = u;
     if (!clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ul, &ul, NULL)) info->global_mem = ul;
     if (!clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL)) info->local_mem = ul;
+    if (!clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof ul, &ul, NULL))
+        info->global_cache = ul;
     if (!clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL)) info->max_alloc = ul;
     if (!clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL))
         info->max_work_group = sz;

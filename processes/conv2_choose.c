@@ -175,12 +175,24 @@ void conv2_sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
  * they tie: small filters, where both are bound by memory in the model, ran as fast or faster as
  * rblock at 19 of the 23 such points of the PoCL grid and within 10% at 22 (bench/CONV2.md,
  * medians of 3 rounds: 2048^2 f32 3x3 global 1.81x rblock's time, 7x1 2.00x; 2048^2 f64 3x3
- * the exception, rblock 1.19x). */
+ * the exception, rblock 1.19x). Row filters (1 x k) of up to CONV2_ROW_STREAM_TAPS taps break
+ * the tie the other way once the image and the result no longer fit the device's cache:
+ * global's work-items walk down the columns, where rblock's read a few hundred bytes of each of
+ * rj + k - 1 columns a stride apart, which streams worse from memory; with more taps rblock's
+ * reuse of each load wins back (bench/CONV2.md, "Row filters past the cache"). */
+#define CONV2_ROW_STREAM_TAPS 7
 static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
     const rates r = device_rates(p, g->t);
     const conv2_cfg gl = conv2_default_cfg(p, g, CONV2_GLOBAL);
     const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
-    return pass_ms(&r, &rb, g) <= pass_ms(&r, &gl, g) ? rb : gl;
+    const double trb = pass_ms(&r, &rb, g), tgl = pass_ms(&r, &gl, g);
+    if (trb != tgl) return trb < tgl ? rb : gl;
+    const uint64_t cache = clip_proc_device(p)->global_cache;
+    const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+    return g->mk == 1 && g->nk > 1 && g->nk <= CONV2_ROW_STREAM_TAPS && cache &&
+                   bytes >= (double)cache
+               ? gl
+               : rb;
 }
 
 /* The direct kernel auto takes on this device: on CPUs global or rblock (cpu_direct); on GPUs

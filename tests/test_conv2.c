@@ -471,6 +471,48 @@ static void test_tuning(clip_app *app) {
     remove(path);
 }
 
+/* On a CPU, row filters of up to 7 taps run global where the image and the result outgrow the
+ * device's cache and rblock within it; 11 taps stay on rblock (processes/conv2_choose.c,
+ * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache; outside
+ * quick mode each case also runs and is checked against the reference. */
+static void test_row_stream(clip_app *app) {
+    const clip_device_info *dev = clip_app_device(app);
+    if (dev->type != CLIP_DEVICE_CPU || !dev->global_cache || dev->global_cache > (64u << 20))
+        return;
+    size_t big = 1;
+    while (2 * big * big * sizeof(float) < dev->global_cache)
+        big++;
+    static const struct {
+        int large;
+        size_t taps;
+        const char *want;
+    } cases[] = {{1, 3, "global"}, {1, 7, "global"}, {1, 11, "rblock"}, {0, 3, "rblock"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const size_t n = cases[i].large ? big : big / 2;
+        conv_case cc = {CLIP_F32, CLIP_F32, {n, n, 1}, {1, cases[i].taps}, SAME, ZERO, 0, 0};
+        host_arr ha, hk;
+        clip_data *a = make_data(app, CLIP_F32, n, n, 1, 500 + i, &ha);
+        clip_data *k = make_data(app, CLIP_F32, 1, cases[i].taps, 1, 600 + i, &hk);
+        clip_process *p = NULL;
+        if (quick) {
+            p = c2_process(app, "conv2", &cc, "auto");
+            CHECK_OK(app, clip_process_set_input(p, 0, a));
+            CHECK_OK(app, clip_process_set_input(p, 1, k));
+            CHECK_OK(app, clip_process_init(p));
+        } else {
+            p = c2_run(app, a, &ha, k, &hk, &cc, "auto", "auto", 0);
+        }
+        const char *v = clip_process_variant(p);
+        const int ok = v && !strncmp(v, cases[i].want, strlen(cases[i].want));
+        if (!ok)
+            fprintf(stderr, "%zux%zu f32 1x%zu: variant '%s', want %s\n", n, n, cases[i].taps,
+                    v ? v : "(none)", cases[i].want);
+        CHECK(ok);
+        clip_process_destroy(p);
+        c2_release(&ha, &hk, a, k);
+    }
+}
+
 /* The accuracy contract (processes/conv2.c, "accuracy"): a 1e-3-scale single image with one
  * bright 1e6 block, a random filter, 'same'. Every output of the default auto must be within
  * 16 * eps * (|A| conv |K|) of the exact result, even beside the block's 1e6 values; variant fft
@@ -584,6 +626,7 @@ int main(void) {
     test_cli(app);
     test_chain(app);
     test_tuning(app);
+    test_row_stream(app);
     test_accuracy_contract(app);
     test_dynamic_range(app);
     clip_app_destroy(app);

@@ -81,6 +81,8 @@ typedef struct clip_device_info {
     double score;             /* the default-choice score, see clip_device_score_doc */
     int nv_arch;              /* NVIDIA compute capability x 10 (90 for 9.0) through
                                * cl_nv_device_attribute_query; 0 on devices without it */
+    uint64_t global_cache;    /* bytes of the global memory cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE;
+                               * PoCL gives the CPU's last-level cache); 0 when not reported */
 } clip_device_info;
 
 /* How the default device is scored, as a sentence for docs and `clip devices --help`:
