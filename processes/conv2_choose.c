@@ -75,7 +75,6 @@ static rates device_rates(clip_process *p, clip_type t) {
     return r;
 }
 
-#define RB_STAGE 16
 /* The tensor kernel (kernels/conv2_tensor.cl): a group walks its rj output columns plus
  * a ring of filter columns for each block of them, and a step issues 3 * KRP / 8 wgmma of
  * ring * rows / 64 columns. A step costs a fixed part (its loads, ring and barriers: about 4.5
@@ -134,9 +133,12 @@ static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
         macs *= 1 + r->loads * (c->rj + (double)g->nk - 1) / ((double)c->rj * (double)g->nk);
     }
     if (c->kind == CONV2_RBLOCK) {
-        /* Border groups first copy their padded window, th x tw values at about RB_STAGE
-         * multiply-adds each (a pad_map and a scalar copy against 16 lanes of a vector FMA;
-         * fitted on the 512^2 grid points of bench/CONV2.md). */
+        /* Border groups first copy their padded window, th x tw values at about a vector
+         * multiply-add's lanes (vw) each: a pad_map and a scalar copy against vw lanes of a
+         * vector FMA (16 for f32 was fitted on the 512^2 grid points of bench/CONV2.md). A value's
+         * copy costs the same time in any real type, and vw lanes of f64 weigh as 16 of f32 at
+         * the rate (a constant 16 made f64's copies cost twice: 512^2 f64 1x63 went to global,
+         * 1.14-1.44x rblock's time in three grids). */
         const double rows = (double)c->ri * c->vw, th = rows + (double)g->mk - 1;
         const double tw = (double)c->rj + (double)g->nk - 1;
         const double ngx = ceil((double)g->mo / rows), ngy = ceil((double)g->no / c->rj);
@@ -146,7 +148,7 @@ static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
                                     : (double)(fmod((double)g->mo, rows) != 0);
         const double ec = g->nk > 1 ? fmin(ngy, 2 + floor(((double)g->nk - 1) / c->rj))
                                     : (double)(g->no % (size_t)c->rj != 0);
-        macs += (er * ngy + ec * ngx - er * ec) * (double)g->slices * th * tw * RB_STAGE;
+        macs += (er * ngy + ec * ngx - er * ec) * (double)g->slices * th * tw * c->vw;
         rate = r->rblock;
     }
     return fmax(macs / rate, bytes / r->bw) + r->launch;

@@ -473,8 +473,9 @@ static void test_tuning(clip_app *app) {
 
 /* On a CPU, row filters of up to 7 taps run global where the image and the result outgrow the
  * device's cache and rblock within it; 11 taps stay on rblock (processes/conv2_choose.c,
- * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache; outside
- * quick mode each case also runs and is checked against the reference. */
+ * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache. A 512^2
+ * f64 image with a 1x63 filter runs rblock (its border copies cost what f32's do). Outside quick
+ * mode each case also runs and is checked against the reference. */
 static void test_row_stream(clip_app *app) {
     const clip_device_info *dev = clip_app_device(app);
     if (dev->type != CLIP_DEVICE_CPU || !dev->global_cache || dev->global_cache > (64u << 20))
@@ -483,16 +484,22 @@ static void test_row_stream(clip_app *app) {
     while (2 * big * big * sizeof(float) < dev->global_cache)
         big++;
     static const struct {
-        int large;
+        clip_type t;
+        size_t side; /* 0: big, 1: big / 2, else the side itself */
         size_t taps;
         const char *want;
-    } cases[] = {{1, 3, "global"}, {1, 7, "global"}, {1, 11, "rblock"}, {0, 3, "rblock"}};
+    } cases[] = {{CLIP_F32, 0, 3, "global"},
+                 {CLIP_F32, 0, 7, "global"},
+                 {CLIP_F32, 0, 11, "rblock"},
+                 {CLIP_F32, 1, 3, "rblock"},
+                 {CLIP_F64, 512, 63, "rblock"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const size_t n = cases[i].large ? big : big / 2;
-        conv_case cc = {CLIP_F32, CLIP_F32, {n, n, 1}, {1, cases[i].taps}, SAME, ZERO, 0, 0};
+        const size_t n = cases[i].side == 0 ? big : cases[i].side == 1 ? big / 2 : cases[i].side;
+        const clip_type t = cases[i].t;
+        conv_case cc = {t, t, {n, n, 1}, {1, cases[i].taps}, SAME, ZERO, 0, 0};
         host_arr ha, hk;
-        clip_data *a = make_data(app, CLIP_F32, n, n, 1, 500 + i, &ha);
-        clip_data *k = make_data(app, CLIP_F32, 1, cases[i].taps, 1, 600 + i, &hk);
+        clip_data *a = make_data(app, t, n, n, 1, 500 + i, &ha);
+        clip_data *k = make_data(app, t, 1, cases[i].taps, 1, 600 + i, &hk);
         clip_process *p = NULL;
         if (quick) {
             p = c2_process(app, "conv2", &cc, "auto");
@@ -505,8 +512,8 @@ static void test_row_stream(clip_app *app) {
         const char *v = clip_process_variant(p);
         const int ok = v && !strncmp(v, cases[i].want, strlen(cases[i].want));
         if (!ok)
-            fprintf(stderr, "%zux%zu f32 1x%zu: variant '%s', want %s\n", n, n, cases[i].taps,
-                    v ? v : "(none)", cases[i].want);
+            fprintf(stderr, "%zux%zu %s 1x%zu: variant '%s', want %s\n", n, n, clip_type_name(t),
+                    cases[i].taps, v ? v : "(none)", cases[i].want);
         CHECK(ok);
         clip_process_destroy(p);
         c2_release(&ha, &hk, a, k);
