@@ -120,9 +120,14 @@ static double tensor_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g,
     return fmax(steps * work * tall / (r->tensor * busy), bytes / r->bw) + r->launch;
 }
 
+/* Bytes a direct pass reads and writes: A once and C once. */
+static double pass_bytes(const conv2_geom *g) {
+    return (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+}
+
 static double pass_ms(const rates *r, const conv2_cfg *c, const conv2_geom *g) {
     double macs = (double)g->mo * g->no * g->slices * g->mk * g->nk;
-    const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+    const double bytes = pass_bytes(g);
     if (c->kind == CONV2_TENSOR) return tensor_ms(r, c, g, bytes);
     double rate = c->kind == CONV2_BLOCK || c->kind == CONV2_COLS ? r->block
                   : c->fixed                                      ? r->small
@@ -190,7 +195,7 @@ static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
     const double trb = pass_ms(&r, &rb, g), tgl = pass_ms(&r, &gl, g);
     if (trb != tgl) return trb < tgl ? rb : gl;
     const uint64_t cache = clip_proc_device(p)->global_cache;
-    const double bytes = (double)(g->ma * g->na + g->mo * g->no) * g->slices * clip_type_size(g->t);
+    const double bytes = pass_bytes(g);
     return g->mk == 1 && g->nk > 1 && g->nk <= CONV2_ROW_STREAM_TAPS && cache &&
                    bytes >= (double)cache
                ? gl

@@ -166,6 +166,10 @@ int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, siz
  * compiler's register report). */
 void clip_gemm_options(const clip_gemm_params *prm, char *buf, size_t cap);
 
+/* Non-zero when a and b are the same FFMA or tensor tiling: variant, tiles, work-group, vectors,
+ * warp rows, stages, split of K and K groups (not stream-K, padding or alignment). */
+int clip_gemm_same_tiles(const clip_gemm_params *a, const clip_gemm_params *b);
+
 /* The work-group tiles of an m x n product: ceil(m/mwg) * ceil(n/nwg). */
 size_t clip_gemm_tiles(const clip_gemm_params *prm, size_t m, size_t n);
 

@@ -245,6 +245,20 @@ size_t clip_gemm_tiles(const clip_gemm_params *o, size_t m, size_t n) {
            ((n + (size_t)o->nwg - 1) / (size_t)o->nwg);
 }
 
+/* Whether g tiles of set o cover an m x n product computing at most a third more than C. */
+static int wastes_little(const clip_gemm_params *o, size_t g, size_t m, size_t n) {
+    return 4 * m * n >= 3 * g * (size_t)o->mwg * (size_t)o->nwg;
+}
+
+/* Whether the 32x24 set (narrow_set, built into o) runs an m x n product no rung fills whole:
+ * one wave of the device at least seven-eighths full, wasting little (CLIP_GEMM_WHOLE_K_NARROW). */
+static int narrow_wave(clip_gemm_params *o, clip_type t, const clip_device_info *dev, size_t m,
+                       size_t n) {
+    if (!narrow_set(o, t, dev, 16)) return 0;
+    const size_t g = clip_gemm_tiles(o, m, n), cus = dev->compute_units;
+    return 8 * g >= 7 * cus && g <= cus && wastes_little(o, g, m, n);
+}
+
 void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_variant v, size_t m,
                        size_t n, size_t k, clip_gemm_params *out) {
     const int cpu = dev->type == CLIP_DEVICE_CPU;
@@ -289,8 +303,7 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
         for (; i < count; i++) {
             rung_set(out, t, dev, &r[i]);
             size_t g = clip_gemm_tiles(out, m, n);
-            if (g >= dev->compute_units && 4 * m * n >= 3 * g * (size_t)out->mwg * (size_t)out->nwg)
-                break;
+            if (g >= dev->compute_units && wastes_little(out, g, m, n)) break;
         }
         /* The first rung's register tiles leave one work-group per compute unit (246 registers
          * a work-item for f32 on the H100; the 8-byte types' 8x8 tiles likewise), so a wave is
@@ -313,17 +326,13 @@ void clip_gemm_default(const clip_device_info *dev, clip_type t, clip_gemm_varia
             rung_set(&big, t, dev, &r[2]);
             size_t g = clip_gemm_tiles(&big, m, n);
             big.ksplit = split_for(dev, g, k);
-            if (big.ksplit > 1 && 4 * m * n >= 3 * g * (size_t)big.mwg * (size_t)big.nwg)
-                *out = big;
+            if (big.ksplit > 1 && wastes_little(&big, g, m, n)) *out = big;
         } else if (i == count && esize == 4 && k <= CLIP_GEMM_WHOLE_K_SMALLEST &&
                    2 * clip_gemm_tiles(&smallest, m, n) >= dev->compute_units) {
             i = count - 1;
             *out = smallest;
         } else if (i == count && esize == 4 && k <= CLIP_GEMM_WHOLE_K_NARROW &&
-                   narrow_set(&narrow, t, dev, 16) &&
-                   8 * clip_gemm_tiles(&narrow, m, n) >= 7 * (size_t)dev->compute_units &&
-                   clip_gemm_tiles(&narrow, m, n) <= dev->compute_units &&
-                   4 * m * n >= 3 * clip_gemm_tiles(&narrow, m, n) * 32 * 24) {
+                   narrow_wave(&narrow, t, dev, m, n)) {
             i = count - 1;
             *out = narrow;
         } else if (i == count) {
@@ -648,11 +657,15 @@ static int by_score(const void *a, const void *b) {
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
+int clip_gemm_same_tiles(const clip_gemm_params *a, const clip_gemm_params *b) {
     return a->variant == b->variant && a->mwg == b->mwg && a->nwg == b->nwg && a->kwg == b->kwg &&
            a->mdimc == b->mdimc && a->ndimc == b->ndimc && a->vw == b->vw && a->vwn == b->vwn &&
-           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages && a->sk == b->sk &&
+           a->wm == b->wm && a->ksplit == b->ksplit && a->stages == b->stages &&
            clip_gemm_groups(a) == clip_gemm_groups(b);
+}
+
+static int same_set(const clip_gemm_params *a, const clip_gemm_params *b) {
+    return clip_gemm_same_tiles(a, b) && a->sk == b->sk;
 }
 
 /* Adds c (fitted to the packed product) when it is valid and new. */

@@ -233,12 +233,7 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
         /* the band must choose the whole's tiles and schedule */
         if (clip_gemm_params_from_process(p, t, st->m, widths[j], st->k, st->op[0], st->op[1],
                                           st->real[0], st->real[1], &band) != CLIP_OK ||
-            band.variant != whole.variant || band.mwg != whole.mwg || band.nwg != whole.nwg ||
-            band.kwg != whole.kwg || band.mdimc != whole.mdimc || band.ndimc != whole.ndimc ||
-            band.vw != whole.vw || band.vwn != whole.vwn || band.wm != whole.wm ||
-            band.stages != whole.stages || band.ksplit != whole.ksplit ||
-            clip_gemm_groups(&band) != clip_gemm_groups(&whole) ||
-            (j + 1 == n && band.sk != whole.sk))
+            !clip_gemm_same_tiles(&band, &whole) || (j + 1 == n && band.sk != whole.sk))
             return 0;
     }
     return n;
