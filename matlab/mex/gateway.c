@@ -4,10 +4,11 @@
  *                                     isdefault, iscurrent
  *   clip_mex('device', SPEC)          opens SPEC (gpu, cpu, an index, a name substring) and makes
  *                                     it current; returns its struct
- *   clip_mex('upload', A)             a new device-resident array: its uint64 id
+ *   clip_mex('upload', A)             a new device-resident array: its uint64 id, pending
+ *   clip_mex('adopt', ID)             marks a pending id held by a clip.Array; returns ID
  *   clip_mex('gather', ID)            the array's contents as a MATLAB array
  *   clip_mex('info', ID)              [size row vector, class name, isreal]
- *   clip_mex('free', ID)              releases it (clip.Array's delete)
+ *   clip_mex('free', ID)              releases it (clip.Array's guard)
  *   clip_mex('run', NAME, {IN}, {PARAMS}, KEEP)   runs a process (run.c)
  *   clip_mex('stats')                 transfer counters of the current app, live arrays and
  *                                     kept processes
@@ -88,7 +89,7 @@ static int cmd_upload(const mxArray *a, mxArray **out, gw_error *e) {
     clip_data *d = NULL;
     /* Uploaded now, so the chain that follows moves nothing. */
     if (!app || gw_upload(app, a, &d, e)) return 1;
-    uint64_t id = gw_handle_add(d, 1); /* the constructor stores it in the same statement */
+    uint64_t id = gw_handle_add(d); /* pending until the constructor adopts it */
     if (!id) {
         clip_data_destroy(d);
         return gw_fail(e, "clip:outOfMemory", "clip: out of memory for a clip.Array");

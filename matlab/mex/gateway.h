@@ -37,14 +37,14 @@ int gw_set_device(const char *spec, gw_error *e);
 void gw_app_release(void);
 
 /* Device-resident arrays (handles.c): clip.Array objects hold an id into this table.
- * A run's results go back as ids that +clip/call.m then wraps in clip.Array objects, each
- * constructor adopting its id (gw_handle_adopt) in the statement that stores it. Ctrl-C between
- * the two would orphan an id that no object will ever free, so ids not yet adopted are pending,
- * and the next run or upload frees every pending id (no clip M code runs one between a run and
- * its adoptions). */
-/* Stores d (taking the caller's reference) and returns its id (never 0), adopted or pending. 0
- * when out of memory. */
-uint64_t gw_handle_add(clip_data *d, int adopted);
+ * An upload, and each result of a run, goes back as an id that the clip.Array constructor then
+ * adopts (gw_handle_adopt) in the statement that stores it. Octave acts on Ctrl-C as a MEX
+ * function returns, so an interrupt there would orphan an id that no object will ever free: ids
+ * not yet adopted are pending, and the next run or upload frees every pending id (no clip M code
+ * runs one between an upload or run and its adoptions). */
+/* Stores d (taking the caller's reference) as a pending id and returns the id (never 0); 0 when
+ * out of memory. */
+uint64_t gw_handle_add(clip_data *d);
 /* Marks a pending id adopted; 0 when id is not live. */
 int gw_handle_adopt(uint64_t id);
 /* Frees every pending id (orphans of an interrupted call). */

@@ -14,7 +14,7 @@ static entry *table;
 static size_t count, cap;
 static uint64_t next_id = 1;
 
-uint64_t gw_handle_add(clip_data *d, int adopted) {
+uint64_t gw_handle_add(clip_data *d) {
     if (count == cap) {
         size_t ncap = cap ? 2 * cap : 64;
         entry *t = realloc(table, ncap * sizeof *t);
@@ -24,7 +24,7 @@ uint64_t gw_handle_add(clip_data *d, int adopted) {
     }
     table[count].id = next_id;
     table[count].d = d;
-    table[count].adopted = adopted;
+    table[count].adopted = 0;
     count++;
     return next_id++;
 }

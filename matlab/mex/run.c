@@ -189,7 +189,7 @@ static int take_outputs(call *c, clip_process *p, int keep, int nlhs, mxArray *p
         clip_status s = clip_process_output(p, i, &d);
         if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);
         if (keep) {
-            uint64_t id = c->ids[i] = gw_handle_add(clip_data_retain(d), 0);
+            uint64_t id = c->ids[i] = gw_handle_add(clip_data_retain(d));
             if (!id) {
                 clip_data_destroy(d);
                 return gw_fail(e, "clip:outOfMemory", "clip: out of memory for a clip.Array");
