@@ -296,14 +296,13 @@ function n = check_memory()
   fprintf('test_gateway: 10000 create/clear iterations: live arrays %d -> %d, RSS %d -> %d kB\n', ...
           s0.live_arrays, s1.live_arrays, r0, r1);
   n = 1 + check_orphans();
-  end
+end
 
-      %
-      A run's results or an upload that never reached a clip.Array (what Ctrl-C between clip_mex and %
-      the constructor's adoption leaves: tests/gateway_interrupt.sh) are freed by the next run or %
-      upload,
-      and results that did reach one are not .function n = check_orphans() G =
-          clip.Array(single([1 2; 3 4]));
+% A run's results or an upload that never reached a clip.Array (what Ctrl-C between clip_mex and
+% the constructor's adoption leaves: tests/gateway_interrupt.sh) are freed by the next run or
+% upload, and results that did reach one are not.
+function n = check_orphans()
+  G = clip.Array(single([1 2; 3 4]));
   s0 = clip.stats();
   id = clip_mex('run', 'scale', {struct('id', G.Id)}, {'a', 2}, true);  % never wrapped
   H = clip.call('scale', {G}, {'a', 3});  % wrapped; this run frees the orphan first
@@ -328,20 +327,19 @@ function n = check_memory()
   s2 = clip.stats();
   if s2.live_arrays ~= s0.live_arrays - 1
     error('test_gateway: arrays left after clearing every object');
-  end % An upload whose id never reached its constructor's adoption is an orphan too. up =
-      clip_mex('upload', single([5 6]));
+  end
+  % An upload whose id never reached its constructor's adoption is an orphan too.
+  clip_mex('upload', single([5 6]));
   L = clip.call('scale', {clip.Array(single(2))}, {'a', 2});
   s3 = clip.stats();
-  if s3
-      .live_arrays ~ =
-          s2.live_arrays + 1 ||
-          ~isequal(gather(L), single(4)) error(
-              'test_gateway: %d arrays live after an orphaned upload and a wrapped result, %d before',
-              ... s3.live_arrays, s2.live_arrays);
-  end clear L;
-  s4 = clip.stats();
-  if s4
-      .live_arrays ~ = s2.live_arrays error('test_gateway: %d arrays live after clearing, want %d',
-                                            s4.live_arrays, s2.live_arrays);
-  end n = 4;
+  if s3.live_arrays ~= s2.live_arrays + 1 || ~isequal(gather(L), single(4))
+    error('test_gateway: %d arrays live after an orphaned upload and a wrapped result, %d before', ...
+          s3.live_arrays, s2.live_arrays);
   end
+  clear L;
+  s4 = clip.stats();
+  if s4.live_arrays ~= s2.live_arrays
+    error('test_gateway: %d arrays live after clearing, want %d', s4.live_arrays, s2.live_arrays);
+  end
+  n = 4;
+end
