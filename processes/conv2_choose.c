@@ -186,20 +186,23 @@ void conv2_sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
  * the tie the other way once the image and the result no longer fit the device's cache:
  * global's work-items walk down the columns, where rblock's read a few hundred bytes of each of
  * rj + k - 1 columns a stride apart, which streams worse from memory; with more taps rblock's
- * reuse of each load wins back (bench/CONV2.md, "Row filters past the cache"). */
+ * reuse of each load wins back (bench/CONV2.md, "Row filters past the cache"). Past twice the
+ * cache every row filter goes to global, whatever the model says: rblock / global, compared
+ * within one of this VM's two speed modes, 2896^2 f32 1x11 1.38, 1x15 1.38, 1x21 1.60, 1x31
+ * 1.00, 1x63 1.27; 2048^2 f64 1x15 1.06, 1x31 1.00, 1x63 1.25; 4096^2 f32 1x31 1.14-1.19, 1x47
+ * 1.19-1.35, 1x63 1.36-1.46 (bench/CONV2.md, "Row filters past twice the cache"). */
 #define CONV2_ROW_STREAM_TAPS 7
 static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
     const rates r = device_rates(p, g->t);
     const conv2_cfg gl = conv2_default_cfg(p, g, CONV2_GLOBAL);
     const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
     const double trb = pass_ms(&r, &rb, g), tgl = pass_ms(&r, &gl, g);
-    if (trb != tgl) return trb < tgl ? rb : gl;
-    const uint64_t cache = clip_proc_device(p)->global_cache;
+    const double cache = (double)clip_proc_device(p)->global_cache;
     const double bytes = pass_bytes(g);
-    return g->mk == 1 && g->nk > 1 && g->nk <= CONV2_ROW_STREAM_TAPS && cache &&
-                   bytes >= (double)cache
-               ? gl
-               : rb;
+    const int row = g->mk == 1 && g->nk > 1 && cache > 0;
+    if (row && bytes >= 2 * cache) return gl;
+    if (trb != tgl) return trb < tgl ? rb : gl;
+    return row && g->nk <= CONV2_ROW_STREAM_TAPS && bytes >= cache ? gl : rb;
 }
 
 /* The direct kernel auto takes on this device: on CPUs global or rblock (cpu_direct); on GPUs

@@ -473,7 +473,9 @@ static void test_tuning(clip_app *app) {
 
 /* On a CPU, row filters of up to 7 taps run global where the image and the result outgrow the
  * device's cache and rblock within it; 11 taps stay on rblock (processes/conv2_choose.c,
- * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache. A 512^2
+ * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache; at twice
+ * that area every row filter goes to global (15 and 31 taps here; 31 stays on rblock at a
+ * quarter of the cache). A 512^2
  * f64 image with a 1x63 filter runs rblock (its border copies cost what f32's do). Outside quick
  * mode each case also runs and is checked against the reference. */
 static void test_row_stream(clip_app *app) {
@@ -485,16 +487,17 @@ static void test_row_stream(clip_app *app) {
         big++;
     static const struct {
         clip_type t;
-        size_t side; /* 0: big, 1: big / 2, else the side itself */
+        size_t side; /* 0: big, 1: big / 2, 2: far (twice the cache), else the side itself */
         size_t taps;
         const char *want;
-    } cases[] = {{CLIP_F32, 0, 3, "global"},
-                 {CLIP_F32, 0, 7, "global"},
-                 {CLIP_F32, 0, 11, "rblock"},
-                 {CLIP_F32, 1, 3, "rblock"},
-                 {CLIP_F64, 512, 63, "rblock"}};
+    } cases[] = {{CLIP_F32, 0, 3, "global"},  {CLIP_F32, 0, 7, "global"},
+                 {CLIP_F32, 0, 11, "rblock"}, {CLIP_F32, 1, 3, "rblock"},
+                 {CLIP_F32, 2, 15, "global"}, {CLIP_F32, 2, 31, "global"},
+                 {CLIP_F32, 1, 31, "rblock"}, {CLIP_F64, 512, 63, "rblock"}};
+    const size_t far = (size_t)ceil(big * sqrt(2.0));
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const size_t n = cases[i].side == 0 ? big : cases[i].side == 1 ? big / 2 : cases[i].side;
+        const size_t side = cases[i].side;
+        const size_t n = side == 0 ? big : side == 1 ? big / 2 : side == 2 ? far : side;
         const clip_type t = cases[i].t;
         conv_case cc = {t, t, {n, n, 1}, {1, cases[i].taps}, SAME, ZERO, 0, 0};
         host_arr ha, hk;
