@@ -475,9 +475,9 @@ static void test_tuning(clip_app *app) {
  * device's cache and rblock within it; 11 taps stay on rblock (processes/conv2_choose.c,
  * cpu_direct). The image's side is the smallest whose two f32 copies fill the cache; at twice
  * that area every row filter goes to global (15 and 31 taps here; 31 stays on rblock at a
- * quarter of the cache). A 512^2
- * f64 image with a 1x63 filter runs rblock (its border copies cost what f32's do). Outside quick
- * mode each case also runs and is checked against the reference. */
+ * quarter of the cache). A 512^2 f64 image with a 1x63 filter runs rblock (its border copies
+ * cost what f32's do). Outside quick mode each case also runs and is checked against the
+ * reference. */
 static void test_row_stream(clip_app *app) {
     const clip_device_info *dev = clip_app_device(app);
     if (dev->type != CLIP_DEVICE_CPU || !dev->global_cache || dev->global_cache > (64u << 20))

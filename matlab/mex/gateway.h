@@ -38,10 +38,10 @@ void gw_app_release(void);
 
 /* Device-resident arrays (handles.c): clip.Array objects hold an id into this table.
  * An upload, and each result of a run, goes back as an id that the clip.Array constructor then
- * adopts (gw_handle_adopt) in the statement that stores it. Octave acts on Ctrl-C as a MEX
- * function returns, so an interrupt there would orphan an id that no object will ever free: ids
- * not yet adopted are pending, and the next run or upload frees every pending id (no clip M code
- * runs one between an upload or run and its adoptions). */
+ * adopts (gw_handle_adopt) in the statement that stores it. Octave acts on Ctrl-C at its next
+ * statement or MEX call, so an interrupt taken between the two would orphan an id that no object
+ * will ever free: ids not yet adopted are pending, and the next run or upload frees every pending
+ * id (no clip M code runs one between an upload or run and its adoptions). */
 /* Stores d (taking the caller's reference) as a pending id and returns the id (never 0); 0 when
  * out of memory. */
 uint64_t gw_handle_add(clip_data *d);
