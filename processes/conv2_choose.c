@@ -193,14 +193,14 @@ void conv2_sep_geoms(const conv2_geom *g, conv2_geom *g1, conv2_geom *g2) {
  * 1.19-1.35, 1x63 1.36-1.46 (bench/CONV2.md, "Row filters past twice the cache"). */
 #define CONV2_ROW_STREAM_TAPS 7
 static conv2_cfg cpu_direct(clip_process *p, const conv2_geom *g) {
-    const rates r = device_rates(p, g->t);
     const conv2_cfg gl = conv2_default_cfg(p, g, CONV2_GLOBAL);
-    const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
-    const double trb = pass_ms(&r, &rb, g), tgl = pass_ms(&r, &gl, g);
     const double cache = (double)clip_proc_device(p)->global_cache;
     const double bytes = pass_bytes(g);
     const int row = g->mk == 1 && g->nk > 1 && cache > 0;
     if (row && bytes >= 2 * cache) return gl;
+    const rates r = device_rates(p, g->t);
+    const conv2_cfg rb = conv2_default_cfg(p, g, CONV2_RBLOCK);
+    const double trb = pass_ms(&r, &rb, g), tgl = pass_ms(&r, &gl, g);
     if (trb != tgl) return trb < tgl ? rb : gl;
     return row && g->nk <= CONV2_ROW_STREAM_TAPS && bytes >= cache ? gl : rb;
 }
