@@ -22,7 +22,10 @@
 # The summary's pick/fastest is the time of auto's pick forced (measured beside the others)
 # over the fastest: auto's choice without the noise of auto's own run.
 # The summary's variants are those in VARIANTS plus separable; timings under other load are as
-# noisy as the machine: rerun a point before believing a ratio near 1.1.
+# noisy as the machine: rerun a point before believing a ratio near 1.1. On a 2-vCPU VM whose
+# runs fall into two modes (one of PoCL's two threads gaining nothing), POCL_MAX_PTHREAD_COUNT=1
+# gives a steady clock: one thread's rounds of a variant then differ by 2% at the median, where
+# two threads' differ by 19% (bench/CONV2.md, "One thread's clock").
 set -euo pipefail
 # summary CSV VARIANTS: per point, the fastest of the variants auto may choose against auto's pick
 summary() {
