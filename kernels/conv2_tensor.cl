@@ -32,7 +32,10 @@
  * Accuracy: each value x splits into big = tf32(x) and small = tf32(x - big); a step sums
  * small*big' + big*small' + big*big' over the KRP taps of one filter column on the tensor cores
  * (which truncate as they accumulate), and the step sums join E by fp32 additions, so each
- * output errs like a direct fp32 sum (the elementwise contract; test_conv2_tc checks it). An
+ * output errs like a direct fp32 sum (the elementwise contract; test_conv2_tc checks it). Summed
+ * straight into E on the tensor cores instead, 15x15 ran 2.6% faster on the H200 and the
+ * truncations added up: on positive data the worst error grew from 2.9 to 26 eps * (|A| conv
+ * |K|), the mean from -0.8 to -17 (bench/CONV2.md, seventh session). An
  * output that comes out NaN (an Inf or NaN in A or K, zero padding times an infinite tap, a
  * value that rounds past FLT_MAX) is recomputed at the group's end by a plain direct sum with
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
