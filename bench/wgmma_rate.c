@@ -7,8 +7,11 @@
  *   wgmma_rate [CHAIN]       (default 12, conv2_tensor's products a step for 31 to 32 rows)
  * Prints one line per case: multiply-adds per clock cycle of a compute unit (peak TF32 on an
  * H100 SXM: 1024). RING=1 cases start each chain from zero and add it into a second set of
- * registers after the wait, as conv2_tensor's steps do; the FRESH case loads its A quads from
- * local memory each chain, as conv2_tensor's 15x15 step does (bench/CONV2.md, eighth round). */
+ * registers after the wait, as conv2_tensor's steps do; the FRESH cases load their A quads from
+ * local memory each chain, as conv2_tensor's 15x15 step does (bench/CONV2.md, eighth round):
+ * fresh 1 both parts, split beforehand (the kernel's way); fresh 2 the values only, split in
+ * registers (half the loads, more instructions); fresh 3 as 1, the next chain's quads loaded
+ * while this one runs (16 more registers, which the kernel does not have at 128). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,11 +61,36 @@ static const char *const kernel_src =
     "#define FRESH_QUADS(Q) TC_LDS4(fb[Q], xaddr, 8 * Q, 8 * Q + 2, 8 * Q + 4, 8 * Q + 6); "
     "TC_LDS4(fs[Q], xaddr, 8 * Q + 1, 8 * Q + 3, 8 * Q + 5, 8 * Q + 7)\n"
     "#endif\n"
+    "#if FRESH == 3\n"
+    "#define CHAIN6(b, s) MMA_SET(d[0], s[0]); MMA(d[0], b[0]); MMA(d[0], b[0]); "
+    "MMA(d[0], s[1]); MMA(d[0], b[1]); MMA(d[0], b[1])\n"
+    "#define LOADQ(b, s) TC_LDS4(b[0], xaddr, 0, 2, 4, 6); TC_LDS4(s[0], xaddr, 1, 3, 5, 7); "
+    "TC_LDS4(b[1], xaddr, 8, 10, 12, 14); TC_LDS4(s[1], xaddr, 9, 11, 13, 15)\n"
+    "#define RINGADD _Pragma(\"unroll\") for (int r = 0; r < N / 2; r++) { "
+    "asm volatile(\"\" : \"+f\"(d[0][r])); ring[r] += d[0][r]; }\n"
+    "    uint b0[2][4], s0[2][4], b1[2][4], s1[2][4];\n"
+    "    LOADQ(b0, s0);\n"
+    "    for (int it = 0; it < iters; it += 2) {\n"
+    "        tc_wg_fence(); CHAIN6(b0, s0); tc_wg_commit(); LOADQ(b1, s1); TC_WG_WAIT(0); "
+    "RINGADD;\n"
+    "        tc_wg_fence(); CHAIN6(b1, s1); tc_wg_commit(); LOADQ(b0, s0); TC_WG_WAIT(0); "
+    "RINGADD;\n"
+    "    }\n"
+    "#else\n"
     "    for (int it = 0; it < iters; it++) {\n"
     "#if FRESH\n"
     "        uint fb[2][4], fs[2][4];\n"
+    "#if FRESH == 2\n"
+    "        uint xv[2][4];\n"
+    "        TC_LDS4(xv[0], xaddr, 0, 2, 4, 6);\n"
+    "        TC_LDS4(xv[1], xaddr, 8, 10, 12, 14);\n"
+    "        _Pragma(\"unroll\") for (int q = 0; q < 2; q++)\n"
+    "            _Pragma(\"unroll\") for (int e = 0; e < 4; e++)\n"
+    "                tc_split(as_float(xv[q][e]), &fb[q][e], &fs[q][e]);\n"
+    "#else\n"
     "        FRESH_QUADS(0);\n"
     "        FRESH_QUADS(1);\n"
+    "#endif\n"
     "        tc_wg_fence();\n"
     "        MMA_SET(d[0], fs[0]);\n"
     "        MMA(d[0], fb[0]);\n"
@@ -88,6 +116,7 @@ static const char *const kernel_src =
     "        }\n"
     "#endif\n"
     "    }\n"
+    "#endif\n"
     "    float s = 0.0f;\n"
     "    for (int c = 0; c < ACC; c++)\n"
     "        for (int r = 0; r < N / 2; r++) s += d[c][r] + ring[r];\n"
@@ -130,11 +159,11 @@ int main(int argc, char **argv) {
     printf("device %s, %u compute units at %u MHz, chain %d\n", app->info.name, units, mhz, chain);
     /* fresh: conv2_tensor's 15x15 step, its A quads loaded from local memory each chain
      * (TC_LDS4), six wgmma of two taps blocks in 3xTF32's order (the chain is 6 whatever CHAIN) */
-    static const int cases[][5] = {/* ss, n, acc, ring, fresh */
-                                   {0, 32, 1, 1, 1}, {0, 32, 1, 1, 0},  {0, 64, 1, 1, 0},
-                                   {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0},  {0, 128, 1, 0, 0},
-                                   {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0},  {1, 32, 1, 0, 0},
-                                   {1, 64, 1, 0, 0}, {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
+    static const int cases[][5] = {
+        /* ss, n, acc, ring, fresh */
+        {0, 32, 1, 1, 1}, {0, 32, 1, 1, 2}, {0, 32, 1, 1, 3},  {0, 32, 1, 1, 0}, {0, 64, 1, 1, 0},
+        {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0}, {0, 128, 1, 0, 0}, {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0},
+        {1, 32, 1, 0, 0}, {1, 64, 1, 0, 0}, {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
     for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
         const int ss = cases[ci][0], n = cases[ci][1], acc = cases[ci][2], ring = cases[ci][3];
         const int fresh = cases[ci][4], links = fresh ? 6 : chain;
@@ -159,7 +188,7 @@ int main(int argc, char **argv) {
         cl_kernel k = clCreateKernel(prog, "rate", &err);
         if (err != CL_SUCCESS) die("clCreateKernel", err);
         /* about 1e9 multiply-adds a group */
-        const int iters = (int)(1e9 / ((double)links * 64 * n * 8));
+        const int iters = (int)(1e9 / ((double)links * 64 * n * 8)) & ~1; /* fresh 3: pairs */
         for (int g = 1; g <= 4; g++) {
             const size_t global = 128 * (size_t)g * units, local = 128;
             double best = 1e30;
