@@ -11,7 +11,11 @@
  * local memory each chain, as conv2_tensor's 15x15 step does (bench/CONV2.md, eighth round):
  * fresh 1 both parts, split beforehand (the kernel's way); fresh 2 the values only, split in
  * registers (half the loads, more instructions); fresh 3 as 1, the next chain's quads loaded
- * while this one runs (16 more registers, which the kernel does not have at 128). */
+ * while this one runs (16 more registers, which the kernel does not have at 128). Fresh 4 to 6 ask
+ * whether fewer, wider products lift that: a tap block's three products as two, A big against
+ * the filter's big and small parts side by side (n64) and A small against the big part (n32,
+ * into the first half), with A's quads loaded as in 1 (fresh 4) or both operands read from local
+ * memory (5); 6 is the three n32 products with both operands in local memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +47,9 @@ static const char *const kernel_src =
     "#endif\n"
     "__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void rate(__global float *out,\n"
     "                                                               const int iters) {\n"
-    "    __local uint sm[(N + 64) * 8] __attribute__((aligned(128)));\n"
+    "    __local uint sm[(N + 128) * 8] __attribute__((aligned(128)));\n"
     "    const int tid = (int)get_local_id(0);\n"
-    "    for (int e = tid; e < (N + 64) * 8; e += 128) sm[e] = 0x3f800000u + (uint)(e % 7);\n"
+    "    for (int e = tid; e < (N + 128) * 8; e += 128) sm[e] = 0x3f800000u + (uint)(e % 7);\n"
     "    tc_fence_async_local();\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    const ulong db = tc_wg_desc(sm, N * 16, 128), da = tc_wg_desc(sm + N * 8, 64 * 16, 128);\n"
@@ -65,7 +69,36 @@ static const char *const kernel_src =
     "#define CHAIN6(b, s) MMA_SET(d[0], s[0]); MMA(d[0], b[0]); MMA(d[0], b[0]); "
     "MMA(d[0], s[1]); MMA(d[0], b[1]); MMA(d[0], b[1])\n"
     "#endif\n"
-    "#if FRESH == 3\n"
+    "#if FRESH >= 4\n"
+    "    const ulong da2 = tc_wg_desc(sm + N * 8 + 64 * 8, 64 * 16, 128);\n"
+    "#define RINGADD2 _Pragma(\"unroll\") for (int r = 0; r < 16; r++) { "
+    "asm volatile(\"\" : \"+f\"(d[0][r]), \"+f\"(d[0][r + 16])); ring[r] += d[0][r] + d[0][r + 16]; }\n"
+    "    for (int it = 0; it < iters; it++) {\n"
+    "#if FRESH == 4\n"
+    "        uint fb[2][4], fs[2][4];\n"
+    "        LOADQ(fb, fs);\n"
+    "        tc_wg_fence();\n"
+    "        tc_wgmma_ra_n64_set(d[0], fb[0], db); tc_wgmma_ra_n32(d[0], fs[0], db, 1);\n"
+    "        tc_wgmma_ra_n64(d[0], fb[1], db, 1); tc_wgmma_ra_n32(d[0], fs[1], db, 1);\n"
+    "#elif FRESH == 5\n"
+    "        tc_wg_fence();\n"
+    "        tc_wgmma_n64_tf32_set(d[0], da, db); tc_wgmma_n32_tf32(d[0], da2, db, 1);\n"
+    "        tc_wgmma_n64_tf32(d[0], da, db, 1); tc_wgmma_n32_tf32(d[0], da2, db, 1);\n"
+    "#else\n"
+    "        tc_wg_fence();\n"
+    "        tc_wgmma_n32_tf32_set(d[0], da2, db); tc_wgmma_n32_tf32(d[0], da, db + 32, 1);\n"
+    "        tc_wgmma_n32_tf32(d[0], da, db, 1); tc_wgmma_n32_tf32(d[0], da2, db, 1);\n"
+    "        tc_wgmma_n32_tf32(d[0], da, db + 32, 1); tc_wgmma_n32_tf32(d[0], da, db, 1);\n"
+    "#endif\n"
+    "        tc_wg_commit();\n"
+    "        TC_WG_WAIT(0);\n"
+    "#if FRESH == 6\n"
+    "        RINGADD;\n"
+    "#else\n"
+    "        RINGADD2;\n"
+    "#endif\n"
+    "    }\n"
+    "#elif FRESH == 3\n"
     "    uint b0[2][4], s0[2][4], b1[2][4], s1[2][4];\n"
     "    LOADQ(b0, s0);\n"
     "    for (int it = 0; it < iters; it += 2) {\n"
@@ -150,12 +183,14 @@ int main(int argc, char **argv) {
      * (TC_LDS4), six wgmma of two taps blocks in 3xTF32's order (the chain is 6 whatever CHAIN) */
     static const int cases[][5] = {
         /* ss, n, acc, ring, fresh */
-        {0, 32, 1, 1, 1}, {0, 32, 1, 1, 2}, {0, 32, 1, 1, 3},  {0, 32, 1, 1, 0}, {0, 64, 1, 1, 0},
+        {0, 32, 1, 1, 1}, {0, 64, 1, 1, 4}, {1, 64, 1, 1, 5}, {1, 32, 1, 1, 6},
+        {0, 32, 1, 1, 2}, {0, 32, 1, 1, 3},  {0, 32, 1, 1, 0}, {0, 64, 1, 1, 0},
         {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0}, {0, 128, 1, 0, 0}, {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0},
         {1, 32, 1, 0, 0}, {1, 64, 1, 0, 0}, {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
     for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
         const int ss = cases[ci][0], n = cases[ci][1], acc = cases[ci][2], ring = cases[ci][3];
-        const int fresh = cases[ci][4], links = fresh ? 6 : chain;
+        /* fresh 4 and 5 give a tap block's three products as two, n64 and n32: 3 links of n64 */
+        const int fresh = cases[ci][4], links = fresh == 4 || fresh == 5 ? 3 : fresh ? 6 : chain;
         char opts[192];
         snprintf(opts, sizeof opts,
                  "-DCLIP_SM90A -DSS=%d -DN=%d -DACC=%d -DCHAIN=%d -DRING=%d -DFRESH=%d", ss, n, acc,
