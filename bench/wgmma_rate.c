@@ -72,7 +72,8 @@ static const char *const kernel_src =
     "#if FRESH >= 4\n"
     "    const ulong da2 = tc_wg_desc(sm + N * 8 + 64 * 8, 64 * 16, 128);\n"
     "#define RINGADD2 _Pragma(\"unroll\") for (int r = 0; r < 16; r++) { "
-    "asm volatile(\"\" : \"+f\"(d[0][r]), \"+f\"(d[0][r + 16])); ring[r] += d[0][r] + d[0][r + 16]; }\n"
+    "asm volatile(\"\" : \"+f\"(d[0][r]), \"+f\"(d[0][r + 16])); "
+    "ring[r] += d[0][r] + d[0][r + 16]; }\n"
     "    for (int it = 0; it < iters; it++) {\n"
     "#if FRESH == 4\n"
     "        uint fb[2][4], fs[2][4];\n"
@@ -183,10 +184,10 @@ int main(int argc, char **argv) {
      * (TC_LDS4), six wgmma of two taps blocks in 3xTF32's order (the chain is 6 whatever CHAIN) */
     static const int cases[][5] = {
         /* ss, n, acc, ring, fresh */
-        {0, 32, 1, 1, 1}, {0, 64, 1, 1, 4}, {1, 64, 1, 1, 5}, {1, 32, 1, 1, 6},
-        {0, 32, 1, 1, 2}, {0, 32, 1, 1, 3},  {0, 32, 1, 1, 0}, {0, 64, 1, 1, 0},
-        {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0}, {0, 128, 1, 0, 0}, {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0},
-        {1, 32, 1, 0, 0}, {1, 64, 1, 0, 0}, {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
+        {0, 32, 1, 1, 1},  {0, 64, 1, 1, 4}, {1, 64, 1, 1, 5}, {1, 32, 1, 1, 6}, {0, 32, 1, 1, 2},
+        {0, 32, 1, 1, 3},  {0, 32, 1, 1, 0}, {0, 64, 1, 1, 0}, {0, 32, 1, 0, 0}, {0, 64, 1, 0, 0},
+        {0, 128, 1, 0, 0}, {0, 32, 2, 0, 0}, {0, 64, 2, 0, 0}, {1, 32, 1, 0, 0}, {1, 64, 1, 0, 0},
+        {1, 128, 1, 0, 0}, {1, 64, 2, 0, 0}};
     for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
         const int ss = cases[ci][0], n = cases[ci][1], acc = cases[ci][2], ring = cases[ci][3];
         /* fresh 4 and 5 give a tap block's three products as two, n64 and n32: 3 links of n64 */
