@@ -79,18 +79,10 @@ typedef acc_t b_t;
 #define COMP 0
 #endif
 
-/* With COMP, s += x by Knuth's TwoSum: c gathers each addition's rounding error exactly, so
- * that s + c is the sum to about twice the working precision however long the work-item's
- * share (a CPU work-item streams millions of elements). Products still round once each (to
- * eps * sum |a||b| in all). Inf or NaN in s leaves c NaN: FOLD ignores c then. */
+/* With COMP, s += x compensated (common.cl's CLIP_TWOSUM); products still round once each (to
+ * eps * sum |a||b| in all). */
 #if COMP
-#define ADDC(s, c, x)                                                                          \
-    do {                                                                                       \
-        acc_t x_ = (x), t_ = (s) + x_, z_ = t_ - (s);                                          \
-        (c) += ((s) - (t_ - z_)) + (x_ - z_);                                                  \
-        (s) = t_;                                                                              \
-    } while (0)
-#define FOLD(s, c) (isinf(s) ? (s) : (s) + (c))
+#define ADDC(s, c, x) CLIP_TWOSUM(acc_t, s, c, x)
 #endif
 
 /* The lanes of an accumulator summed pairwise. */
@@ -183,7 +175,7 @@ void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong 
         accum(acc, ALOAD(0, ta), BLOAD(0, tb));
     }
 #if COMP
-    for (int k = 0; k < NACC; k++) acc[k] = FOLD(acc[k], acc[NACC + k]);
+    for (int k = 0; k < NACC; k++) acc[k] = CLIP_FOLD(acc[k], acc[NACC + k]);
 #endif
     for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HSUM(acc[k]);
     tree(sh, lid);

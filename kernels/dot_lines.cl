@@ -5,41 +5,30 @@
  *
  * Build options: A_COMPLEX, B_COMPLEX; CONTIG (1: pre = 1, a work-group per line; 0: a
  * work-item per line, neighbours on neighbouring lines); LOCAL, the work-group size. Single
- * precision sums are compensated (Neumaier) per work-item. */
+ * precision sums are compensated per work-item (common.cl, clip_addc). */
 
 /* dot(a, a) must have an imaginary part of exactly 0: both products rounded alike. */
 #pragma OPENCL FP_CONTRACT OFF
 
 #define CX (A_COMPLEX || B_COMPLEX)
 
-inline void addc(real_t *s, real_t *c, const real_t v) {
-#if CLIP_DOUBLE
-    *s += v;
-    (void)c;
-#else
-    const real_t t = *s + v;
-    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
-    *s = t;
-#endif
-}
-#define FOLD(s, c) (isfinite(s) ? (s) + (c) : (s))
 
 /* acc (re, im; compensations in cmp) += conj(a[e]) * b[e]. */
 inline void accum(__global const real_t *a, __global const real_t *b, const ulong e, real_t *acc,
                   real_t *cmp) {
 #if A_COMPLEX && B_COMPLEX
     const real_t ar = a[2 * e], ai = a[2 * e + 1], br = b[2 * e], bi = b[2 * e + 1];
-    addc(&acc[0], &cmp[0], ar * br);
-    addc(&acc[0], &cmp[0], ai * bi);
-    addc(&acc[1], &cmp[1], ar * bi - ai * br);
+    clip_addc(&acc[0], &cmp[0], ar * br);
+    clip_addc(&acc[0], &cmp[0], ai * bi);
+    clip_addc(&acc[1], &cmp[1], ar * bi - ai * br);
 #elif A_COMPLEX
-    addc(&acc[0], &cmp[0], a[2 * e] * b[e]);
-    addc(&acc[1], &cmp[1], -a[2 * e + 1] * b[e]);
+    clip_addc(&acc[0], &cmp[0], a[2 * e] * b[e]);
+    clip_addc(&acc[1], &cmp[1], -a[2 * e + 1] * b[e]);
 #elif B_COMPLEX
-    addc(&acc[0], &cmp[0], a[e] * b[2 * e]);
-    addc(&acc[1], &cmp[1], a[e] * b[2 * e + 1]);
+    clip_addc(&acc[0], &cmp[0], a[e] * b[2 * e]);
+    clip_addc(&acc[1], &cmp[1], a[e] * b[2 * e + 1]);
 #else
-    addc(&acc[0], &cmp[0], a[e] * b[e]);
+    clip_addc(&acc[0], &cmp[0], a[e] * b[e]);
 #endif
 }
 
@@ -52,8 +41,8 @@ void dot_lines(__global const real_t *a, __global const real_t *b, const ulong p
     const ulong k = get_group_id(0);
     const uint lid = get_local_id(0);
     for (ulong j = lid; j < n; j += LOCAL) accum(a, b, k * n + j, acc, cmp);
-    sh[lid] = FOLD(acc[0], cmp[0]);
-    sh[LOCAL + lid] = FOLD(acc[1], cmp[1]);
+    sh[lid] = CLIP_FOLD(acc[0], cmp[0]);
+    sh[LOCAL + lid] = CLIP_FOLD(acc[1], cmp[1]);
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < s) sh[lid] += sh[lid + s], sh[LOCAL + lid] += sh[LOCAL + lid + s];
@@ -68,8 +57,8 @@ void dot_lines(__global const real_t *a, __global const real_t *b, const ulong p
     if (o >= pre * post) return;
     const ulong i = o % pre, k = o / pre;
     for (ulong j = 0; j < n; j++) accum(a, b, i + pre * (j + n * k), acc, cmp);
-    out[CX ? 2 * o : o] = FOLD(acc[0], cmp[0]);
-    if (CX) out[2 * o + 1] = FOLD(acc[1], cmp[1]);
+    out[CX ? 2 * o : o] = CLIP_FOLD(acc[0], cmp[0]);
+    if (CX) out[2 * o + 1] = CLIP_FOLD(acc[1], cmp[1]);
     (void)sh;
 #endif
 }

@@ -86,19 +86,10 @@ typedef CAT(RNAME, AW) acc_t;
 #define NST NBASE
 #endif
 
-/* s += x, or with COMP Knuth's TwoSum: c gathers each addition's rounding error exactly, so
- * that s + c is the sum to about twice the working precision however long the work-item's
- * share (a CPU work-item streams millions of elements). Branch-free: a handful of adds per
- * element, free where memory bounds the speed. Inf or NaN in s leaves c NaN: FOLD ignores c
- * then (s alone is Inf or NaN as it should be). */
+/* s += x, or with COMP compensated (common.cl's CLIP_TWOSUM: a handful of adds per element,
+ * free where memory bounds the speed). */
 #if COMP
-#define ADDC(s, c, x)                                                                          \
-    do {                                                                                       \
-        acc_t x_ = (x), t_ = (s) + x_, z_ = t_ - (s);                                          \
-        (c) += ((s) - (t_ - z_)) + (x_ - z_);                                                  \
-        (s) = t_;                                                                              \
-    } while (0)
-#define FOLD(s, c) (isinf(s) ? (s) : (s) + (c))
+#define ADDC(s, c, x) CLIP_TWOSUM(acc_t, s, c, x)
 #else
 #define ADDC(s, c, x) ((s) += (x))
 #endif
@@ -304,7 +295,7 @@ inline void lanes(const acc_t *acc, real_t *out, const real_t p) {
     real_t l[NROW][AW];
     for (int k = 0; k < NROW; k++) LANES(acc[k], l[k]);
 #if COMP
-    LANES(FOLD(acc[SI], acc[CI]), l[SI]);
+    LANES(CLIP_FOLD(acc[SI], acc[CI]), l[SI]);
 #endif
     for (int w = AW / 2; w > 0; w /= 2)
         for (int i = 0; i < w; i++) {

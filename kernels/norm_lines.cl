@@ -9,7 +9,8 @@
  *   LOCAL  work-group size, a power of two
  * Modes 2 and 5 read a line twice: m = max |x|, then m * (sum (|x|/m)^p)^(1/p), so that no
  * power overflows or underflows; m NaN, Inf or 0 is the answer itself. Single-precision sums
- * are compensated (Neumaier) per work-item. NaN propagates through every mode, as MATLAB's. */
+ * are compensated per work-item (common.cl, clip_addc). NaN propagates through every mode, as
+ * MATLAB's. */
 
 #if CLIP_COMPLEX
 #define MAG(i) hypot(x[2 * (i)], x[2 * (i) + 1])
@@ -25,18 +26,6 @@
 #define INIT ((real_t)0)
 #endif
 
-/* s += v, the rounding error gathered in c (single precision only). */
-inline void addc(real_t *s, real_t *c, const real_t v) {
-#if CLIP_DOUBLE
-    *s += v;
-    (void)c;
-#else
-    const real_t t = *s + v;
-    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
-    *s = t;
-#endif
-}
-#define FOLD(s, c) (isfinite(s) ? (s) + (c) : (s))
 
 inline real_t comb(const real_t a, const real_t b, const int op) {
     return op == 3 ? NMAX(a, b) : op == 4 ? NMIN(a, b) : a + b;
@@ -68,7 +57,7 @@ inline real_t line_norm(__global const real_t *x, const ulong base, const ulong 
     for (ulong j = first; j < n; j += step) {
         const real_t a = MAG(base + j * stride);
 #if MODE == 1
-        addc(&acc, &c, a);
+        clip_addc(&acc, &c, a);
 #elif MODE == 4
         acc = NMIN(a, acc);
 #else
@@ -76,7 +65,7 @@ inline real_t line_norm(__global const real_t *x, const ulong base, const ulong 
 #endif
     }
 #if MODE == 1
-    return group_comb(sh, FOLD(acc, c), 1);
+    return group_comb(sh, CLIP_FOLD(acc, c), 1);
 #elif MODE == 3 || MODE == 4
     return group_comb(sh, acc, MODE);
 #else
@@ -87,12 +76,12 @@ inline real_t line_norm(__global const real_t *x, const ulong base, const ulong 
     for (ulong j = first; j < n; j += step) {
         const real_t y = MAG(base + j * stride) / m;
 #if MODE == 2
-        addc(&s, &c, y * y);
+        clip_addc(&s, &c, y * y);
 #else
-        addc(&s, &c, pow(y, p));
+        clip_addc(&s, &c, pow(y, p));
 #endif
     }
-    s = group_comb(sh, FOLD(s, c), 1);
+    s = group_comb(sh, CLIP_FOLD(s, c), 1);
 #if MODE == 2
     return m * sqrt(s);
 #else

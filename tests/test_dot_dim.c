@@ -168,6 +168,48 @@ static void test_dims(clip_app *app, clip_process *p) {
         free(v[k]);
 }
 
+/* Long single-precision lines: each line's sum is compensated (kernels/common.cl, clip_addc),
+ * so the result stays within a few ulps of sum |a||b| where plain float sums of this many
+ * products drift by about 1e-5: along dimension 2 of 2 x N a work-item sums a whole line
+ * alone, along dimension 1 of N x 2 a work-group shares it. */
+static void test_long_lines(clip_app *app, clip_process *p) {
+    const size_t N = quick ? 400003 : 2000003;
+    double *v[2];
+    unsigned long long seed = 31;
+    for (int k = 0; k < 2; k++) {
+        v[k] = malloc(2 * N * sizeof *v[k]);
+        for (size_t i = 0; i < 2 * N; i++)
+            v[k][i] = 0.5 + 0.5 * tu_rand(&seed);
+    }
+    for (int dim = 1; dim <= 2; dim++) {
+        const size_t rows = dim == 1 ? N : 2, cols = dim == 1 ? 2 : N;
+        clip_data *a = rt_make(app, CLIP_F32, rows, cols, v[0], NULL);
+        clip_data *b = rt_make(app, CLIP_F32, rows, cols, v[1], NULL), *y = NULL;
+        CHECK_OK(app, run(p, a, b, dim, &y));
+        for (size_t l = 0; y && l < 2; l++) {
+            long double want = 0, scale = 0;
+            for (size_t j = 0; j < N; j++) {
+                const size_t e = dim == 1 ? l * N + j : l + 2 * j;
+                const long double prod = (long double)(float)v[0][e] * (float)v[1][e];
+                want += prod;
+                scale += fabsl(prod);
+            }
+            double re, im;
+            out_at(y, l, &re, &im);
+            tu_checks++;
+            if (!(fabs(re - (double)want) <= 3e-7 * (double)scale)) {
+                tu_failures++;
+                fprintf(stderr, "long line dim %d line %zu: got %.9g want %.9Lg\n", dim, l, re,
+                        want);
+            }
+        }
+        clip_data_destroy(a);
+        clip_data_destroy(b);
+    }
+    for (int k = 0; k < 2; k++)
+        free(v[k]);
+}
+
 /* Empties: zeros of the output size (dot(zeros(0, 3), zeros(0, 3)) is 1x3), or an empty
  * output. */
 static void test_empty(clip_app *app, clip_process *p) {
@@ -228,6 +270,7 @@ int main(void) {
     clip_process *p = NULL;
     CHECK_OK(app, clip_process_create(app, "dot", &p));
     test_dims(app, p);
+    test_long_lines(app, p);
     test_empty(app, p);
     test_errors(app, p);
     clip_process_destroy(p);

@@ -297,6 +297,40 @@ static long double ref_line(clip_type t, const double *re, const double *im, siz
     return p == 1 ? s : mx * powl(s, 1.0L / (long double)p);
 }
 
+/* Long single-precision lines: each line's sum is compensated (kernels/common.cl, clip_addc),
+ * so vecnorm stays within a few ulps where plain float sums of this many terms drift by about
+ * 1e-5: along dimension 2 of a 2 x N matrix a work-item sums a whole line alone, along
+ * dimension 1 of N x 2 a work-group shares it. */
+static void test_long_lines(clip_app *app, clip_process *p) {
+    const size_t N = quick ? 400003 : 2000003;
+    double *v = malloc(2 * N * sizeof *v);
+    unsigned long long seed = 23;
+    for (size_t i = 0; i < 2 * N; i++)
+        v[i] = 0.5 + 0.5 * tu_rand(&seed);
+    for (int dim = 1; dim <= 2; dim++) {
+        clip_data *x = dim == 1 ? rt_make(app, CLIP_F32, N, 2, v, NULL)
+                                : rt_make(app, CLIP_F32, 2, N, v, NULL);
+        const double ps[2] = {1, 2};
+        for (int k = 0; k < 2; k++) {
+            clip_data *y = NULL;
+            CHECK_OK(app, run(p, x, ps[k], 0, dim, &y));
+            for (size_t l = 0; y && l < 2; l++) {
+                const long double want = dim == 1 ? ref_line(CLIP_F32, v, NULL, l * N, 1, N, ps[k])
+                                                  : ref_line(CLIP_F32, v, NULL, l, 2, N, ps[k]);
+                const double got = val(y, l);
+                tu_checks++;
+                if (!close_to(got, want, 3e-7)) {
+                    tu_failures++;
+                    fprintf(stderr, "long line dim %d p=%g line %zu: got %.9g want %.9Lg\n", dim,
+                            ps[k], l, got, want);
+                }
+            }
+        }
+        clip_data_destroy(x);
+    }
+    free(v);
+}
+
 /* vecnorm(A, p, dim) of a 3-D array along each dimension and past the last. */
 static void test_dim(clip_app *app, clip_process *p) {
     const size_t d[3] = {quick ? 7 : 37, 5, quick ? 3 : 6};
@@ -441,6 +475,7 @@ int main(void) {
     test_matrices(app, p);
     test_empty(app, p);
     test_dim(app, p);
+    test_long_lines(app, p);
     clip_process_destroy(p);
     CHECK_OK(app, clip_process_create(app, "norm", &p));
     test_errors(app, p);
