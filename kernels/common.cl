@@ -30,7 +30,7 @@ inline complex_t clip_cconjmul(complex_t a, complex_t b) {
  * so that s + c is the running sum to about twice the working precision however long the
  * work-item's share (a CPU work-item streams millions of elements). T is the type of s, c and x,
  * a real or a vector of reals. An Inf or NaN in s leaves c NaN; CLIP_FOLD then gives s alone,
- * which is already the answer. The reductions (dot, norm and their line forms) all sum so. */
+ * which is already the answer. dot and norm sum so; their line forms by clip_addc below. */
 #define CLIP_TWOSUM(T, s, c, x)                                                                    \
     do {                                                                                           \
         T x_ = (x), t_ = (s) + x_, z_ = t_ - (s);                                                  \
@@ -39,13 +39,17 @@ inline complex_t clip_cconjmul(complex_t a, complex_t b) {
     } while (0)
 #define CLIP_FOLD(s, c) (isinf(s) ? (s) : (s) + (c))
 
-/* *s += v for a line kernel's running sum: compensated into *c in single precision; double's
- * own precision is enough there (eps 1.1e-16 against the lines' lengths), so it adds plainly. */
+/* *s += v for a line kernel's running sum: compensated into *c in single precision, the same
+ * error term as CLIP_TWOSUM by Neumaier's form (the larger operand first), whose dependent chain
+ * is shorter: on PoCL vecnorm along the columns of 4096^2 single ran 17.2 ms so against 20.3 by
+ * TwoSum (one thread). Double adds plainly: its own precision is enough for these lines. */
 inline void clip_addc(real_t *s, real_t *c, const real_t v) {
 #if CLIP_DOUBLE
     *s += v;
     (void)c;
 #else
-    CLIP_TWOSUM(real_t, *s, *c, v);
+    const real_t t = *s + v;
+    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
+    *s = t;
 #endif
 }
