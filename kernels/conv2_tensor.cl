@@ -45,7 +45,11 @@
  * the same, chains of 12 m64n32k8 or m64n64k8 reach about 90% of the tensor cores' peak with 2
  * groups a compute unit (bench/wgmma_rate); a step's fragments are loaded fresh from local
  * memory, and that pattern reaches 60% at N = 32 (the ring of 16, where the wgmma are most of a
- * step: TC_PROFILE, eighth round). A step's other work is kept small:
+ * step: TC_PROFILE, eighth round). The cap is local memory's bytes a multiply-add: a tap block's
+ * three products as two wider ones (A big against both filter parts side by side) reach 76%
+ * with both operands read by the wgmma, but one descriptor cannot hold both parts rotated for
+ * every step of the ring (bench/CONV2.md, "Fewer, wider products"). A step's other work is kept
+ * small:
  *
  * Staging. The input columns come through local memory TC_CW at a time, already split into
  * their big and small parts (so a step only loads its fragments, TC_LDS4), and the output
