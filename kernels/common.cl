@@ -2,14 +2,21 @@
  * select the element type; complex values are interleaved (re, im) as a 2-vector. */
 #if CLIP_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLIP_REAL double
 typedef double real_t;
 typedef double2 complex_t;
 typedef double4 real4_t;
 #else
+#define CLIP_REAL float
 typedef float real_t;
 typedef float2 complex_t;
 typedef float4 real4_t;
 #endif
+
+/* Token pasting through macro arguments, for vector types of real_t (CLIP_CAT(CLIP_REAL, 4) is
+ * float4 or double4, CLIP_REAL naming real_t's scalar type) and for names picked by a width. */
+#define CLIP_CAT_(a, b) a##b
+#define CLIP_CAT(a, b) CLIP_CAT_(a, b)
 
 #if CLIP_COMPLEX
 typedef complex_t elem_t;

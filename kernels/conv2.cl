@@ -258,8 +258,6 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
 
 #if KERNEL == 2 || KERNEL == 7
 /* vec_t: VW consecutive rows of one column. */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #if VW == 1
 typedef elem_t vec_t;
 #define VZERO ZERO
@@ -272,13 +270,13 @@ typedef elem_t vec_t;
 #error "conv2: vector rows are for real types"
 #endif
 #if CLIP_DOUBLE
-typedef CAT(double, VW) vec_t;
+typedef CLIP_CAT(double, VW) vec_t;
 #else
-typedef CAT(float, VW) vec_t;
+typedef CLIP_CAT(float, VW) vec_t;
 #endif
 #define VZERO ((vec_t)0)
-#define VLOAD(p) CAT(vload, VW)(0, p)
-#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
+#define VLOAD(p) CLIP_CAT(vload, VW)(0, p)
+#define VSTORE(v, p) CLIP_CAT(vstore, VW)(v, 0, p)
 #define VMAC(acc, v, f) ((acc) += (v) * (f))
 #define VDIV(v, s) ((v) / (s))
 #endif

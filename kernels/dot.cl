@@ -14,13 +14,6 @@
  * dot(a, a) has an imaginary part of exactly 0 as in MATLAB. Explicit fma() stays fused. */
 #pragma OPENCL FP_CONTRACT OFF
 
-#if CLIP_DOUBLE
-#define RNAME double
-#else
-#define RNAME float
-#endif
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 
 /* acc_t: one lane per element of a load. A complex load is 2*EPL reals, split by .even/.odd.
  * Global loads go through typed pointers (one wide load on GPUs; buffers start aligned and
@@ -29,28 +22,28 @@
 #if EPL == 1
 typedef real_t acc_t;
 #define RLOAD(i, ptr) ((ptr)[i])
-typedef CAT(RNAME, 2) cvec_t;
+typedef CLIP_CAT(CLIP_REAL, 2) cvec_t;
 #define CLOAD(i, ptr) vload2(i, ptr)
 #elif EPL == 2
-typedef CAT(RNAME, 2) acc_t;
+typedef CLIP_CAT(CLIP_REAL, 2) acc_t;
 #define RLOAD(i, ptr) vload2(i, ptr)
-typedef CAT(RNAME, 4) cvec_t;
+typedef CLIP_CAT(CLIP_REAL, 4) cvec_t;
 #define CLOAD(i, ptr) vload4(i, ptr)
 #elif EPL == 4
-typedef CAT(RNAME, 4) acc_t;
+typedef CLIP_CAT(CLIP_REAL, 4) acc_t;
 #define RLOAD(i, ptr) vload4(i, ptr)
-typedef CAT(RNAME, 8) cvec_t;
+typedef CLIP_CAT(CLIP_REAL, 8) cvec_t;
 #define CLOAD(i, ptr) vload8(i, ptr)
 #elif EPL == 8
-typedef CAT(RNAME, 8) acc_t;
+typedef CLIP_CAT(CLIP_REAL, 8) acc_t;
 #define RLOAD(i, ptr) vload8(i, ptr)
-typedef CAT(RNAME, 16) cvec_t;
+typedef CLIP_CAT(CLIP_REAL, 16) cvec_t;
 #define CLOAD(i, ptr) vload16(i, ptr)
 #else
 #if A_COMPLEX || B_COMPLEX
 #error "dot.cl: a complex operand needs EPL <= 8 (its load is 2*EPL reals)"
 #endif
-typedef CAT(RNAME, 16) acc_t;
+typedef CLIP_CAT(CLIP_REAL, 16) acc_t;
 #define RLOAD(i, ptr) vload16(i, ptr)
 #endif
 

@@ -116,15 +116,8 @@
 #else
 #define CPX 1
 #endif
-#if CLIP_DOUBLE
-#define REAL double
-#else
-#define REAL float
-#endif
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define RCAT_(a, b) a##b
-#define RCAT(a, b) RCAT_(a, b) /* for use inside CAT's expansion, where CAT is not expanded */
+#define RCAT(a, b) RCAT_(a, b) /* for use inside CLIP_CAT's expansion, where it is not expanded */
 /* Literal reals per vector, so that they can be pasted into type and vload names. */
 #if VW * CPX == 1
 #define VWR 1
@@ -167,24 +160,24 @@
 #endif
 
 /* RVEC(n): the vector of n reals; RLOAD/RSTORE(n, p): unaligned access to one. */
-#define RVEC_1 REAL
-#define RVEC_2 RCAT(REAL, 2)
-#define RVEC_4 RCAT(REAL, 4)
-#define RVEC_8 RCAT(REAL, 8)
-#define RVEC_16 RCAT(REAL, 16)
-#define RVEC(n) CAT(RVEC_, n)
+#define RVEC_1 CLIP_REAL
+#define RVEC_2 RCAT(CLIP_REAL, 2)
+#define RVEC_4 RCAT(CLIP_REAL, 4)
+#define RVEC_8 RCAT(CLIP_REAL, 8)
+#define RVEC_16 RCAT(CLIP_REAL, 16)
+#define RVEC(n) CLIP_CAT(RVEC_, n)
 #define RLOAD_1(p) (*(p))
 #define RLOAD_2(p) vload2(0, (p))
 #define RLOAD_4(p) vload4(0, (p))
 #define RLOAD_8(p) vload8(0, (p))
 #define RLOAD_16(p) vload16(0, (p))
-#define RLOAD(n, p) CAT(RLOAD_, n)(p)
+#define RLOAD(n, p) CLIP_CAT(RLOAD_, n)(p)
 #define RSTORE_1(v, p) (*(p) = (v))
 #define RSTORE_2(v, p) vstore2((v), 0, (p))
 #define RSTORE_4(v, p) vstore4((v), 0, (p))
 #define RSTORE_8(v, p) vstore8((v), 0, (p))
 #define RSTORE_16(v, p) vstore16((v), 0, (p))
-#define RSTORE(n, v, p) CAT(RSTORE_, n)((v), (p))
+#define RSTORE(n, v, p) CLIP_CAT(RSTORE_, n)((v), (p))
 
 typedef RVEC(VWR) vec_t;  /* VW elements along M */
 typedef RVEC(VNR) bvec_t; /* VWN elements along N (local B) */
@@ -206,7 +199,7 @@ typedef union {
 #define CSIGN_4 ((RVEC_4)(1, -1, 1, -1))
 #define CSIGN_8 ((RVEC_8)(1, -1, 1, -1, 1, -1, 1, -1))
 #define CSIGN_16 ((RVEC_16)(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1))
-#define CONJ_R(n, v) ((v) * CAT(CSIGN_, n))
+#define CONJ_R(n, v) ((v) * CLIP_CAT(CSIGN_, n))
 #define CONJ_E(v) ((elem_t)((v).x, -(v).y))
 #define CONJ_A (TRANSA == 2)
 #define CONJ_B (TRANSB == 2)

@@ -17,13 +17,6 @@
  * Every mode propagates NaN, as MATLAB's norm does: sums naturally, max/min explicitly, mode 2
  * routes NaN into its middle accumulator, and modes 5 and 6 let a NaN or Inf maximum decide. */
 
-#if CLIP_DOUBLE
-#define RNAME double
-#else
-#define RNAME float
-#endif
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #ifndef PHALF
 #define PHALF 0
 #endif
@@ -41,8 +34,8 @@
 typedef real_t vec_t;
 #define PLOAD(ptr) ((ptr)[0])
 #else
-typedef CAT(RNAME, VEC) vec_t;
-#define PLOAD(ptr) CAT(vload, VEC)(0, ptr)
+typedef CLIP_CAT(CLIP_REAL, VEC) vec_t;
+#define PLOAD(ptr) CLIP_CAT(vload, VEC)(0, ptr)
 #endif
 /* Accumulators; LANES(v, arr) spills one into a private array. any() of a scalar comparison
  * (1, not -1) would read false: ANY hides the difference. */
@@ -51,8 +44,8 @@ typedef real_t acc_t;
 #define LANES(v, arr) ((arr)[0] = (v))
 #define ANY(c) (c)
 #else
-typedef CAT(RNAME, AW) acc_t;
-#define LANES(v, arr) CAT(vstore, AW)(v, 0, arr)
+typedef CLIP_CAT(CLIP_REAL, AW) acc_t;
+#define LANES(v, arr) CLIP_CAT(vstore, AW)(v, 0, arr)
 #define ANY(c) any(c)
 #endif
 
@@ -192,11 +185,11 @@ inline void comb(real_t *a, const real_t *b, const real_t p) {
 #define EXPBITS 0x7F800000U
 #endif
 #if AW == 1
-#define AS_U(v) CAT(as_, UNAME)(v)
-#define AS_R(v) CAT(as_, RNAME)(v)
+#define AS_U(v) CLIP_CAT(as_, UNAME)(v)
+#define AS_R(v) CLIP_CAT(as_, CLIP_REAL)(v)
 #else
-#define AS_U(v) CAT(CAT(as_, UNAME), AW)(v)
-#define AS_R(v) CAT(CAT(as_, RNAME), AW)(v)
+#define AS_U(v) CLIP_CAT(CLIP_CAT(as_, UNAME), AW)(v)
+#define AS_R(v) CLIP_CAT(CLIP_CAT(as_, CLIP_REAL), AW)(v)
 #endif
 
 /* The scale M that a running maximum mx > 0 calls for. SCALE2: the power of two M <= mx (its
