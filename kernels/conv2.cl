@@ -269,11 +269,7 @@ typedef elem_t vec_t;
 #if CLIP_COMPLEX
 #error "conv2: vector rows are for real types"
 #endif
-#if CLIP_DOUBLE
-typedef CLIP_CAT(double, VW) vec_t;
-#else
-typedef CLIP_CAT(float, VW) vec_t;
-#endif
+typedef CLIP_CAT(CLIP_REAL, VW) vec_t;
 #define VZERO ((vec_t)0)
 #define VLOAD(p) CLIP_CAT(vload, VW)(0, p)
 #define VSTORE(v, p) CLIP_CAT(vstore, VW)(v, 0, p)

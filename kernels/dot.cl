@@ -14,7 +14,6 @@
  * dot(a, a) has an imaginary part of exactly 0 as in MATLAB. Explicit fma() stays fused. */
 #pragma OPENCL FP_CONTRACT OFF
 
-
 /* acc_t: one lane per element of a load. A complex load is 2*EPL reals, split by .even/.odd.
  * Global loads go through typed pointers (one wide load on GPUs; buffers start aligned and
  * every load is at a multiple of its size); RLOAD/CLOAD read the padded tail from private

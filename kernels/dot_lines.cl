@@ -12,7 +12,6 @@
 
 #define CX (A_COMPLEX || B_COMPLEX)
 
-
 /* acc (re, im; compensations in cmp) += conj(a[e]) * b[e]. */
 inline void accum(__global const real_t *a, __global const real_t *b, const ulong e, real_t *acc,
                   real_t *cmp) {

@@ -26,7 +26,6 @@
 #define INIT ((real_t)0)
 #endif
 
-
 inline real_t comb(const real_t a, const real_t b, const int op) {
     return op == 3 ? NMAX(a, b) : op == 4 ? NMIN(a, b) : a + b;
 }
