@@ -13,26 +13,38 @@
 
 size_t clip_type_size(clip_type t) {
     switch (t) {
-    case CLIP_F32: return 4;
-    case CLIP_F64: return 8;
-    case CLIP_C32: return 8;
-    case CLIP_C64: return 16;
+    case CLIP_F32:
+        return 4;
+    case CLIP_F64:
+        return 8;
+    case CLIP_C32:
+        return 8;
+    case CLIP_C64:
+        return 16;
     }
     return 0;
 }
 
 const char *clip_type_name(clip_type t) {
     switch (t) {
-    case CLIP_F32: return "f32";
-    case CLIP_F64: return "f64";
-    case CLIP_C32: return "c32";
-    case CLIP_C64: return "c64";
+    case CLIP_F32:
+        return "f32";
+    case CLIP_F64:
+        return "f64";
+    case CLIP_C32:
+        return "c32";
+    case CLIP_C64:
+        return "c64";
     }
     return "?";
 }
 
-int clip_type_is_complex(clip_type t) { return t == CLIP_C32 || t == CLIP_C64; }
-int clip_type_is_double(clip_type t) { return t == CLIP_F64 || t == CLIP_C64; }
+int clip_type_is_complex(clip_type t) {
+    return t == CLIP_C32 || t == CLIP_C64;
+}
+int clip_type_is_double(clip_type t) {
+    return t == CLIP_F64 || t == CLIP_C64;
+}
 
 clip_type clip_type_promote(clip_type a, clip_type b) {
     int dbl = clip_type_is_double(a) && clip_type_is_double(b);
@@ -92,9 +104,10 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
                                    that never leaves its device must not lock host memory */
     } else if (bytes) {
         d->host = zero ? calloc(1, bytes) : malloc(bytes);
-        if (d->host) clip_advise_huge_pages(d->host, bytes); /* outputs of split launches are filled
-                                                           by downloads: 40 GB faulted in 4 KiB
-                                                           pages capped an H100's at 1.4 GB/s */
+        if (d->host)
+            clip_advise_huge_pages(d->host, bytes); /* outputs of split launches are filled
+                                                  by downloads: 40 GB faulted in 4 KiB
+                                                  pages capped an H100's at 1.4 GB/s */
         if (!d->host) {
             free(d);
             return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY,
@@ -105,7 +118,8 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
     d->app = app;
     d->type = type;
     d->ndims = ndims < 2 ? 2 : ndims;
-    for (int i = 0; i < CLIP_MAX_DIMS; i++) d->dims[i] = 1;
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        d->dims[i] = 1;
     memcpy(d->dims, dims, (size_t)ndims * sizeof *dims);
     d->numel = numel;
     d->bytes = bytes;
@@ -153,8 +167,8 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
 static size_t in_place_alignment(const clip_app *app) {
     cl_bool unified = CL_FALSE;
     cl_uint bits = 0;
-    cl_int e = clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
-                               &unified, NULL);
+    cl_int e =
+        clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     if (e == CL_SUCCESS)
         e = clGetDeviceInfo(app->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
     if (e != CL_SUCCESS || unified != CL_TRUE) return 0;
@@ -166,16 +180,15 @@ static void CL_CALLBACK free_stage(cl_mem mem, void *block) {
     clip_host_block_put(block);
 }
 
-clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
-                           void *host, clip_data **out) {
+clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims, void *host,
+                           clip_data **out) {
     if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: out is NULL");
     *out = NULL;
     size_t numel = 0, bytes = 0;
     clip_status s = app ? check_shape(app, type, ndims, dims, &numel, &bytes)
                         : clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_wrap: app is NULL");
     if (s != CLIP_OK) return s;
-    if (bytes && !host)
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: host is NULL");
+    if (bytes && !host) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_wrap: host is NULL");
     /* Empty data has no storage to borrow: it is made as any other. */
     s = make(app, type, ndims, dims, 0, bytes ? host : NULL, out);
     if (s == CLIP_OK && bytes) clip_advise_huge_pages(host, bytes);
@@ -185,8 +198,12 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
     return s;
 }
 
-int clip_data_in_place(const clip_data *d) { return d && d->in_place; }
-int clip_data_page_locked(const clip_data *d) { return d && d->pinned; }
+int clip_data_in_place(const clip_data *d) {
+    return d && d->in_place;
+}
+int clip_data_page_locked(const clip_data *d) {
+    return d && d->pinned;
+}
 
 clip_data *clip_data_retain(clip_data *d) {
     if (d) d->refs++;
@@ -197,26 +214,42 @@ void clip_data_destroy(clip_data *d) {
     if (!d || --d->refs > 0) return;
     /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
      * they finish, so releasing here is safe. */
-    if (d->mem) clReleaseMemObject(d->mem);
-    else clip_host_block_put(d->stage_block); /* with a buffer, free_stage gives it back once
-                                                 the buffer's work is done */
-    if (d->pinned) clip_pinned_free(d->app, d->host, d->bytes, d->pinned);
-    else if (!d->borrowed) free(d->host);
+    if (d->mem)
+        clReleaseMemObject(d->mem);
+    else
+        clip_host_block_put(d->stage_block); /* with a buffer, free_stage gives it back once
+                                                the buffer's work is done */
+    if (d->pinned)
+        clip_pinned_free(d->app, d->host, d->bytes, d->pinned);
+    else if (!d->borrowed)
+        free(d->host);
     clip_app *app = d->app;
     free(d);
     clip_app_release(app);
 }
 
-clip_type clip_data_type(const clip_data *d) { return d ? d->type : CLIP_F32; }
-int clip_data_ndims(const clip_data *d) { return d ? d->ndims : 0; }
+clip_type clip_data_type(const clip_data *d) {
+    return d ? d->type : CLIP_F32;
+}
+int clip_data_ndims(const clip_data *d) {
+    return d ? d->ndims : 0;
+}
 size_t clip_data_dim(const clip_data *d, int i) {
     if (!d || i < 0) return 0;
     return i < d->ndims ? d->dims[i] : 1;
 }
-const size_t *clip_data_dims(const clip_data *d) { return d ? d->dims : NULL; }
-size_t clip_data_numel(const clip_data *d) { return d ? d->numel : 0; }
-size_t clip_data_bytes(const clip_data *d) { return d ? d->bytes : 0; }
-clip_app *clip_data_app(const clip_data *d) { return d ? d->app : NULL; }
+const size_t *clip_data_dims(const clip_data *d) {
+    return d ? d->dims : NULL;
+}
+size_t clip_data_numel(const clip_data *d) {
+    return d ? d->numel : 0;
+}
+size_t clip_data_bytes(const clip_data *d) {
+    return d ? d->bytes : 0;
+}
+clip_app *clip_data_app(const clip_data *d) {
+    return d ? d->app : NULL;
+}
 
 clip_status clip_data_host_storage(clip_data *d) {
     if (d->host || d->bytes == 0) return CLIP_OK;
@@ -307,8 +340,9 @@ clip_status clip_data_to_device(clip_data *d) {
                    : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, d->host, 0,
                                           NULL, NULL);
     if (e != CL_SUCCESS)
-        return clip_set_error(d->app, CLIP_ERR_OPENCL, "upload of %zu bytes: clEnqueueWriteBuffer: %s",
-                              d->bytes, clip_cl_error_name(e));
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "upload of %zu bytes: clEnqueueWriteBuffer: %s", d->bytes,
+                              clip_cl_error_name(e));
     count_transfer(d, 1, d->bytes);
     d->device_valid = 1;
     return CLIP_OK;
@@ -327,15 +361,45 @@ static clip_status to_host(clip_data *d) {
         return CLIP_OK;
     }
     void *dst = d->stage ? d->stage : d->host;
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, dst, 0, NULL,
-                                   NULL);
+    cl_int e =
+        CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+            ? CL_OUT_OF_RESOURCES
+            : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, dst, 0, NULL, NULL);
     if (e != CL_SUCCESS)
-        return clip_set_error(d->app, CLIP_ERR_OPENCL, "download of %zu bytes: clEnqueueReadBuffer: %s",
-                              d->bytes, clip_cl_error_name(e));
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "download of %zu bytes: clEnqueueReadBuffer: %s", d->bytes,
+                              clip_cl_error_name(e));
     if (d->stage) memcpy(d->host, d->stage, d->bytes);
     count_transfer(d, 0, d->bytes);
     d->host_valid = 1;
     return CLIP_OK;
+}
+
+int clip_data_host_current(const clip_data *d) {
+    return d->host_valid;
+}
+int clip_data_device_current(const clip_data *d) {
+    return d->device_valid;
+}
+
+void clip_data_mark_device_written(clip_data *d) {
+    d->device_valid = 1;
+    d->host_valid = d->bytes == 0;
+}
+
+void clip_data_mark_host_written(clip_data *d) {
+    d->host_valid = 1;
+    d->device_valid = d->bytes == 0;
+}
+
+clip_status clip_data_split_source(clip_data *d, int shared_context, int *from_device) {
+    *from_device = 0;
+    if (d->bytes == 0 || d->host_valid) return CLIP_OK;
+    if (d->device_valid && d->mem && shared_context) {
+        *from_device = 1;
+        return CLIP_OK;
+    }
+    return to_host(d); /* another platform's queues read it from the host */
 }
 
 clip_status clip_data_read(clip_data *d, void *dst) {
@@ -349,14 +413,13 @@ clip_status clip_data_read(clip_data *d, void *dst) {
         memcpy(dst, d->host, d->bytes);
         return CLIP_OK;
     }
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
-                   ? CL_OUT_OF_RESOURCES
-                   : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, dst, 0,
-                                         NULL, NULL);
+    cl_int e =
+        CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+            ? CL_OUT_OF_RESOURCES
+            : clEnqueueReadBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, dst, 0, NULL, NULL);
     if (e != CL_SUCCESS)
-        return clip_set_error(d->app, CLIP_ERR_OPENCL,
-                              "read of %zu bytes: clEnqueueReadBuffer: %s", d->bytes,
-                              clip_cl_error_name(e));
+        return clip_set_error(d->app, CLIP_ERR_OPENCL, "read of %zu bytes: clEnqueueReadBuffer: %s",
+                              d->bytes, clip_cl_error_name(e));
     d->app->stats.to_host++; /* a real copy, into memory clip does not own */
     d->app->stats.bytes_to_host += d->bytes;
     return CLIP_OK;
@@ -369,10 +432,10 @@ clip_status clip_data_write(clip_data *d, const void *src) {
     clip_status s = clip_data_ensure_buffer(d);
     if (s != CLIP_OK) return s;
     /* Blocking: the caller may change src as soon as this returns. */
-    cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
-                   ? CL_OUT_OF_RESOURCES
-                   : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, src, 0,
-                                          NULL, NULL);
+    cl_int e =
+        CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+            ? CL_OUT_OF_RESOURCES
+            : clEnqueueWriteBuffer(d->app->queue, d->mem, CL_TRUE, 0, d->bytes, src, 0, NULL, NULL);
     if (e != CL_SUCCESS)
         return clip_set_error(d->app, CLIP_ERR_OPENCL,
                               "write of %zu bytes: clEnqueueWriteBuffer: %s", d->bytes,
@@ -385,7 +448,8 @@ clip_status clip_data_write(clip_data *d, const void *src) {
 }
 
 clip_status clip_data_host(clip_data *d, const void **ptr) {
-    if (!d || !ptr) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host: NULL argument");
+    if (!d || !ptr)
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host: NULL argument");
     *ptr = NULL;
     clip_status s = to_host(d);
     if (s != CLIP_OK) return s;
@@ -395,7 +459,8 @@ clip_status clip_data_host(clip_data *d, const void **ptr) {
 
 clip_status clip_data_host_write(clip_data *d, void **ptr) {
     if (!d || !ptr)
-        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host_write: NULL argument");
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "data_host_write: NULL argument");
     *ptr = NULL;
     clip_status s = to_host(d);
     /* Wrapped memory used in place is the device buffer itself: work enqueued earlier may
@@ -408,10 +473,13 @@ clip_status clip_data_host_write(clip_data *d, void **ptr) {
 }
 
 clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out) {
-    if (!d || !out) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_convert: NULL argument");
+    if (!d || !out)
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "data_convert: NULL argument");
     *out = NULL;
     if (clip_type_is_complex(d->type) && !clip_type_is_complex(to))
-        return clip_set_error(d->app, CLIP_ERR_TYPE, "data_convert: %s to %s would drop the imaginary part",
+        return clip_set_error(d->app, CLIP_ERR_TYPE,
+                              "data_convert: %s to %s would drop the imaginary part",
                               clip_type_name(d->type), clip_type_name(to));
     const void *src = NULL;
     clip_status s = clip_data_host(d, &src);
@@ -439,17 +507,20 @@ clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out) {
 }
 
 clip_status clip_data_reshape(clip_data *d, int ndims, const size_t *dims) {
-    if (!d || !dims) return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_reshape: NULL argument");
+    if (!d || !dims)
+        return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "data_reshape: NULL argument");
     if (ndims < 1 || ndims > CLIP_MAX_DIMS)
-        return clip_set_error(d->app, CLIP_ERR_DIMS, "data_reshape: %d dimensions (allowed 1..%d)", ndims,
-                              CLIP_MAX_DIMS);
+        return clip_set_error(d->app, CLIP_ERR_DIMS, "data_reshape: %d dimensions (allowed 1..%d)",
+                              ndims, CLIP_MAX_DIMS);
     size_t n = 1;
     for (int i = 0; i < ndims; i++)
         if (clip_mul_size(n, dims[i], &n)) n = (size_t)-1;
     if (n != d->numel)
-        return clip_set_error(d->app, CLIP_ERR_DIMS, "data_reshape: %zu elements cannot take a shape of %zu",
-                              d->numel, n);
-    for (int i = 0; i < CLIP_MAX_DIMS; i++) d->dims[i] = 1;
+        return clip_set_error(d->app, CLIP_ERR_DIMS,
+                              "data_reshape: %zu elements cannot take a shape of %zu", d->numel, n);
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        d->dims[i] = 1;
     memcpy(d->dims, dims, (size_t)ndims * sizeof *dims);
     d->ndims = ndims < 2 ? 2 : ndims;
     return CLIP_OK;

@@ -37,10 +37,10 @@ typedef struct clip_chosen_device {
 clip_status clip_choose_devices(const clip_criteria *crit, clip_chosen_device *out, int *count);
 
 struct clip_app {
-    int refs;                 /* user handle + every data and process alive */
-    int user_alive;           /* the user has not called clip_app_destroy yet */
+    int refs;       /* user handle + every data and process alive */
+    int user_alive; /* the user has not called clip_app_destroy yet */
     clip_device_info info;
-    int fp64;                 /* usable fp64 (device has it and not disabled) */
+    int fp64; /* usable fp64 (device has it and not disabled) */
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -69,20 +69,20 @@ struct clip_data {
     size_t dims[CLIP_MAX_DIMS];
     size_t numel;
     size_t bytes;
-    void *host;               /* NULL when bytes == 0, or until first used where it is to be
-                                 page-locked (clip_data_host_storage) */
-    cl_mem mem;               /* created on first device use; NULL when bytes == 0 */
+    void *host; /* NULL when bytes == 0, or until first used where it is to be
+                   page-locked (clip_data_host_storage) */
+    cl_mem mem; /* created on first device use; NULL when bytes == 0 */
     int host_valid;
     int device_valid;
-    int borrowed;             /* host is the caller's memory (clip_data_wrap): never freed here */
-    int in_place;             /* borrowed and mem is made over host (CL_MEM_USE_HOST_PTR) */
-    void *stage;              /* on a device sharing host memory, not in_place: the device
-                                 copy's memory, clip's own (mem is made over it; freed with mem
-                                 by a destructor callback) */
+    int borrowed; /* host is the caller's memory (clip_data_wrap): never freed here */
+    int in_place; /* borrowed and mem is made over host (CL_MEM_USE_HOST_PTR) */
+    void *stage;  /* on a device sharing host memory, not in_place: the device
+                     copy's memory, clip's own (mem is made over it; freed with mem
+                     by a destructor callback) */
     struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
-    cl_mem pinned;            /* host is page-locked memory mapped from this buffer
-                                 (lib/host_pinned.h); NULL when host is ordinary memory */
-    int zero_pending;         /* host storage not made yet, and must be zeros when it is */
+    cl_mem pinned;                       /* host is page-locked memory mapped from this buffer
+                                            (lib/host_pinned.h); NULL when host is ordinary memory */
+    int zero_pending; /* host storage not made yet, and must be zeros when it is */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */
@@ -133,8 +133,29 @@ clip_status clip_program_retarget(clip_app *app, const char *source, const char 
 
 void clip_app_retain(clip_app *app);
 void clip_app_release(clip_app *app);
-/* Makes the lanes of every device of app (once). Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
+/* Makes the lanes of every device of app (once). Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY.
+ */
 clip_status clip_app_make_lanes(clip_app *app);
+
+/* ---- which copy of a data object is current ----
+ * Only lib/data.c changes host_valid and device_valid: everything else reads them through the
+ * two tests below and changes them through the functions after them, so the rule has one home.
+ * Both copies may be current; at least one always is (empty data: both). */
+int clip_data_host_current(const clip_data *d);
+int clip_data_device_current(const clip_data *d);
+/* The device copy has been (or is being, on d's queue) written in full: the host copy is stale. */
+void clip_data_mark_device_written(clip_data *d);
+/* The host storage has been (or is being, by a split launch's pieces) written in full: the device
+ * copy is stale. The host storage must exist (clip_data_host_storage). */
+void clip_data_mark_host_written(clip_data *d);
+/* Makes d readable by a split launch's pieces before any piece runs (lib/plan.c): *from_device
+ * is set when the pieces are to copy their boxes from d's device buffer (host copy stale, device
+ * copy current, and `shared_context`: every piece's queue is in d's context); otherwise the host
+ * copy is made current here (downloaded once, blocking) and the pieces upload from it. The choice
+ * holds for the whole launch, whatever the launch then marks: an in-place output (the same
+ * object) is marked host-written before its pieces read it. Waits for d's queue.
+ * Errors: CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
+clip_status clip_data_split_source(clip_data *d, int shared_context, int *from_device);
 
 /* Makes the device copy current (creating the buffer if needed). */
 clip_status clip_data_to_device(clip_data *d);

@@ -23,10 +23,10 @@
 #define STREAM_PIECE ((uint64_t)1 << 30)
 
 typedef struct lane_run {
-    clip_app *app;               /* borrowed from the app's lanes */
-    clip_process *proc;          /* the process, run on this lane's pieces */
+    clip_app *app;      /* borrowed from the app's lanes */
+    clip_process *proc; /* the process, run on this lane's pieces */
     int busy;
-    size_t piece;                /* the piece in flight when busy */
+    size_t piece;                   /* the piece in flight when busy */
     int host_out[CLIP_PROC_MAX_IO]; /* output left on the host by the piece: copied at finish */
     /* What the process's inputs hold in this launch: a piece reading the same box of the same
      * data keeps it (matmul's column bands all read A) instead of moving it again. */
@@ -44,13 +44,26 @@ struct clip_plan {
     clip_combine_fn combine[CLIP_PROC_MAX_IO];
     unsigned char *partials[CLIP_PROC_MAX_IO];
     lane_run lanes[CLIP_MAX_APP_DEVICES][CLIP_LANES];
+    /* Per input, fixed at the start of each launch (clip_data_split_source): the pieces copy
+     * their boxes from its device buffer, else from its host copy, made current then. */
+    int from_device[CLIP_PROC_MAX_IO];
+    /* CLIP_TEST_REINIT=1 (read at each launch): every piece re-inits its lane's process instead
+     * of reusing the previous piece's init, so that a process whose init depends on more than
+     * shapes (see plan in clip/process_author.h) shows up as a difference in tests. */
+    int reinit;
     double *piece_ms;
     double wall_ms;
 };
 
-size_t clip_plan_target(const clip_plan *plan) { return plan->target; }
-int clip_plan_devices(const clip_plan *plan) { return plan->n_devices; }
-uint64_t clip_plan_max_alloc(const clip_plan *plan) { return plan->max_alloc; }
+size_t clip_plan_target(const clip_plan *plan) {
+    return plan->target;
+}
+int clip_plan_devices(const clip_plan *plan) {
+    return plan->n_devices;
+}
+uint64_t clip_plan_max_alloc(const clip_plan *plan) {
+    return plan->max_alloc;
+}
 
 void clip_box_all(const clip_data *d, clip_box *box) {
     for (int i = 0; i < CLIP_MAX_DIMS; i++) {
@@ -69,7 +82,8 @@ static int box_inside(const clip_box *b, const size_t *at, const size_t *dims) {
 
 static size_t box_numel(const clip_box *b) {
     size_t n = 1;
-    for (int i = 0; i < CLIP_MAX_DIMS; i++) n *= b->count[i];
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        n *= b->count[i];
     return n;
 }
 
@@ -81,8 +95,8 @@ clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece) {
                                   plan->n, i);
     for (int i = 0; i < p->desc->n_outputs; i++)
         if (!plan->combine[i] && !box_inside(&piece->keep[i], piece->at[i], p->outputs[i]->dims))
-            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu writes outside output %d",
-                                  plan->n, i);
+            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                                  "plan: piece %zu writes outside output %d", plan->n, i);
     if (plan->n == plan->cap) {
         size_t cap = plan->cap ? 2 * plan->cap : 16;
         clip_piece *a = realloc(plan->pieces, cap * sizeof *a);
@@ -124,7 +138,8 @@ clip_status clip_plan_bands(clip_plan *plan) {
             if (in) {
                 box->start[dim] = start;
             } else {
-                for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.at[i][d] = 0;
+                for (int d = 0; d < CLIP_MAX_DIMS; d++)
+                    pc.at[i][d] = 0;
                 pc.at[i][dim] = start;
             }
         }
@@ -168,8 +183,10 @@ static long misfit(const clip_plan *pl, uint64_t *need) {
 static int streaming(const clip_plan *pl) {
     const clip_process *p = pl->p;
     uint64_t total = 0;
-    for (int i = 0; i < p->desc->n_inputs; i++) total += p->inputs[i]->bytes;
-    for (int i = 0; i < p->desc->n_outputs; i++) total += p->outputs[i] ? p->outputs[i]->bytes : 0;
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        total += p->inputs[i]->bytes;
+    for (int i = 0; i < p->desc->n_outputs; i++)
+        total += p->outputs[i] ? p->outputs[i]->bytes : 0;
     return p->app->n_devices == 1 || total > pl->max_alloc;
 }
 
@@ -181,7 +198,8 @@ static void limits(clip_plan *pl) {
     for (int d = 0; d < app->n_devices; d++) {
         if (app->infos[d].max_alloc < pl->max_alloc) pl->max_alloc = app->infos[d].max_alloc;
         /* two pieces in flight per device */
-        uint64_t mem = app->infos[d].global_mem ? app->infos[d].global_mem / CLIP_LANES : UINT64_MAX;
+        uint64_t mem =
+            app->infos[d].global_mem ? app->infos[d].global_mem / CLIP_LANES : UINT64_MAX;
         if (mem < pl->max_mem) pl->max_mem = mem;
     }
 }
@@ -208,8 +226,7 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
             clip_plan_free(pl);
             return s;
         }
-        if (pl->target == first && streaming(pl) &&
-            pl->max_mem > STREAM_PIECE)
+        if (pl->target == first && streaming(pl) && pl->max_mem > STREAM_PIECE)
             pl->max_mem = STREAM_PIECE; /* the outputs exist now: decide once */
         if ((bad = misfit(pl, &need)) < 0) break;
     }
@@ -246,17 +263,22 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
 void clip_plan_free(clip_plan *pl) {
     if (!pl) return;
     for (int d = 0; d < CLIP_MAX_APP_DEVICES; d++)
-        for (int l = 0; l < CLIP_LANES; l++) clip_process_destroy(pl->lanes[d][l].proc);
-    for (int i = 0; i < CLIP_PROC_MAX_IO; i++) free(pl->partials[i]);
+        for (int l = 0; l < CLIP_LANES; l++)
+            clip_process_destroy(pl->lanes[d][l].proc);
+    for (int i = 0; i < CLIP_PROC_MAX_IO; i++)
+        free(pl->partials[i]);
     free(pl->pieces);
     free(pl->piece_ms);
     free(pl);
 }
 
-double clip_plan_wall_ms(const clip_plan *pl) { return pl ? pl->wall_ms : 0.0; }
+double clip_plan_wall_ms(const clip_plan *pl) {
+    return pl ? pl->wall_ms : 0.0;
+}
 
 size_t clip_plan_piece_times(const clip_plan *pl, double *ms, size_t cap) {
-    for (size_t i = 0; i < pl->n && i < cap; i++) ms[i] = pl->piece_ms[i];
+    for (size_t i = 0; i < pl->n && i < cap; i++)
+        ms[i] = pl->piece_ms[i];
     return pl->n;
 }
 
@@ -291,27 +313,25 @@ static void slab_rect(const size_t *dims, const size_t *start, const size_t *cou
 
 static size_t slabs(const size_t *count) {
     size_t n = 1;
-    for (int i = 3; i < CLIP_MAX_DIMS; i++) n *= count[i];
+    for (int i = 3; i < CLIP_MAX_DIMS; i++)
+        n *= count[i];
     return n;
 }
 
 static const size_t zero_start[CLIP_MAX_DIMS];
 
-/* Copies box `b` of `src` into the whole of `dst` (a piece input of the box's dims) on the
- * lane's queue: from the host when src's host copy is current, else from src's device buffer
- * (same context) or through the host (another platform). */
-static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const clip_box *b,
+/* Copies box `b` of input `j` into the whole of `dst` (a piece input of the box's dims) on the
+ * lane's queue: from the input's device buffer or its host copy, as the launch chose for it
+ * (from_device). Never from what the input's validity says now: an in-place output is the same
+ * object, and its host storage is receiving the pieces' results. */
+static clip_status upload_box(clip_plan *pl, lane_run *ln, int j, const clip_box *b,
                               clip_data *dst) {
     clip_app *app = pl->p->app;
+    clip_data *src = pl->p->inputs[j];
     if (dst->bytes == 0) return CLIP_OK;
     clip_status s = clip_data_ensure_buffer(dst);
     if (s != CLIP_OK) return s;
-    int from_device = !src->host_valid && src->mem && ln->app->context == app->context;
-    if (!src->host_valid && !from_device) {
-        const void *h = NULL;
-        s = clip_data_host(src, &h);
-        if (s != CLIP_OK) return s;
-    }
+    const int from_device = pl->from_device[j];
     if (!from_device && (s = clip_data_host_storage(src)) != CLIP_OK) return s;
     size_t es = clip_type_size(src->type), n = slabs(b->count);
     for (size_t k = 0; k < n; k++) {
@@ -328,8 +348,10 @@ static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const
                                          from.region, to.row_pitch, to.slice_pitch, from.row_pitch,
                                          from.slice_pitch, src->host, 0, NULL, NULL);
         if (e != CL_SUCCESS)
-            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: copy of an input box to device "
-                                  "'%s': %s", ln->app->info.name, clip_cl_error_name(e));
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                                  "plan: copy of an input box to device "
+                                  "'%s': %s",
+                                  ln->app->info.name, clip_cl_error_name(e));
         uint64_t bytes = (uint64_t)from.region[0] * from.region[1] * from.region[2];
         if (!from_device) {
             app->stats.to_device++;
@@ -339,8 +361,7 @@ static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const
             app->stats.bytes_between_devices += bytes;
         }
     }
-    dst->device_valid = 1;
-    dst->host_valid = 0;
+    clip_data_mark_device_written(dst);
     return CLIP_OK;
 }
 
@@ -368,17 +389,20 @@ static clip_status download_box(clip_plan *pl, lane_run *ln, clip_data *src, con
                            from.region[0]);
             continue;
         }
-        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
-                       ? CL_OUT_OF_RESOURCES
-                       : clEnqueueReadBufferRect(ln->app->queue, src->mem, CL_FALSE, from.origin,
-                                                 to.origin, from.region, from.row_pitch,
-                                                 from.slice_pitch, to.row_pitch, to.slice_pitch,
-                                                 dst->host, 0, NULL, NULL);
+        cl_int e =
+            CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                ? CL_OUT_OF_RESOURCES
+                : clEnqueueReadBufferRect(ln->app->queue, src->mem, CL_FALSE, from.origin,
+                                          to.origin, from.region, from.row_pitch, from.slice_pitch,
+                                          to.row_pitch, to.slice_pitch, dst->host, 0, NULL, NULL);
         if (e != CL_SUCCESS)
-            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of an output box from "
-                                  "device '%s': %s", ln->app->info.name, clip_cl_error_name(e));
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                                  "plan: read of an output box from "
+                                  "device '%s': %s",
+                                  ln->app->info.name, clip_cl_error_name(e));
         pl->p->app->stats.to_host++;
-        pl->p->app->stats.bytes_to_host += (uint64_t)from.region[0] * from.region[1] * from.region[2];
+        pl->p->app->stats.bytes_to_host +=
+            (uint64_t)from.region[0] * from.region[1] * from.region[2];
     }
     return CLIP_OK;
 }
@@ -390,8 +414,10 @@ static clip_status read_partial(clip_plan *pl, lane_run *ln, clip_data *o, size_
                    : clEnqueueReadBuffer(ln->app->queue, o->mem, CL_FALSE, 0, o->bytes,
                                          pl->partials[j] + i * o->bytes, 0, NULL, NULL);
     if (e != CL_SUCCESS)
-        return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of piece %zu's partial result "
-                              "from device '%s': %s", i, ln->app->info.name, clip_cl_error_name(e));
+        return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                              "plan: read of piece %zu's partial result "
+                              "from device '%s': %s",
+                              i, ln->app->info.name, clip_cl_error_name(e));
     pl->p->app->stats.to_host++;
     pl->p->app->stats.bytes_to_host += o->bytes;
     return CLIP_OK;
@@ -442,11 +468,11 @@ static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
             continue;
         ln->held_src[j] = NULL;
         if (d && ln->proc->initialized && same_shape(d, src->type, pc->in[j].count)) {
-            s = upload_box(pl, ln, src, &pc->in[j], d); /* into the buffer the kernels know */
+            s = upload_box(pl, ln, j, &pc->in[j], d); /* into the buffer the kernels know */
         } else {
             d = NULL;
             s = clip_data_create(ln->app, src->type, src->ndims, pc->in[j].count, &d);
-            if (s == CLIP_OK) s = upload_box(pl, ln, src, &pc->in[j], d);
+            if (s == CLIP_OK) s = upload_box(pl, ln, j, &pc->in[j], d);
             if (s == CLIP_OK) s = clip_process_set_input(ln->proc, j, d); /* drops its init */
             clip_data_destroy(d); /* the process holds it now */
         }
@@ -454,22 +480,26 @@ static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
     }
     /* The previous piece's init holds when every input kept its shape (see plan in
      * clip/process_author.h): kernels, temporaries and outputs are reused. */
-    if (s == CLIP_OK && !ln->proc->initialized) s = clip_process_init(ln->proc);
+    if (s == CLIP_OK && (!ln->proc->initialized || pl->reinit)) s = clip_process_init(ln->proc);
     if (s == CLIP_OK) s = clip_process_launch(ln->proc);
     for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
         clip_data *o = ln->proc->outputs[j];
-        ln->host_out[j] = !o->device_valid;
+        ln->host_out[j] = !clip_data_device_current(o);
         if (pl->combine[j]) {
             if (o->bytes != p->outputs[j]->bytes || o->type != p->outputs[j]->type)
-                s = clip_proc_fail(p, CLIP_ERR_SHAPE, "plan: piece %zu's output %d is not the "
-                                   "full output's shape", i, j);
+                s = clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                   "plan: piece %zu's output %d is not the "
+                                   "full output's shape",
+                                   i, j);
             else if (!ln->host_out[j] && o->bytes)
                 s = read_partial(pl, ln, o, i, j);
             continue;
         }
         if (!box_inside(&pc->keep[j], NULL, o->dims))
-            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu keeps a box outside its "
-                               "output %d", i, j);
+            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                               "plan: piece %zu keeps a box outside its "
+                               "output %d",
+                               i, j);
         else if (!ln->host_out[j])
             s = download_box(pl, ln, o, &pc->keep[j], pc->at[j], p->outputs[j], 0);
     }
@@ -523,6 +553,8 @@ clip_status clip_plan_launch(clip_process *p) {
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "plan: clFinish on device '%s': %s",
                               p->app->info.name, clip_cl_error_name(e));
+    const char *reinit = getenv("CLIP_TEST_REINIT");
+    pl->reinit = reinit && *reinit && strcmp(reinit, "0") != 0;
     clip_status s = clip_app_make_lanes(p->app);
     for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
         for (int l = 0; l < CLIP_LANES; l++) {
@@ -530,11 +562,18 @@ clip_status clip_plan_launch(clip_process *p) {
             /* the inputs may have changed since the last launch */
             memset(pl->lanes[d][l].held_src, 0, sizeof pl->lanes[d][l].held_src);
         }
+    /* Where each input's pieces come from is settled before any output is marked: an output
+     * may be an input (in place), and its host copy is stale until the pieces fill it. */
+    int shared = 1;
+    for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
+        for (int l = 0; l < CLIP_LANES; l++)
+            if (pl->lanes[d][l].app->context != p->app->context) shared = 0;
+    for (int j = 0; j < p->desc->n_inputs && s == CLIP_OK; j++)
+        s = clip_data_split_source(p->inputs[j], shared, &pl->from_device[j]);
     /* The outputs' host storage receives the pieces: it must not be stale-marked meanwhile. */
-    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
-        p->outputs[j]->host_valid = 1;
-        p->outputs[j]->device_valid = 0;
-    }
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++)
+        if ((s = clip_data_host_storage(p->outputs[j])) == CLIP_OK)
+            clip_data_mark_host_written(p->outputs[j]);
     for (size_t i = 0; i < pl->n && s == CLIP_OK; i++) {
         int d = (int)(i % (size_t)pl->n_devices);
         lane_run *ln = &pl->lanes[d][(i / (size_t)pl->n_devices) % CLIP_LANES];

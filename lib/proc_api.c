@@ -6,10 +6,18 @@
 #include "fault.h"
 #include "process_internal.h"
 
-void *clip_proc_state(clip_process *p) { return p->state; }
-clip_app *clip_proc_app(clip_process *p) { return p->app; }
-const clip_device_info *clip_proc_device(clip_process *p) { return &p->app->info; }
-cl_device_id clip_proc_cl_device(clip_process *p) { return p->app->device; }
+void *clip_proc_state(clip_process *p) {
+    return p->state;
+}
+clip_app *clip_proc_app(clip_process *p) {
+    return p->app;
+}
+const clip_device_info *clip_proc_device(clip_process *p) {
+    return &p->app->info;
+}
+cl_device_id clip_proc_cl_device(clip_process *p) {
+    return p->app->device;
+}
 clip_data *clip_proc_input(clip_process *p, int i) {
     return i >= 0 && i < p->desc->n_inputs ? p->inputs[i] : NULL;
 }
@@ -52,8 +60,8 @@ clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, 
             if ((k < ndims ? dims[k] : 1) != d->dims[k]) same = 0;
         if (!same) {
             char have[128];
-            return clip_proc_fail(p, CLIP_ERR_SHAPE, "output %d is %s but the result is %zux%zu%s", i,
-                                  clip_dims_str(d, have, sizeof have), dims[0],
+            return clip_proc_fail(p, CLIP_ERR_SHAPE, "output %d is %s but the result is %zux%zu%s",
+                                  i, clip_dims_str(d, have, sizeof have), dims[0],
                                   ndims > 1 ? dims[1] : 1, ndims > 2 ? "x..." : "");
         }
         for (int k = 0; k < p->desc->n_inputs && !p->desc->in_place; k++)
@@ -115,8 +123,7 @@ clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_m
     *mem = NULL;
     clip_status s = keep ? clip_data_to_device(d) : clip_data_ensure_buffer(d);
     if (s != CLIP_OK) return s;
-    d->device_valid = 1;
-    d->host_valid = d->bytes == 0;
+    clip_data_mark_device_written(d);
     *mem = d->mem;
     return CLIP_OK;
 }
@@ -126,9 +133,10 @@ clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
     if (bytes == 0) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "temporary of 0 bytes");
     if (bytes > p->app->info.max_alloc) {
         p->over_limit = 1;
-        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
-                              "temporary of %zu bytes exceeds the device's largest allocation (%llu)",
-                              bytes, (unsigned long long)p->app->info.max_alloc);
+        return clip_proc_fail(
+            p, CLIP_ERR_OUT_OF_MEMORY,
+            "temporary of %zu bytes exceeds the device's largest allocation (%llu)", bytes,
+            (unsigned long long)p->app->info.max_alloc);
     }
     if (grow((void **)&p->temps, &p->cap_temps, p->n_temps, sizeof *p->temps))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
@@ -153,8 +161,12 @@ static void keep_event(clip_process *p, cl_event ev) {
     p->events[p->n_events++] = ev;
 }
 
-cl_context clip_proc_cl_context(clip_process *p) { return p->app->context; }
-cl_command_queue clip_proc_cl_queue(clip_process *p) { return p->app->queue; }
+cl_context clip_proc_cl_context(clip_process *p) {
+    return p->app->context;
+}
+cl_command_queue clip_proc_cl_queue(clip_process *p) {
+    return p->app->queue;
+}
 void clip_proc_keep_event(clip_process *p, cl_event ev) {
     if (ev) keep_event(p, ev);
 }
@@ -209,7 +221,8 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
     return CLIP_OK;
 }
 
-clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size, const void *value) {
+clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
+                          const void *value) {
     cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES
                                               : clSetKernelArg(k, index, size, value);
     if (e != CL_SUCCESS) {

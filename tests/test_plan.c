@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 
+#include "clip/process_author.h"
 #include "testutil.h"
 
 /* Quick mode (valgrind): f32 and c64 only, one conv2 filter; every path is still taken. */
@@ -64,7 +65,8 @@ static clip_data *run(clip_app *app, const char *name, clip_data **in, int n_in,
     clip_status s = CLIP_OK;
     for (int i = 0; prm && prm[i].name && s == CLIP_OK; i++)
         s = clip_process_set_text(p, prm[i].name, prm[i].value);
-    for (int i = 0; i < n_in && s == CLIP_OK; i++) s = clip_process_set_input(p, i, in[i]);
+    for (int i = 0; i < n_in && s == CLIP_OK; i++)
+        s = clip_process_set_input(p, i, in[i]);
     if (s == CLIP_OK) s = clip_process_init(p);
     if (s == CLIP_OK) s = clip_process_launch(p);
     if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
@@ -86,7 +88,8 @@ static clip_data *run(clip_app *app, const char *name, clip_data **in, int n_in,
 /* Largest |a - b| / (|b| + tiny) over the elements; 0 for bitwise-equal data. Infinity when
  * shapes or types differ. */
 static double max_rel_diff(clip_data *a, clip_data *b) {
-    if (!a || !b || clip_data_type(a) != clip_data_type(b) || clip_data_numel(a) != clip_data_numel(b))
+    if (!a || !b || clip_data_type(a) != clip_data_type(b) ||
+        clip_data_numel(a) != clip_data_numel(b))
         return INFINITY;
     for (int i = 0; i < CLIP_MAX_DIMS; i++)
         if (clip_data_dim(a, i) != clip_data_dim(b, i)) return INFINITY;
@@ -160,7 +163,8 @@ static void check_case(const char *what, const char *name, clip_data **in, int n
     for (int a = TWO; a < N_APPS && want; a++) {
         if (!apps[a]) continue;
         clip_data *copies[8] = {0};
-        for (int i = 0; i < n_in; i++) copies[i] = copy_to(apps[a], in[i]);
+        for (int i = 0; i < n_in; i++)
+            copies[i] = copy_to(apps[a], in[i]);
         clip_data *got = run(apps[a], name, copies, n_in, prm, v, sizeof v);
         double diff = max_rel_diff(got, want);
         if (!uniform(apps[a]) && got) { /* other kernels on other devices: rounding differs */
@@ -173,7 +177,8 @@ static void check_case(const char *what, const char *name, clip_data **in, int n
         CHECK(got != NULL);
         CHECK(diff <= tol);
         if (split) CHECK(is_split == (a != SMALL || too_big(in, n_in, want)));
-        for (int i = 0; i < n_in; i++) clip_data_destroy(copies[i]);
+        for (int i = 0; i < n_in; i++)
+            clip_data_destroy(copies[i]);
         clip_data_destroy(got);
     }
     clip_data_destroy(want);
@@ -205,7 +210,8 @@ static void test_dot(void) {
         snprintf(what, sizeof what, "col.row 20000 %s.%s", clip_type_name(types[t]),
                  clip_type_name(types[(t + 1) % 4]));
         /* summed in another order: a few roundings of the sum of |a||b| */
-        double tol = clip_type_is_double(types[t]) && clip_type_is_double(types[(t + 1) % 4]) ? 1e-10 : 1e-4;
+        double tol =
+            clip_type_is_double(types[t]) && clip_type_is_double(types[(t + 1) % 4]) ? 1e-10 : 1e-4;
         check_case(what, "dot", in, 2, NULL, tol, 1);
         clip_data_destroy(in[0]);
         clip_data_destroy(in[1]);
@@ -290,8 +296,8 @@ static void test_transpose(void) {
             clip_data *a = random_data(apps[ONE], types[t], 3, shapes[d], 31 + d);
             const param conj[] = {{"conjugate", "true"}, {NULL, NULL}};
             char what[64];
-            snprintf(what, sizeof what, "%zux%zux%zu %s'", shapes[d][0], shapes[d][1],
-                     shapes[d][2], clip_type_name(types[t]));
+            snprintf(what, sizeof what, "%zux%zux%zu %s'", shapes[d][0], shapes[d][1], shapes[d][2],
+                     clip_type_name(types[t]));
             check_case(what, "transpose", &a, 1, conj, 0.0, 1);
             clip_data_destroy(a);
         }
@@ -315,7 +321,8 @@ static void test_matmul(void) {
                 char what[64];
                 snprintf(what, sizeof what, "%s(A)%s(B) %s.%s", ops[oa], ops[ob],
                          clip_type_name(types[t]), clip_type_name(types[(t + oa) % 4]));
-                const int dbl = clip_type_is_double(types[t]) && clip_type_is_double(types[(t + oa) % 4]);
+                const int dbl =
+                    clip_type_is_double(types[t]) && clip_type_is_double(types[(t + oa) % 4]);
                 check_case(what, "matmul", in, 2, prm, dbl ? 1e-12 : 1e-4, 1);
                 clip_data_destroy(in[0]);
                 clip_data_destroy(in[1]);
@@ -327,8 +334,9 @@ static void test_matmul(void) {
         const size_t dsa[2] = {5 * 16, 64}, dsb[2] = {64, 25 * 16};
         clip_data *sa[2] = {random_data(apps[ONE], CLIP_F32, 2, dsa, 46),
                             random_data(apps[ONE], CLIP_F32, 2, dsb, 47)};
-        const param sk[] = {{"variant", "tiled"}, {"mwg", "16"}, {"nwg", "16"}, {"mdimc", "8"},
-                            {"ndimc", "8"}, {"vw", "1"}, {"vwn", "1"}, {"streamk", "1"}, {NULL, NULL}};
+        const param sk[] = {{"variant", "tiled"}, {"mwg", "16"},    {"nwg", "16"},
+                            {"mdimc", "8"},       {"ndimc", "8"},   {"vw", "1"},
+                            {"vwn", "1"},         {"streamk", "1"}, {NULL, NULL}};
         char v1[160] = "", v[160] = "";
         clip_data *want = run(apps[ONE], "matmul", sa, 2, sk, v1, sizeof v1);
         CHECK(want && strstr(v1, "sk 1"));
@@ -380,9 +388,12 @@ static void test_conv2(void) {
         clip_data *k = random_data(apps[ONE], CLIP_F32, 2, ks[kk], 53 + kk);
         for (int sh = 0; sh < 3; sh++)
             for (int pd = 0; pd < 4; pd++) {
-                const param prm[] = {{"shape", shapes[sh]}, {"pad", pads[pd]},
+                const param prm[] = {{"shape", shapes[sh]},
+                                     {"pad", pads[pd]},
                                      {"correlate", kk == 1 ? "true" : "false"},
-                                     {"variant", "global"}, {"separable", "off"}, {NULL, NULL}};
+                                     {"variant", "global"},
+                                     {"separable", "off"},
+                                     {NULL, NULL}};
                 clip_data *in[2] = {a, k};
                 char what[64];
                 snprintf(what, sizeof what, "37x211 * %zux%zu %s %s%s", ks[kk][0], ks[kk][1],
@@ -444,9 +455,10 @@ static void test_specs(void) {
     clip_app_destroy(app);
 }
 
-/* What moves: one upload and one download per piece (one per lane of each device) for host data; a piece reading the primary
- * device's copy (the output of a process that runs whole, matpow) copies between devices instead
- * of uploading; a lane keeps a box it already holds (matmul's A in column bands). */
+/* What moves: one upload and one download per piece (one per lane of each device) for host data; a
+ * piece reading the primary device's copy (the output of a process that runs whole, matpow) copies
+ * between devices instead of uploading; a lane keeps a box it already holds (matmul's A in column
+ * bands). */
 static void test_transfers(void) {
     if (!apps[TWO]) return;
     const size_t dims[2] = {300, 70};
@@ -570,8 +582,10 @@ static void test_pending_input(void) {
             double ds = uniform(apps[a]) ? max_rel_diff(s2, s1) : normwise_diff(s2, s1);
             double dm = uniform(apps[a]) ? max_rel_diff(m2, m1) : normwise_diff(m2, m1);
             if (!(ds <= 1e-12 && dm <= 1e-12))
-                fprintf(stderr, "%s, round %d: scale and matmul of a pending matpow differ by %g "
-                        "and %g\n", app_names[a], round, ds, dm);
+                fprintf(stderr,
+                        "%s, round %d: scale and matmul of a pending matpow differ by %g "
+                        "and %g\n",
+                        app_names[a], round, ds, dm);
             CHECK(ds <= 1e-12 && dm <= 1e-12);
             clip_process_destroy(mp);
             clip_data_destroy(a2);
@@ -583,6 +597,373 @@ static void test_pending_input(void) {
     clip_data_destroy(p1);
     clip_data_destroy(s1);
     clip_data_destroy(m1);
+}
+
+/* ---- residency: where an input's current copy is when a split process reads it ----
+ * Issue 46: a split launch marked its outputs' host copies current before the pieces read their
+ * inputs, so an in-place output (scale) was read from its stale host copy. Every splitting
+ * process runs here, in place and not, on inputs whose current copy is each of: */
+enum { R_HOST, R_BOTH, R_WRITTEN, R_DEVICE, R_WHOLE, R_SPLIT, N_RES };
+static const char *const res_names[N_RES] = {"host only",       "both current",
+                                             "clip_data_write", "device only, no host storage",
+                                             "whole output",    "split output"};
+
+/* Values in `app` with the current copy `r` (a reference the caller owns); *owner, when set, is
+ * the process whose output it is (the caller destroys it too). The stale copy, where there is one,
+ * holds other values (NaN), so that reading it shows. NULL when that residency cannot exist here (a
+ * device copy larger than the device's largest allocation). */
+static clip_data *resident(clip_app *app, clip_data *values, int r, clip_process **owner) {
+    clip_type t = clip_data_type(values);
+    const int nd = clip_data_ndims(values);
+    const size_t *dims = clip_data_dims(values);
+    const void *h = NULL;
+    clip_data *d = NULL;
+    *owner = NULL;
+    if (clip_data_host(values, &h) != CLIP_OK) return NULL;
+    const int fits = clip_data_bytes(values) <= clip_app_device(app)->max_alloc;
+    if (r != R_HOST && r != R_SPLIT && !fits) return NULL;
+    if (r == R_HOST || r == R_BOTH) {
+        d = copy_to(app, values);
+        if (d && r == R_BOTH) CHECK_OK(app, clip_data_upload(d));
+        return d;
+    }
+    if (r == R_WRITTEN || r == R_DEVICE) {
+        if (r == R_DEVICE) setenv("CLIP_PINNED", "1", 1); /* host storage made at first use */
+        clip_status s = clip_data_create(app, t, nd, dims, &d);
+        unsetenv("CLIP_PINNED");
+        if (s != CLIP_OK) return NULL;
+        if (r == R_WRITTEN) { /* a host copy with other values, then stale */
+            void *w = NULL;
+            CHECK_OK(app, clip_data_host_write(d, &w));
+            if (w) memset(w, 0xff, clip_data_bytes(d)); /* NaN in every type */
+        }
+        CHECK_OK(app, clip_data_write(d, h));
+        return d;
+    }
+    /* the output of another process: conv2 by a 1x1 filter of 1 with circular padding runs
+     * whole (on the primary device; its host copy never made current), scale by 1 splits */
+    clip_process *p = NULL;
+    clip_data *in = copy_to(app, values), *k = NULL;
+    const size_t one[2] = {1, 1};
+    const double kv = 1.0;
+    const float kf = 1.0f;
+    const size_t flat[2] = {dims[0], clip_data_numel(values) / (dims[0] ? dims[0] : 1)};
+    clip_status s = clip_process_create(app, r == R_WHOLE ? "conv2" : "scale", &p);
+    /* a stack would split by slices: conv2 sees it as one matrix */
+    if (s == CLIP_OK && r == R_WHOLE && in) s = clip_data_reshape(in, 2, flat);
+    if (s == CLIP_OK) s = clip_process_set_input(p, 0, in);
+    if (s == CLIP_OK && r == R_WHOLE) {
+        clip_type kt = clip_type_is_double(t) ? CLIP_F64 : CLIP_F32;
+        s = clip_data_create_from(app, kt, 2, one, kt == CLIP_F64 ? (const void *)&kv : &kf, &k);
+        if (s == CLIP_OK) s = clip_process_set_input(p, 1, k);
+        if (s == CLIP_OK) s = clip_process_set_text(p, "pad", "circular");
+        if (s == CLIP_OK) s = clip_process_set_text(p, "variant", "global");
+        if (s == CLIP_OK) s = clip_process_set_text(p, "separable", "off");
+    }
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &d);
+    if (s == CLIP_OK && r == R_WHOLE) s = clip_data_reshape(d, nd, dims);
+    CHECK_OK(app, s);
+    if (s == CLIP_OK) {
+        const int split = strncmp(clip_process_variant(p), "split", 5) == 0;
+        CHECK(r == R_WHOLE ? !split : split || clip_app_device_count(app) == 1);
+    }
+    clip_data_destroy(in);
+    clip_data_destroy(k);
+    if (s != CLIP_OK) {
+        clip_process_destroy(p);
+        return NULL;
+    }
+    *owner = p;
+    return clip_data_retain(d);
+}
+
+typedef struct res_case {
+    const char *what, *name;
+    int n_in;
+    clip_type types[2];
+    size_t dims[2][3];
+    param prm[4];
+    double tol; /* against the single device (0: bit for bit); other residencies: bit for bit */
+    int in_place;
+} res_case;
+
+/* Runs the case in `app` with every input in residency r: the output (the caller's), or NULL. */
+static clip_data *run_resident(clip_app *app, const res_case *c, clip_data **values, int r,
+                               int *ran, char *variant, size_t cap) {
+    clip_data *in[2] = {0};
+    clip_process *owner[2] = {0}, *p = NULL;
+    clip_data *out = NULL;
+    *ran = 1;
+    for (int i = 0; i < c->n_in; i++) {
+        in[i] = resident(app, values[i], r, &owner[i]);
+        /* too large for this device to hold: it stays on the host, as the only copy it has */
+        if (!in[i] && r != R_HOST) in[i] = resident(app, values[i], R_HOST, &owner[i]);
+    }
+    int any = 0;
+    for (int i = 0; i < c->n_in; i++)
+        any |= in[i] && clip_data_bytes(in[i]) <= clip_app_device(app)->max_alloc;
+    if (r != R_HOST && r != R_SPLIT && !any) *ran = 0; /* nothing could take residency r */
+    clip_status s = *ran ? clip_process_create(app, c->name, &p) : CLIP_ERR_INVALID_ARG;
+    for (int i = 0; c->prm[i].name && s == CLIP_OK; i++)
+        s = clip_process_set_text(p, c->prm[i].name, c->prm[i].value);
+    for (int i = 0; i < c->n_in && s == CLIP_OK; i++)
+        s = clip_process_set_input(p, i, in[i]);
+    if (s == CLIP_OK && c->in_place) s = clip_process_set_output(p, 0, in[0]);
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    if (s == CLIP_OK) s = clip_process_output(p, 0, &out);
+    if (s == CLIP_OK) snprintf(variant, cap, "%s", clip_process_variant(p));
+    if (s == CLIP_OK)
+        out = copy_to(apps[ONE], out); /* compared in one app, host values */
+    else if (*ran)
+        fprintf(stderr, "%s (%s): %s\n", c->what, res_names[r], clip_app_last_error(app));
+    if (s != CLIP_OK) out = NULL;
+    clip_process_destroy(p);
+    for (int i = 0; i < c->n_in; i++) {
+        clip_data_destroy(in[i]);
+        clip_process_destroy(owner[i]);
+    }
+    return out;
+}
+
+static void test_residency(void) {
+    /* Each input's first form fits every app's device; larger ones (84000 bytes) exceed the
+     * streamed app's allocation, so that app splits (and the inputs it cannot hold stay host
+     * data). */
+    const res_case cases[] = {
+        {"150x140 f32", "scale", 1, {CLIP_F32}, {{150, 140, 1}}, {{"a", "3"}, {"b", "0.5"}}, 0, 0},
+        {"150x140 f32 in place",
+         "scale",
+         1,
+         {CLIP_F32},
+         {{150, 140, 1}},
+         {{"a", "3"}, {"b", "0.5"}},
+         0,
+         1},
+        {"60x70x5 c64 in place", "scale", 1, {CLIP_C64}, {{60, 70, 5}}, {{"a", "-2"}}, 0, 1},
+        {"150x140 f32'", "transpose", 1, {CLIP_F32}, {{150, 140, 1}}, {{NULL, NULL}}, 0, 0},
+        {"21000 f32 p=2", "norm", 1, {CLIP_F32}, {{21000, 1, 1}}, {{"p", "2"}}, 1e-5, 0},
+        {"150x140 f64 p=1", "norm", 1, {CLIP_F64}, {{150, 140, 1}}, {{"p", "1"}}, 0, 0},
+        {"9000 f32.c64",
+         "dot",
+         2,
+         {CLIP_F32, CLIP_C64},
+         {{9000, 1, 1}, {9000, 1, 1}},
+         {{NULL, NULL}},
+         1e-4,
+         0},
+        {"60x150*150x140 f32",
+         "matmul",
+         2,
+         {CLIP_F32, CLIP_F32},
+         {{60, 150, 1}, {150, 140, 1}},
+         {{NULL, NULL}},
+         1e-4,
+         0},
+        {"150x140 * 5x7 f32",
+         "conv2",
+         2,
+         {CLIP_F32, CLIP_F32},
+         {{150, 140, 1}, {5, 7, 1}},
+         {{"variant", "global"}, {"separable", "off"}, {"shape", "same"}},
+         0,
+         0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const res_case *c = &cases[k];
+        clip_data *values[2] = {0};
+        for (int i = 0; i < c->n_in; i++)
+            values[i] = random_data(apps[ONE], c->types[i], 3, c->dims[i], 81 + k * 2 + (size_t)i);
+        char v1[160] = "", v[160] = "";
+        int ran = 0;
+        clip_data *want = run_resident(apps[ONE], c, values, R_HOST, &ran, v1, sizeof v1);
+        CHECK(want != NULL);
+        for (int a = TWO; a < N_APPS && want; a++) {
+            if (!apps[a]) continue;
+            clip_data *base = NULL;
+            for (int r = 0; r < N_RES; r++) {
+                clip_data *got = run_resident(apps[a], c, values, r, &ran, v, sizeof v);
+                if (!ran) continue;
+                CHECK(got != NULL);
+                if (!got) continue;
+                /* the host residency against the single device (as test_scale and the others
+                 * do); every other residency against the host one: the same pieces */
+                double diff = r == R_HOST ? max_rel_diff(got, want) : max_rel_diff(got, base);
+                if (r == R_HOST && !uniform(apps[a]))
+                    diff = normwise_diff(got, want) <= (c->tol ? c->tol : 1e-12) ? 0 : diff;
+                const double tol = r == R_HOST ? c->tol : 0.0;
+                const int split = strncmp(v, "split", 5) == 0;
+                printf("%-9s %-22s %-10s %-29s diff %.3g  [%s]\n", c->name, c->what, app_names[a],
+                       res_names[r], diff, v);
+                if (!(diff <= tol))
+                    fprintf(stderr, "residency: %s %s on %s, input %s: differs by %g\n", c->name,
+                            c->what, app_names[a], res_names[r], diff);
+                CHECK(diff <= tol);
+                CHECK(split); /* every run here is a split one */
+                if (r == R_HOST)
+                    base = got;
+                else
+                    clip_data_destroy(got);
+            }
+            clip_data_destroy(base);
+        }
+        clip_data_destroy(want);
+        for (int i = 0; i < c->n_in; i++)
+            clip_data_destroy(values[i]);
+    }
+}
+
+/* Issue 46's two reproductions, over 2 and 3 devices: in-place scale of a device-only result
+ * (matpow of diag(2) to the power 2, which runs whole, then a = 3: 12 on the diagonal) and of
+ * data written by clip_data_write (2, then b = 10: 12). Both read 0 and 10 before the fix. */
+static void test_issue46(void) {
+    enum { N = 64 };
+    for (int a = TWO; a <= THREE; a++) {
+        clip_app *app = apps[a];
+        if (!app) continue;
+        const size_t dims[2] = {N, N};
+        double *h = calloc(N * N, sizeof *h), *r = malloc(N * N * sizeof *r);
+        for (int i = 0; i < N; i++)
+            h[i * N + i] = 2.0;
+        for (int rep = 0; rep < 2 && h && r; rep++) {
+            clip_data *x = NULL, *y = NULL;
+            clip_process *mp = NULL, *sp = NULL;
+            if (rep == 0) {
+                CHECK_OK(app, clip_data_create_from(app, CLIP_F64, 2, dims, h, &x));
+                CHECK_OK(app, clip_process_create(app, "matpow", &mp));
+                CHECK_OK(app, clip_process_set_text(mp, "power", "2"));
+                CHECK_OK(app, clip_process_set_input(mp, 0, x));
+                CHECK_OK(app, clip_process_init(mp));
+                CHECK_OK(app, clip_process_launch(mp));
+                CHECK_OK(app, clip_process_output(mp, 0, &y));
+                CHECK(strncmp(clip_process_variant(mp), "split", 5) != 0);
+            } else {
+                for (int i = 0; i < N * N; i++)
+                    r[i] = 2.0;
+                CHECK_OK(app, clip_data_create(app, CLIP_F64, 2, dims, &x));
+                CHECK_OK(app, clip_data_write(x, r));
+                y = x;
+            }
+            CHECK_OK(app, clip_process_create(app, "scale", &sp));
+            CHECK_OK(app, clip_process_set_text(sp, rep ? "b" : "a", rep ? "10" : "3"));
+            CHECK_OK(app, clip_process_set_input(sp, 0, y));
+            CHECK_OK(app, clip_process_set_output(sp, 0, y));
+            CHECK_OK(app, clip_process_init(sp));
+            CHECK(strncmp(clip_process_variant(sp), "split", 5) == 0);
+            CHECK_OK(app, clip_process_launch(sp));
+            CHECK_OK(app, clip_data_read(y, r));
+            int bad = 0;
+            for (int i = 0; i < N * N; i++)
+                bad += r[i] != (rep || i % (N + 1) == 0 ? 12.0 : 0.0);
+            printf("issue 46 %-26s %-10s y(1,1) = %g, %d wrong  [%s]\n",
+                   rep ? "clip_data_write, b = 10" : "matpow(diag(2),2), a = 3", app_names[a], r[0],
+                   bad, clip_process_variant(sp));
+            CHECK(bad == 0);
+            clip_process_destroy(sp);
+            clip_process_destroy(mp);
+            clip_data_destroy(x);
+        }
+        free(h);
+        free(r);
+    }
+}
+
+/* ---- CLIP_TEST_REINIT: a process whose init depends on a cut input's values ----
+ * "first" fills its output with the first element of its input, read at init: wrong for a
+ * piece that reuses the previous piece's init (see plan in clip/process_author.h), right when
+ * every piece re-inits. So the mode is seen to work: its result is right, the reusing one not. */
+typedef struct first_state {
+    double first;
+} first_state;
+
+static clip_status first_init(clip_process *p) {
+    clip_data *x = clip_proc_input(p, 0), *y = NULL;
+    const void *h = NULL;
+    if (clip_data_type(x) != CLIP_F64) return clip_proc_fail(p, CLIP_ERR_TYPE, "input must be f64");
+    clip_status s = clip_data_host(x, &h);
+    if (s == CLIP_OK && clip_data_numel(x))
+        ((first_state *)clip_proc_state(p))->first = ((const double *)h)[0];
+    if (s == CLIP_OK) s = clip_proc_output(p, 0, CLIP_F64, 2, clip_data_dims(x), &y);
+    return s;
+}
+
+static clip_status first_launch(clip_process *p) {
+    clip_data *y = NULL;
+    cl_mem m = NULL;
+    clip_process_output(p, 0, &y);
+    clip_status s = clip_proc_write_buffer(p, y, 0, &m);
+    const double v = ((first_state *)clip_proc_state(p))->first;
+    return s == CLIP_OK ? clip_proc_fill(p, m, &v, sizeof v, 0, clip_data_bytes(y)) : s;
+}
+
+/* 16 bands of rows, so that every lane runs several pieces. */
+static clip_status first_plan(clip_process *p, clip_plan *pl) {
+    clip_data *x = clip_proc_input(p, 0), *y = NULL;
+    clip_status s = first_init(p);
+    (void)y;
+    for (size_t b = 0; b < 16 && s == CLIP_OK; b++) {
+        clip_piece pc;
+        memset(&pc, 0, sizeof pc);
+        clip_box_all(x, &pc.in[0]);
+        clip_plan_band(clip_data_dim(x, 0), 16, b, &pc.in[0].start[0], &pc.in[0].count[0]);
+        pc.keep[0] = pc.in[0];
+        pc.keep[0].start[0] = 0;
+        pc.at[0][0] = pc.in[0].start[0];
+        s = clip_plan_add(pl, &pc);
+    }
+    return s;
+}
+
+static const char *const first_docs[] = {"X  f64 column"};
+static const clip_process_desc first_desc = {
+    .name = "test_first",
+    .summary = "X(1) everywhere (a test of CLIP_TEST_REINIT)",
+    .n_inputs = 1,
+    .input_docs = first_docs,
+    .n_outputs = 1,
+    .output_docs = first_docs,
+    .state_size = sizeof(first_state),
+    .init = first_init,
+    .launch = first_launch,
+    .plan = first_plan,
+};
+
+static void test_reinit(void) {
+    if (!apps[TWO]) return;
+    CHECK_OK(NULL, clip_process_register(&first_desc));
+    const size_t dims[2] = {160, 1};
+    double h[160];
+    for (int i = 0; i < 160; i++)
+        h[i] = i;
+    const char *was = getenv("CLIP_TEST_REINIT");
+    char saved[16] = "";
+    if (was) snprintf(saved, sizeof saved, "%s", was);
+    for (int mode = 0; mode < 2; mode++) {
+        setenv("CLIP_TEST_REINIT", mode ? "1" : "0", 1);
+        clip_data *x = NULL, *y = NULL;
+        clip_process *p = NULL;
+        CHECK_OK(apps[TWO], clip_data_create_from(apps[TWO], CLIP_F64, 2, dims, h, &x));
+        CHECK_OK(apps[TWO], clip_process_create(apps[TWO], "test_first", &p));
+        CHECK_OK(apps[TWO], clip_process_set_input(p, 0, x));
+        CHECK_OK(apps[TWO], clip_process_init(p));
+        CHECK_OK(apps[TWO], clip_process_launch(p));
+        CHECK_OK(apps[TWO], clip_process_output(p, 0, &y));
+        const void *r = NULL;
+        CHECK_OK(apps[TWO], clip_data_host(y, &r));
+        int wrong = 0;
+        for (int i = 0; r && i < 160; i++)
+            wrong += ((const double *)r)[i] != (double)(i / 10 * 10);
+        printf("CLIP_TEST_REINIT=%d: %d of 160 elements from another piece's init\n", mode, wrong);
+        CHECK(mode ? wrong == 0 : wrong > 0);
+        clip_process_destroy(p);
+        clip_data_destroy(x);
+    }
+    if (was)
+        setenv("CLIP_TEST_REINIT", saved, 1);
+    else
+        unsetenv("CLIP_TEST_REINIT");
 }
 
 int main(void) {
@@ -599,6 +980,9 @@ int main(void) {
     CHECK(clip_app_device_count(apps[ONE]) == 1);
     if (apps[THREE]) CHECK(clip_app_device_count(apps[THREE]) == 3);
     test_specs();
+    test_issue46();
+    test_residency();
+    test_reinit();
     test_transfers();
     test_times_after_unbind();
     test_pending_input();
@@ -608,6 +992,7 @@ int main(void) {
     test_transpose();
     test_matmul();
     test_conv2();
-    for (int a = 0; a < N_APPS; a++) clip_app_destroy(apps[a]);
+    for (int a = 0; a < N_APPS; a++)
+        clip_app_destroy(apps[a]);
     return tu_finish("test_plan");
 }

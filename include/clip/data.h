@@ -7,9 +7,18 @@
  *
  * Host and device copies are synced lazily: each side is copied to the other only when it is
  * needed there and stale (counted in clip_app_transfer_stats). A process writes its outputs on
- * the device; clip_data_host() brings them back. On a device that works on host memory
- * (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device) the device copy is still a copy, in
- * memory clip allocates (aligned for the device, in transparent huge pages when large) rather
+ * the device; clip_data_host() brings them back.
+ * Where a process's output lives (see clip_process_launch): after a launch that ran whole, on the
+ * app's primary device only (host copy stale; the launch may still be running); after a split
+ * launch, in the host storage only (device copies stale; complete when the launch returns). Either
+ * way the only host copy a program may assume current is the one clip_data_host or clip_data_read
+ * gives after the launch: a pointer taken before a launch that writes the data (an in-place
+ * output included) is not a view of the new contents until clip_data_host is called again (it
+ * costs nothing when the host copy is current). A launch never changes its inputs' values
+ * (except an in-place output's); a split launch may make an input's host copy current (one
+ * download) when some of its devices cannot read the device copy. On a device that works on host
+ * memory (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL's CPU device) the device copy is still a copy,
+ * in memory clip allocates (aligned for the device, in transparent huge pages when large) rather
  * than the driver. On a device with memory of its own (a discrete GPU), clip's host storage of
  * 4 MiB and more (up to the device's largest allocation, and half the machine's memory in all) is
  * page-locked, made at first use on the host: copies from and into it run at the link's rate
@@ -99,8 +108,8 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * the whole 2 MiB pages inside it), since first touches of fresh memory in 4 KiB pages can cost
  * more than the copy itself; it is advice only.
  * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
-clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
-                           void *host, clip_data **out);
+clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims, void *host,
+                           clip_data **out);
 
 /* Non-zero when d is wrapped memory that the device uses in place (see clip_data_wrap). */
 int clip_data_in_place(const clip_data *d);

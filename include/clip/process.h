@@ -8,6 +8,7 @@
  *                                                   kernel variant, allocates outputs/temporaries
  *   clip_process_launch(p);                         enqueues and returns at once
  *   clip_process_output(p, 0, &out);                borrowed output, data on the device
+ *                                                   (a split launch: on the host; see launch)
  * Launching A then B with A's output as B's input never copies through the host.
  * When init fails nothing is enqueued, the message is in clip_app_last_error(app), and the app
  * and the process stay usable (fix the parameter and call init again).
@@ -92,15 +93,21 @@ clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
 clip_status clip_process_init(clip_process *p);
 
 /* Enqueues the process on the app's queue and returns without waiting. Inputs stale on the
- * device are uploaded first. A split launch (see init) runs its pieces over the app's devices
- * and returns when its outputs are complete in their host storage (their device copies stale);
- * inputs move to the pieces from the host, or from the primary device's buffer when only that
- * is current. Errors: CLIP_ERR_INVALID_ARG (NULL p), CLIP_ERR_NOT_INITIALIZED,
- * CLIP_ERR_OUT_OF_MEMORY (an input's or output's device buffer or host storage is made at its
- * first launch, and may fail there), CLIP_ERR_OPENCL, and what the process documents for its
- * launch (norm's 2-norm: CLIP_ERR_UNSUPPORTED when it does not converge). A split launch inits
- * each device's piece process there, so it may also return init's errors (CLIP_ERR_BUILD on a
- * device that builds its first piece); a failed piece's message names the piece and its device.
+ * device are uploaded first; the outputs are then current on the primary device only (host
+ * copies stale until clip_data_host or clip_data_read, which wait for the launch). A split launch
+ * (see init) runs its pieces over the app's devices and returns when its outputs are complete in
+ * their host storage (their device copies stale: the next process uploads what it needs).
+ * Before any piece runs, each input's source is fixed: its host copy when that is current, else
+ * the primary device's buffer where every device's queue shares its context, else the host copy
+ * made current then (one download). So an in-place output (scale with its input as output) reads
+ * every element's old value whichever copy was current: the host storage it is written into is
+ * never read as an input unless it was current before the launch. Errors: CLIP_ERR_INVALID_ARG
+ * (NULL p), CLIP_ERR_NOT_INITIALIZED, CLIP_ERR_OUT_OF_MEMORY (an input's or output's device buffer
+ * or host storage is made at its first launch, and may fail there), CLIP_ERR_OPENCL, and what the
+ * process documents for its launch (norm's 2-norm: CLIP_ERR_UNSUPPORTED when it does not converge).
+ * A split launch inits each device's piece process there, so it may also return init's errors
+ * (CLIP_ERR_BUILD on a device that builds its first piece); a failed piece's message names the
+ * piece and its device.
  */
 clip_status clip_process_launch(clip_process *p);
 

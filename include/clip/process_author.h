@@ -28,37 +28,37 @@ extern "C" {
 #endif
 
 typedef enum clip_param_kind {
-    CLIP_PARAM_REAL,   /* double; the CLI accepts inf, -inf, nan */
-    CLIP_PARAM_INT,    /* long */
-    CLIP_PARAM_BOOL,   /* 0/1; on the CLI a bare --NAME means true */
-    CLIP_PARAM_CHOICE  /* one of a list of names; stored as its index */
+    CLIP_PARAM_REAL,  /* double; the CLI accepts inf, -inf, nan */
+    CLIP_PARAM_INT,   /* long */
+    CLIP_PARAM_BOOL,  /* 0/1; on the CLI a bare --NAME means true */
+    CLIP_PARAM_CHOICE /* one of a list of names; stored as its index */
 } clip_param_kind;
 
 typedef struct clip_param_desc {
-    const char *name;             /* e.g. "shape"; the CLI option is --shape */
+    const char *name; /* e.g. "shape"; the CLI option is --shape */
     clip_param_kind kind;
-    double def;                   /* default value; for CHOICE the index of the default name */
-    int has_range;                /* if non-zero, REAL/INT values must lie in [min, max] */
-    double min, max;              /* inclusive; may be +-INFINITY */
-    const char *const *choices;   /* CHOICE: NULL-terminated list of allowed names. REAL: NULL,
-                                     or names accepted in place of a number (norm's p = fro):
-                                     set by clip_process_set_choice or the CLI, read back by
-                                     clip_proc_named; the value then reads NaN */
-    const char *doc;              /* one line for help */
+    double def;                 /* default value; for CHOICE the index of the default name */
+    int has_range;              /* if non-zero, REAL/INT values must lie in [min, max] */
+    double min, max;            /* inclusive; may be +-INFINITY */
+    const char *const *choices; /* CHOICE: NULL-terminated list of allowed names. REAL: NULL,
+                                   or names accepted in place of a number (norm's p = fro):
+                                   set by clip_process_set_choice or the CLI, read back by
+                                   clip_proc_named; the value then reads NaN */
+    const char *doc;            /* one line for help */
 } clip_param_desc;
 
 typedef struct clip_plan clip_plan;
 
 struct clip_process_desc {
-    const char *name;                 /* registry name, e.g. "conv2" */
-    const char *summary;              /* one line: what it computes, in MATLAB terms */
+    const char *name;    /* registry name, e.g. "conv2" */
+    const char *summary; /* one line: what it computes, in MATLAB terms */
     int n_inputs;
-    const char *const *input_docs;    /* n_inputs lines, "A  left matrix (M x K)" */
+    const char *const *input_docs; /* n_inputs lines, "A  left matrix (M x K)" */
     int n_outputs;
     const char *const *output_docs;
     const clip_param_desc *params;
     int n_params;
-    size_t state_size;                /* bytes of private state, zeroed at create */
+    size_t state_size; /* bytes of private state, zeroed at create */
     /* Validates and prepares: inputs are set (checked by the core), parameters are in range.
      * Must create every output with clip_proc_output. Returns a status via clip_proc_fail. */
     clip_status (*init)(clip_process *p);
@@ -114,8 +114,8 @@ clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
  * and set only on success. Errors: those two, CLIP_ERR_INVALID_ARG (no output i; a supplied
  * output that is one of the inputs, unless the descriptor is in_place), and clip_data_create's
  * errors (CLIP_ERR_DIMS, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, ...). */
-clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims,
-                             const size_t *dims, clip_data **out);
+clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, const size_t *dims,
+                             clip_data **out);
 
 /* Records the variant name init chose (copied; shown by clip_process_variant and --time). */
 void clip_proc_set_variant(clip_process *p, const char *variant);
@@ -157,8 +157,8 @@ clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem);
 clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
                               const size_t *local);
 /* Enqueues a device copy (timed). Errors: CLIP_ERR_OPENCL. */
-clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst,
-                           size_t dst_off, size_t bytes);
+clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off,
+                           size_t bytes);
 /* Enqueues a fill of `bytes` at `offset` with the `pattern_size`-byte pattern (timed).
  * Errors: CLIP_ERR_OPENCL. */
 clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
@@ -220,7 +220,12 @@ clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t si
  * would not fit a device. A split launch returns when its outputs are complete on the host.
  * A queue's next piece reuses the previous piece's init when its inputs keep their shapes (only
  * their values change): so init may depend on the shapes, types and parameters, and on the
- * values of inputs every piece reads whole (conv2's K), never on the values of a cut input. */
+ * values of inputs every piece reads whole (conv2's K), never on the values of a cut input.
+ * CLIP_TEST_REINIT=1 in the environment (read at each launch; tests/CMakeLists.txt runs test_plan
+ * so) makes every piece init afresh: a process that breaks this rule then gives another result.
+ * A piece's inputs are whole data objects of the box's shape, current on its device; what the
+ * piece writes on its device (clip_proc_write_buffer) or leaves on the host is copied into the
+ * full output's host storage, which the runtime, not the process, marks current. */
 
 /* Most inputs/outputs of a process. */
 #define CLIP_PROC_MAX_IO 8
@@ -232,8 +237,8 @@ typedef struct clip_box {
 } clip_box;
 
 typedef struct clip_piece {
-    clip_box in[CLIP_PROC_MAX_IO];           /* what the piece reads of each input */
-    clip_box keep[CLIP_PROC_MAX_IO];         /* what is kept of the piece's own output i */
+    clip_box in[CLIP_PROC_MAX_IO];              /* what the piece reads of each input */
+    clip_box keep[CLIP_PROC_MAX_IO];            /* what is kept of the piece's own output i */
     size_t at[CLIP_PROC_MAX_IO][CLIP_MAX_DIMS]; /* where that box lands in the full output i */
 } clip_piece;
 
