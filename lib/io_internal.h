@@ -80,6 +80,14 @@ clip_status clip_io_save_png(clip_app *app, const char *path, clip_data *d,
  * CLIP_ERR_FORMAT with the offending element's offset; v7.3 (HDF5) files pass unchecked. */
 clip_status clip_io_mat_check(clip_app *app, const char *path, uint64_t size);
 
+/* Reads variable `var` (NULL: the first numeric one, else the first logical) of the MAT 7.3 file
+ * at `path` through HDF5 directly (lib/io_mat73.c: matio misreads hdf5storage's class
+ * attribute). *found = 0 when HDF5 finds no such dataset, or clip was built without HDF5: then
+ * nothing is set, the caller's message stands. *found = 1: the result of reading it (*out on
+ * CLIP_OK). */
+clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var, uint64_t file_size,
+                               clip_data **out, int *found);
+
 /* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
 int clip_io_mat73_available(void);
 
