@@ -10,6 +10,7 @@
 /* One pass over the values: what an integer sample type would lose. */
 typedef struct value_census {
     size_t n, nan, neg, frac, above8, above16, bad8, bad16;
+    size_t frac8, frac16; /* fractional values inside 0..255, 0..65535: those a clamp rounds */
     size_t pos_inf, neg_inf;
     double min, max; /* over finite values; min > max when there is none */
     double frac_example, below_example;
@@ -48,6 +49,8 @@ static void take_census(const void *host, clip_type t, size_t n, value_census *c
         if (frac && !c->frac) c->frac_example = v;
         if (neg && !c->neg) c->below_example = v;
         c->frac += (size_t)frac;
+        c->frac8 += (size_t)(frac && !neg && !a8);
+        c->frac16 += (size_t)(frac && !neg && !a16);
         c->neg += (size_t)neg;
         c->above8 += (size_t)a8;
         c->above16 += (size_t)a16;
@@ -143,8 +146,9 @@ static size_t report_clamp(const value_census *c, clip_sample s, char *buf, size
         sep = ", ";
     }
     /* A fraction clamped away was counted above already; those in range are rounded. */
-    if (c->frac) {
-        add(buf, cap, "%srounded %zu fractional value%s to nearest", sep, c->frac, plural(c->frac));
+    const size_t frac = s == CLIP_SAMPLE_U8 ? c->frac8 : c->frac16;
+    if (frac) {
+        add(buf, cap, "%srounded %zu fractional value%s to nearest", sep, frac, plural(frac));
         sep = ", ";
     }
     if (c->nan) add(buf, cap, "%sstored %zu NaN as 0", sep, c->nan);
