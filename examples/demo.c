@@ -12,11 +12,11 @@
 
 /* Modified Shepp-Logan (Toft): intensity, semi-axes a b, centre x0 y0, angle in degrees. */
 static const double ellipses[10][6] = {
-    {1.0, .69, .92, 0, 0, 0},      {-.8, .6624, .874, 0, -.0184, 0},
-    {-.2, .11, .31, .22, 0, -18},  {-.2, .16, .41, -.22, 0, 18},
-    {.1, .21, .25, 0, .35, 0},     {.1, .046, .046, 0, .1, 0},
-    {.1, .046, .046, 0, -.1, 0},   {.1, .046, .023, -.08, -.605, 0},
-    {.1, .023, .023, 0, -.606, 0}, {.1, .023, .046, .06, -.605, 0},
+    {1.0, .69, .92, 0, 0, 0},          {-.8, .6624, .874, 0, -.0184, 0},
+    {-.2, .11, .31, .22, 0, -18},      {-.2, .16, .41, -.22, 0, 18},
+    {.1, .21, .25, 0, .35, 0},         {.1, .046, .046, 0, .1, 0},
+    {.1, .046, .046, 0, -.1, 0},       {.1, .046, .023, -.08, -.605, 0},
+    {.1, .023, .023, 0, -.606, 0},     {.1, .023, .046, .06, -.605, 0},
 };
 
 static void phantom(float *img) {
@@ -24,8 +24,7 @@ static void phantom(float *img) {
         for (int r = 0; r < N; r++) {
             double x = (2.0 * c - N + 1) / N, y = (N - 1 - 2.0 * r) / N, v = 0;
             for (int e = 0; e < 10; e++) {
-                double th = ellipses[e][5] * PI / 180, dx = x - ellipses[e][3],
-                       dy = y - ellipses[e][4];
+                double th = ellipses[e][5] * PI / 180, dx = x - ellipses[e][3], dy = y - ellipses[e][4];
                 double u = (dx * cos(th) + dy * sin(th)) / ellipses[e][1];
                 double w = (-dx * sin(th) + dy * cos(th)) / ellipses[e][2];
                 if (u * u + w * w <= 1) v += ellipses[e][0];
@@ -41,8 +40,7 @@ static int fail(clip_app *app, const char *what) {
 }
 
 /* Creates, configures and launches one step; returns its output through *out. */
-static clip_status step(clip_app *app, clip_process *p, clip_data *in, clip_data *k,
-                        clip_data **out) {
+static clip_status step(clip_app *app, clip_process *p, clip_data *in, clip_data *k, clip_data **out) {
     clip_status s = clip_process_set_input(p, 0, in);
     if (s == CLIP_OK && k) s = clip_process_set_input(p, 1, k);
     if (s == CLIP_OK) s = clip_process_init(p);
@@ -74,8 +72,7 @@ int main(int argc, char **argv) {
     if (clip_process_find("conv2")) {
         /* A 5x5 binomial smoothing filter; replicate padding keeps the border bright. */
         const float b[5] = {1, 4, 6, 4, 1};
-        for (int i = 0; i < 25; i++)
-            kern[i] = b[i % 5] * b[i / 5] / 256.0f;
+        for (int i = 0; i < 25; i++) kern[i] = b[i % 5] * b[i / 5] / 256.0f;
         if (clip_data_create_from(app, CLIP_F32, 2, kd, kern, &k) != CLIP_OK ||
             clip_process_create(app, "conv2", &blur) != CLIP_OK ||
             clip_process_set_choice(blur, "shape", "same") != CLIP_OK ||
@@ -86,8 +83,7 @@ int main(int argc, char **argv) {
         }
         cur = smooth;
     }
-    if (clip_process_create(app, "scale", &sc) != CLIP_OK ||
-        clip_process_set_real(sc, "a", 255.0) != CLIP_OK ||
+    if (clip_process_create(app, "scale", &sc) != CLIP_OK || clip_process_set_real(sc, "a", 255.0) != CLIP_OK ||
         step(app, sc, cur, NULL, &out) != CLIP_OK) {
         fail(app, "scale");
         goto done;
