@@ -35,10 +35,7 @@ static int fail(const char *what, clip_app *app) {
 }
 
 static const char *kind_str(clip_device_kind k) {
-    return k == CLIP_DEVICE_GPU           ? "gpu"
-           : k == CLIP_DEVICE_CPU         ? "cpu"
-           : k == CLIP_DEVICE_ACCELERATOR ? "accel"
-                                          : "other";
+    return k == CLIP_DEVICE_GPU ? "gpu" : k == CLIP_DEVICE_CPU ? "cpu" : k == CLIP_DEVICE_ACCELERATOR ? "accel" : "other";
 }
 
 static int cmd_devices(int argc, char **argv) {
@@ -112,8 +109,7 @@ static int print_data(clip_data *d, clip_app *app) {
     clip_type t = clip_data_type(d);
     int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
     for (size_t i = 0; i < clip_data_numel(d); i++) {
-        double re =
-            dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
+        double re = dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
         if (cx) {
             double im = dbl ? ((const double *)h)[2 * i + 1] : ((const float *)h)[2 * i + 1];
             printf("%.*g%+.*gi\n", dbl ? 17 : 9, re, dbl ? 17 : 9, im);
@@ -121,26 +117,6 @@ static int print_data(clip_data *d, clip_app *app) {
             printf("%.*g\n", dbl ? 17 : 9, re);
         }
     }
-    return 0;
-}
-
-/* Saves one output as -o and the save options say; a changing save (--clamp, --scale) says on
- * stderr what it changed. Returns the exit status. */
-static int save_output(clip_app *app, const run_args *a, const char *word, clip_data *out) {
-    io_spec f;
-    char err[512];
-    const int bad = io_spec_parse(word, 1, &f, err, sizeof err);
-    if (bad) {
-        fprintf(stderr, "clip: %s\n", err);
-        return bad;
-    }
-    clip_save_opts opts = a->save;
-    opts.var = f.var;
-    clip_save_report report;
-    const clip_status s = clip_save_with(app, f.path, out, &opts, &report);
-    if (s == CLIP_OK && report.text[0]) fprintf(stderr, "clip: %s: %s\n", f.path, report.text);
-    io_spec_release(&f);
-    if (s != CLIP_OK) return s == CLIP_ERR_INVALID_ARG ? (fail(NULL, app), 2) : fail(NULL, app);
     return 0;
 }
 
@@ -175,19 +151,10 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
         }
     }
     for (int i = 0; i < a->n_inputs; i++) {
-        io_spec f;
-        char err[512];
-        const int bad = io_spec_parse(a->inputs[i], 0, &f, err, sizeof err);
-        if (bad) {
-            fprintf(stderr, "clip: %s\n", err);
-            rc = bad;
-            goto done;
-        }
-        const clip_load_opts lo = {f.var, f.page};
-        const clip_status ls = clip_load_with(app, f.path, &lo, &in[i]);
-        io_spec_release(&f);
-        if (ls != CLIP_OK || clip_process_set_input(p, i, in[i]) != CLIP_OK) {
-            fail(NULL, app);
+        const int loaded = io_spec_load(app, a->inputs[i], &in[i]);
+        if (loaded || clip_process_set_input(p, i, in[i]) != CLIP_OK) {
+            if (!loaded) fail(NULL, app);
+            rc = loaded ? loaded : 1;
             goto done;
         }
     }
@@ -225,7 +192,7 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
             goto done;
         }
         if (i < a->n_outputs) {
-            const int saved = save_output(app, a, a->outputs[i], out);
+            const int saved = io_spec_save(app, a->outputs[i], &a->save, out);
             if (saved) {
                 rc = saved;
                 goto done;

@@ -65,3 +65,39 @@ void io_spec_release(io_spec *sp) {
     free(sp->path);
     memset(sp, 0, sizeof *sp);
 }
+
+static int failed(clip_app *app, clip_status s) {
+    fprintf(stderr, "clip: %s\n", clip_app_last_error(app));
+    return s == CLIP_ERR_INVALID_ARG ? 2 : 1;
+}
+
+int io_spec_load(clip_app *app, const char *word, clip_data **out) {
+    io_spec f;
+    char err[512];
+    const int bad = io_spec_parse(word, 0, &f, err, sizeof err);
+    if (bad) {
+        fprintf(stderr, "clip: %s\n", err);
+        return bad;
+    }
+    const clip_load_opts opts = {f.var, f.page};
+    const clip_status s = clip_load_with(app, f.path, &opts, out);
+    io_spec_release(&f);
+    return s == CLIP_OK ? 0 : failed(app, s);
+}
+
+int io_spec_save(clip_app *app, const char *word, const clip_save_opts *opts, clip_data *d) {
+    io_spec f;
+    char err[512];
+    const int bad = io_spec_parse(word, 1, &f, err, sizeof err);
+    if (bad) {
+        fprintf(stderr, "clip: %s\n", err);
+        return bad;
+    }
+    clip_save_opts named = *opts;
+    named.var = f.var;
+    clip_save_report report;
+    const clip_status s = clip_save_with(app, f.path, d, &named, &report);
+    if (s == CLIP_OK && report.text[0]) fprintf(stderr, "clip: %s: %s\n", f.path, report.text);
+    io_spec_release(&f);
+    return s == CLIP_OK ? 0 : failed(app, s);
+}

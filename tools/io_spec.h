@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "clip/clip.h"
+
 typedef struct io_spec {
     char *path;      /* the file (malloc'd) */
     const char *var; /* MAT variable (points into the word), or NULL */
@@ -19,5 +21,11 @@ typedef struct io_spec {
 int io_spec_parse(const char *word, int output, io_spec *sp, char *err, size_t cap);
 
 void io_spec_release(io_spec *sp);
+
+/* clip run's load of an input word and save of an output word: 0, or the exit status after one
+ * line on stderr (2 for a usage error: a selector or save option the file cannot take; 1 for
+ * the rest). A save that changed values (opts->fit) says on stderr what it changed. */
+int io_spec_load(clip_app *app, const char *word, clip_data **out);
+int io_spec_save(clip_app *app, const char *word, const clip_save_opts *opts, clip_data *d);
 
 #endif
