@@ -86,6 +86,17 @@ static clip_status cfl_dispatch(clip_app *app, const char *op, const char *path,
 }
 
 clip_status clip_load(clip_app *app, const char *path, clip_data **out) {
+    return clip_load_with(app, path, NULL, out);
+}
+
+static clip_status unused_option(clip_app *app, const char *op, const char *path,
+                                 const char *what) {
+    return clip_set_error(app, CLIP_ERR_INVALID_ARG, "%s: %s: %s does not apply to this format", op,
+                          path, what);
+}
+
+clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
+                           clip_data **out) {
     if (!app || !path || !out)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load: NULL %s",
                               !app    ? "app"
@@ -93,13 +104,20 @@ clip_status clip_load(clip_app *app, const char *path, clip_data **out) {
                                       : "out");
     clip_clear_error(app);
     *out = NULL;
-    switch (format_of(path)) {
+    const clip_load_opts none = {0};
+    if (!opts) opts = &none;
+    const io_format f = format_of(path);
+    if (opts->var && f != FMT_MAT)
+        return unused_option(app, "load", path, "a variable name (MAT files only)");
+    if (opts->page && f != FMT_TIFF && f != FMT_PNG)
+        return unused_option(app, "load", path, "a page (TIFF and PNG only)");
+    switch (f) {
     case FMT_TIFF:
-        return clip_load_tiff(app, path, out);
+        return clip_io_load_tiff(app, path, opts->page, out);
     case FMT_PNG:
-        return clip_load_png(app, path, out);
+        return clip_io_load_png(app, path, opts->page, out);
     case FMT_MAT:
-        return clip_load_mat(app, path, NULL, out);
+        return clip_load_mat(app, path, opts->var, out);
     case FMT_CFL:
         return cfl_dispatch(app, "load", path, NULL, out);
     default:
@@ -108,19 +126,34 @@ clip_status clip_load(clip_app *app, const char *path, clip_data **out) {
 }
 
 clip_status clip_save(clip_app *app, const char *path, clip_data *d) {
+    return clip_save_with(app, path, d, NULL, NULL);
+}
+
+clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
+                           const clip_save_opts *opts, clip_save_report *report) {
     if (!app || !path || !d)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save: NULL %s",
                               !app    ? "app"
                               : !path ? "path"
                                       : "data");
     clip_clear_error(app);
-    switch (format_of(path)) {
+    const clip_save_opts none = {0};
+    if (!opts) opts = &none;
+    if (report) memset(report, 0, sizeof *report);
+    const io_format f = format_of(path);
+    const int image = f == FMT_TIFF || f == FMT_PNG;
+    if (!image && (opts->sample || opts->fit || opts->third))
+        return unused_option(app, "save", path,
+                             "a sample type, clamp, scale or page layout (TIFF and PNG only)");
+    if (f != FMT_MAT && (opts->var || opts->v73))
+        return unused_option(app, "save", path, "a variable name or v7.3 (MAT files only)");
+    switch (f) {
     case FMT_TIFF:
-        return clip_save_tiff(app, path, d, CLIP_SAMPLE_AUTO);
+        return clip_io_save_tiff(app, path, d, opts, report);
     case FMT_PNG:
-        return clip_save_png(app, path, d, CLIP_SAMPLE_AUTO);
+        return clip_io_save_png(app, path, d, opts, report);
     case FMT_MAT:
-        return clip_save_mat(app, path, NULL, d, 0);
+        return clip_save_mat(app, path, opts->var, d, opts->v73);
     case FMT_CFL:
         return cfl_dispatch(app, "save", path, d, NULL);
     default:

@@ -30,6 +30,25 @@ static inline double clip_io_real_at(const void *host, clip_type t, size_t i) {
     return t == CLIP_F64 ? ((const double *)host)[i] : (double)((const float *)host)[i];
 }
 
+/* How an image save stores its values (lib/io_sample.c): the sample type chosen, and for integer
+ * samples the map from a value to what is stored. */
+typedef struct clip_io_fit {
+    clip_sample sample; /* never AUTO once chosen */
+    clip_fit fit;
+    double max;       /* 255 or 65535 for integer samples, else 0 */
+    double lo, scale; /* CLIP_FIT_SCALE: stored = round((v - lo) * scale) */
+} clip_io_fit;
+
+/* Chooses the sample type of an image save of data `host` (n real values of type t) and checks
+ * that every value fits it (io.h: "Saves keep the values they were given, or refuse"). float_ok:
+ * the format stores float samples (TIFF). `op`/`path` name the save in messages. On CLIP_OK *f
+ * is ready for clip_io_fit_value and, when report is not NULL, report->sample, changed and text
+ * are filled. CLIP_ERR_TYPE when values do not fit and fit is EXACT; CLIP_ERR_INVALID_ARG for a
+ * sample type the format lacks or an unknown fit. */
+clip_status clip_io_choose_sample(clip_app *app, const char *op, const char *path, const void *host,
+                                  clip_type t, size_t n, clip_sample want, clip_fit fit,
+                                  int float_ok, clip_io_fit *f, clip_save_report *report);
+
 /* Clamps v to [0, max] and rounds half up (as MATLAB's uint8()/uint16() do for non-negative
  * values); NaN becomes 0. */
 static inline uint32_t clip_io_to_uint(double v, double max) {
@@ -38,10 +57,36 @@ static inline uint32_t clip_io_to_uint(double v, double max) {
     return (uint32_t)(v + 0.5);
 }
 
+/* The integer stored for value v under *f (an integer sample type). */
+static inline uint32_t clip_io_fit_value(const clip_io_fit *f, double v) {
+    if (f->fit == CLIP_FIT_SCALE) {
+        if (v != v) return 0;
+        v = (v - f->lo) * f->scale;
+    }
+    return clip_io_to_uint(v, f->max);
+}
+
+/* The formats' entries with options (clip_load_with, clip_save_with); the public per-format
+ * calls are these with default options. page: clip_load_opts.page. */
+clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out);
+clip_status clip_io_load_png(clip_app *app, const char *path, size_t page, clip_data **out);
+clip_status clip_io_save_tiff(clip_app *app, const char *path, clip_data *d,
+                              const clip_save_opts *opts, clip_save_report *report);
+clip_status clip_io_save_png(clip_app *app, const char *path, clip_data *d,
+                             const clip_save_opts *opts, clip_save_report *report);
+
 /* Checks the structure of a MAT v4 or v5 file of `size` bytes before matio reads it, because
  * matio trusts the lengths and counts a file declares (lib/io_mat_check.c says what is checked).
  * CLIP_ERR_FORMAT with the offending element's offset; v7.3 (HDF5) files pass unchecked. */
 clip_status clip_io_mat_check(clip_app *app, const char *path, uint64_t size);
+
+/* Reads variable `var` (NULL: the first numeric one, else the first logical) of the MAT 7.3 file
+ * at `path` through HDF5 directly (lib/io_mat73.c: matio misreads hdf5storage's class
+ * attribute). *found = 0 when HDF5 finds no such dataset, or clip was built without HDF5: then
+ * nothing is set, the caller's message stands. *found = 1: the result of reading it (*out on
+ * CLIP_OK). */
+clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var, uint64_t file_size,
+                               clip_data **out, int *found);
 
 /* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
 int clip_io_mat73_available(void);

@@ -97,7 +97,6 @@ static int is_numeric(const matvar_t *v) {
     return v->class_type >= MAT_C_DOUBLE && v->class_type <= MAT_C_UINT64;
 }
 
-
 static const char *class_name(enum matio_classes c) {
     static const char *const names[] = {
         "empty", "cell",  "struct", "object", "char",   "sparse", "double", "single",   "int8",
@@ -258,6 +257,70 @@ static matvar_t *first_var(mat_t *mat, const char *var, int logical_ok, size_t *
     return info;
 }
 
+/* "a struct", "a sparse matrix": what a variable is, for messages. */
+static const char *kind_of(const matvar_t *v) {
+    switch (v->class_type) {
+    case MAT_C_CELL:
+        return "a cell array";
+    case MAT_C_STRUCT:
+        return "a struct";
+    case MAT_C_OBJECT:
+        return "an object";
+    case MAT_C_CHAR:
+        return "a char array";
+    case MAT_C_SPARSE:
+        return "a sparse matrix (MATLAB counts it numeric; clip loads full arrays: save full(X))";
+    case MAT_C_FUNCTION:
+        return "a function handle";
+    case MAT_C_OPAQUE:
+        return "an opaque object (a table, string or other class)";
+    case MAT_C_EMPTY:
+        return "of a class matio could not read";
+    default:
+        return is_numeric(v) ? "numeric" : "of an unknown class";
+    }
+}
+
+#define UNSUPPORTED_NOTE                                                                           \
+    "clip loads full numeric and logical arrays only: struct, cell, char, sparse, objects and "    \
+    "function handles are not supported"
+
+/* No variable to load: the message lists what the file holds, name and class, so the user sees
+ * why (a struct, a sparse matrix) rather than "nothing numeric". */
+static clip_status nothing_loadable(clip_app *app, const char *path, mat_t *mat, const char *var) {
+    char list[1024] = "";
+    size_t len = 0, n = 0, shown = 0;
+    matvar_t *info;
+    Mat_Rewind(mat);
+    while ((info = Mat_VarReadNextInfo(mat)) != NULL) {
+        const char *cls = info->class_type == MAT_C_EMPTY ? "unreadable class"
+                          : info->isLogical               ? "logical"
+                                                          : class_name(info->class_type);
+        if (len < sizeof list - 80) {
+            int w = snprintf(list + len, sizeof list - len, "%s%.63s (%s)", n ? ", " : "",
+                             info->name ? info->name : "?", cls);
+            len += w > 0 ? (size_t)w : 0;
+            shown++;
+        }
+        n++;
+        free_info(info);
+    }
+    if (!n)
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: %s%s%s", path,
+                              var ? "no variable named " : "", var ? var : "",
+                              mat_msg[0] ? mat_msg
+                              : var      ? ": the file holds none"
+                                         : "the file holds no variable");
+    if (var)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_mat: %s: no variable named '%s': the file holds %s%s", path,
+                              var, list, shown < n ? ", ..." : "");
+    return clip_set_error(
+        app, CLIP_ERR_FORMAT,
+        "load_mat: %s: no numeric variable to load: the file holds %s%s; " UNSUPPORTED_NOTE, path,
+        list, shown < n ? ", ..." : "");
+}
+
 /* Finds the variable to load (the named one, or the first numeric one) and returns its position
  * among the file's variables: names may repeat, and only the variable checked here is read.
  * matio stores a logical as uint8, but MATLAB's isnumeric(true) is false: a logical is the one
@@ -266,16 +329,12 @@ static clip_status find_var(clip_app *app, const char *path, mat_t *mat, const c
                             uint64_t file_size, size_t *index, char **name) {
     matvar_t *info = first_var(mat, var, 0, index);
     if (!info && !var) info = first_var(mat, NULL, 1, index);
-    if (!info && var)
-        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: no variable named '%s'", path,
-                              var);
-    if (!info)
-        return clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: %s", path,
-                              mat_msg[0] ? mat_msg : "no numeric variable in the file");
+    if (!info) return nothing_loadable(app, path, mat, var);
     clip_status s = CLIP_OK;
     if (!is_numeric(info))
-        s = clip_set_error(app, CLIP_ERR_TYPE, "load_mat: %s: variable '%s' is %s, not numeric",
-                           path, var, class_name(info->class_type));
+        s = clip_set_error(app, CLIP_ERR_TYPE,
+                           "load_mat: %s: variable '%s' is %s; " UNSUPPORTED_NOTE, path, var,
+                           kind_of(info));
     if (s == CLIP_OK) s = check_claim(app, path, info, file_size);
     if (s == CLIP_OK && !info->name)
         s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable without a name", path);
@@ -317,7 +376,16 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
     char *name = NULL;
     size_t index = 0;
     s = find_var(app, path, mat, var, size, &index, &name);
-    if (s == CLIP_OK) {
+    if ((s == CLIP_ERR_FORMAT || s == CLIP_ERR_TYPE) && Mat_GetVersion(mat) == MAT_FT_MAT73) {
+        /* matio may have misread the class (hdf5storage's files): HDF5 reads it whole. Where
+         * HDF5 finds nothing either, matio's message stands. */
+        Mat_Close(mat);
+        mat = NULL;
+        int found = 0;
+        const clip_status h = clip_io_mat73_read(app, path, var, size, out, &found);
+        if (found) s = h;
+    }
+    if (s == CLIP_OK && mat) {
         mat_msg[0] = '\0';
         matvar_t *v = read_var(mat, index);
         /* matio logs a failed inflate or short read and still returns the variable, with
@@ -330,7 +398,7 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
         Mat_VarFree(v);
     }
     free(name);
-    Mat_Close(mat);
+    if (mat) Mat_Close(mat);
     return s;
 }
 
@@ -432,8 +500,8 @@ static clip_status check_v73(clip_app *app, const char *path, const char *tmp, c
                           path, var, why("its header differs"));
 }
 
-static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf,
-                             const char *var, clip_data *d, const void *host, int v73) {
+static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf, const char *var,
+                             clip_data *d, const void *host, int v73) {
     clip_type t = clip_data_type(d);
     int dbl = clip_type_is_double(t), complex = clip_type_is_complex(t);
     size_t numel = clip_data_numel(d), half = dbl ? sizeof(double) : sizeof(float);

@@ -10,15 +10,18 @@
 
 #ifndef CLIP_HAVE_PNG
 
-clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
+clip_status clip_io_load_png(clip_app *app, const char *path, size_t page, clip_data **out) {
+    (void)page;
     (void)out;
     return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "load_png: %s: built without PNG support",
                           path ? path : "(null)");
 }
 
-clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+clip_status clip_io_save_png(clip_app *app, const char *path, clip_data *d,
+                             const clip_save_opts *opts, clip_save_report *report) {
     (void)d;
-    (void)sample;
+    (void)opts;
+    (void)report;
     return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_png: %s: built without PNG support",
                           path ? path : "(null)");
 }
@@ -143,7 +146,37 @@ static clip_status png_to_data(clip_app *app, const png_job *job, const png_imag
     return CLIP_OK;
 }
 
+/* Counts the frames an APNG's acTL chunk declares (0 when there is none), walking the chunks
+ * before the first IDAT. libpng without the APNG patch (Debian's) passes acTL over in silence,
+ * and would hand back the default image alone as if it were the whole file. */
+static clip_status count_frames(clip_app *app, const char *path, FILE *f, uint64_t size,
+                                unsigned long *frames) {
+    *frames = 0;
+    unsigned char head[8];
+    for (uint64_t at = 8; at + 8 <= size;) {
+        if (fseek(f, (long)at, SEEK_SET) != 0 || fread(head, 1, 8, f) != 8) break;
+        const uint64_t len =
+            (uint64_t)head[0] << 24 | (uint64_t)head[1] << 16 | (uint64_t)head[2] << 8 | head[3];
+        if (!memcmp(head + 4, "IDAT", 4) || !memcmp(head + 4, "IEND", 4)) break;
+        if (!memcmp(head + 4, "acTL", 4) && len >= 8) {
+            unsigned char n[4];
+            if (fread(n, 1, 4, f) != 4) break;
+            *frames = (unsigned long)n[0] << 24 | (unsigned long)n[1] << 16 |
+                      (unsigned long)n[2] << 8 | n[3];
+            break;
+        }
+        at += 12 + len; /* length, type, data, CRC */
+    }
+    if (fseek(f, 8, SEEK_SET) != 0)
+        return clip_set_error(app, CLIP_ERR_IO, "load_png: %s: %s", path, strerror(errno));
+    return CLIP_OK;
+}
+
 clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
+    return clip_io_load_png(app, path, 0, out);
+}
+
+clip_status clip_io_load_png(clip_app *app, const char *path, size_t page, clip_data **out) {
     if (!app || !path || !out)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_png: NULL %s",
                               !app    ? "app"
@@ -160,6 +193,23 @@ clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
     if (fread(sig, 1, sizeof sig, f) != sizeof sig || png_sig_cmp(sig, 0, sizeof sig)) {
         fclose(f);
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_png: %s: not a PNG file", path);
+    }
+    unsigned long frames = 0;
+    s = count_frames(app, path, f, size, &frames);
+    if (s == CLIP_OK && page > 1)
+        s = clip_set_error(app, CLIP_ERR_UNSUPPORTED,
+                           "load_png: %s: frame %zu asked for, but clip reads only a PNG's default "
+                           "image (frame 1%s); it does not compose animation frames",
+                           path, page, frames ? "" : ", the only one here");
+    else if (s == CLIP_OK && frames && page != 1)
+        s = clip_set_error(app, CLIP_ERR_FORMAT,
+                           "load_png: %s: an animated PNG of %lu frames; clip reads only its "
+                           "default image: ask for it as page 1 (on the command line %s:1) to "
+                           "load that alone",
+                           path, frames, path);
+    if (s != CLIP_OK) {
+        fclose(f);
+        return s;
     }
     png_job job = {0};
     png_image_info im = {0};
@@ -185,9 +235,10 @@ static void on_flush(png_structp png) {
 }
 
 /* libpng's part of the save; calls setjmp, so it touches only *job and its arguments. */
-static clip_status png_encode(clip_app *app, const char *path, clip_save_file *sf,
-                              const void *host, clip_type t, size_t H, size_t W, size_t C,
-                              size_t bytes, png_job *job) {
+static clip_status png_encode(clip_app *app, const char *path, clip_save_file *sf, const void *host,
+                              clip_type t, size_t H, size_t W, size_t C, const clip_io_fit *fit,
+                              png_job *job) {
+    const size_t bytes = fit->sample == CLIP_SAMPLE_U16 ? 2 : 1;
     static const int color_of[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                     PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     job->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, job, on_error, on_warning);
@@ -202,12 +253,11 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
     png_set_IHDR(job->png, job->info, (png_uint_32)W, (png_uint_32)H, (int)bytes * 8, color_of[C],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(job->png, job->info);
-    double max = bytes == 2 ? 65535.0 : 255.0;
     for (size_t r = 0; r < H; r++) {
         unsigned char *p = job->pixels;
         for (size_t c = 0; c < W; c++) {
             for (size_t ch = 0; ch < C; ch++) {
-                uint32_t v = clip_io_to_uint(clip_io_real_at(host, t, r + H * (c + W * ch)), max);
+                uint32_t v = clip_io_fit_value(fit, clip_io_real_at(host, t, r + H * (c + W * ch)));
                 if (bytes == 2) *p++ = (unsigned char)(v >> 8);
                 *p++ = (unsigned char)v;
             }
@@ -219,40 +269,63 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
 }
 
 clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
-    if (!app || !path || !d)
+    const clip_save_opts opts = {.sample = sample};
+    return clip_io_save_png(app, path, d, &opts, NULL);
+}
+
+clip_status clip_io_save_png(clip_app *app, const char *path, clip_data *d,
+                             const clip_save_opts *opts, clip_save_report *report) {
+    if (!app || !path || !d || !opts)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_png: NULL %s",
                               !app    ? "app"
                               : !path ? "path"
-                                      : "data");
+                              : !d    ? "data"
+                                      : "options");
     clip_clear_error(app);
     clip_type t = clip_data_type(d);
     if (clip_type_is_complex(t))
         return clip_set_error(app, CLIP_ERR_TYPE,
                               "save_png: %s: complex data (%s) cannot be saved as an image", path,
                               clip_type_name(t));
-    if (sample != CLIP_SAMPLE_AUTO && sample != CLIP_SAMPLE_U8 && sample != CLIP_SAMPLE_U16)
+    if (opts->sample == CLIP_SAMPLE_F32 || opts->sample == CLIP_SAMPLE_F64)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG,
-                              "save_png: %s: PNG holds 8 or 16-bit samples only", path);
-    size_t bytes = sample == CLIP_SAMPLE_U16 ? 2 : 1;
+                              "save_png: %s: PNG holds 8 or 16-bit unsigned samples only (save "
+                              "float samples as TIFF)",
+                              path);
+    if (opts->third == CLIP_THIRD_PAGES)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                              "save_png: %s: PNG holds one image, not pages (save pages as TIFF)",
+                              path);
     size_t H = clip_data_dim(d, 0), W = clip_data_dim(d, 1), C = clip_data_dim(d, 2);
     int extra_dims = 0;
     for (int i = 3; i < clip_data_ndims(d); i++)
         extra_dims |= clip_data_dim(d, i) != 1;
     char dstr[128];
     if (!H || !W || C < 1 || C > 4 || extra_dims || H > PNG_UINT_31_MAX || W > PNG_UINT_31_MAX)
-        return clip_set_error(app, CLIP_ERR_DIMS,
-                              "save_png: %s: cannot save %s data as rows x cols [x 1..4 channels]",
-                              path, clip_dims_str(d, dstr, sizeof dstr));
+        return clip_set_error(
+            app, CLIP_ERR_DIMS,
+            "save_png: %s: cannot save %s data as rows x cols [x 1..4 channels]%s", path,
+            clip_dims_str(d, dstr, sizeof dstr),
+            C > 4 || extra_dims ? " (save pages as TIFF)" : "");
     const void *host = NULL;
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
+    clip_io_fit fit;
+    s = clip_io_choose_sample(app, "save_png", path, host, t, clip_data_numel(d), opts->sample,
+                              opts->fit, 0, &fit, report);
+    if (s != CLIP_OK) return s;
+    if (report) {
+        report->pages = 1;
+        report->channels = C;
+    }
     png_job job = {0};
     size_t row_bytes;
-    if (clip_mul_size(W, C * bytes, &row_bytes) || !(job.pixels = malloc(row_bytes)))
+    if (clip_mul_size(W, C * (fit.sample == CLIP_SAMPLE_U16 ? 2 : 1), &row_bytes) ||
+        !(job.pixels = malloc(row_bytes)))
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "save_png: %s: out of memory", path);
     clip_save_file sf;
     s = clip_save_begin(app, "save_png", path, &sf);
-    if (s == CLIP_OK) s = png_encode(app, path, &sf, host, t, H, W, C, bytes, &job);
+    if (s == CLIP_OK) s = png_encode(app, path, &sf, host, t, H, W, C, &fit, &job);
     png_destroy_write_struct(&job.png, &job.info);
     free(job.pixels);
     static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};

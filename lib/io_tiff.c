@@ -9,15 +9,18 @@
 
 #ifndef CLIP_HAVE_TIFF
 
-clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
+    (void)page;
     (void)out;
     return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "load_tiff: %s: built without TIFF support",
                           path ? path : "(null)");
 }
 
-clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+clip_status clip_io_save_tiff(clip_app *app, const char *path, clip_data *d,
+                              const clip_save_opts *opts, clip_save_report *report) {
     (void)d;
-    (void)sample;
+    (void)opts;
+    (void)report;
     return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_tiff: %s: built without TIFF support",
                           path ? path : "(null)");
 }
@@ -86,8 +89,10 @@ static tmsize_t client_write(thandle_t h, void *buf, tmsize_t n) {
 
 static toff_t client_seek(thandle_t h, toff_t off, int whence) {
     clip_save_file *sf = h;
-    if (whence == SEEK_CUR) off += sf->pos;
-    else if (whence == SEEK_END) off += sf->end;
+    if (whence == SEEK_CUR)
+        off += sf->pos;
+    else if (whence == SEEK_END)
+        off += sf->end;
     sf->pos = off;
     return off;
 }
@@ -342,9 +347,15 @@ static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64
         clip_status s = read_layout(app, path, tif, n ? &L : first);
         if (s != CLIP_OK) return s;
         if (n && !same_layout(first, &L))
-            return clip_set_error(app, CLIP_ERR_FORMAT,
-                                  "load_tiff: %s: page %zu differs from page 1 in size or samples",
-                                  path, n + 1);
+            return clip_set_error(
+                app, CLIP_ERR_FORMAT,
+                "load_tiff: %s: page %zu (%ux%u, %u x %u-bit samples) differs from page 1 (%ux%u, "
+                "%u x %u-bit samples), so the %u pages cannot be stacked: load one page alone "
+                "(clip_load_opts.page; on the command line %s:N)",
+                path, n + 1, (unsigned)L.height, (unsigned)L.width, (unsigned)L.spp,
+                (unsigned)L.bps, (unsigned)first->height, (unsigned)first->width,
+                (unsigned)first->spp, (unsigned)first->bps, (unsigned)TIFFNumberOfDirectories(tif),
+                path);
         const tiff_layout *cur = n ? &L : first;
         /* Reject sizes no file this long can hold, before anything is allocated for them. */
         size_t page_bytes;
@@ -375,11 +386,39 @@ static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64
     return CLIP_OK;
 }
 
+/* Goes to page `page` (from 1) alone and checks it as scan_pages checks each page. */
+static clip_status one_page(clip_app *app, const char *path, TIFF *tif, uint64_t file_size,
+                            size_t page, tiff_layout *L) {
+    const size_t n = TIFFNumberOfDirectories(tif);
+    if (page > n || !TIFFSetDirectory(tif, (tdir_t)(page - 1)))
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: no page %zu: the file has %zu",
+                              path, page, n);
+    clip_status s = read_layout(app, path, tif, L);
+    if (s != CLIP_OK) return s;
+    size_t bytes;
+    if (clip_mul_size(L->width, L->height, &bytes) || clip_mul_size(bytes, L->spp, &bytes) ||
+        clip_mul_size(bytes, L->bps / 8u, &bytes))
+        return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: image size overflows", path);
+    if (!TIFFIsCODECConfigured(L->compression))
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_tiff: %s: page %zu: compression scheme %u is not supported by "
+                              "this libtiff",
+                              path, page, (unsigned)L->compression);
+    if ((uint64_t)bytes / max_expansion(L->compression) > file_size)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_tiff: %s: page %zu claims %ux%u x %u samples, more than a "
+                              "%llu-byte file can hold",
+                              path, page, (unsigned)L->height, (unsigned)L->width, (unsigned)L->spp,
+                              (unsigned long long)file_size);
+    return CLIP_OK;
+}
+
 static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_t file_size,
-                             const tiff_msg *msg, clip_data **out) {
+                             size_t page, const tiff_msg *msg, clip_data **out) {
     tiff_layout L;
-    size_t pages = 0;
-    clip_status s = scan_pages(app, path, tif, file_size, &L, &pages, msg);
+    size_t pages = 1;
+    clip_status s = page ? one_page(app, path, tif, file_size, page, &L)
+                         : scan_pages(app, path, tif, file_size, &L, &pages, msg);
     if (s != CLIP_OK) return s;
     /* f32 holds integers exactly only up to 2^24: 32-bit ones need f64, as MAT's int32 do. */
     clip_type type = L.bps == (L.format == SAMPLEFORMAT_IEEEFP ? 64 : 32) ? CLIP_F64 : CLIP_F32;
@@ -406,7 +445,7 @@ static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_
     s = clip_data_host_write(d, &host);
     tiff_dest dst = {host, type, L.height, L.width, L.spp, 0};
     for (size_t p = 0; s == CLIP_OK && p < pages; p++) {
-        if (!TIFFSetDirectory(tif, (tdir_t)p)) {
+        if (!TIFFSetDirectory(tif, (tdir_t)(page ? page - 1 : p))) {
             s = clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: cannot reread page %zu: %s",
                                path, p + 1, why(msg, "bad directory"));
             break;
@@ -428,6 +467,10 @@ static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_
 }
 
 clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+    return clip_io_load_tiff(app, path, 0, out);
+}
+
+clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
     if (!app || !path || !out)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_tiff: NULL %s",
                               !app    ? "app"
@@ -443,7 +486,7 @@ clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
     if (!tif)
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: not a readable TIFF file: %s",
                               path, why(&msg, "libtiff cannot open it"));
-    s = load_open(app, path, tif, size, &msg, out);
+    s = load_open(app, path, tif, size, page, &msg, out);
     TIFFClose(tif);
     return s;
 }
@@ -452,7 +495,7 @@ clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
 
 typedef struct tiff_out {
     uint16_t bps, format;
-    clip_sample sample;
+    clip_io_fit fit;
 } tiff_out;
 
 static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size_t H, size_t W,
@@ -461,12 +504,12 @@ static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size
         for (size_t ch = 0; ch < C; ch++) {
             double v = clip_io_real_at(host, t, r + H * (c + W * (ch + C * page)));
             size_t k = c * C + ch;
-            switch (o->sample) {
+            switch (o->fit.sample) {
             case CLIP_SAMPLE_U8:
-                buf[k] = (uint8_t)clip_io_to_uint(v, 255.0);
+                buf[k] = (uint8_t)clip_io_fit_value(&o->fit, v);
                 break;
             case CLIP_SAMPLE_U16:
-                ((uint16_t *)(void *)buf)[k] = (uint16_t)clip_io_to_uint(v, 65535.0);
+                ((uint16_t *)(void *)buf)[k] = (uint16_t)clip_io_fit_value(&o->fit, v);
                 break;
             case CLIP_SAMPLE_F32:
                 ((float *)(void *)buf)[k] = (float)v;
@@ -523,51 +566,70 @@ static clip_status write_page(clip_app *app, const char *path, TIFF *tif, clip_s
     return CLIP_OK;
 }
 
-static clip_status choose_sample(clip_app *app, const char *path, clip_type t, clip_sample sample,
-                                 tiff_out *o) {
-    if (sample == CLIP_SAMPLE_AUTO) sample = t == CLIP_F64 ? CLIP_SAMPLE_F64 : CLIP_SAMPLE_F32;
-    o->sample = sample;
-    switch (sample) {
+static void sample_tags(tiff_out *o) {
+    switch (o->fit.sample) {
     case CLIP_SAMPLE_U8:
         o->bps = 8;
         o->format = SAMPLEFORMAT_UINT;
-        return CLIP_OK;
+        break;
     case CLIP_SAMPLE_U16:
         o->bps = 16;
         o->format = SAMPLEFORMAT_UINT;
-        return CLIP_OK;
+        break;
     case CLIP_SAMPLE_F32:
         o->bps = 32;
         o->format = SAMPLEFORMAT_IEEEFP;
-        return CLIP_OK;
-    case CLIP_SAMPLE_F64:
+        break;
+    default:
         o->bps = 64;
         o->format = SAMPLEFORMAT_IEEEFP;
-        return CLIP_OK;
-    default:
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_tiff: %s: bad sample format %d",
-                              path, (int)sample);
+        break;
     }
 }
 
+/* Channels and pages of d (io.h, "Stacks"): rows x cols x N is N pages unless N is 3 or 4 or
+ * `third` says channels; a fourth dimension is always pages. */
+static clip_status stack_layout(clip_app *app, const char *path, clip_data *d, clip_third third,
+                                size_t *C, size_t *P) {
+    if (third != CLIP_THIRD_AUTO && third != CLIP_THIRD_CHANNELS && third != CLIP_THIRD_PAGES)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_tiff: %s: unknown third %d", path,
+                              (int)third);
+    const size_t n3 = clip_data_dim(d, 2), n4 = clip_data_dim(d, 3);
+    int channels = n4 > 1 || third == CLIP_THIRD_CHANNELS ||
+                   (third == CLIP_THIRD_AUTO && (n3 == 3 || n3 == 4));
+    if (n4 > 1 && third == CLIP_THIRD_PAGES && n3 > 1)
+        return clip_set_error(app, CLIP_ERR_DIMS,
+                              "save_tiff: %s: pages asked for the third dimension, but a fourth "
+                              "(%zu) is there: rows x cols x C x P is P pages of C channels",
+                              path, n4);
+    *C = channels ? n3 : 1;
+    *P = channels ? n4 : n3;
+    return CLIP_OK;
+}
+
 clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
-    if (!app || !path || !d)
+    const clip_save_opts opts = {.sample = sample};
+    return clip_io_save_tiff(app, path, d, &opts, NULL);
+}
+
+clip_status clip_io_save_tiff(clip_app *app, const char *path, clip_data *d,
+                              const clip_save_opts *opts, clip_save_report *report) {
+    if (!app || !path || !d || !opts)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_tiff: NULL %s",
                               !app    ? "app"
                               : !path ? "path"
-                                      : "data");
+                              : !d    ? "data"
+                                      : "options");
     clip_clear_error(app);
     clip_type t = clip_data_type(d);
     if (clip_type_is_complex(t))
         return clip_set_error(app, CLIP_ERR_TYPE,
                               "save_tiff: %s: complex data (%s) cannot be saved as an image", path,
                               clip_type_name(t));
-    tiff_out o = {0, 0, CLIP_SAMPLE_AUTO};
-    clip_status s = choose_sample(app, path, t, sample, &o);
-    if (s != CLIP_OK) return s;
     char dstr[128];
-    size_t H = clip_data_dim(d, 0), W = clip_data_dim(d, 1), C = clip_data_dim(d, 2),
-           P = clip_data_dim(d, 3);
+    size_t H = clip_data_dim(d, 0), W = clip_data_dim(d, 1), C = 1, P = 1;
+    clip_status s = stack_layout(app, path, d, opts->third, &C, &P);
+    if (s != CLIP_OK) return s;
     int extra_dims = 0;
     for (int i = 4; i < clip_data_ndims(d); i++)
         extra_dims |= clip_data_dim(d, i) != 1;
@@ -580,6 +642,16 @@ clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_s
     const void *host = NULL;
     s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
+    tiff_out o;
+    memset(&o, 0, sizeof o);
+    s = clip_io_choose_sample(app, "save_tiff", path, host, t, clip_data_numel(d), opts->sample,
+                              opts->fit, 1, &o.fit, report);
+    if (s != CLIP_OK) return s;
+    sample_tags(&o);
+    if (report) {
+        report->pages = P;
+        report->channels = C;
+    }
 
     size_t line_bytes, total;
     if (clip_mul_size(W, C, &line_bytes) || clip_mul_size(line_bytes, o.bps / 8u, &line_bytes) ||

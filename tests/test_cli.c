@@ -37,7 +37,8 @@ static int run(const char *args) {
 
 static int lines(const char *s) {
     int n = 0;
-    for (; *s; s++) n += *s == '\n';
+    for (; *s; s++)
+        n += *s == '\n';
     return n;
 }
 
@@ -47,7 +48,8 @@ static void expect_error(const char *args, const char *needle) {
     if (rc != 1 && rc != 2) fprintf(stderr, "clip %s: exit %d\n", args, rc);
     CHECK(rc == 1 || rc == 2);
     if (lines(err_text) != 1 || !strstr(err_text, needle))
-        fprintf(stderr, "clip %s: stderr was \"%s\", want one line with \"%s\"\n", args, err_text, needle);
+        fprintf(stderr, "clip %s: stderr was \"%s\", want one line with \"%s\"\n", args, err_text,
+                needle);
     CHECK(lines(err_text) == 1);
     CHECK(strstr(err_text, needle) != NULL);
 }
@@ -198,6 +200,30 @@ int main(void) {
           strstr(out_text, "matmul|matpow") && strstr(out_text, "gpu:all"));
     expect_usage("devices extra", "takes no arguments");
     expect_usage("list extra", "takes no arguments");
+    /* --version, and help for each command by name. */
+    CHECK(run("--version") == 0 && !strncmp(out_text, "clip ", 5) && strstr(out_text, "commit: ") &&
+          strstr(out_text, "formats:") && strstr(out_text, "default device: "));
+    expect_usage("--version extra", "takes no arguments");
+    CHECK(run("help run") == 0 && strstr(out_text, "--clamp") && strstr(out_text, "FILE.mat:NAME"));
+    CHECK(run("help bench") == 0 && strstr(out_text, "usage: clip bench"));
+    CHECK(run("help tune") == 0 && strstr(out_text, "usage: clip tune"));
+    CHECK(run("help devices") == 0 && strstr(out_text, "usage: clip devices"));
+    /* Save options and FILE:SELECTOR words that cannot apply are usage errors. */
+    expect_usage("run scale cli_in.cfl -o x.png --clamp --scale", "exclude each other");
+    expect_usage("run scale cli_in.cfl -o x.png --sample int8", "--sample expects");
+    expect_usage("run scale cli_in.cfl -o x.png --stack rows", "--stack expects");
+    expect_usage("run scale cli_in.cfl -o x.tif:2", "a page cannot be chosen for a save");
+    expect_usage("run scale x.tif:0", "a page is a whole number from 1");
+    expect_usage("run scale cli_in.cfl -o x.mat --sample uint8", "does not apply to this format");
+    if (clip_io_has("mat")) { /* a MAT variable named on save and on load */
+        CHECK(run("run scale cli_in.cfl -o cli_named.mat:first --a 2") == 0);
+        CHECK(run("run scale cli_named.mat:first --a 0.5") == 0);
+        char *direct = strdup(out_text);
+        CHECK(run("run scale cli_in.cfl") == 0 && direct && !strcmp(direct, out_text));
+        free(direct);
+        expect_error("run scale cli_named.mat:nope", "no variable named 'nope': the file holds "
+                                                     "first (single)");
+    }
 
     /* A full disk under stdout fails the command instead of losing the values quietly. */
     if (access("/dev/full", W_OK) == 0) {

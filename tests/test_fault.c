@@ -293,7 +293,9 @@ static void write_png(const char *png) {
     clip_app *app = tu_app();
     clip_data *d = make(app, CLIP_F32, 40, 36, f_img);
     CHECK(d != NULL);
-    CHECK_OK(app, clip_save(app, png, d));
+    /* f_img's fractions round to 0 and 1 in 8-bit samples, as asked. */
+    const clip_save_opts clamp = {.sample = CLIP_SAMPLE_U8, .fit = CLIP_FIT_CLAMP};
+    CHECK_OK(app, clip_save_with(app, png, d, &clamp, NULL));
     clip_data_destroy(d);
     clip_app_destroy(app);
 }

@@ -22,7 +22,6 @@
 #define TEST_MATIO 1
 #endif
 
-
 static void write_bytes(const char *path, const void *p, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(p, 1, n, f) != n) {
@@ -107,21 +106,37 @@ static void test_tiff(clip_app *app) {
     round_trip(app, "rgb_pages_f64.tif", a);
     clip_data_destroy(a);
 
-    /* Integer samples: clamped to the range and rounded to nearest on save. */
+    /* Integer samples keep the values or refuse, leaving no file; a clamp asked for clamps to
+     * the range and rounds to nearest, and says what it changed. */
     size_t dv[2] = {3, 4};
     double v[12] = {-3, 0, 1.5, 2.49, 254.5, 255, 300, NAN, 65535.6, 70000, 1000.5, 7};
     double want8[12] = {0, 0, 2, 2, 255, 255, 255, 0, 255, 255, 255, 7};
     double want16[12] = {0, 0, 2, 2, 255, 255, 300, 0, 65535, 65535, 1001, 7};
     a = make_from(app, CLIP_F64, 2, dv, v);
     clip_data *b = NULL;
-    CHECK_OK(app, clip_save_tiff(app, tp("u8.tif"), a, CLIP_SAMPLE_U8));
+    CHECK_STATUS(app, clip_save_tiff(app, tp("u8.tif"), a, CLIP_SAMPLE_U8), CLIP_ERR_TYPE);
+    CHECK_MSG(app, "9 of 12 values do not fit 8-bit unsigned samples (whole numbers 0..255)");
+    CHECK_MSG(app, "4 above 255 (largest 70000), 1 below 0 (e.g. -3), 5 fractional (e.g. 1.5), "
+                   "1 NaN");
+    CHECK(!tu_file_exists(tp("u8.tif")));
+    CHECK_STATUS(app, clip_save_tiff(app, tp("u16.tif"), a, CLIP_SAMPLE_U16), CLIP_ERR_TYPE);
+    CHECK_MSG(app, "8 of 12 values do not fit 16-bit unsigned samples (whole numbers 0..65535)");
+    CHECK(!tu_file_exists(tp("u16.tif")));
+    clip_save_opts clamp8 = {.sample = CLIP_SAMPLE_U8, .fit = CLIP_FIT_CLAMP};
+    clip_save_report rep;
+    CHECK_OK(app, clip_save_with(app, tp("u8.tif"), a, &clamp8, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_U8 && rep.changed == 9 && rep.pages == 1);
+    CHECK(strstr(rep.text, "clamped 4 values above 255 to 255, clamped 1 value below 0 to 0, "
+                           "rounded 3 fractional values to nearest, stored 1 NaN as 0") != NULL);
     CHECK_OK(app, clip_load_tiff(app, tp("u8.tif"), &b));
     CHECK(b && clip_data_type(b) == CLIP_F32 && dims_are(b, 2, dv));
     for (size_t i = 0; b && i < 12; i++)
         CHECK_NEAR(comp(b, i), want8[i], 0);
     clip_data_destroy(b);
     b = NULL;
-    CHECK_OK(app, clip_save_tiff(app, tp("u16.tif"), a, CLIP_SAMPLE_U16));
+    clip_save_opts clamp16 = {.sample = CLIP_SAMPLE_U16, .fit = CLIP_FIT_CLAMP};
+    CHECK_OK(app, clip_save_with(app, tp("u16.tif"), a, &clamp16, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_U16 && rep.changed == 8);
     CHECK_OK(app, clip_load_tiff(app, tp("u16.tif"), &b));
     CHECK(b && clip_data_type(b) == CLIP_F32 && dims_are(b, 2, dv));
     for (size_t i = 0; b && i < 12; i++)
@@ -375,7 +390,7 @@ static void test_tiff_direct(clip_app *app) {
 static void check_png(clip_app *app, const char *name, int nd, const size_t *dims,
                       clip_sample sample) {
     size_t n = dims[0] * dims[1] * (nd > 2 ? dims[2] : 1);
-    double max = sample == CLIP_SAMPLE_U16 ? 65535.0 : 255.0;
+    double max = sample == CLIP_SAMPLE_U8 ? 255.0 : 65535.0;
     double *v = malloc(n * sizeof *v), *want = malloc(n * sizeof *want);
     for (size_t i = 0; i < n; i++) {
         /* Mostly exact integers, with out-of-range and fractional values mixed in. */
@@ -403,7 +418,13 @@ static void check_png(clip_app *app, const char *name, int nd, const size_t *dim
         }
     }
     clip_data *a = make_from(app, CLIP_F32, nd, dims, v), *b = NULL;
-    CHECK_OK(app, clip_save_png(app, tp(name), a, sample));
+    /* Values out of range or fractional are refused; the clamp asked for changes them. */
+    CHECK_STATUS(app, clip_save_png(app, tp(name), a, sample), CLIP_ERR_TYPE);
+    CHECK(!tu_file_exists(tp(name)));
+    const clip_save_opts clamp = {.sample = sample, .fit = CLIP_FIT_CLAMP};
+    clip_save_report rep;
+    CHECK_OK(app, clip_save_with(app, tp(name), a, &clamp, &rep));
+    CHECK(rep.sample == (sample == CLIP_SAMPLE_AUTO ? CLIP_SAMPLE_U16 : sample) && rep.text[0]);
     CHECK_OK(app, clip_load(app, tp(name), &b));
     CHECK(b && clip_data_type(b) == CLIP_F32 && dims_are(b, nd, dims));
     int bad = 0;
@@ -987,7 +1008,8 @@ static void test_errors(clip_app *app) {
     clip_data *a = make(app, CLIP_F32, 3, dims, 9, 200.0);
     CHECK_OK(app, clip_save(app, tp("good.tif"), a));
     check_truncations(app, tp("good.tif"), ".tif");
-    CHECK_OK(app, clip_save(app, tp("good.png"), a));
+    const clip_save_opts clamp = {.fit = CLIP_FIT_CLAMP};
+    CHECK_OK(app, clip_save_with(app, tp("good.png"), a, &clamp, NULL));
     check_truncations(app, tp("good.png"), ".png");
     CHECK_OK(app, clip_save(app, tp("good.mat"), a));
     check_truncations(app, tp("good.mat"), ".mat");
@@ -1009,7 +1031,9 @@ static void test_errors(clip_app *app) {
     const char *nodir = tp("no/such/dir/out.mat");
     CHECK_STATUS(app, clip_save(app, nodir, a), CLIP_ERR_IO);
     CHECK_MSG(app, nodir);
-    CHECK_STATUS(app, clip_save(app, tp("no/such/dir/out.png"), a), CLIP_ERR_IO);
+    const clip_save_opts clamp_png = {.fit = CLIP_FIT_CLAMP};
+    CHECK_STATUS(app, clip_save_with(app, tp("no/such/dir/out.png"), a, &clamp_png, NULL),
+                 CLIP_ERR_IO);
     CHECK_STATUS(app, clip_save(app, tp("no/such/dir/out.tif"), a), CLIP_ERR_IO);
     CHECK_STATUS(app, clip_save(app, tp("no/such/dir/out.cfl"), a), CLIP_ERR_IO);
 

@@ -11,34 +11,11 @@
 #include "bench.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
+#include "help.h"
+#include "io_spec.h"
 #include "run_args.h"
 #include "timing.h"
 #include "tune.h"
-
-/* The full usage goes to stdout (clip help); an error gets one line on stderr. */
-static int usage(FILE *f) {
-    if (f == stderr) {
-        fprintf(stderr, "clip: usage: clip devices | list | help [NAME] | run NAME IN... [-o OUT] "
-                        "[--PARAM V]... | bench NAME SHAPE... | tune (clip help for more)\n");
-        return 2;
-    }
-    fprintf(f,
-            "usage: clip devices\n"
-            "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
-            "[--repeat R]\n"
-            "       " CLIP_BENCH_SYNOPSIS "\n"
-            "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
-            "[--types T,...] [--shapes MxNxK,...]\n"
-            "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types T,...] "
-            "[--filters 3x3,7x7,...] [--image RxC]\n"
-            "       clip help [NAME]\n"
-            "       clip list\n"
-            "Without -o (or --output), run prints the output's values. Options of run also take "
-            "--opt=VALUE.\n"
-            "SPEC: gpu | cpu | index | name substring, or several devices: all | gpu:all | 1,2.\n"
-            "Formats by extension: .mat .tif/.tiff .png .cfl\n");
-    return 0;
-}
 
 /* devices and list take no arguments: --help says what they print, anything else is usage. */
 static int no_args(const char *cmd, int argc, char **argv, const char *what) {
@@ -103,13 +80,22 @@ static int cmd_list_args(int argc, char **argv) {
 
 static int cmd_help(int argc, char **argv) {
     if (argc < 1 || run_args_is_help(argv[0])) {
-        usage(stdout);
+        help_usage(stdout);
         printf("\nprocesses:\n");
         return cmd_list();
     }
+    static char help[] = "--help";
+    char *args[] = {help, NULL};
+    if (!strcmp(argv[0], "devices")) return cmd_devices(1, args);
+    if (!strcmp(argv[0], "list")) return cmd_list_args(1, args);
+    const int rc = help_command(argv[0]);
+    if (rc >= 0) return rc;
     const clip_process_desc *d = clip_process_find(argv[0]);
     if (!d) {
-        fprintf(stderr, "clip: help: no process named '%s' (clip list shows them)\n", argv[0]);
+        fprintf(stderr,
+                "clip: help: no command or process named '%s' (commands: run bench tune devices "
+                "list; clip list shows the processes)\n",
+                argv[0]);
         return 2;
     }
     clip_process_help(d, stdout);
@@ -165,9 +151,10 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
         }
     }
     for (int i = 0; i < a->n_inputs; i++) {
-        if (clip_load(app, a->inputs[i], &in[i]) != CLIP_OK ||
-            clip_process_set_input(p, i, in[i]) != CLIP_OK) {
-            fail(NULL, app);
+        const int loaded = io_spec_load(app, a->inputs[i], &in[i]);
+        if (loaded || clip_process_set_input(p, i, in[i]) != CLIP_OK) {
+            if (!loaded) fail(NULL, app);
+            rc = loaded ? loaded : 1;
             goto done;
         }
     }
@@ -205,8 +192,9 @@ static int run_parsed(const clip_process_desc *d, const run_args *a) {
             goto done;
         }
         if (i < a->n_outputs) {
-            if (clip_save(app, a->outputs[i], out) != CLIP_OK) {
-                fail(NULL, app);
+            const int saved = io_spec_save(app, a->outputs[i], &a->save, out);
+            if (saved) {
+                rc = saved;
                 goto done;
             }
         } else if (a->n_outputs == 0 && print_data(out, app)) {
@@ -224,8 +212,8 @@ done:
 }
 
 static int cmd_run(int argc, char **argv) {
-    if (argc < 1) return usage(stderr);
-    if (run_args_is_help(argv[0])) return usage(stdout);
+    if (argc < 1) return help_usage(stderr);
+    if (run_args_is_help(argv[0])) return help_command("run");
     const clip_process_desc *d = clip_process_find(argv[0]);
     for (int i = 1; d && i < argc; i++)
         if (run_args_is_help(argv[i])) return cmd_help(1, argv);
@@ -245,13 +233,20 @@ static int cmd_run(int argc, char **argv) {
 }
 
 static int dispatch(int argc, char **argv) {
-    if (argc < 2) return usage(stderr);
+    if (argc < 2) return help_usage(stderr);
     const char *cmd = argv[1];
     if (!strcmp(cmd, "devices")) return cmd_devices(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list_args(argc - 2, argv + 2);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
         return cmd_help(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        if (argc > 2) {
+            fprintf(stderr, "clip: %s takes no arguments, got '%s'\n", cmd, argv[2]);
+            return 2;
+        }
+        return help_version();
+    }
     if (!strcmp(cmd, "bench")) return clip_bench_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "tune")) return clip_tune_main(argc - 2, argv + 2);
     fprintf(stderr, "clip: unknown command '%s' (clip help lists the commands)\n", cmd);

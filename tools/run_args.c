@@ -101,6 +101,28 @@ static int is_option(const char *arg, size_t len, const char *name) {
     return strlen(name) == len && !strncmp(arg, name, len);
 }
 
+/* --sample NAME and --stack NAME into a->save. */
+static int save_choice(run_args *a, int sample, const char *v) {
+    static const char *const samples[] = {"uint8", "uint16", "float32", "float64"};
+    static const clip_sample sample_of[] = {CLIP_SAMPLE_U8, CLIP_SAMPLE_U16, CLIP_SAMPLE_F32,
+                                            CLIP_SAMPLE_F64};
+    if (sample) {
+        for (size_t k = 0; k < sizeof samples / sizeof samples[0]; k++)
+            if (!strcmp(v, samples[k])) {
+                a->save.sample = sample_of[k];
+                return 0;
+            }
+        return usage_error(a, 2, "--sample expects uint8, uint16, float32 or float64, got '%s'", v);
+    }
+    if (!strcmp(v, "pages"))
+        a->save.third = CLIP_THIRD_PAGES;
+    else if (!strcmp(v, "channels"))
+        a->save.third = CLIP_THIRD_CHANNELS;
+    else
+        return usage_error(a, 2, "--stack expects pages or channels, got '%s'", v);
+    return 0;
+}
+
 int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *d) {
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -114,15 +136,27 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
             /* The common options take --opt=VALUE as the process's parameters do; one of them
              * sent on to the process would be "no parameter 'device'", which misleads. */
             const char *value = eq ? eq + 1 : NULL;
-            if (is_option(pname, len, "time")) {
-                if (eq) return usage_error(a, 2, "--time takes no value, got '%s'", arg);
-                a->time = 1;
+            const int clamp = is_option(pname, len, "clamp"),
+                      scale = is_option(pname, len, "scale");
+            if (is_option(pname, len, "time") || clamp || scale) {
+                if (eq)
+                    return usage_error(a, 2, "--%.*s takes no value, got '%s'", (int)len, pname,
+                                       arg);
+                const clip_fit fit = clamp ? CLIP_FIT_CLAMP : CLIP_FIT_SCALE;
+                if ((clamp || scale) && a->save.fit && a->save.fit != fit)
+                    return usage_error(a, 2, "--clamp and --scale exclude each other: choose one");
+                if (clamp || scale)
+                    a->save.fit = fit;
+                else
+                    a->time = 1;
                 continue;
             }
             const int output = is_option(pname, len, "output"),
                       device = is_option(pname, len, "device"),
-                      repeat = is_option(pname, len, "repeat");
-            if (output || device || repeat) {
+                      repeat = is_option(pname, len, "repeat"),
+                      sample = is_option(pname, len, "sample"),
+                      stack = is_option(pname, len, "stack");
+            if (output || device || repeat || sample || stack) {
                 if (!eq) {
                     if (i + 1 >= argc) goto missing;
                     value = argv[++i];
@@ -132,6 +166,9 @@ int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *
                     a->outputs[a->n_outputs++] = value;
                 } else if (device) {
                     a->device = value;
+                } else if (sample || stack) {
+                    const int rc = save_choice(a, sample, value);
+                    if (rc) return rc;
                 } else if (run_args_integer(value, 1, RUN_ARGS_REPEAT_MAX, &a->repeat)) {
                     return usage_error(a, 2, "--repeat expects an integer from 1 to %ld, got '%s'",
                                        RUN_ARGS_REPEAT_MAX, value);

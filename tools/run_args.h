@@ -1,5 +1,6 @@
 /* The argument splitter of `clip run NAME ARG...`: sorts ARG... into input files, -o outputs,
- * the common options (--device, --time, --repeat) and the process's --PARAM values, checked
+ * the common options (--device, --time, --repeat), the save options (--sample, --clamp,
+ * --scale, --stack; tools/help.c documents them) and the process's --PARAM values, checked
  * against the process's table. It opens nothing and prints nothing, so the tool and the fuzz
  * target (fuzz/fuzz_cli.c) run the same code.
  *
@@ -14,6 +15,7 @@
 #ifndef CLIP_TOOLS_RUN_ARGS_H
 #define CLIP_TOOLS_RUN_ARGS_H
 
+#include "clip/io.h"
 #include "clip/process_author.h"
 
 /* At most this many inputs, outputs and parameters each (more is a usage error). */
@@ -34,6 +36,7 @@ typedef struct run_args {
     const char *device;        /* --device SPEC, or NULL */
     int time;                  /* --time given */
     long repeat;               /* --repeat R, 1 if not given */
+    clip_save_opts save;       /* --sample, --clamp/--scale, --stack: how images are saved */
     char *owned[RUN_ARGS_MAX]; /* copies of --NAME=VALUE names, freed by run_args_release */
     char error[512];           /* why run_args_parse failed, one line without "clip: " */
 } run_args;
@@ -44,9 +47,9 @@ void run_args_init(run_args *a);
 /* Parses argv[0..argc) (the words after NAME) for process d into a, which must be freshly
  * initialised. Returns 0, or the tool's exit status with a.error set: 2 for a usage error
  * (unknown option, missing value, too many arguments, wrong count of inputs or outputs, bad
- * --repeat), 1 when out of memory. The common options take --opt VALUE and --opt=VALUE alike.
- * Values are not checked here beyond --repeat: the process checks its parameters
- * (clip_process_set_text) and --device is the app's business. */
+ * --repeat, an unknown --sample or --stack, --clamp with --scale), 1 when out of memory. The common
+ * options take --opt VALUE and --opt=VALUE alike. Values are not checked here beyond --repeat: the
+ * process checks its parameters (clip_process_set_text) and --device is the app's business. */
 int run_args_parse(run_args *a, int argc, char **argv, const clip_process_desc *d);
 
 /* Frees what a owns and empties it. */

@@ -22,9 +22,38 @@
  * double -> f64, complex -> c32/c64, int8/uint8/int16/uint16/logical -> f32,
  * int32/uint32/int64/uint64 -> f64.
  * CFL always loads as c32.
- * On save: PNG and integer TIFF clamp to the sample range and round to nearest; complex data
- * cannot be saved as an image (CLIP_ERR_TYPE). MAT keeps the class (single/double, complex).
- * CFL converts to complex float.
+ *
+ * Nothing is read in part without a word. A TIFF whose pages differ in size or samples (a
+ * thumbnail, a reduced-resolution page) is CLIP_ERR_FORMAT naming the pages, unless one page is
+ * chosen (clip_load_opts.page; on the command line FILE.tif:N). An animated PNG (APNG) is
+ * CLIP_ERR_FORMAT saying how many frames it holds, unless page 1 is chosen, which loads the
+ * default image (what a reader without APNG support shows); clip does not compose later frames.
+ * A palette PNG loads expanded to RGB(A) values, as imread does; a palette TIFF loads its raw
+ * indices (as imread's first output does: the palette is not applied).
+ *
+ * Saves keep the values they were given, or refuse (images; MAT and CFL keep every value of
+ * their type). The stored sample type (clip_save_opts.sample):
+ *   AUTO  every value a whole number in 0..255 -> 8-bit unsigned; in 0..65535 -> 16-bit;
+ *         otherwise TIFF stores float (32-bit for f32, 64-bit for f64 data) and PNG refuses
+ *         (CLIP_ERR_TYPE), unless fit asks to clamp or scale, which then stores 16 bits.
+ *   U8, U16        8/16-bit unsigned integers (PNG and TIFF).
+ *   F32, F64       float (TIFF only); F32 of f64 data rounds to single, as MATLAB's single().
+ * Values an integer type cannot hold (below 0, above 255/65535, fractional, NaN, Inf) are
+ * CLIP_ERR_TYPE with a message naming how many there are of each kind and the range ("save_png:
+ * out.png: 2 of 6 values do not fit 16-bit unsigned samples (whole numbers 0..65535): 1 above
+ * 65535 (largest 70000), 1 fractional (e.g. 0.5)"); nothing is written, and no file is left.
+ * An explicit fit changes values, and the report says how (clip_save_report.text):
+ *   CLIP_FIT_CLAMP  values below 0 become 0, above the maximum the maximum, fractions round to
+ *                   nearest (half up), NaN becomes 0.
+ *   CLIP_FIT_SCALE  the data's finite [min, max] maps linearly onto [0, maximum], then rounds;
+ *                   NaN becomes 0, +-Inf the ends (constant data stores 0).
+ * A fit on a float TIFF sample changes nothing (float keeps every value; F32 rounds to single).
+ *
+ * Stacks: TIFF stores rows x cols x N as N pages, except N of 3 or 4, which is one RGB / RGBA
+ * image (a 2-channel gray+alpha TIFF therefore saves back as 2 pages); rows x cols x C x P is P
+ * pages of C channels. clip_save_opts.third says which a third dimension is where the rule
+ * guesses wrong (a 3-page stack, a 5-channel image). PNG stores rows x cols x 1..4 channels, one
+ * image. What clip saves loads back with the same dimensions.
  *
  * A save is whole or absent. It writes a temporary file in the target's directory, then checks
  * it before it commits: flushed to disk (fsync), of the size the format requires (MAT 5: known
@@ -67,11 +96,11 @@
  * (cannot open/read/write: message has the path and the system's reason), CLIP_ERR_FORMAT (corrupt
  * or unsupported content: message says what), CLIP_ERR_UNSUPPORTED (format not built in, unknown
  * extension, or ".cfl" not in lower case), CLIP_ERR_TYPE (complex data to an image, a named MAT
- * variable that is not numeric), CLIP_ERR_DIMS (a shape the format cannot hold: an image's channels
- * or extra dimensions, MAT 5's 32-bit sizes; on load, more than 8 dimensions other than 1 in a MAT
- * variable or CFL header), CLIP_ERR_OVERFLOW (a size that does not fit size_t),
- * CLIP_ERR_OUT_OF_MEMORY, and for saves CLIP_ERR_OPENCL (data whose current copy is on the device,
- * a process's output, comes to the host first: clip_data_host).
+ * variable that is not numeric, image values the stored sample type cannot hold), CLIP_ERR_DIMS (a
+ * shape the format cannot hold: an image's channels or extra dimensions, MAT 5's 32-bit sizes; on
+ * load, more than 8 dimensions other than 1 in a MAT variable or CFL header), CLIP_ERR_OVERFLOW (a
+ * size that does not fit size_t), CLIP_ERR_OUT_OF_MEMORY, and for saves CLIP_ERR_OPENCL (data whose
+ * current copy is on the device, a process's output, comes to the host first: clip_data_host).
  */
 #ifndef CLIP_IO_H
 #define CLIP_IO_H
@@ -84,29 +113,76 @@
 extern "C" {
 #endif
 
-/* Sample format for image saves. CLIP_SAMPLE_AUTO: PNG 8-bit, TIFF 32-bit float for f32 and
- * 64-bit float for f64. */
+/* Sample type for image saves (above: "Saves keep the values they were given"). */
 typedef enum clip_sample {
     CLIP_SAMPLE_AUTO = 0,
     CLIP_SAMPLE_U8,
     CLIP_SAMPLE_U16,
-    CLIP_SAMPLE_F32,  /* TIFF only */
-    CLIP_SAMPLE_F64   /* TIFF only */
+    CLIP_SAMPLE_F32, /* TIFF only */
+    CLIP_SAMPLE_F64  /* TIFF only */
 } clip_sample;
+
+/* What an image save does with values the integer sample type cannot hold. */
+typedef enum clip_fit {
+    CLIP_FIT_EXACT = 0, /* refuse them (CLIP_ERR_TYPE), writing nothing */
+    CLIP_FIT_CLAMP,     /* clamp to the range, round to nearest, NaN -> 0 */
+    CLIP_FIT_SCALE      /* map the data's [min, max] onto the whole range, then round */
+} clip_fit;
+
+/* What the third dimension of rows x cols x N is in a TIFF save. */
+typedef enum clip_third {
+    CLIP_THIRD_AUTO = 0, /* channels when N is 3 or 4 (RGB, RGBA), pages otherwise */
+    CLIP_THIRD_CHANNELS,
+    CLIP_THIRD_PAGES
+} clip_third;
+
+/* Options of clip_save_with; zero-initialised = clip_save's behaviour. */
+typedef struct clip_save_opts {
+    clip_sample sample; /* images */
+    clip_fit fit;       /* images with integer samples */
+    clip_third third;   /* TIFF */
+    const char *var;    /* MAT: the variable's name; NULL = "result" */
+    int v73;            /* MAT: non-zero writes v7.3 (HDF5) */
+} clip_save_opts;
+
+/* What an image save stored and what it changed (filled by clip_save_with when not NULL). */
+typedef struct clip_save_report {
+    clip_sample sample;     /* the sample type written (AUTO for MAT and CFL) */
+    size_t pages, channels; /* images: how the data was laid out */
+    size_t changed;         /* values stored other than given (clamp, scale, rounding) */
+    char text[320];         /* one sentence saying what fit changed; "" when nothing was */
+} clip_save_report;
+
+/* Options of clip_load_with; zero-initialised = clip_load's behaviour. */
+typedef struct clip_load_opts {
+    const char *var; /* MAT: the variable's name; NULL = the first numeric one */
+    size_t page;     /* TIFF: the page to load, from 1 (0 = every page, stacked); PNG: 1 takes an
+                        APNG's default image (0 refuses an animation) */
+} clip_load_opts;
 
 /* Loads by extension (.tif .tiff .png .mat, case-insensitive; .cfl in lower case only, since the
  * pair's files are base.cfl and base.hdr: "x.CFL" is CLIP_ERR_UNSUPPORTED). */
 clip_status clip_load(clip_app *app, const char *path, clip_data **out);
-/* Saves by extension (as clip_load) with automatic sample format; .mat is MAT 5 (clip_save_mat
- * writes v7.3). */
+/* clip_load with options: a MAT variable by name, one TIFF page. An option the format has no use
+ * for (a page of a MAT file, a variable of a TIFF) is CLIP_ERR_INVALID_ARG; a page past the last
+ * is CLIP_ERR_FORMAT naming how many there are. opts may be NULL. */
+clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
+                           clip_data **out);
+/* Saves by extension (as clip_load): images with sample AUTO and no fit (values kept exactly, or
+ * CLIP_ERR_TYPE); .mat is MAT 5 with the variable "result". */
 clip_status clip_save(clip_app *app, const char *path, clip_data *d);
+/* clip_save with options (opts may be NULL) and a report of what was stored (may be NULL). An
+ * option the format has no use for (a sample type for MAT, float samples for PNG, pages for PNG)
+ * is CLIP_ERR_INVALID_ARG. */
+clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
+                           const clip_save_opts *opts, clip_save_report *report);
 
 clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
-/* d: rows x cols [x channels [x pages]], real. */
+/* d: rows x cols [x channels [x pages]], real (third dimension: CLIP_THIRD_AUTO); no fit. */
 clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
 
 clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
-/* d: rows x cols [x channels], channels 1..4, real; sample U8 or U16 (AUTO = U8). */
+/* d: rows x cols [x channels], channels 1..4, real; sample AUTO, U8 or U16; no fit. */
 clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
 
 /* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
@@ -114,8 +190,7 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
 /* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
  * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. v73 zero (MAT 5): CLIP_ERR_DIMS when a dimension or
  * the variable's encoded size passes 2^31-1 (above). */
-clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
-                          int v73);
+clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73);
 
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair

@@ -1,0 +1,201 @@
+/* MAT 7.3 variables read through HDF5 directly, where matio misreads them. matio 1.5 reads the
+ * MATLAB_class attribute through a nul-terminated string type of the attribute's own size: a
+ * fixed-length 6-byte "double" written without a terminator (hdf5storage, h5py's np.bytes_)
+ * comes back as "doubl", an unknown class, and the variable is lost. Here the attribute is read
+ * through a type one byte longer, as HDF5 converts any padding, so every writer's class reads
+ * whole. Only numeric and logical datasets are read (the layout MATLAB and hdf5storage share: the
+ * dataset's dimensions reversed are MATLAB's, complex is a compound of "real" and "imag"). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_internal.h"
+
+#if defined(CLIP_HAVE_MATIO) && defined(CLIP_HAVE_HDF5)
+
+#include <hdf5.h>
+
+/* The class's element type in clip (io.h: small integers f32, large ones f64), or -1 when the
+ * class is not numeric or logical. */
+static int type_of(const char *cls, int complex) {
+    static const char *const f32[] = {"single", "int8", "uint8", "int16", "uint16", "logical"};
+    static const char *const f64[] = {"double", "int32", "uint32", "int64", "uint64"};
+    for (size_t i = 0; i < sizeof f32 / sizeof f32[0]; i++)
+        if (!strcmp(cls, f32[i])) return (int)(complex ? CLIP_C32 : CLIP_F32);
+    for (size_t i = 0; i < sizeof f64 / sizeof f64[0]; i++)
+        if (!strcmp(cls, f64[i])) return (int)(complex ? CLIP_C64 : CLIP_F64);
+    return -1;
+}
+
+/* The object's MATLAB_class into buf: 0, or -1 when it has none that reads as a string. */
+static int read_class(hid_t obj, char *buf, size_t cap) {
+    buf[0] = '\0';
+    if (H5Aexists(obj, "MATLAB_class") <= 0) return -1;
+    hid_t a = H5Aopen(obj, "MATLAB_class", H5P_DEFAULT);
+    hid_t ft = a < 0 ? -1 : H5Aget_type(a);
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    int rc = -1;
+    if (ft >= 0 && mt >= 0 && H5Tget_class(ft) == H5T_STRING) {
+        if (H5Tis_variable_str(ft) > 0) {
+            char *s = NULL;
+            if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &s) >= 0 && s) {
+                snprintf(buf, cap, "%s", s);
+                H5free_memory(s);
+                rc = 0;
+            }
+        } else {
+            /* One byte more than stored, nul-terminated: HDF5 converts any padding into it. */
+            const size_t n = H5Tget_size(ft);
+            if (n + 1 <= cap && H5Tset_size(mt, n + 1) >= 0 &&
+                H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0 && H5Aread(a, mt, buf) >= 0)
+                rc = 0;
+            buf[cap - 1] = '\0';
+        }
+    }
+    if (mt >= 0) H5Tclose(mt);
+    if (ft >= 0) H5Tclose(ft);
+    if (a >= 0) H5Aclose(a);
+    return rc;
+}
+
+/* Whether the dataset's type is a compound of two numbers named real and imag. */
+static int is_complex(hid_t ft) {
+    if (H5Tget_class(ft) != H5T_COMPOUND || H5Tget_nmembers(ft) != 2) return 0;
+    char *re = H5Tget_member_name(ft, 0), *im = H5Tget_member_name(ft, 1);
+    const int ok = re && im && !strcmp(re, "real") && !strcmp(im, "imag");
+    H5free_memory(re);
+    H5free_memory(im);
+    return ok;
+}
+
+/* What the search over the root group looks for and finds. */
+typedef struct pick {
+    const char *var; /* the name asked for, or NULL */
+    int logical_ok;  /* second pass: a logical may be the one */
+    char name[256];  /* the dataset chosen, "" while none */
+    char cls[64];
+} pick;
+
+static herr_t visit(hid_t root, const char *name, const H5L_info_t *info, void *data) {
+    (void)info;
+    pick *p = data;
+    if (p->var ? strcmp(name, p->var) != 0 : name[0] == '#') return 0; /* #refs#, #subsystem# */
+    hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+    if (obj < 0) return 0;
+    char cls[64];
+    int take = H5Iget_type(obj) == H5I_DATASET && read_class(obj, cls, sizeof cls) == 0 &&
+               type_of(cls, 0) >= 0 && (p->logical_ok || p->var || strcmp(cls, "logical"));
+    if (take && H5Aexists(obj, "MATLAB_empty") > 0) take = 0;
+    H5Oclose(obj);
+    if (!take) return 0;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->cls, sizeof p->cls, "%s", cls);
+    return 1; /* stop: found */
+}
+
+static clip_status read_dataset(clip_app *app, const char *path, hid_t ds, const pick *p,
+                                uint64_t file_size, clip_data **out) {
+    hid_t space = H5Dget_space(ds), ft = H5Dget_type(ds), mt = -1;
+    hsize_t h[32];
+    const int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    clip_status s = CLIP_OK;
+    size_t dims[CLIP_MAX_DIMS] = {1, 1};
+    int rank = r < 2 ? 2 : r;
+    if (r < 0 || r > CLIP_MAX_DIMS || H5Sget_simple_extent_dims(space, h, NULL) != r)
+        s = clip_set_error(app, CLIP_ERR_DIMS,
+                           "load_mat: %s: variable '%s' has %d dimensions (clip holds up to %d)",
+                           path, p->name, r, CLIP_MAX_DIMS);
+    size_t numel = 1;
+    for (int i = 0; s == CLIP_OK && i < r; i++) {
+        dims[i] = (size_t)h[r - 1 - i]; /* HDF5 lists MATLAB's dimensions in reverse */
+        if (clip_mul_size(numel, dims[i], &numel))
+            s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: variable '%s': size overflows",
+                               path, p->name);
+    }
+    const int complex = ft >= 0 && is_complex(ft);
+    const H5T_class_t tc = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
+    if (s == CLIP_OK && !complex && tc != H5T_INTEGER && tc != H5T_FLOAT)
+        s = clip_set_error(
+            app, CLIP_ERR_FORMAT,
+            "load_mat: %s: variable '%s' (class %s) is stored as neither numbers nor "
+            "a real/imag compound",
+            path, p->name, p->cls);
+    if (s == CLIP_OK && numel / 1032 > file_size)
+        s = clip_set_error(app, CLIP_ERR_FORMAT,
+                           "load_mat: %s: variable '%s' claims %zu elements, more than a %llu-byte "
+                           "file can hold",
+                           path, p->name, numel, (unsigned long long)file_size);
+    const clip_type t = (clip_type)type_of(p->cls, complex);
+    const int dbl = clip_type_is_double(t);
+    if (s == CLIP_OK) {
+        hid_t num = dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+        const size_t half = dbl ? sizeof(double) : sizeof(float);
+        if (complex) {
+            mt = H5Tcreate(H5T_COMPOUND, 2 * half);
+            if (mt < 0 || H5Tinsert(mt, "real", 0, num) < 0 || H5Tinsert(mt, "imag", half, num) < 0)
+                s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat: %s: out of memory",
+                                   path);
+        } else {
+            mt = H5Tcopy(num);
+        }
+    }
+    clip_data *d = NULL;
+    if (s == CLIP_OK) s = clip_data_create(app, t, rank, dims, &d);
+    void *host = NULL;
+    if (s == CLIP_OK) s = clip_data_host_write(d, &host);
+    if (s == CLIP_OK && numel && H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, host) < 0)
+        s = clip_set_error(app, CLIP_ERR_FORMAT, "load_mat: %s: cannot read variable '%s' (HDF5)",
+                           path, p->name);
+    if (mt >= 0) H5Tclose(mt);
+    if (ft >= 0) H5Tclose(ft);
+    if (space >= 0) H5Sclose(space);
+    if (s != CLIP_OK) {
+        clip_data_destroy(d);
+        return s;
+    }
+    *out = d;
+    return CLIP_OK;
+}
+
+clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var, uint64_t file_size,
+                               clip_data **out, int *found) {
+    *found = 0;
+    clip_status s = CLIP_OK;
+    H5E_BEGIN_TRY { /* HDF5 prints its error stack by default; clip never prints */
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        pick p = {var, 0, "", ""};
+        if (f >= 0) {
+            H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, &p);
+            if (!p.name[0] && !var) {
+                p.logical_ok = 1;
+                H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, &p);
+            }
+        }
+        hid_t ds = f >= 0 && p.name[0] ? H5Dopen2(f, p.name, H5P_DEFAULT) : -1;
+        if (ds >= 0) {
+            *found = 1;
+            s = read_dataset(app, path, ds, &p, file_size, out);
+            H5Dclose(ds);
+        }
+        if (f >= 0) H5Fclose(f);
+    }
+    H5E_END_TRY;
+    return s;
+}
+
+#else
+
+clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var, uint64_t file_size,
+                               clip_data **out, int *found) {
+    (void)app;
+    (void)path;
+    (void)var;
+    (void)file_size;
+    (void)out;
+    *found = 0;
+    return CLIP_OK;
+}
+
+#endif

@@ -1,0 +1,103 @@
+/* FILE[:SELECTOR] words of `clip run` (io_spec.h). */
+#define _POSIX_C_SOURCE 200809L /* strndup */
+
+#include "io_spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ends_with(const char *s, size_t n, const char *ext) {
+    size_t e = strlen(ext);
+    if (n < e) return 0;
+    for (size_t i = 0; i < e; i++) {
+        char c = s[n - e + i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != ext[i]) return 0;
+    }
+    return 1;
+}
+
+/* 1 for .mat, 2 for an image (.tif .tiff .png), 0 for anything else. */
+static int kind_of(const char *s, size_t n) {
+    if (ends_with(s, n, ".mat")) return 1;
+    if (ends_with(s, n, ".tif") || ends_with(s, n, ".tiff") || ends_with(s, n, ".png")) return 2;
+    return 0;
+}
+
+int io_spec_parse(const char *word, int output, io_spec *sp, char *err, size_t cap) {
+    memset(sp, 0, sizeof *sp);
+    const char *colon = strrchr(word, ':');
+    const size_t n = colon ? (size_t)(colon - word) : strlen(word);
+    const int kind = colon ? kind_of(word, n) : 0;
+    const int whole = !kind || kind_of(word, strlen(word)) || ends_with(word, strlen(word), ".cfl");
+    if (!(sp->path = whole ? strdup(word) : strndup(word, n))) {
+        snprintf(err, cap, "out of memory");
+        return 1;
+    }
+    if (whole) return 0;
+    const char *sel = colon + 1;
+    if (kind == 1) {
+        if (!*sel) {
+            snprintf(err, cap, "'%s': name a variable after the ':' (FILE.mat:NAME)", word);
+            io_spec_release(sp);
+            return 2;
+        }
+        sp->var = sel;
+        return 0;
+    }
+    char *end = NULL;
+    const unsigned long long page = *sel >= '0' && *sel <= '9' ? strtoull(sel, &end, 10) : 0;
+    if (output || !page || *end || page > 65535) {
+        snprintf(err, cap,
+                 output ? "'%s': a page cannot be chosen for a save (--stack says how a stack "
+                          "is laid out)"
+                        : "'%s': a page is a whole number from 1 (FILE.tif:N, FILE.png:1)",
+                 word);
+        io_spec_release(sp);
+        return 2;
+    }
+    sp->page = (size_t)page;
+    return 0;
+}
+
+void io_spec_release(io_spec *sp) {
+    free(sp->path);
+    memset(sp, 0, sizeof *sp);
+}
+
+static int failed(clip_app *app, clip_status s) {
+    fprintf(stderr, "clip: %s\n", clip_app_last_error(app));
+    return s == CLIP_ERR_INVALID_ARG ? 2 : 1;
+}
+
+int io_spec_load(clip_app *app, const char *word, clip_data **out) {
+    io_spec f;
+    char err[512];
+    const int bad = io_spec_parse(word, 0, &f, err, sizeof err);
+    if (bad) {
+        fprintf(stderr, "clip: %s\n", err);
+        return bad;
+    }
+    const clip_load_opts opts = {f.var, f.page};
+    const clip_status s = clip_load_with(app, f.path, &opts, out);
+    io_spec_release(&f);
+    return s == CLIP_OK ? 0 : failed(app, s);
+}
+
+int io_spec_save(clip_app *app, const char *word, const clip_save_opts *opts, clip_data *d) {
+    io_spec f;
+    char err[512];
+    const int bad = io_spec_parse(word, 1, &f, err, sizeof err);
+    if (bad) {
+        fprintf(stderr, "clip: %s\n", err);
+        return bad;
+    }
+    clip_save_opts named = *opts;
+    named.var = f.var;
+    clip_save_report report;
+    const clip_status s = clip_save_with(app, f.path, d, &named, &report);
+    if (s == CLIP_OK && report.text[0]) fprintf(stderr, "clip: %s: %s\n", f.path, report.text);
+    io_spec_release(&f);
+    return s == CLIP_OK ? 0 : failed(app, s);
+}
