@@ -74,11 +74,12 @@ class App:
                         for i in range(lib.clip_app_device_count(self._p))]
 
     # -- locking ---------------------------------------------------------------------------
-    def _acquire(self):
-        if self._p is None:
+    def _acquire(self, need_app=True):
+        """Takes the lock (need_app=False: for work on data, which outlives its app's close)."""
+        if need_app and self._p is None:
             raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
         self._lock.acquire()
-        if self._p is None:
+        if need_app and self._p is None:
             self._lock.release()
             raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
         if self._pending:

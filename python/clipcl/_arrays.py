@@ -151,8 +151,8 @@ class DeviceArray:
         app = self._app
         d = self._ptr()
         a = empty(self.shape, self.dtype)
-        app._acquire()
-        _wait.blocking(app, self.nbytes, a, lib.clip_data_read, d,
+        app._acquire(need_app=False)
+        _wait.blocking(app, lib.clip_data_app(d), self.nbytes, a, lib.clip_data_read, d,
                        ffi.cast("void *", a.ctypes.data))
         return a
 

@@ -185,9 +185,7 @@ def run(name, inputs, params, on_device=None, app=None):
                 app._live += 1
             if in_place:
                 # NumPy may free the arrays read in place once this returns.
-                cnt = ffi.new("size_t *")
-                app._check(w.wait(nbytes, lib.clip_process_command_times, p, ffi.NULL, 0, cnt,
-                                  ffi.NULL))
+                app._check(w.wait(nbytes, lib.clip_app_finish, app._p))
         else:
             w.keep = (prepared, outs)
             ptr = ffi.new("void **")

@@ -128,9 +128,9 @@ class Session:
         return job.status
 
 
-def blocking(app, nbytes, keep, fn, *args):
+def blocking(app, errp, nbytes, keep, fn, *args):
     """A session of one blocking call, for a caller that holds app's lock already: runs
-    fn(*args) as Session.wait does (keep: what must live until the device is done), then releases the lock (on Ctrl-C, the helper thread does
+    fn(*args) as Session.wait does (errp: the clip_app whose last error tells why; keep: what must live until the device is done), then releases the lock (on Ctrl-C, the helper thread does
     once the device is done) and raises the call's error, if any."""
     w = Session(app)
     w.keep = keep
@@ -140,7 +140,7 @@ def blocking(app, nbytes, keep, fn, *args):
         if not w.handed:
             w._close()
         raise
-    msg = ffi.string(lib.clip_app_last_error(app._p)).decode(errors="replace") if s else None
+    msg = ffi.string(lib.clip_app_last_error(errp)).decode(errors="replace") if s else None
     w._close()
     if s:
         from . import _errors
