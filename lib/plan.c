@@ -23,10 +23,10 @@
 #define STREAM_PIECE ((uint64_t)1 << 30)
 
 typedef struct lane_run {
-    clip_app *app;               /* borrowed from the app's lanes */
-    clip_process *proc;          /* the process, run on this lane's pieces */
+    clip_app *app;      /* borrowed from the app's lanes */
+    clip_process *proc; /* the process, run on this lane's pieces */
     int busy;
-    size_t piece;                /* the piece in flight when busy */
+    size_t piece;                   /* the piece in flight when busy */
     int host_out[CLIP_PROC_MAX_IO]; /* output left on the host by the piece: copied at finish */
     /* What the process's inputs hold in this launch: a piece reading the same box of the same
      * data keeps it (matmul's column bands all read A) instead of moving it again. */
@@ -48,9 +48,15 @@ struct clip_plan {
     double wall_ms;
 };
 
-size_t clip_plan_target(const clip_plan *plan) { return plan->target; }
-int clip_plan_devices(const clip_plan *plan) { return plan->n_devices; }
-uint64_t clip_plan_max_alloc(const clip_plan *plan) { return plan->max_alloc; }
+size_t clip_plan_target(const clip_plan *plan) {
+    return plan->target;
+}
+int clip_plan_devices(const clip_plan *plan) {
+    return plan->n_devices;
+}
+uint64_t clip_plan_max_alloc(const clip_plan *plan) {
+    return plan->max_alloc;
+}
 
 void clip_box_all(const clip_data *d, clip_box *box) {
     for (int i = 0; i < CLIP_MAX_DIMS; i++) {
@@ -69,7 +75,8 @@ static int box_inside(const clip_box *b, const size_t *at, const size_t *dims) {
 
 static size_t box_numel(const clip_box *b) {
     size_t n = 1;
-    for (int i = 0; i < CLIP_MAX_DIMS; i++) n *= b->count[i];
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        n *= b->count[i];
     return n;
 }
 
@@ -81,8 +88,8 @@ clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece) {
                                   plan->n, i);
     for (int i = 0; i < p->desc->n_outputs; i++)
         if (!plan->combine[i] && !box_inside(&piece->keep[i], piece->at[i], p->outputs[i]->dims))
-            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu writes outside output %d",
-                                  plan->n, i);
+            return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                                  "plan: piece %zu writes outside output %d", plan->n, i);
     if (plan->n == plan->cap) {
         size_t cap = plan->cap ? 2 * plan->cap : 16;
         clip_piece *a = realloc(plan->pieces, cap * sizeof *a);
@@ -124,7 +131,8 @@ clip_status clip_plan_bands(clip_plan *plan) {
             if (in) {
                 box->start[dim] = start;
             } else {
-                for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.at[i][d] = 0;
+                for (int d = 0; d < CLIP_MAX_DIMS; d++)
+                    pc.at[i][d] = 0;
                 pc.at[i][dim] = start;
             }
         }
@@ -168,8 +176,10 @@ static long misfit(const clip_plan *pl, uint64_t *need) {
 static int streaming(const clip_plan *pl) {
     const clip_process *p = pl->p;
     uint64_t total = 0;
-    for (int i = 0; i < p->desc->n_inputs; i++) total += p->inputs[i]->bytes;
-    for (int i = 0; i < p->desc->n_outputs; i++) total += p->outputs[i] ? p->outputs[i]->bytes : 0;
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        total += p->inputs[i]->bytes;
+    for (int i = 0; i < p->desc->n_outputs; i++)
+        total += p->outputs[i] ? p->outputs[i]->bytes : 0;
     return p->app->n_devices == 1 || total > pl->max_alloc;
 }
 
@@ -181,7 +191,8 @@ static void limits(clip_plan *pl) {
     for (int d = 0; d < app->n_devices; d++) {
         if (app->infos[d].max_alloc < pl->max_alloc) pl->max_alloc = app->infos[d].max_alloc;
         /* two pieces in flight per device */
-        uint64_t mem = app->infos[d].global_mem ? app->infos[d].global_mem / CLIP_LANES : UINT64_MAX;
+        uint64_t mem =
+            app->infos[d].global_mem ? app->infos[d].global_mem / CLIP_LANES : UINT64_MAX;
         if (mem < pl->max_mem) pl->max_mem = mem;
     }
 }
@@ -208,19 +219,19 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
             clip_plan_free(pl);
             return s;
         }
-        if (pl->target == first && streaming(pl) &&
-            pl->max_mem > STREAM_PIECE)
+        if (pl->target == first && streaming(pl) && pl->max_mem > STREAM_PIECE)
             pl->max_mem = STREAM_PIECE; /* the outputs exist now: decide once */
         if ((bad = misfit(pl, &need)) < 0) break;
     }
     if (bad >= 0) {
+        /* Read before the plan is freed. */
+        const unsigned long long max_alloc = pl->max_alloc, max_mem = pl->max_mem;
         clip_plan_free(pl);
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
                               "no split into pieces that fit: a piece still needs %llu bytes on a "
                               "device whose largest allocation is %llu bytes (memory %llu per "
                               "piece in flight)",
-                              (unsigned long long)need, (unsigned long long)pl->max_alloc,
-                              (unsigned long long)pl->max_mem);
+                              (unsigned long long)need, max_alloc, max_mem);
     }
     pl->piece_ms = calloc(pl->n, sizeof *pl->piece_ms);
     for (int i = 0; i < p->desc->n_outputs && pl->piece_ms; i++) {
@@ -230,9 +241,10 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
     }
     for (int i = 0; i < p->desc->n_outputs; i++)
         if (!pl->piece_ms || (pl->combine[i] && p->outputs[i]->bytes && !pl->partials[i])) {
+            const size_t n = pl->n;
             clip_plan_free(pl);
             return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory for %zu pieces",
-                                  pl->n);
+                                  n);
         }
     char v[64];
     snprintf(v, sizeof v, "split: %zu piece%s on %d device%s", pl->n, pl->n == 1 ? "" : "s",
@@ -246,17 +258,22 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
 void clip_plan_free(clip_plan *pl) {
     if (!pl) return;
     for (int d = 0; d < CLIP_MAX_APP_DEVICES; d++)
-        for (int l = 0; l < CLIP_LANES; l++) clip_process_destroy(pl->lanes[d][l].proc);
-    for (int i = 0; i < CLIP_PROC_MAX_IO; i++) free(pl->partials[i]);
+        for (int l = 0; l < CLIP_LANES; l++)
+            clip_process_destroy(pl->lanes[d][l].proc);
+    for (int i = 0; i < CLIP_PROC_MAX_IO; i++)
+        free(pl->partials[i]);
     free(pl->pieces);
     free(pl->piece_ms);
     free(pl);
 }
 
-double clip_plan_wall_ms(const clip_plan *pl) { return pl ? pl->wall_ms : 0.0; }
+double clip_plan_wall_ms(const clip_plan *pl) {
+    return pl ? pl->wall_ms : 0.0;
+}
 
 size_t clip_plan_piece_times(const clip_plan *pl, double *ms, size_t cap) {
-    for (size_t i = 0; i < pl->n && i < cap; i++) ms[i] = pl->piece_ms[i];
+    for (size_t i = 0; i < pl->n && i < cap; i++)
+        ms[i] = pl->piece_ms[i];
     return pl->n;
 }
 
@@ -291,7 +308,8 @@ static void slab_rect(const size_t *dims, const size_t *start, const size_t *cou
 
 static size_t slabs(const size_t *count) {
     size_t n = 1;
-    for (int i = 3; i < CLIP_MAX_DIMS; i++) n *= count[i];
+    for (int i = 3; i < CLIP_MAX_DIMS; i++)
+        n *= count[i];
     return n;
 }
 
@@ -328,8 +346,10 @@ static clip_status upload_box(clip_plan *pl, lane_run *ln, clip_data *src, const
                                          from.region, to.row_pitch, to.slice_pitch, from.row_pitch,
                                          from.slice_pitch, src->host, 0, NULL, NULL);
         if (e != CL_SUCCESS)
-            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: copy of an input box to device "
-                                  "'%s': %s", ln->app->info.name, clip_cl_error_name(e));
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                                  "plan: copy of an input box to device "
+                                  "'%s': %s",
+                                  ln->app->info.name, clip_cl_error_name(e));
         uint64_t bytes = (uint64_t)from.region[0] * from.region[1] * from.region[2];
         if (!from_device) {
             app->stats.to_device++;
@@ -368,17 +388,20 @@ static clip_status download_box(clip_plan *pl, lane_run *ln, clip_data *src, con
                            from.region[0]);
             continue;
         }
-        cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE)
-                       ? CL_OUT_OF_RESOURCES
-                       : clEnqueueReadBufferRect(ln->app->queue, src->mem, CL_FALSE, from.origin,
-                                                 to.origin, from.region, from.row_pitch,
-                                                 from.slice_pitch, to.row_pitch, to.slice_pitch,
-                                                 dst->host, 0, NULL, NULL);
+        cl_int e =
+            CLIP_FAULT(CLIP_FAULT_ENQUEUE)
+                ? CL_OUT_OF_RESOURCES
+                : clEnqueueReadBufferRect(ln->app->queue, src->mem, CL_FALSE, from.origin,
+                                          to.origin, from.region, from.row_pitch, from.slice_pitch,
+                                          to.row_pitch, to.slice_pitch, dst->host, 0, NULL, NULL);
         if (e != CL_SUCCESS)
-            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of an output box from "
-                                  "device '%s': %s", ln->app->info.name, clip_cl_error_name(e));
+            return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                                  "plan: read of an output box from "
+                                  "device '%s': %s",
+                                  ln->app->info.name, clip_cl_error_name(e));
         pl->p->app->stats.to_host++;
-        pl->p->app->stats.bytes_to_host += (uint64_t)from.region[0] * from.region[1] * from.region[2];
+        pl->p->app->stats.bytes_to_host +=
+            (uint64_t)from.region[0] * from.region[1] * from.region[2];
     }
     return CLIP_OK;
 }
@@ -390,8 +413,10 @@ static clip_status read_partial(clip_plan *pl, lane_run *ln, clip_data *o, size_
                    : clEnqueueReadBuffer(ln->app->queue, o->mem, CL_FALSE, 0, o->bytes,
                                          pl->partials[j] + i * o->bytes, 0, NULL, NULL);
     if (e != CL_SUCCESS)
-        return clip_proc_fail(pl->p, CLIP_ERR_OPENCL, "plan: read of piece %zu's partial result "
-                              "from device '%s': %s", i, ln->app->info.name, clip_cl_error_name(e));
+        return clip_proc_fail(pl->p, CLIP_ERR_OPENCL,
+                              "plan: read of piece %zu's partial result "
+                              "from device '%s': %s",
+                              i, ln->app->info.name, clip_cl_error_name(e));
     pl->p->app->stats.to_host++;
     pl->p->app->stats.bytes_to_host += o->bytes;
     return CLIP_OK;
@@ -461,15 +486,19 @@ static clip_status lane_start(clip_plan *pl, lane_run *ln, size_t i) {
         ln->host_out[j] = !o->device_valid;
         if (pl->combine[j]) {
             if (o->bytes != p->outputs[j]->bytes || o->type != p->outputs[j]->type)
-                s = clip_proc_fail(p, CLIP_ERR_SHAPE, "plan: piece %zu's output %d is not the "
-                                   "full output's shape", i, j);
+                s = clip_proc_fail(p, CLIP_ERR_SHAPE,
+                                   "plan: piece %zu's output %d is not the "
+                                   "full output's shape",
+                                   i, j);
             else if (!ln->host_out[j] && o->bytes)
                 s = read_partial(pl, ln, o, i, j);
             continue;
         }
         if (!box_inside(&pc->keep[j], NULL, o->dims))
-            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "plan: piece %zu keeps a box outside its "
-                               "output %d", i, j);
+            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                               "plan: piece %zu keeps a box outside its "
+                               "output %d",
+                               i, j);
         else if (!ln->host_out[j])
             s = download_box(pl, ln, o, &pc->keep[j], pc->at[j], p->outputs[j], 0);
     }

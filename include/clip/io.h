@@ -76,6 +76,8 @@
 #ifndef CLIP_IO_H
 #define CLIP_IO_H
 
+#include "export.h"
+
 #include "app.h"
 #include "data.h"
 #include "status.h"
@@ -90,32 +92,35 @@ typedef enum clip_sample {
     CLIP_SAMPLE_AUTO = 0,
     CLIP_SAMPLE_U8,
     CLIP_SAMPLE_U16,
-    CLIP_SAMPLE_F32,  /* TIFF only */
-    CLIP_SAMPLE_F64   /* TIFF only */
+    CLIP_SAMPLE_F32, /* TIFF only */
+    CLIP_SAMPLE_F64  /* TIFF only */
 } clip_sample;
 
 /* Loads by extension (.tif .tiff .png .mat, case-insensitive; .cfl in lower case only, since the
  * pair's files are base.cfl and base.hdr: "x.CFL" is CLIP_ERR_UNSUPPORTED). */
-clip_status clip_load(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load(clip_app *app, const char *path, clip_data **out);
 /* Saves by extension (as clip_load) with automatic sample format; .mat is MAT 5 (clip_save_mat
  * writes v7.3). */
-clip_status clip_save(clip_app *app, const char *path, clip_data *d);
+CLIP_API clip_status clip_save(clip_app *app, const char *path, clip_data *d);
 
-clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels [x pages]], real. */
-clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d,
+                                    clip_sample sample);
 
-clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels], channels 1..4, real; sample U8 or U16 (AUTO = U8). */
-clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_png(clip_app *app, const char *path, clip_data *d,
+                                   clip_sample sample);
 
 /* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
-clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out);
+CLIP_API clip_status clip_load_mat(clip_app *app, const char *path, const char *var,
+                                   clip_data **out);
 /* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
  * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. v73 zero (MAT 5): CLIP_ERR_DIMS when a dimension or
  * the variable's encoded size passes 2^31-1 (above). */
-clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
-                          int v73);
+CLIP_API clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
+                                   int v73);
 
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair
@@ -126,12 +131,12 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
  * read, and waits up to a second for a header while only samples are there (the moment in a commit
  * between the old header's removal and the new one's rename), so samples without a header fail
  * after that second. */
-clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
+CLIP_API clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
 /* Writes base.cfl, then base.hdr, as a pair (above: whole, or absent). */
-clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
+CLIP_API clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
 
 /* Non-zero if the format was built in: "tiff", "png", "mat", "mat73", "cfl". */
-int clip_io_has(const char *format);
+CLIP_API int clip_io_has(const char *format);
 
 #ifdef __cplusplus
 }
