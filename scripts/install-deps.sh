@@ -8,9 +8,12 @@
 #                            liboctave-dev for the gateway's tests) for the matlab/
 #                            comparisons, with OpenBLAS as its BLAS (what Octave users run; the
 #                            reference BLAS is some 27x slower), clang and its sanitizer and
-#                            libFuzzer runtime, valgrind, gnuplot for the plot check
-#   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, and clinfo
-#                            (bench/conv2_gpu.sh reads device properties with it)
+#                            libFuzzer runtime, valgrind, gnuplot for the plot check, and
+#                            Debian's Python 3 with cffi, NumPy, SciPy, pytest, venv and pip for
+#                            the Python package clipcl (python/) and its tests
+#   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, clinfo
+#                            (bench/conv2_gpu.sh reads device properties with it), and OpenCV's
+#                            Python module (bench/python_bench.py times cv2.filter2D beside clip)
 # Modes combine: install-deps.sh test bench. Every optional part may also be absent: CMake's
 # CLIP_WITH_<NAME> switches (README, "What you need") build without it.
 set -euo pipefail
@@ -20,8 +23,9 @@ pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-op
 command -v octave-cli >/dev/null && pkgs+=(liboctave-dev)
 for mode in "$@"; do
   case $mode in
-    test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
-    bench) pkgs+=(libclblast-dev clinfo) ;;
+    test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox
+                python3-cffi python3-numpy python3-scipy python3-pytest python3-venv python3-pip) ;;
+    bench) pkgs+=(libclblast-dev clinfo python3-opencv) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac
 done

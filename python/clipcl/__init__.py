@@ -15,7 +15,8 @@ from ._arrays import DeviceArray, to_device
 from ._call import device_times
 from ._errors import ClipError
 from ._io import has_format, load, save
-from ._procs import call, describe, help_text, load_plugin, load_plugins_env, refresh
+from ._procs import call, describe, help_text, refresh
+from . import _procs
 from ._ffi import ffi as _ffi, lib as _lib
 
 globals().update(_errors.CLASSES)
@@ -38,15 +39,26 @@ def finish(app=None):
     (app or default_app()).finish()
 
 
+def load_plugin(path):
+    """Loads a plugin (clip_plugin_load); its processes become functions of clipcl at once.
+    Returns the names it added ([] for a plugin already loaded)."""
+    added = _procs.load_plugin(path)
+    _install_functions()
+    return added
+
+
+def load_plugins_env():
+    """Loads the plugins CLIP_PLUGIN_PATH names (done at import too); see load_plugin."""
+    _procs.load_plugins_env()
+    _install_functions()
+
+
 def processes():
     """The names of every registered process (plugins' too)."""
     return sorted(refresh())
 
 
-def _install():
-    import os
-    if os.environ.get("CLIP_PLUGIN_PATH"):
-        load_plugins_env()
+def _install_functions():
     g = globals()
     for name, fn in refresh().items():
         if fn.__name__ not in g:
@@ -62,4 +74,6 @@ def __getattr__(name):
     return fn
 
 
-_install()
+if __import__("os").environ.get("CLIP_PLUGIN_PATH"):
+    load_plugins_env()
+_install_functions()

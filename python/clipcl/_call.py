@@ -84,6 +84,7 @@ def _supply(app, w, k, want_outputs):
         w.defer(app._destroy_locked, d)
         app._check(lib.clip_process_set_output(k.p, i, d))
         arrays.append((a, d))
+        w.keep.append(a)  # before anything can fail: the device may write it until the end
     return arrays
 
 
@@ -140,7 +141,7 @@ def run(name, inputs, params, on_device=None, app=None):
         k = _kept(app, name, ptext, key)
         p = k.p
         w.defer(lib.clip_process_unbind, p)
-        w.keep = prepared
+        w.keep = [prepared]
         in_place = False
         wrapped = {}
         for i, x in enumerate(prepared):
@@ -187,12 +188,12 @@ def run(name, inputs, params, on_device=None, app=None):
                 # NumPy may free the arrays read in place once this returns.
                 app._check(w.wait(nbytes, lib.clip_app_finish, app._p))
         else:
-            w.keep = (prepared, outs)
-            ptr = ffi.new("void **")
+            # Passed as is (not cast): the helper thread's job keeps it alive while the call
+            # writes to it, also after a Ctrl-C left this frame.
+            ptr = ffi.new("const void **")
             results = []
             for a, d in outs:
-                app._check(w.wait(nbytes + a.nbytes, lib.clip_data_host, d,
-                                  ffi.cast("const void **", ptr)))
+                app._check(w.wait(nbytes + a.nbytes, lib.clip_data_host, d, ptr))
                 results.append(a)
         if timing is not None:
             ms = ffi.new("double *")

@@ -52,20 +52,9 @@ def help_text(desc):
     return text
 
 
-def _has_introspection():
-    try:
-        lib.clip_process_desc_n_inputs
-        return True
-    except AttributeError:
-        return False
-
-
 def describe(desc):
     """The descriptor as a dict: name, summary, inputs and outputs [(name, doc)], params [dict
     of name, kind, default, range, choices, doc, expert, auto]."""
-    if not _has_introspection():
-        from . import _legacy_desc
-        return _legacy_desc.describe(desc, _KINDS)
     d = {"name": _s(lib.clip_process_desc_name(desc)),
          "summary": _s(lib.clip_process_desc_summary(desc)), "inputs": [], "outputs": [],
          "params": []}

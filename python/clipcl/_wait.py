@@ -44,7 +44,8 @@ def _submit(job):
 
 
 class _Job:
-    __slots__ = ("fn", "args", "status", "done", "mutex", "handed", "session", "error")
+    __slots__ = ("fn", "args", "status", "done", "mutex", "handed", "session", "error",
+                 "submitted")
 
     def __init__(self, fn, args, session):
         self.fn, self.args, self.session = fn, args, session
@@ -53,6 +54,7 @@ class _Job:
         self.done = threading.Event()
         self.mutex = threading.Lock()
         self.handed = False
+        self.submitted = False
 
     def run(self):
         try:
@@ -115,12 +117,13 @@ class Session:
         if nbytes < THRESHOLD or threading.current_thread() is not threading.main_thread():
             return fn(*args)
         job = _Job(fn, args, self)
-        _submit(job)
         try:
+            _submit(job)
+            job.submitted = True
             job.done.wait()
         except BaseException:
             with job.mutex:
-                if not job.done.is_set():
+                if job.submitted and not job.done.is_set():
                     job.handed = self.handed = True
             raise
         if job.error is not None:
