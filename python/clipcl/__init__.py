@@ -11,7 +11,7 @@ device between calls; every clip status is an exception class (ClipError and its
 load/save read and write TIFF, PNG, MAT and CFL through clip's own loaders."""
 from . import _errors
 from ._app import App, default_app, devices, set_device
-from ._arrays import DeviceArray, to_device
+from ._arrays import DeviceArray, asfortranarray, empty, to_device
 from ._call import device_times
 from ._errors import ClipError
 from ._io import has_format, load, save
