@@ -17,7 +17,6 @@ from ._errors import ClipError
 from ._io import has_format, load, save
 from ._procs import call, describe, help_text, refresh
 from . import _procs
-from ._ffi import ffi as _ffi, lib as _lib
 
 globals().update(_errors.CLASSES)
 

@@ -8,11 +8,14 @@ py=$1 src=$2 lib=$3 venv=$4
 if ! "$py" -c "import venv, ensurepip" 2>/dev/null && ! "$py" -m pip --version >/dev/null 2>&1; then
   echo "python_install: skipped: $py has no venv/pip (Debian: python3-venv python3-pip)"; exit 77
 fi
-rm -rf "$venv"
+rm -rf "$venv" "$venv.src"
 "$py" -m venv --system-site-packages --without-pip "$venv"
+# From a copy: setuptools builds in the source tree (build/, *.egg-info), which stays clean.
+mkdir -p "$venv.src"
+cp -r "$src/setup.py" "$src/pyproject.toml" "$src/clipcl" "$venv.src/"
 # Debian's pip, run for the venv's interpreter (the venv itself has none: --without-pip).
 CLIP_LIBRARY=$lib "$venv/bin/python" -m pip install -q --no-index --no-build-isolation \
-  --no-cache-dir "$src"
+  --no-cache-dir "$venv.src"
 cd /
 "$venv/bin/python" - <<'PY'
 import numpy as np, clipcl
