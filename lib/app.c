@@ -7,7 +7,6 @@
 #include "internal.h"
 
 void clip_programs_release(clip_app *app);
-void clip_registry_ensure(void);
 
 /* clCreateCommandQueue is deprecated in 2.0 but is the 1.2 baseline's only choice. */
 static cl_command_queue new_queue(cl_context ctx, cl_device_id dev, cl_int *e) {

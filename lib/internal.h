@@ -176,5 +176,10 @@ const char *clip_kernel_source(const char *name);
 
 /* Registers the built-in processes (processes/registry.c). */
 void clip_register_builtin_processes(void);
+/* Registers the built-ins once, before anything else (lib/registry.c). */
+void clip_registry_ensure(void);
+/* 0 when descriptor d is consistent; else non-zero with the reason, naming the process and the
+ * field, in why (lib/desc_check.c). Never dereferences what a count says is absent. */
+int clip_desc_check(const clip_process_desc *d, char *why, size_t cap);
 
 #endif

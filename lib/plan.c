@@ -231,13 +231,14 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
         if ((bad = misfit(pl, &need)) < 0) break;
     }
     if (bad >= 0) {
+        /* Read before the plan is freed. */
+        const unsigned long long max_alloc = pl->max_alloc, max_mem = pl->max_mem;
         clip_plan_free(pl);
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
                               "no split into pieces that fit: a piece still needs %llu bytes on a "
                               "device whose largest allocation is %llu bytes (memory %llu per "
                               "piece in flight)",
-                              (unsigned long long)need, (unsigned long long)pl->max_alloc,
-                              (unsigned long long)pl->max_mem);
+                              (unsigned long long)need, max_alloc, max_mem);
     }
     pl->piece_ms = calloc(pl->n, sizeof *pl->piece_ms);
     for (int i = 0; i < p->desc->n_outputs && pl->piece_ms; i++) {
@@ -247,9 +248,10 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
     }
     for (int i = 0; i < p->desc->n_outputs; i++)
         if (!pl->piece_ms || (pl->combine[i] && p->outputs[i]->bytes && !pl->partials[i])) {
+            const size_t n = pl->n;
             clip_plan_free(pl);
             return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory for %zu pieces",
-                                  pl->n);
+                                  n);
         }
     char v[64];
     snprintf(v, sizeof v, "split: %zu piece%s on %d device%s", pl->n, pl->n == 1 ? "" : "s",

@@ -5,10 +5,9 @@
 #include "fault.h"
 #include "process_internal.h"
 
-void clip_registry_ensure(void);
-
 static void release_events(clip_process *p) {
-    for (size_t i = 0; i < p->n_events; i++) clReleaseEvent(p->events[i]);
+    for (size_t i = 0; i < p->n_events; i++)
+        clReleaseEvent(p->events[i]);
     p->n_events = 0;
 }
 
@@ -18,9 +17,11 @@ static void release_init(clip_process *p) {
     p->plan = NULL;
     if (p->desc->release) p->desc->release(p);
     if (p->state && p->desc->state_size) memset(p->state, 0, p->desc->state_size);
-    for (size_t i = 0; i < p->n_kernels; i++) clReleaseKernel(p->kernels[i]);
+    for (size_t i = 0; i < p->n_kernels; i++)
+        clReleaseKernel(p->kernels[i]);
     p->n_kernels = 0;
-    for (size_t i = 0; i < p->n_temps; i++) clReleaseMemObject(p->temps[i]);
+    for (size_t i = 0; i < p->n_temps; i++)
+        clReleaseMemObject(p->temps[i]);
     p->n_temps = 0;
     for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
         p->convert_kernel[i] = NULL; /* released with the kernels above */
@@ -67,7 +68,8 @@ clip_status clip_process_create(clip_app *app, const char *name, clip_process **
         free(p);
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "process_create: out of memory");
     }
-    for (int i = 0; i < d->n_params; i++) p->values[i] = d->params[i].def, p->named[i] = -1;
+    for (int i = 0; i < d->n_params; i++)
+        p->values[i] = d->params[i].def, p->named[i] = -1;
     clip_app_retain(app);
     *out = p;
     return CLIP_OK;
@@ -113,7 +115,8 @@ clip_status clip_process_set_input(clip_process *p, int index, clip_data *d) {
 }
 
 clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
-    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_output: process is NULL");
+    if (!p)
+        return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_output: process is NULL");
     if (!d || index < 0 || index >= p->desc->n_outputs)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: set_output: %s", p->desc->name,
                               d ? "index out of range" : "data is NULL");
@@ -199,6 +202,14 @@ static clip_status init_split_or_whole(clip_process *p) {
     return t == CLIP_OK ? s : t;
 }
 
+/* CLIP_ERR_UNKNOWN_PARAM when the process read a parameter its table lacks (a silent 0). */
+static clip_status unknown_param_read(clip_process *p, const char *when) {
+    if (!p->unknown_param[0]) return CLIP_OK;
+    return clip_set_error(p->app, CLIP_ERR_UNKNOWN_PARAM,
+                          "%s: its %s read parameter '%s', which its table does not declare",
+                          p->desc->name, when, p->unknown_param);
+}
+
 clip_status clip_process_init(clip_process *p) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_init: process is NULL");
     clip_clear_error(p->app);
@@ -206,9 +217,10 @@ clip_status clip_process_init(clip_process *p) {
     for (int i = 0; i < p->desc->n_inputs; i++)
         if (!p->inputs[i])
             return clip_set_error(p->app, CLIP_ERR_MISSING_INPUT, "%s: input %d (%s) is not set",
-                                  p->desc->name, i,
-                                  p->desc->input_docs ? p->desc->input_docs[i] : "?");
+                                  p->desc->name, i, p->desc->input_names[i]);
+    p->unknown_param[0] = '\0';
     clip_status s = init_split_or_whole(p);
+    if (p->unknown_param[0]) s = unknown_param_read(p, "init"); /* the cause of any other error */
     if (s != CLIP_OK) {
         release_init(p);
         return s;
@@ -243,13 +255,16 @@ clip_status clip_process_launch(clip_process *p) {
     p->last_untimed = p->untimed;
     p->last_split = 0;
     clip_status s = p->plan ? clip_plan_launch(p) : p->desc->launch(p);
+    if (p->unknown_param[0]) s = unknown_param_read(p, "launch");
     if (s == CLIP_OK && p->plan) s = keep_split_times(p);
     if (s == CLIP_OK) p->launched = 1;
     return s;
 }
 
 clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
-    if (!p || !out) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_output: NULL argument");
+    if (!p || !out)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_output: NULL argument");
     *out = NULL;
     if (index < 0 || index >= p->desc->n_outputs)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: output %d does not exist",
@@ -285,7 +300,8 @@ static clip_status timing_on(clip_process *p, const char *what) {
 
 /* Command i's profiling interval, start and end in ns. */
 static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ulong *t1) {
-    cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
+    cl_int e =
+        clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
     if (e == CL_SUCCESS)
         e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL);
     if (e != CL_SUCCESS)
@@ -301,7 +317,9 @@ clip_status clip_process_set_timing(clip_process *p, int on) {
 }
 
 clip_status clip_process_time_ms(clip_process *p, double *ms) {
-    if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
+    if (!p || !ms)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_time_ms: NULL argument");
     *ms = 0.0;
     clip_status s = timing_on(p, "time");
     if (s == CLIP_OK) s = wait_launch(p, "time");
@@ -360,5 +378,9 @@ void clip_process_unbind(clip_process *p) {
     }
 }
 
-const char *clip_process_variant(const clip_process *p) { return p ? p->variant : ""; }
-const clip_process_desc *clip_process_descriptor(const clip_process *p) { return p ? p->desc : NULL; }
+const char *clip_process_variant(const clip_process *p) {
+    return p ? p->variant : "";
+}
+const clip_process_desc *clip_process_descriptor(const clip_process *p) {
+    return p ? p->desc : NULL;
+}

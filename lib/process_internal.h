@@ -36,6 +36,8 @@ struct clip_process {
     double split_wall_ms;
     double *split_ms;
     size_t n_split;
+    char unknown_param[64];                     /* a name clip_proc_real & co. were asked for
+                                                   that the table lacks (init/launch fail) */
     int over_limit;                             /* init met data or a temporary larger than the
                                                    device holds (not a failed allocation) */
 };

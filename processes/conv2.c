@@ -153,15 +153,39 @@ static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
 /* The parameters conv2 and conv2sep share (conv2sep's K is u(:)*v(:).'). */
-#define CONV2_COMMON_PARAMS                                                                       \
-    {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,                          \
-     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},       \
-        {"correlate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
-         "correlation as filter2/imfilter (K not rotated) instead of convolution"},              \
-        {"pad", CLIP_PARAM_CHOICE, 0, 0, 0, 0, pad_names,                                         \
-         "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"},         \
-        {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
-         "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"}
+#define CONV2_COMMON_PARAMS                                                                        \
+    {"shape",                                                                                      \
+     CLIP_PARAM_CHOICE,                                                                            \
+     CONV2_SHAPE_FULL,                                                                             \
+     0,                                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     shape_names,                                                                                  \
+     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)",          \
+     0,                                                                                            \
+     0,                                                                                            \
+     0},                                                                                           \
+        {"correlate",                                                                              \
+         CLIP_PARAM_BOOL,                                                                          \
+         0,                                                                                        \
+         0,                                                                                        \
+         0,                                                                                        \
+         0,                                                                                        \
+         NULL,                                                                                     \
+         "correlation as filter2/imfilter (K not rotated) instead of convolution",                 \
+         0,                                                                                        \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"pad",     CLIP_PARAM_CHOICE,                                                             \
+         0,         0,                                                                             \
+         0,         0,                                                                             \
+         pad_names, "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular", \
+         0,         0,                                                                             \
+         0},                                                                                       \
+    {                                                                                              \
+        "normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                            \
+            "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)", 0, 0, 0        \
+    }
 
 static const clip_param_desc conv2_params[] = {
     CONV2_COMMON_PARAMS,
@@ -169,18 +193,23 @@ static const clip_param_desc conv2_params[] = {
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
      "blocks), fft (errors relative to the largest values, not per output), rblock (CPU "
      "register blocks) or tensor (NVIDIA sm_90 tensor cores, f32: fp32-accurate direct sums "
-     "by 3xTF32)"},
+     "by 3xTF32)",
+     0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
-     "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
+     "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off", 0, 0,
+     0},
     {"accuracy", CLIP_PARAM_CHOICE, ACCURACY_ELEMENTWISE, 0, 0, 0, accuracy_names,
      "what auto may trade: elementwise (each output within a small multiple of "
      "eps*(|A| conv |K|) there, as MATLAB's direct sums: auto never takes fft) or normwise "
-     "(errors relative to the largest values of A and K: auto may take fft when faster)"},
+     "(errors relative to the largest values of A and K: auto may take fft when faster)",
+     0, 0, 0},
 };
-static const char *const conv2_inputs[] = {"A  image: rows x cols (x channels x ...), any type",
-                                           "K  2-D filter, any type"};
+static const char *const conv2_input_names[] = {"A", "K"};
+static const char *const conv2_inputs[] = {"image: rows x cols (x channels x ...), any type",
+                                           "2-D filter, any type"};
+static const char *const conv2_output_names[] = {"C"};
 static const char *const conv2_outputs[] = {
-    "C  conv2(A, K, shape) per 2-D slice of A; type promoted from A and K"};
+    "conv2(A, K, shape) per 2-D slice of A; type promoted from A and K"};
 
 static void dims_str(clip_data *d, char *buf, size_t cap) {
     size_t off = 0;
@@ -392,9 +421,9 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
     }
     /* The local and block kernels find a non-finite K themselves; the others read kinfo. */
     if (s == CLIP_OK)
-        s = init_kinfo(p, g,
-                       skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS ||
-                                 c.kind == CONV2_RBLOCK));
+        s = init_kinfo(
+            p, g,
+            skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK));
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
     st->pass[0].gated = gated;
@@ -418,8 +447,7 @@ static clip_status init_empty(clip_process *p, const conv2_geom *g, int normaliz
 static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg direct, int normalize,
                             int skipz) {
     conv2_state *st = clip_proc_state(p);
-    if (!conv2_fft_available())
-        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
+    if (!conv2_fft_available()) return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
     clip_status s = conv2_fft_init(p, g, normalize, &st->fft);
     /* The exact fallback for non-finite data: the direct kernel, gated on the device. */
     if (s == CLIP_OK) s = init_direct(p, g, direct, 0, 1, normalize, skipz, 1);
@@ -518,8 +546,8 @@ static clip_status conv2_init(clip_process *p) {
         return init_separable(p, &g, variant_kinds[variant], normalize, 0);
     }
     if (variant_kinds[variant])
-        return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0,
-                           normalize, skipz, 0);
+        return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0, normalize,
+                           skipz, 0);
     conv2_cfg direct = conv2_auto_direct(p, &g, 1);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
 
@@ -623,8 +651,8 @@ static clip_status conv2_launch(clip_process *p) {
     }
     /* conv2sep's column pass reads u's kinfo; every other pass the one kinfo. */
     for (int i = 0; i < st->npass && s == CLIP_OK; i++)
-        s = conv2_direct_launch(p, &st->pass[i], bufs, i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo,
-                                st->gate);
+        s = conv2_direct_launch(p, &st->pass[i], bufs,
+                                i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo, st->gate);
     return s;
 }
 
@@ -688,12 +716,15 @@ static clip_status conv2_plan(clip_process *p, clip_plan *pl) {
 }
 
 const clip_process_desc clip_process_conv2 = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "conv2",
     .summary = "2-D convolution per slice (MATLAB conv2(A, K, shape); filter2/imfilter options; "
                "conv2(u, v, A) is conv2sep)",
     .n_inputs = 2,
+    .input_names = conv2_input_names,
     .input_docs = conv2_inputs,
     .n_outputs = 1,
+    .output_names = conv2_output_names,
     .output_docs = conv2_outputs,
     .params = conv2_params,
     .n_params = sizeof conv2_params / sizeof conv2_params[0],
@@ -710,14 +741,17 @@ static const char *const sep_variant_names[] = {"auto", "local", "global", "bloc
 static const clip_param_desc conv2sep_params[] = {
     CONV2_COMMON_PARAMS,
     {"variant", CLIP_PARAM_CHOICE, VARIANT_AUTO, 0, 0, 0, sep_variant_names,
-     "the 1-D passes' kernel: auto (by device, as conv2's separable path), local, global, block"},
+     "the 1-D passes' kernel: auto (by device, as conv2's separable path), local, global, block", 0,
+     0, 0},
 };
+static const char *const conv2sep_input_names[] = {"u", "v", "A"};
 static const char *const conv2sep_inputs[] = {
-    "u  vector (row or column) convolved with the columns of A, any type",
-    "v  vector (row or column) convolved with the rows, any type",
-    "A  image: rows x cols (x channels x ...), any type"};
+    "vector (row or column) convolved with the columns of A, any type",
+    "vector (row or column) convolved with the rows, any type",
+    "image: rows x cols (x channels x ...), any type"};
+static const char *const conv2sep_output_names[] = {"C"};
 static const char *const conv2sep_outputs[] = {
-    "C  conv2(u, v, A, shape) per 2-D slice of A, = conv2(A, u(:)*v(:).', shape); type promoted "
+    "conv2(u, v, A, shape) per 2-D slice of A, = conv2(A, u(:)*v(:).', shape); type promoted "
     "from u, v and A"};
 
 /* u and v must be vectors (MATLAB: one dimension at most differs from 1; 0x1 and 1x0 are). */
@@ -795,8 +829,7 @@ static clip_status conv2sep_init(clip_process *p) {
                             clip_data_type(a));
     const int io = prepare_io(p, &g, 3, nd, dims, &s);
     if (io) return s;
-    if (clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0)
-        return init_sep_empty(p, &g, normalize);
+    if (clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0) return init_sep_empty(p, &g, normalize);
     /* Each pass reads the zero padding under full and same: an Inf in u or v must skip it. */
     const int skipz = g.pad == 0 && shape != CONV2_SHAPE_VALID;
     if (normalize || skipz) s = init_kinfo_uv(p, &g);
@@ -805,12 +838,15 @@ static clip_status conv2sep_init(clip_process *p) {
 }
 
 const clip_process_desc clip_process_conv2sep = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "conv2sep",
     .summary = "separable 2-D convolution per slice (MATLAB conv2(u, v, A, shape): columns by u, "
                "rows by v; K below is u(:)*v(:).')",
     .n_inputs = 3,
+    .input_names = conv2sep_input_names,
     .input_docs = conv2sep_inputs,
     .n_outputs = 1,
+    .output_names = conv2sep_output_names,
     .output_docs = conv2sep_outputs,
     .params = conv2sep_params,
     .n_params = sizeof conv2sep_params / sizeof conv2sep_params[0],

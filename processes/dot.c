@@ -24,7 +24,7 @@
 #include "reduce_plan.h"
 
 typedef struct dot_state {
-    int along;       /* 1: dot along a dimension (lines) */
+    int along; /* 1: dot along a dimension (lines) */
     dot_lines lines;
     cl_kernel s1, s2;
     cl_mem part;
@@ -36,16 +36,19 @@ static const char *const dot_variants[] = {"auto", "scalar", "vector", "vector16
 static const clip_param_desc dot_params[] = {
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, dot_variants,
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
-     "auto: vector on GPUs, vector16 on CPUs"},
+     "auto: vector on GPUs, vector16 on CPUs",
+     0, 0, 0},
     REDUCE_TUNING_PARAMS,
     {"dim", CLIP_PARAM_INT, 0, 1, 0, CLIP_MAX_DIMS, NULL,
-     "0: vectors' dot product, or along the first non-singleton dimension; d >= 1: along d"},
+     "0: vectors' dot product, or along the first non-singleton dimension; d >= 1: along d",
+     CLIP_PARAM_AUTO, 0, 0},
 };
-static const char *const dot_inputs[] = {
-    "A  vector, or array (conjugated, as MATLAB)",
-    "B  vector with as many elements as A, or array of A's size"};
+static const char *const dot_input_names[] = {"A", "B"};
+static const char *const dot_inputs[] = {"vector, or array (conjugated, as MATLAB)",
+                                         "vector with as many elements as A, or array of A's size"};
+static const char *const dot_output_names[] = {"D"};
 static const char *const dot_outputs[] = {
-    "D  1x1 for vectors, else A's size with 1 along the dimension; the promoted type"};
+    "1x1 for vectors, else A's size with 1 along the dimension; the promoted type"};
 
 /* Elements per load for the variant: 1, or 4 or 16 reals' worth (halved when the result is
  * complex, where a complex operand's load is twice as wide). See norm.c for why CPUs get 16. */
@@ -219,11 +222,14 @@ static clip_status dot_launch(clip_process *p) {
 }
 
 const clip_process_desc clip_process_dot = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "dot",
     .summary = "MATLAB's dot(a, b) = sum(conj(a).*b) of vectors, and dot(A, B, dim) of arrays",
     .n_inputs = 2,
+    .input_names = dot_input_names,
     .input_docs = dot_inputs,
     .n_outputs = 1,
+    .output_names = dot_output_names,
     .output_docs = dot_outputs,
     .params = dot_params,
     .n_params = sizeof dot_params / sizeof dot_params[0],

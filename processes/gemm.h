@@ -22,6 +22,9 @@
 
 #include "clip/process_author.h"
 
+/* The four functions marked CLIP_API below are exported from libclip.so for `clip tune`
+ * (tools/tune.c), which links the shared library; they are not part of the public API. */
+
 /* The largest M, N and K the FFMA kernels take: they index in int, and a tile or slice (up to
  * 1024) past the last row, column or k must still fit (m0 + MWG > M, row + VW <= M, the last
  * K slice's end). */
@@ -140,7 +143,7 @@ int clip_gemm_check(const clip_gemm_params *prm, const clip_device_info *dev, cl
 /* "tiled 128x128x16 wg 16x16 vw 4 vwn 4 wm 8 ks 1 st 2" (direct and small stop after vw; " sk N"
  * follows when stream-K is on): the process variant string, the bench output and the tuning
  * cache's value. */
-void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
+CLIP_API void clip_gemm_describe(const clip_gemm_params *prm, char *buf, size_t cap);
 /* Reads clip_gemm_describe's text (the tuned fields only; the rest zero). 0 on success, -1 when
  * the text is not such a description. */
 int clip_gemm_parse(const char *text, clip_gemm_params *prm);
@@ -151,16 +154,16 @@ int clip_gemm_parse(const char *text, clip_gemm_params *prm);
  * the key ends in "-tc": its entries were tuned with the family's sets among the candidates, so
  * they may decide before the family's default; entries from before (no suffix) are not read
  * there, since they would put an FFMA set in place of a faster tensor default. */
-void clip_gemm_tuning_key(int arch, clip_type t, size_t m, size_t n, size_t k, char *buf,
-                          size_t cap);
+CLIP_API void clip_gemm_tuning_key(int arch, clip_type t, size_t m, size_t n, size_t k, char *buf,
+                                   size_t cap);
 
 /* Parameter sets worth timing for the product on the device (the default first), pruned by
  * work-group size, local memory and registers; on an NVIDIA device of compute capability `arch`
  * (clip_gemm_tc_arch: 80 or more; 0 elsewhere) the tensor family's sets too, right after the
  * default (wgmma sets at 90, for f32 and c32; mma.sync sets below, f32). Returns how many were
  * written (at most cap). */
-int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, size_t m, size_t n,
-                         size_t k, clip_gemm_params *out, int cap);
+CLIP_API int clip_gemm_candidates(const clip_device_info *dev, int arch, clip_type t, size_t m,
+                                  size_t n, size_t k, clip_gemm_params *out, int cap);
 
 /* The kernel build's -D options for a set (for tools that build it themselves, e.g. to read the
  * compiler's register report). */
@@ -175,7 +178,7 @@ size_t clip_gemm_tiles(const clip_gemm_params *prm, size_t m, size_t n);
 
 /* Sets process p's variant and tile parameters (CLIP_GEMM_PARAM_ROWS) to the set prm, so that
  * init builds exactly that set (a tuner trying candidates). Errors: as clip_process_set_int. */
-clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *prm);
+CLIP_API clip_status clip_gemm_params_set(clip_process *p, const clip_gemm_params *prm);
 
 /* "3x4" (all dims) for error messages. */
 void clip_gemm_shape_str(const clip_data *d, char *buf, size_t cap);
@@ -194,22 +197,109 @@ int clip_gemm_is_2d(const clip_data *d);
      clip_gemm_variant_names,                                                                      \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "       \
      "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32; "       \
-     "wgmma on sm_90)"},                                                                           \
-        {"mwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile rows per work-group (0 = default)"},    \
-        {"nwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "tile columns per work-group (0 = default)"}, \
-        {"kwg", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "K slice per step (0 = default)"},            \
-        {"mdimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along M (0 = default)"},   \
-        {"ndimc", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL, "work-group size along N (0 = default)"},   \
-        {"vw", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "vector width along M (0 = default)"},           \
-        {"vwn", CLIP_PARAM_INT, 0, 1, 0, 16, NULL, "tiled: vector width along N (0 = default)"},   \
-        {"wm", CLIP_PARAM_INT,                                                                     \
-         0,    1,                                                                                  \
-         0,    32,                                                                                 \
-         NULL, "tiled: work-items along M in each warp of 32 (0 = default)"},                      \
-        {"ksplit", CLIP_PARAM_INT,                                                                 \
-         0,        1,                                                                              \
-         0,        256,                                                                            \
-         NULL,     "tiled: split K into this many chunks summed at the end (0 = default)"},        \
+     "wgmma on sm_90)",                                                                            \
+     0,                                                                                            \
+     0,                                                                                            \
+     0},                                                                                           \
+        {"mwg",                                                                                    \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         1024,                                                                                     \
+         NULL,                                                                                     \
+         "tile rows per work-group (0 = default)",                                                 \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"nwg",                                                                                    \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         1024,                                                                                     \
+         NULL,                                                                                     \
+         "tile columns per work-group (0 = default)",                                              \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"kwg",                                                                                    \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         1024,                                                                                     \
+         NULL,                                                                                     \
+         "K slice per step (0 = default)",                                                         \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"mdimc",                                                                                  \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         1024,                                                                                     \
+         NULL,                                                                                     \
+         "work-group size along M (0 = default)",                                                  \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"ndimc",                                                                                  \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         1024,                                                                                     \
+         NULL,                                                                                     \
+         "work-group size along N (0 = default)",                                                  \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"vw",                                                                                     \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         16,                                                                                       \
+         NULL,                                                                                     \
+         "vector width along M (0 = default)",                                                     \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"vwn",                                                                                    \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         16,                                                                                       \
+         NULL,                                                                                     \
+         "tiled: vector width along N (0 = default)",                                              \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"wm",                                                                                     \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         32,                                                                                       \
+         NULL,                                                                                     \
+         "tiled: work-items along M in each warp of 32 (0 = default)",                             \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
+        {"ksplit",                                                                                 \
+         CLIP_PARAM_INT,                                                                           \
+         0,                                                                                        \
+         1,                                                                                        \
+         0,                                                                                        \
+         256,                                                                                      \
+         NULL,                                                                                     \
+         "tiled: split K into this many chunks summed at the end (0 = default)",                   \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
         {"stages",                                                                                 \
          CLIP_PARAM_INT,                                                                           \
          0,                                                                                        \
@@ -218,7 +308,10 @@ int clip_gemm_is_2d(const clip_data *d);
          6,                                                                                        \
          NULL,                                                                                     \
          "tiled: 1 local buffer, 2 prefetch the next K slice, 3 also the next k's operands; "      \
-         "tensor: local buffers filled ahead, 2 to 4 (6 with wgmma) (0 = default)"},               \
+         "tensor: local buffers filled ahead, 2 to 4 (6 with wgmma) (0 = default)",                \
+         CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO,                                                      \
+         0,                                                                                        \
+         0},                                                                                       \
         {"streamk",                                                                                \
          CLIP_PARAM_INT,                                                                           \
          -1,                                                                                       \
@@ -227,7 +320,10 @@ int clip_gemm_is_2d(const clip_data *d);
          16,                                                                                       \
          NULL,                                                                                     \
          "tiled: work-groups per compute unit that share the tiles of the last partial wave "      \
-         "(stream-K; 0 = off, -1 = default)"},                                                     \
+         "(stream-K; 0 = off, -1 = default)",                                                      \
+         CLIP_PARAM_EXPERT,                                                                        \
+         0,                                                                                        \
+         0},                                                                                       \
         {"kgroups",                                                                                \
          CLIP_PARAM_INT,                                                                           \
          -1,                                                                                       \
@@ -236,7 +332,10 @@ int clip_gemm_is_2d(const clip_data *d);
          8,                                                                                        \
          NULL,                                                                                     \
          "tiled, without stream-K: groups of work-items in a work-group that each sum a run of "   \
-         "K's slices, their tiles added in local memory (1, 2, 4 or 8; -1 = default)"},            \
+         "K's slices, their tiles added in local memory (1, 2, 4 or 8; -1 = default)",             \
+         CLIP_PARAM_EXPERT,                                                                        \
+         0,                                                                                        \
+         0},                                                                                       \
         {"pipe",                                                                                   \
          CLIP_PARAM_INT,                                                                           \
          -1,                                                                                       \
@@ -245,14 +344,18 @@ int clip_gemm_is_2d(const clip_data *d);
          1,                                                                                        \
          NULL,                                                                                     \
          "tensor, wgmma (sm_90): 1 stages moved by bulk copies and transaction barriers, "         \
-         "0 by cp.async and work-group barriers (-1 = default)"},                                  \
+         "0 by cp.async and work-group barriers (-1 = default)",                                   \
+         CLIP_PARAM_EXPERT,                                                                        \
+         0,                                                                                        \
+         0},                                                                                       \
     {                                                                                              \
         "precision", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_gemm_precision_names,                     \
             "f32 inputs (c32 on sm_90), rounded for one tensor-core product, fp32 sums: fp32 "     \
             "(none: accurate, default); tf32 (10-bit mantissas, NVIDIA sm_80+: error at most "     \
             "2^-10 of sum|a||b|); bf16 (7-bit, sm_90: 2^-7) or fp16 (10-bit, sm_90: 2^-10; "       \
             "inputs "                                                                              \
-            "past 65504 become Inf); elsewhere fp32 is computed"                                   \
+            "past 65504 become Inf); elsewhere fp32 is computed",                                  \
+            0, 0, 0                                                                                \
     }
 
 /* Resolves the engine parameters of process p (which has CLIP_GEMM_PARAM_ROWS) for type t and

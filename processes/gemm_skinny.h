@@ -22,7 +22,11 @@
 #define CLIP_SKINNY_MAX_COLS 8  /* skinny_rows: columns of C' held in registers */
 #define CLIP_SKINNY_MAX_ROWS 16 /* skinny_dots: rows of C' held in registers */
 
-typedef enum clip_skinny_kind { CLIP_SKINNY_NONE = 0, CLIP_SKINNY_ROWS, CLIP_SKINNY_DOTS } clip_skinny_kind;
+typedef enum clip_skinny_kind {
+    CLIP_SKINNY_NONE = 0,
+    CLIP_SKINNY_ROWS,
+    CLIP_SKINNY_DOTS
+} clip_skinny_kind;
 
 /* A chosen form and its launch shape. */
 typedef struct clip_skinny_plan {
@@ -36,7 +40,7 @@ typedef struct clip_skinny_plan {
     int nb;           /* columns of C' per work-group */
     size_t kchunk;    /* K per chunk; chunks = ceil(k / kchunk) */
     size_t chunks;
-    int tree;         /* chunks > 1: 1 skinny_sum_tree, 0 skinny_sum_items */
+    int tree; /* chunks > 1: 1 skinny_sum_tree, 0 skinny_sum_items */
     /* Element strides in the packed operands: X(i, k) at xsi*i + xsk*k (X is A, or B when
      * swapped), Y(k, j) at ysk*k + ysj*j, C'(i, j) at psi*i + psj*j of C. */
     long xsi, xsk, ysk, ysj, psi, psj;
@@ -69,9 +73,14 @@ clip_status clip_skinny_build(clip_process *p, clip_type t, const clip_skinny_pl
 /* matmul's `skinny` parameter: auto, on, off (NULL-terminated). */
 extern const char *const clip_skinny_choice_names[];
 #define CLIP_SKINNY_PARAM_ROW                                                                      \
-    {"skinny", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_skinny_choice_names,                             \
-     "matrix-vector and small-output kernels with K split over the device: auto (GPUs, when "      \
-     "variant is auto and no tile is set), on (whenever C has few enough rows or columns), off"}
+    {                                                                                              \
+        "skinny", CLIP_PARAM_CHOICE, 0, 0, 0, 0, clip_skinny_choice_names,                         \
+            "matrix-vector and small-output kernels with K split over the device: auto (GPUs, "    \
+            "when "                                                                                \
+            "variant is auto and no tile is set), on (whenever C has few enough rows or "          \
+            "columns), off",                                                                       \
+            0, 0, 0                                                                                \
+    }
 
 /* For a process with CLIP_SKINNY_PARAM_ROW and the GEMM rows: takes the skinny path for an
  * op(A) (m x k) * op(B) (k x n) product when its parameter says so (auto: the plan's own

@@ -20,10 +20,10 @@
 
 typedef struct matmul_state {
     clip_gemm gemm;
-    clip_skinny skinny; /* its kernel set when the product takes a skinny path */
-    cl_kernel scalar;   /* set when one operand is 1x1 */
-    int scalar_input;   /* which input is the scalar */
-    cl_ulong yrows;     /* the scalar product's rows */
+    clip_skinny skinny;    /* its kernel set when the product takes a skinny path */
+    cl_kernel scalar;      /* set when one operand is 1x1 */
+    int scalar_input;      /* which input is the scalar */
+    cl_ulong yrows;        /* the scalar product's rows */
     clip_gemm_trans op[2]; /* op(A), op(B) as they apply to the operands' own types */
     int real[2];           /* a complex product's operand that was real before its promotion */
     size_t m, n, k;
@@ -31,17 +31,20 @@ typedef struct matmul_state {
 
 /* Each operation twice: the CLI's short name and the long one (index % 3 is the operation). */
 static const char *const trans_names[] = {"n", "t", "c", "none", "transpose", "ctranspose", NULL};
-#define TRANS_DOC(X)                                                                              \
-    "op(" X "): n = " X ", t = " X ".' (transpose), c = " X "' (conjugate transpose; t for a "  \
+#define TRANS_DOC(X)                                                                               \
+    "op(" X "): n = " X ", t = " X ".' (transpose), c = " X "' (conjugate transpose; t for a "     \
     "real " X "); read in place, never copied"
 static const clip_param_desc matmul_params[] = {
-    {"transa", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("A")},
-    {"transb", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("B")},
-    CLIP_GEMM_PARAM_ROWS, CLIP_SKINNY_PARAM_ROW};
+    {"transa", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("A"), 0, 0, 0},
+    {"transb", CLIP_PARAM_CHOICE, 0, 0, 0, 0, trans_names, TRANS_DOC("B"), 0, 0, 0},
+    CLIP_GEMM_PARAM_ROWS,
+    CLIP_SKINNY_PARAM_ROW};
+static const char *const matmul_input_names[] = {"A", "B"};
 static const char *const matmul_inputs[] = {
-    "A  left matrix, op(A) M x K (A is K x M when transposed), or a 1x1 scalar",
-    "B  right matrix, op(B) K x N (B is N x K when transposed), or a 1x1 scalar"};
-static const char *const matmul_outputs[] = {"C  op(A)*op(B) (M x N) of the promoted type"};
+    "left matrix, op(A) M x K (A is K x M when transposed), or a 1x1 scalar",
+    "right matrix, op(B) K x N (B is N x K when transposed), or a 1x1 scalar"};
+static const char *const matmul_output_names[] = {"C"};
+static const char *const matmul_outputs[] = {"op(A)*op(B) (M x N) of the promoted type"};
 
 /* Input i's operation: its parameter, with ctranspose of a real operand made transpose. */
 static clip_gemm_trans op_of(clip_process *p, int i) {
@@ -189,12 +192,13 @@ static clip_status plan_scalar(clip_process *p, clip_plan *pl, const matmul_stat
 
 /* Column bands that give the same bits as the whole product when it runs stream-K (its last
  * `tail` tiles split along K over P = compute units x sk work-groups, summed in another order
- * than a plain tile: the FFMA family's stream-K, the wgmma kernels' split tail): every band but the last holds a multiple of P tiles, so it has no tail and
- * runs plain, as those tiles do in the whole; the last band then has the whole's tail, on the
- * same tiles (the last in column order), split over the same P. Applies when every band picks
- * the whole's tiles (same parameters); bit for bit where every device has the primary's compute
- * units. *widths gets each band's columns. Returns the band count, or 0 where it does not apply
- * (ordinary bands then: results within rounding of the whole). */
+ * than a plain tile: the FFMA family's stream-K, the wgmma kernels' split tail): every band but the
+ * last holds a multiple of P tiles, so it has no tail and runs plain, as those tiles do in the
+ * whole; the last band then has the whole's tail, on the same tiles (the last in column order),
+ * split over the same P. Applies when every band picks the whole's tiles (same parameters); bit for
+ * bit where every device has the primary's compute units. *widths gets each band's columns. Returns
+ * the band count, or 0 where it does not apply (ordinary bands then: results within rounding of the
+ * whole). */
 static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t want, size_t *widths) {
     const clip_type t = clip_type_promote(clip_data_type(clip_proc_input(p, 0)),
                                           clip_data_type(clip_proc_input(p, 1)));
@@ -211,7 +215,7 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
     const size_t mtiles = (st->m + (size_t)whole.mwg - 1) / (size_t)whole.mwg;
     const size_t ntiles = (st->n + nwg - 1) / nwg, tiles = mtiles * ntiles;
     if (tiles <= P || tiles % P == 0) return 0; /* no stream-K tail in the whole */
-    size_t g = P, b = mtiles; /* tile columns per step: P / gcd(mtiles, P) */
+    size_t g = P, b = mtiles;                   /* tile columns per step: P / gcd(mtiles, P) */
     while (b) {
         size_t r = g % b;
         g = b;
@@ -252,7 +256,8 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
     const size_t target = clip_plan_target(pl);
     size_t r = 1, c = target;
     if ((uint64_t)clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl)) {
-        while (r * r < target) r++;
+        while (r * r < target)
+            r++;
         c = r;
     }
     if (c > st->n) {
@@ -279,7 +284,8 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
             }
             pc.in[0].start[ta] = i0, pc.in[0].count[ta] = ni;   /* op(A)'s rows */
             pc.in[1].start[!tb] = j0, pc.in[1].count[!tb] = nj; /* op(B)'s columns */
-            for (int d = 0; d < CLIP_MAX_DIMS; d++) pc.keep[0].count[d] = 1;
+            for (int d = 0; d < CLIP_MAX_DIMS; d++)
+                pc.keep[0].count[d] = 1;
             pc.keep[0].count[0] = ni, pc.keep[0].count[1] = nj;
             pc.at[0][0] = i0, pc.at[0][1] = j0;
             s = clip_plan_add(pl, &pc);
@@ -329,11 +335,14 @@ static clip_status matmul_launch(clip_process *p) {
 }
 
 const clip_process_desc clip_process_matmul = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "matmul",
     .summary = "matrix product op(A)*op(B) (MATLAB: A*B, A.'*B, A'*B, A*B', ..., mtimes)",
     .n_inputs = 2,
+    .input_names = matmul_input_names,
     .input_docs = matmul_inputs,
     .n_outputs = 1,
+    .output_names = matmul_output_names,
     .output_docs = matmul_outputs,
     .params = matmul_params,
     .n_params = sizeof matmul_params / sizeof matmul_params[0],

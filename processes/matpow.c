@@ -12,16 +12,18 @@
 typedef struct matpow_state {
     clip_gemm gemm;
     cl_kernel eye;
-    cl_mem temp;        /* the other half of the ping-pong with the output */
+    cl_mem temp; /* the other half of the ping-pong with the output */
     uint64_t power;
     size_t n;
 } matpow_state;
 
 static const clip_param_desc matpow_params[] = {
-    {"power", CLIP_PARAM_REAL, 1, 0, 0, 0, NULL, "natural exponent p (0, 1, 2, ...)"},
+    {"power", CLIP_PARAM_REAL, 1, 0, 0, 0, NULL, "natural exponent p (0, 1, 2, ...)", 0, 0, 0},
     CLIP_GEMM_PARAM_ROWS};
-static const char *const matpow_inputs[] = {"A  square matrix (n x n)"};
-static const char *const matpow_outputs[] = {"C  A^p (n x n), A's type"};
+static const char *const matpow_input_names[] = {"A"};
+static const char *const matpow_inputs[] = {"square matrix (n x n)"};
+static const char *const matpow_output_names[] = {"C"};
+static const char *const matpow_outputs[] = {"A^p (n x n), A's type"};
 
 /* Products the schedule makes: floor(log2 p) squarings and popcount(p)-1 multiplies by A. */
 static int product_count(uint64_t p) {
@@ -41,7 +43,8 @@ static clip_status matpow_init(clip_process *p) {
     /* 2^64: the first double a uint64_t cannot hold. */
     if (!(pw >= 0) || !isfinite(pw) || pw != floor(pw) || pw >= 18446744073709551616.0)
         return clip_proc_fail(p, CLIP_ERR_BAD_POWER,
-                              "power must be a natural number (0, 1, 2, ... below 2^64), got %g", pw);
+                              "power must be a natural number (0, 1, 2, ... below 2^64), got %g",
+                              pw);
     char sa[96];
     clip_gemm_shape_str(a, sa, sizeof sa);
     if (!clip_gemm_is_2d(a))
@@ -94,13 +97,15 @@ static clip_status matpow_launch(clip_process *p) {
     }
     s = clip_proc_read_buffer(p, a, &am);
     if (s != CLIP_OK) return s;
-    if (st->power == 1) return clip_proc_copy(p, am, 0, cm, 0, n * n * clip_type_size(clip_data_type(a)));
+    if (st->power == 1)
+        return clip_proc_copy(p, am, 0, cm, 0, n * n * clip_type_size(clip_data_type(a)));
 
     const clip_gemm_scalar one = {1, 0}, zero = {0, 0};
     const clip_gemm_operand A = {am, 0, n};
     const int steps = product_count(st->power);
     int top = 63;
-    while (!((st->power >> top) & 1)) top--;
+    while (!((st->power >> top) & 1))
+        top--;
     clip_gemm_operand r = A;
     int step = 0;
     for (int bit = top - 1; bit >= 0 && s == CLIP_OK; bit--) {
@@ -116,11 +121,14 @@ static clip_status matpow_launch(clip_process *p) {
 }
 
 const clip_process_desc clip_process_matpow = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "matpow",
     .summary = "matrix power A^p for a natural p (MATLAB: A^p, mpower)",
     .n_inputs = 1,
+    .input_names = matpow_input_names,
     .input_docs = matpow_inputs,
     .n_outputs = 1,
+    .output_names = matpow_output_names,
     .output_docs = matpow_outputs,
     .params = matpow_params,
     .n_params = sizeof matpow_params / sizeof matpow_params[0],

@@ -49,10 +49,10 @@ enum { NORM_MAX_INT_P = 64 };
 enum { NORM_VECTOR, NORM_LINES, NORM_MATRIX2 };
 
 typedef struct norm_state {
-    int kind;          /* NORM_*: which of the following runs */
-    double pv;         /* the order (2 for fro) */
-    norm_lines lines;  /* dim, and the matrix 1- and Inf-norms */
-    norm_svd svd;      /* the matrix 2-norm */
+    int kind;         /* NORM_*: which of the following runs */
+    double pv;        /* the order (2 for fro) */
+    norm_lines lines; /* dim, and the matrix 1- and Inf-norms */
+    norm_svd svd;     /* the matrix 2-norm */
     cl_kernel s1, s2; /* the pass that gives the result */
     cl_kernel m1, m2; /* the max pass before MODE_POW2, else NULL */
     cl_mem part, aux; /* partials; aux[0] = max |x| for MODE_POW2 */
@@ -66,21 +66,26 @@ static const char *const norm_methods[] = {"auto", "onepass", "twopass", NULL};
 static const char *const norm_named[] = {"fro", NULL};
 static const clip_param_desc norm_params[] = {
     {"p", CLIP_PARAM_REAL, 2.0, 0, 0, 0, norm_named,
-     "order: a real > 0, inf or -inf (min |x|) of a vector; 1, 2, inf or fro of a matrix"},
+     "order: a real > 0, inf or -inf (min |x|) of a vector; 1, 2, inf or fro of a matrix", 0, 0, 0},
     {"dim", CLIP_PARAM_INT, 0, 1, 0, CLIP_MAX_DIMS, NULL,
-     "0: the norm of the whole input; d >= 1: vecnorm(A, p, d), the norms along dimension d"},
+     "0: the norm of the whole input; d >= 1: vecnorm(A, p, d), the norms along dimension d",
+     CLIP_PARAM_AUTO, 0, 0},
     {"variant", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_variants,
      "loads per work-item: scalar (one element), vector (4 reals), vector16 (16 reals); "
-     "auto: vector on GPUs, vector16 on CPUs"},
+     "auto: vector on GPUs, vector16 on CPUs",
+     0, 0, 0},
     {"method", CLIP_PARAM_CHOICE, 0, 0, 0, 0, norm_methods,
      "orders other than 1, 2, +-Inf: onepass (auto; running max and rescaled sum) or twopass "
-     "(max, then the scaled sum)"},
+     "(max, then the scaled sum)",
+     0, 0, 0},
     REDUCE_TUNING_PARAMS,
 };
+static const char *const norm_input_names[] = {"A"};
 static const char *const norm_inputs[] = {
-    "A  vector (1xN, Nx1, or N-D with one non-singleton dim), matrix, or any array with dim"};
+    "vector (1xN, Nx1, or N-D with one non-singleton dim), matrix, or any array with dim"};
+static const char *const norm_output_names[] = {"N"};
 static const char *const norm_outputs[] = {
-    "N  1x1 real (with dim: A's size, 1 along dim); single for single input, double for double"};
+    "1x1 real (with dim: A's size, 1 along dim); single for single input, double for double"};
 
 /* Scalars per load for the variant; complex loads whole elements. */
 static unsigned norm_vec(int variant, const clip_device_info *dev, int complex) {
@@ -341,13 +346,16 @@ static clip_status norm_combine(clip_process *p, int output, const void *partial
     double m = 0.0, r = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double v = PIECE(i);
-        if (isnan(v)) m = NAN;
-        else if (!isnan(m) && (i == 0 || (pv == -INFINITY ? v < m : v > m))) m = v;
+        if (isnan(v))
+            m = NAN;
+        else if (!isnan(m) && (i == 0 || (pv == -INFINITY ? v < m : v > m)))
+            m = v;
     }
     if (isnan(m) || by_max || pv == -INFINITY || m == 0.0 || isinf(m)) {
         r = m;
     } else {
-        for (size_t i = 0; i < n; i++) r += pv == 1 ? PIECE(i) / m : pow(PIECE(i) / m, pv);
+        for (size_t i = 0; i < n; i++)
+            r += pv == 1 ? PIECE(i) / m : pow(PIECE(i) / m, pv);
         r = m * (pv == 1 ? r : pv == 2 ? sqrt(r) : pow(r, 1.0 / pv));
     }
 #undef PIECE
@@ -393,12 +401,15 @@ static void norm_release(clip_process *p) {
 }
 
 const clip_process_desc clip_process_norm = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "norm",
     .summary = "MATLAB's norm(v, p) of a vector, norm(A, p) of a matrix (p = 1, 2, Inf, fro) "
                "and vecnorm(A, p, dim)",
     .n_inputs = 1,
+    .input_names = norm_input_names,
     .input_docs = norm_inputs,
     .n_outputs = 1,
+    .output_names = norm_output_names,
     .output_docs = norm_outputs,
     .params = norm_params,
     .n_params = sizeof norm_params / sizeof norm_params[0],

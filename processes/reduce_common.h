@@ -139,14 +139,14 @@ static inline int reduce_compensated(const clip_process *p, int dbl) {
 /* clang-format off */
 #define REDUCE_TUNING_PARAMS                                                                   \
     {"sum", CLIP_PARAM_CHOICE, 0, 0, 0, 0, reduce_sum_choices,                                 \
-     "single-precision sums: compensated (auto) or plain; double sums are plain"},             \
+     "single-precision sums: compensated (auto) or plain; double sums are plain", 0, 0, 0},             \
     {"groups", CLIP_PARAM_INT, 0, 1, 0, 64, NULL,                                              \
-     "stage-1 work-groups per compute unit; 0: auto (4)"},                                     \
+     "stage-1 work-groups per compute unit; 0: auto (4)", CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO, 0, 0},                                     \
     {"unroll", CLIP_PARAM_INT, 0, 1, 0, 8, NULL,                                               \
      "vector loads in flight per work-item; 0: auto (4 on GPUs, 2 for register-heavy "         \
-     "kernels; 1 on CPUs)"},                                                                   \
+     "kernels; 1 on CPUs)", CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO, 0, 0},                                                                   \
     {"local", CLIP_PARAM_INT, 0, 1, 0, 1024, NULL,                                             \
-     "work-group size, a power of two; 0: auto (256 on GPUs, 1 on CPUs)"}
+     "work-group size, a power of two; 0: auto (256 on GPUs, 1 on CPUs)", CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO, 0, 0}
 /* clang-format on */
 
 /* Sets stage-1 kernel arguments first..first+2 (nvec, chunk, tail) and gives its global size. */

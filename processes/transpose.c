@@ -20,10 +20,12 @@ typedef struct transpose_state {
 
 static const clip_param_desc transpose_params[] = {
     {"conjugate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,
-     "conjugate too: A' (ctranspose) instead of A.' (no change for real data)"},
+     "conjugate too: A' (ctranspose) instead of A.' (no change for real data)", 0, 0, 0},
 };
-static const char *const transpose_inputs[] = {"A  m x n (x ...), any type"};
-static const char *const transpose_outputs[] = {"C  n x m (x ...): A.' or A' per 2-D slice"};
+static const char *const transpose_input_names[] = {"A"};
+static const char *const transpose_inputs[] = {"m x n (x ...), any type"};
+static const char *const transpose_output_names[] = {"C"};
+static const char *const transpose_outputs[] = {"n x m (x ...): A.' or A' per 2-D slice"};
 
 /* Checks A's size and creates C, n x m (x the rest). */
 static clip_status transpose_output(clip_process *p) {
@@ -33,8 +35,9 @@ static clip_status transpose_output(clip_process *p) {
     for (int i = 0; i < nd; i++)
         dims[i] = clip_data_dim(a, i);
     if (dims[0] > 0xFFFFFFFFu || dims[1] > 0xFFFFFFFFu)
-        return clip_proc_fail(p, CLIP_ERR_SHAPE, "A is %zux%zu: rows and columns must be below 2^32",
-                              dims[0], dims[1]);
+        return clip_proc_fail(p, CLIP_ERR_SHAPE,
+                              "A is %zux%zu: rows and columns must be below 2^32", dims[0],
+                              dims[1]);
     const size_t m = dims[0];
     dims[0] = dims[1], dims[1] = m;
     return clip_proc_output(p, 0, clip_data_type(a), nd, dims, &c);
@@ -113,11 +116,14 @@ static clip_status transpose_plan(clip_process *p, clip_plan *pl) {
 }
 
 const clip_process_desc clip_process_transpose = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "transpose",
     .summary = "A.' (MATLAB transpose), or A' with --conjugate, of every 2-D slice",
     .n_inputs = 1,
+    .input_names = transpose_input_names,
     .input_docs = transpose_inputs,
     .n_outputs = 1,
+    .output_names = transpose_output_names,
     .output_docs = transpose_outputs,
     .params = transpose_params,
     .n_params = sizeof transpose_params / sizeof transpose_params[0],

@@ -9,10 +9,12 @@
 #                            comparisons, with OpenBLAS as its BLAS (what Octave users run; the
 #                            reference BLAS is some 27x slower), clang and its sanitizer and
 #                            libFuzzer runtime, valgrind, gnuplot for the plot check, and
-#                            Python 3 with numpy, tifffile, Pillow, SciPy and h5py for the format
-#                            conformance suite (tests/conformance)
-#   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, and clinfo
-#                            (bench/conv2_gpu.sh reads device properties with it)
+#                            Debian's Python 3 with cffi, NumPy, SciPy, pytest, venv and pip for
+#                            the Python package clipcl (python/) and its tests, and with tifffile,
+#                            Pillow and h5py for the format conformance suite (tests/conformance)
+#   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, clinfo
+#                            (bench/conv2_gpu.sh reads device properties with it), and OpenCV's
+#                            Python module (bench/python_bench.py times cv2.filter2D beside clip)
 # Modes combine: install-deps.sh test bench. Every optional part may also be absent: CMake's
 # CLIP_WITH_<NAME> switches (README, "What you need") build without it.
 set -euo pipefail
@@ -23,8 +25,9 @@ command -v octave-cli >/dev/null && pkgs+=(liboctave-dev)
 for mode in "$@"; do
   case $mode in
     test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox
-                 python3-numpy python3-tifffile python3-pil python3-scipy python3-h5py) ;;
-    bench) pkgs+=(libclblast-dev clinfo) ;;
+                python3-cffi python3-numpy python3-scipy python3-pytest python3-venv python3-pip
+                python3-tifffile python3-pil python3-h5py) ;;
+    bench) pkgs+=(libclblast-dev clinfo python3-opencv) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac
 done

@@ -19,6 +19,8 @@
 #ifndef CLIP_APP_H
 #define CLIP_APP_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,55 +49,55 @@ typedef enum clip_device_kind {
  * device that passes is taken, best first; with `n_indices` > 0, exactly the listed devices, in
  * that order (the other filters must still pass for each). */
 typedef struct clip_criteria {
-    clip_device_kind type;       /* GPU, CPU, accelerator, or any */
-    const char *vendor;          /* case-insensitive substring of the vendor name */
-    const char *name;            /* case-insensitive substring of the device name */
-    int min_version_major;       /* minimum OpenCL version of the device, e.g. 1 and 2 */
+    clip_device_kind type; /* GPU, CPU, accelerator, or any */
+    const char *vendor;    /* case-insensitive substring of the vendor name */
+    const char *name;      /* case-insensitive substring of the device name */
+    int min_version_major; /* minimum OpenCL version of the device, e.g. 1 and 2 */
     int min_version_minor;
-    const char *extensions;      /* space-separated extensions the device must all have */
-    int index;                   /* if > 0: pick the device with this 1-based global index */
-    int ignore_env;              /* if non-zero, CLIP_DEVICE in the environment is not read */
-    int disable_fp64;            /* treat the device as lacking cl_khr_fp64 (for testing) */
-    int all;                     /* if non-zero: every device that passes, best first */
-    int n_indices;               /* if > 0: exactly the devices indices[0..n_indices-1] */
+    const char *extensions;            /* space-separated extensions the device must all have */
+    int index;                         /* if > 0: pick the device with this 1-based global index */
+    int ignore_env;                    /* if non-zero, CLIP_DEVICE in the environment is not read */
+    int disable_fp64;                  /* treat the device as lacking cl_khr_fp64 (for testing) */
+    int all;                           /* if non-zero: every device that passes, best first */
+    int n_indices;                     /* if > 0: exactly the devices indices[0..n_indices-1] */
     int indices[CLIP_MAX_APP_DEVICES]; /* 1-based global indices, no repeats */
 } clip_criteria;
 
 /* One OpenCL device as clip sees it. */
 typedef struct clip_device_info {
-    int index;                /* 1-based, over all platforms in enumeration order */
+    int index; /* 1-based, over all platforms in enumeration order */
     char name[128];
     char vendor[128];
     char platform[128];
-    char version[128];        /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
-    char driver[128];         /* CL_DRIVER_VERSION */
+    char version[128]; /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
+    char driver[128];  /* CL_DRIVER_VERSION */
     clip_device_kind type;
     int version_major, version_minor;
     unsigned compute_units;
     unsigned clock_mhz;
-    uint64_t global_mem;      /* bytes */
-    uint64_t local_mem;       /* bytes */
-    uint64_t max_alloc;       /* bytes */
+    uint64_t global_mem; /* bytes */
+    uint64_t local_mem;  /* bytes */
+    uint64_t max_alloc;  /* bytes */
     size_t max_work_group;
-    int fp64;                 /* non-zero if cl_khr_fp64 (or OpenCL 3.0 fp64 caps) is present */
-    double score;             /* the default-choice score, see clip_device_score_doc */
-    int nv_arch;              /* NVIDIA compute capability x 10 (90 for 9.0) through
-                               * cl_nv_device_attribute_query; 0 on devices without it */
-    uint64_t global_cache;    /* bytes of the global memory cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE;
-                               * PoCL gives the CPU's last-level cache); 0 when not reported */
+    int fp64;              /* non-zero if cl_khr_fp64 (or OpenCL 3.0 fp64 caps) is present */
+    double score;          /* the default-choice score, see clip_device_score_doc */
+    int nv_arch;           /* NVIDIA compute capability x 10 (90 for 9.0) through
+                            * cl_nv_device_attribute_query; 0 on devices without it */
+    uint64_t global_cache; /* bytes of the global memory cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE;
+                            * PoCL gives the CPU's last-level cache); 0 when not reported */
 } clip_device_info;
 
 /* How the default device is scored, as a sentence for docs and `clip devices --help`:
  * score = type weight (GPU 1e6, accelerator 1e5, CPU 1e3, other 1) + compute units x clock
  * in MHz / 1000 (a proxy for throughput). So a GPU beats a CPU; among GPUs, the bigger wins. */
-extern const char *const clip_device_score_doc;
+extern CLIP_API const char *const clip_device_score_doc;
 
 /* Lists every OpenCL device of every platform. Writes up to `cap` entries to `out` (may be NULL
  * when cap is 0) and the total count to *count, which is 0 after any failure but a NULL count.
  * Errors: CLIP_ERR_INVALID_ARG (count NULL, or out NULL with cap > 0), CLIP_ERR_NO_DEVICE (no
  * platform at all), CLIP_ERR_OUT_OF_MEMORY. The message of a failure is available from
  * clip_app_last_error(NULL). */
-clip_status clip_devices_list(clip_device_info *out, size_t cap, size_t *count);
+CLIP_API clip_status clip_devices_list(clip_device_info *out, size_t cap, size_t *count);
 
 /* Parses a CLIP_DEVICE-style spec into criteria: "gpu", "cpu", "accelerator", a 1-based index
  * ("2"), a list of indices ("1,2": an app over exactly those devices), "all" (every device),
@@ -103,12 +105,12 @@ clip_status clip_devices_list(clip_device_info *out, size_t cap, size_t *count);
  * substring. `spec` must outlive `crit` when it is a name.
  * Errors: CLIP_ERR_INVALID_ARG (NULL or empty spec, an index below 1, a list with a repeat, an
  * empty item or more than CLIP_MAX_APP_DEVICES items). */
-clip_status clip_criteria_from_spec(const char *spec, clip_criteria *crit);
+CLIP_API clip_status clip_criteria_from_spec(const char *spec, clip_criteria *crit);
 
 /* Index (1-based) of the device clip_app_create(crit) would open, without opening it (for
  * criteria naming several devices: the first, the app's primary device).
  * Errors: as clip_app_create's selection errors. */
-clip_status clip_device_select(const clip_criteria *crit, int *index);
+CLIP_API clip_status clip_device_select(const clip_criteria *crit, int *index);
 
 /* Opens an app on the best device that meets `crit` (NULL = no criteria), or on every device it
  * names (all, n_indices). If the environment variable CLIP_DEVICE is set (and crit->ignore_env is
@@ -122,37 +124,37 @@ clip_status clip_device_select(const clip_criteria *crit, int *index);
  * CLIP_MAX_APP_DEVICES or a device listed twice), CLIP_ERR_NO_DEVICE (nothing matches: the
  * message lists the criteria; a listed index that names no device), CLIP_ERR_OPENCL (context or
  * queue creation failed), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_app_create(clip_app **app, const clip_criteria *crit);
+CLIP_API clip_status clip_app_create(clip_app **app, const clip_criteria *crit);
 
 /* Releases the caller's reference. OpenCL objects are freed when the last data or process object
  * made from the app is destroyed too. NULL is a no-op. */
-void clip_app_destroy(clip_app *app);
+CLIP_API void clip_app_destroy(clip_app *app);
 
 /* Information about the app's (primary) device. Returns a pointer valid while the app lives. */
-const clip_device_info *clip_app_device(const clip_app *app);
+CLIP_API const clip_device_info *clip_app_device(const clip_app *app);
 
 /* How many devices the app drives (1 for a single-device app; 0 for NULL). */
-int clip_app_device_count(const clip_app *app);
+CLIP_API int clip_app_device_count(const clip_app *app);
 
 /* Information about device i (0 = the primary device) of the app, or NULL when i is out of
  * range. Valid while the app lives. */
-const clip_device_info *clip_app_device_at(const clip_app *app, int i);
+CLIP_API const clip_device_info *clip_app_device_at(const clip_app *app, int i);
 
 /* The message of the last failed call on `app` (empty string if none). With app NULL: the last
  * failure of a call that had no app (clip_app_create, clip_devices_list) in this thread.
  * The pointer is valid until the next clip call on the same app (or thread). Never NULL. */
-const char *clip_app_last_error(const clip_app *app);
+CLIP_API const char *clip_app_last_error(const clip_app *app);
 
 /* Waits until every command enqueued on the app's queue has finished.
  * Errors: CLIP_ERR_INVALID_ARG (NULL app), CLIP_ERR_OPENCL. */
-clip_status clip_app_finish(clip_app *app);
+CLIP_API clip_status clip_app_finish(clip_app *app);
 
 /* Counters of host<->device traffic since the app was created, for tests and tuning. A split
  * launch (several devices, or data streamed in pieces) counts each piece's upload and download:
  * one copy per rectangular region moved. */
 typedef struct clip_transfer_stats {
-    uint64_t to_device;       /* number of host->device copies */
-    uint64_t to_host;         /* number of device->host copies */
+    uint64_t to_device; /* number of host->device copies */
+    uint64_t to_host;   /* number of device->host copies */
     uint64_t bytes_to_device;
     uint64_t bytes_to_host;
     uint64_t between_devices; /* copies from the primary device's buffer to another device's */
@@ -160,7 +162,7 @@ typedef struct clip_transfer_stats {
 } clip_transfer_stats;
 
 /* Copies the app's transfer counters into *stats. Errors: CLIP_ERR_INVALID_ARG. */
-clip_status clip_app_transfer_stats(const clip_app *app, clip_transfer_stats *stats);
+CLIP_API clip_status clip_app_transfer_stats(const clip_app *app, clip_transfer_stats *stats);
 
 #ifdef __cplusplus
 }

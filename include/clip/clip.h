@@ -5,6 +5,7 @@
 #include "app.h"
 #include "data.h"
 #include "io.h"
+#include "plugin.h"
 #include "process.h"
 #include "status.h"
 

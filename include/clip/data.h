@@ -33,6 +33,8 @@
 #ifndef CLIP_DATA_H
 #define CLIP_DATA_H
 
+#include "export.h"
+
 #include <stddef.h>
 
 #include "app.h"
@@ -54,34 +56,34 @@ typedef enum clip_type {
 typedef struct clip_data clip_data;
 
 /* Bytes of one element: 4, 8, 8, 16. Returns 0 for an invalid type. */
-size_t clip_type_size(clip_type t);
+CLIP_API size_t clip_type_size(clip_type t);
 /* "f32", "f64", "c32", "c64"; "?" for an invalid type. */
-const char *clip_type_name(clip_type t);
+CLIP_API const char *clip_type_name(clip_type t);
 /* Non-zero for CLIP_C32 and CLIP_C64. */
-int clip_type_is_complex(clip_type t);
+CLIP_API int clip_type_is_complex(clip_type t);
 /* Non-zero for CLIP_F64 and CLIP_C64. */
-int clip_type_is_double(clip_type t);
+CLIP_API int clip_type_is_double(clip_type t);
 
 /* The type MATLAB gives a binary operation on a and b: single wins over double (single*double
  * is single), and the result is complex if either is. */
-clip_type clip_type_promote(clip_type a, clip_type b);
+CLIP_API clip_type clip_type_promote(clip_type a, clip_type b);
 
 /* Creates data of `type` with `ndims` (1..8) dimensions `dims` (each may be 0). Contents are
  * undefined until written. Trailing singleton dims are kept as given, except that ndims is at
  * least 2 as in MATLAB (a 1-D request of n becomes n x 1).
  * Errors: CLIP_ERR_INVALID_ARG (NULL app/out/dims, bad type), CLIP_ERR_DIMS (ndims outside
  * 1..8), CLIP_ERR_OVERFLOW (byte count overflows size_t), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const size_t *dims,
-                             clip_data **out);
+CLIP_API clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                                      clip_data **out);
 
 /* As clip_data_create, with every element zero. */
-clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims, const size_t *dims,
-                                   clip_data **out);
+CLIP_API clip_status clip_data_create_zeros(clip_app *app, clip_type type, int ndims,
+                                            const size_t *dims, clip_data **out);
 
 /* As clip_data_create, then copies numel elements from `host` (which the caller keeps).
  * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
-clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, const size_t *dims,
-                                  const void *host, clip_data **out);
+CLIP_API clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims,
+                                           const size_t *dims, const void *host, clip_data **out);
 
 /* Wraps caller memory as data without copying it: `host` (numel elements of `type`, laid out as
  * above) becomes the data's host storage. Use it to hand a process an array the program already
@@ -108,15 +110,15 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
  * the whole 2 MiB pages inside it), since first touches of fresh memory in 4 KiB pages can cost
  * more than the copy itself; it is advice only.
  * Errors: as clip_data_create, and CLIP_ERR_INVALID_ARG (NULL host with elements). */
-clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims, void *host,
-                           clip_data **out);
+CLIP_API clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                                    void *host, clip_data **out);
 
 /* Non-zero when d is wrapped memory that the device uses in place (see clip_data_wrap). */
-int clip_data_in_place(const clip_data *d);
+CLIP_API int clip_data_in_place(const clip_data *d);
 
 /* Non-zero when d's host storage is page-locked (see the top of this file); 0 before the
  * storage is made, for ordinary or wrapped memory, and for NULL. */
-int clip_data_page_locked(const clip_data *d);
+CLIP_API int clip_data_page_locked(const clip_data *d);
 
 /* Copies d's contents (clip_data_bytes of them) into the caller's `dst`: straight from the
  * device copy when the host copy is stale (one device->host transfer, counted; d's own host copy
@@ -126,7 +128,7 @@ int clip_data_page_locked(const clip_data *d);
  * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL dst with elements), CLIP_ERR_OUT_OF_MEMORY
  * (host storage made at first use, as page-locked storage is: see the top of this file),
  * CLIP_ERR_OPENCL. */
-clip_status clip_data_read(clip_data *d, void *dst);
+CLIP_API clip_status clip_data_read(clip_data *d, void *dst);
 
 /* Replaces d's contents with clip_data_bytes(d) bytes from the caller's `src` (which the caller
  * keeps): straight into the device copy (one host->device transfer, counted, after which the
@@ -135,26 +137,26 @@ clip_status clip_data_read(clip_data *d, void *dst);
  * between (clip.Array in the MEX gateway); clip's host copy is then never touched.
  * Errors: CLIP_ERR_INVALID_ARG (NULL d, or NULL src with elements), CLIP_ERR_OUT_OF_MEMORY,
  * CLIP_ERR_OPENCL. */
-clip_status clip_data_write(clip_data *d, const void *src);
+CLIP_API clip_status clip_data_write(clip_data *d, const void *src);
 
 /* Releases the caller's reference. NULL is a no-op. */
-void clip_data_destroy(clip_data *d);
+CLIP_API void clip_data_destroy(clip_data *d);
 
 /* Adds a reference (the caller later calls clip_data_destroy once more). Returns d. */
-clip_data *clip_data_retain(clip_data *d);
+CLIP_API clip_data *clip_data_retain(clip_data *d);
 
-clip_type clip_data_type(const clip_data *d);
-int clip_data_ndims(const clip_data *d);
+CLIP_API clip_type clip_data_type(const clip_data *d);
+CLIP_API int clip_data_ndims(const clip_data *d);
 /* Size of dimension i; 1 for i >= ndims (MATLAB's size(A, i)); 0 for i < 0. */
-size_t clip_data_dim(const clip_data *d, int i);
+CLIP_API size_t clip_data_dim(const clip_data *d, int i);
 /* Pointer to the ndims sizes, valid while d lives. */
-const size_t *clip_data_dims(const clip_data *d);
+CLIP_API const size_t *clip_data_dims(const clip_data *d);
 /* Number of elements (product of dims; 0 if any dim is 0). */
-size_t clip_data_numel(const clip_data *d);
+CLIP_API size_t clip_data_numel(const clip_data *d);
 /* Bytes of the contents: numel x element size. */
-size_t clip_data_bytes(const clip_data *d);
+CLIP_API size_t clip_data_bytes(const clip_data *d);
 /* The app the data was created on (borrowed). */
-clip_app *clip_data_app(const clip_data *d);
+CLIP_API clip_app *clip_data_app(const clip_data *d);
 
 /* Read access on the host: waits for pending device work that writes d, copies device->host if
  * the host copy is stale, and sets *ptr to the contents (NULL when numel is 0). The pointer stays
@@ -162,28 +164,28 @@ clip_app *clip_data_app(const clip_data *d);
  * Do not write through it: use clip_data_host_write for that.
  * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_OUT_OF_MEMORY (host storage made at first use, as
  * page-locked storage is: see the top of this file), CLIP_ERR_OPENCL. */
-clip_status clip_data_host(clip_data *d, const void **ptr);
+CLIP_API clip_status clip_data_host(clip_data *d, const void **ptr);
 
 /* Makes the device copy current now: uploads the host contents when the device copy is stale
  * (a no-op otherwise). Processes do this on their own when they need an input; call it to pay
  * the transfer up front, as gpuArray-style wrappers do. Waits for the copy.
  * Errors: CLIP_ERR_INVALID_ARG (NULL), CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
-clip_status clip_data_upload(clip_data *d);
+CLIP_API clip_status clip_data_upload(clip_data *d);
 
 /* Write access on the host: like clip_data_host, then marks the device copy stale so the next
  * process that reads d uploads it. For wrapped memory the device uses in place
  * (clip_data_in_place), first waits for the work enqueued on the app's queue, which may still
  * read it. Errors: as clip_data_host. */
-clip_status clip_data_host_write(clip_data *d, void **ptr);
+CLIP_API clip_status clip_data_host_write(clip_data *d, void **ptr);
 
 /* Copies the contents into a new data object of another type: real->complex gives zero
  * imaginary parts, f32<->f64 converts; complex->real is CLIP_ERR_TYPE. Runs on the host.
  * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_TYPE, CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
-clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out);
+CLIP_API clip_status clip_data_convert(clip_data *d, clip_type to, clip_data **out);
 
 /* Changes the dims without moving data (numel must stay the same).
  * Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_DIMS. */
-clip_status clip_data_reshape(clip_data *d, int ndims, const size_t *dims);
+CLIP_API clip_status clip_data_reshape(clip_data *d, int ndims, const size_t *dims);
 
 #ifdef __cplusplus
 }

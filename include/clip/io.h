@@ -105,6 +105,8 @@
 #ifndef CLIP_IO_H
 #define CLIP_IO_H
 
+#include "export.h"
+
 #include "app.h"
 #include "data.h"
 #include "status.h"
@@ -162,35 +164,36 @@ typedef struct clip_load_opts {
 
 /* Loads by extension (.tif .tiff .png .mat, case-insensitive; .cfl in lower case only, since the
  * pair's files are base.cfl and base.hdr: "x.CFL" is CLIP_ERR_UNSUPPORTED). */
-clip_status clip_load(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load(clip_app *app, const char *path, clip_data **out);
 /* clip_load with options: a MAT variable by name, one TIFF page. An option the format has no use
  * for (a page of a MAT file, a variable of a TIFF) is CLIP_ERR_INVALID_ARG; a page past the last
  * is CLIP_ERR_FORMAT naming how many there are. opts may be NULL. */
-clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
+CLIP_API clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
                            clip_data **out);
 /* Saves by extension (as clip_load): images with sample AUTO and no fit (values kept exactly, or
  * CLIP_ERR_TYPE); .mat is MAT 5 with the variable "result". */
-clip_status clip_save(clip_app *app, const char *path, clip_data *d);
+CLIP_API clip_status clip_save(clip_app *app, const char *path, clip_data *d);
 /* clip_save with options (opts may be NULL) and a report of what was stored (may be NULL). An
  * option the format has no use for (a sample type for MAT, float samples for PNG, pages for PNG)
  * is CLIP_ERR_INVALID_ARG. */
-clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
+CLIP_API clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
                            const clip_save_opts *opts, clip_save_report *report);
 
-clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels [x pages]], real (third dimension: CLIP_THIRD_AUTO); no fit. */
-clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
 
-clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
+CLIP_API clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels], channels 1..4, real; sample AUTO, U8 or U16; no fit. */
-clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
 
 /* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
-clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip_data **out);
+CLIP_API clip_status clip_load_mat(clip_app *app, const char *path, const char *var,
+                                   clip_data **out);
 /* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
  * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. v73 zero (MAT 5): CLIP_ERR_DIMS when a dimension or
  * the variable's encoded size passes 2^31-1 (above). */
-clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73);
+CLIP_API clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73);
 
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair
@@ -201,12 +204,12 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
  * read, and waits up to a second for a header while only samples are there (the moment in a commit
  * between the old header's removal and the new one's rename), so samples without a header fail
  * after that second. */
-clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
+CLIP_API clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out);
 /* Writes base.cfl, then base.hdr, as a pair (above: whole, or absent). */
-clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
+CLIP_API clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d);
 
 /* Non-zero if the format was built in: "tiff", "png", "mat", "mat73", "cfl". */
-int clip_io_has(const char *format);
+CLIP_API int clip_io_has(const char *format);
 
 #ifdef __cplusplus
 }

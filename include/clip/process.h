@@ -19,6 +19,8 @@
 #ifndef CLIP_PROCESS_H
 #define CLIP_PROCESS_H
 
+#include "export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,14 +35,43 @@ extern "C" {
 typedef struct clip_process clip_process;
 typedef struct clip_process_desc clip_process_desc;
 
+/* The kind of a parameter. */
+typedef enum clip_param_kind {
+    CLIP_PARAM_REAL,  /* double; the CLI accepts inf, -inf, nan */
+    CLIP_PARAM_INT,   /* long */
+    CLIP_PARAM_BOOL,  /* 0/1; on the CLI a bare --NAME means true */
+    CLIP_PARAM_CHOICE /* one of a list of names; stored as its index */
+} clip_param_kind;
+
+/* Flags of a parameter. */
+#define CLIP_PARAM_EXPERT                                                                          \
+    1u                     /* a tuning knob (tile sizes, work-group sizes, ...): bindings keep     \
+                              it out of the generated signature (keyword-only / hidden) */
+#define CLIP_PARAM_AUTO 2u /* its default (0) means "let the process choose" */
+
+/* A parameter as the descriptor declares it (clip_process_desc_param). All pointers are
+ * borrowed from the static descriptor. */
+typedef struct clip_param_info {
+    const char *name; /* e.g. "shape"; the CLI option is --shape */
+    clip_param_kind kind;
+    double def;                 /* default value; CHOICE: index of the default name */
+    int has_range;              /* non-zero: REAL/INT values must lie between min and max */
+    double min, max;            /* may be +-INFINITY */
+    int min_open, max_open;     /* non-zero: that end of the range is excluded, (0, 10] */
+    const char *const *choices; /* CHOICE: NULL-terminated names; REAL: NULL or names accepted
+                                   in place of a number (norm's p = fro) */
+    const char *doc;            /* one line */
+    unsigned flags;             /* CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO */
+} clip_param_info;
+
 /* Creates a process by registered name, with every parameter at its default. The process holds
  * a reference to the app. Errors: CLIP_ERR_INVALID_ARG, CLIP_ERR_UNKNOWN_PROCESS (the message
  * lists the registered names), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_process_create(clip_app *app, const char *name, clip_process **out);
+CLIP_API clip_status clip_process_create(clip_app *app, const char *name, clip_process **out);
 
 /* Releases the process, its kernels, temporaries, and its references to inputs and outputs.
  * Waits for its enqueued work first. NULL is a no-op. */
-void clip_process_destroy(clip_process *p);
+CLIP_API void clip_process_destroy(clip_process *p);
 
 /* Parameter setters. Setting a parameter invalidates a previous init (as set_input does).
  * set_int also sets a real parameter. Errors: CLIP_ERR_INVALID_ARG (NULL p),
@@ -48,28 +79,29 @@ void clip_process_destroy(clip_process *p);
  * (the parameter is of another kind), CLIP_ERR_PARAM_RANGE (outside the table's range; for
  * set_text also text that does not parse), CLIP_ERR_BAD_CHOICE (not one of the allowed names).
  * Process-specific checks (e.g. a natural power for matpow) may be left to init. */
-clip_status clip_process_set_real(clip_process *p, const char *name, double value);
-clip_status clip_process_set_int(clip_process *p, const char *name, long value);
-clip_status clip_process_set_bool(clip_process *p, const char *name, int value);
+CLIP_API clip_status clip_process_set_real(clip_process *p, const char *name, double value);
+CLIP_API clip_status clip_process_set_int(clip_process *p, const char *name, long value);
+CLIP_API clip_status clip_process_set_bool(clip_process *p, const char *name, int value);
 /* set_choice also sets a real parameter that accepts names to one of them (norm's p = "fro"). */
-clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value);
+CLIP_API clip_status clip_process_set_choice(clip_process *p, const char *name, const char *value);
 /* Sets any parameter from text, as the command line does: reals accept "inf"/"-inf"/"nan"
  * (and the names their table lists, e.g. norm's "fro"), bools accept
  * "1/0/true/false/yes/no/on/off" (and NULL for "true", a bare flag). */
-clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
+CLIP_API clip_status clip_process_set_text(clip_process *p, const char *name, const char *text);
 
 /* Reads a parameter's current value (value may be NULL: the name and kind are still checked).
  * Errors: CLIP_ERR_INVALID_ARG (NULL p), CLIP_ERR_UNKNOWN_PARAM, CLIP_ERR_PARAM_TYPE. */
-clip_status clip_process_get_real(const clip_process *p, const char *name, double *value);
-clip_status clip_process_get_int(const clip_process *p, const char *name, long *value);
-clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value);
+CLIP_API clip_status clip_process_get_real(const clip_process *p, const char *name, double *value);
+CLIP_API clip_status clip_process_get_int(const clip_process *p, const char *name, long *value);
+CLIP_API clip_status clip_process_get_bool(const clip_process *p, const char *name, int *value);
 /* *value is the chosen name, a static string (also for a real parameter holding a name). */
-clip_status clip_process_get_choice(const clip_process *p, const char *name, const char **value);
+CLIP_API clip_status clip_process_get_choice(const clip_process *p, const char *name,
+                                             const char **value);
 
 /* Sets input `index` (0-based, < the process's input count). The process takes a reference.
  * Setting an input invalidates a previous init. Errors: CLIP_ERR_INVALID_ARG (NULL, index out
  * of range, or data from another app). */
-clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
+CLIP_API clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
 
 /* Optionally supplies the output object (else init creates one); the process takes a reference.
  * Undoes a previous init: the outputs init made are released (see clip_process_output). Init
@@ -78,7 +110,7 @@ clip_status clip_process_set_input(clip_process *p, int index, clip_data *d);
  * (scale; CLIP_ERR_INVALID_ARG otherwise). The same data may be a process's input and another's
  * output: that is how chains are built. Errors: CLIP_ERR_INVALID_ARG (NULL, index out of range,
  * or data from another app). */
-clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
+CLIP_API clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
 
 /* Validates parameters and inputs, chooses the kernel variant, builds what must be built, and
  * creates outputs and temporaries. A process that can split its work (clip/process_author.h)
@@ -90,7 +122,7 @@ clip_status clip_process_set_output(clip_process *p, int index, clip_data *d);
  * CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OPENCL (creating a program or kernel),
  * CLIP_ERR_OVERFLOW (an output's size), CLIP_ERR_OUT_OF_MEMORY (data too large and no split that
  * fits). */
-clip_status clip_process_init(clip_process *p);
+CLIP_API clip_status clip_process_init(clip_process *p);
 
 /* Enqueues the process on the app's queue and returns without waiting. Inputs stale on the
  * device are uploaded first; the outputs are then current on the primary device only (host
@@ -109,14 +141,14 @@ clip_status clip_process_init(clip_process *p);
  * (CLIP_ERR_BUILD on a device that builds its first piece); a failed piece's message names the
  * piece and its device.
  */
-clip_status clip_process_launch(clip_process *p);
+CLIP_API clip_status clip_process_launch(clip_process *p);
 
 /* Output `index` after a successful init (borrowed: valid until the process is destroyed,
  * initialised again, unbound, or given another output by clip_process_set_output, whichever comes
  * first; clip_data_retain() it to keep it longer). One the caller set by clip_process_set_output
  * lives while the caller or the process holds a reference to it. Errors: CLIP_ERR_NOT_INITIALIZED,
  * CLIP_ERR_INVALID_ARG (NULL p or out, no output `index`). */
-clip_status clip_process_output(clip_process *p, int index, clip_data **out);
+CLIP_API clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 
 /* Whether p's launches keep their commands' device times (on, the default, or 0 for off),
  * from the next launch on. Timing asks the OpenCL driver for a profiling event per kernel and
@@ -125,7 +157,7 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out);
  * "Small products"): a chain of small processes whose times nobody reads runs faster without.
  * After a launch with timing off, clip_process_time_ms and clip_process_command_times fail.
  * Errors: CLIP_ERR_INVALID_ARG (NULL p). */
-clip_status clip_process_set_timing(clip_process *p, int on);
+CLIP_API clip_status clip_process_set_timing(clip_process *p, int on);
 
 /* Device time, in milliseconds, of the kernels and copies the last launch enqueued: waits for
  * them, then sums their profiling intervals. For a split launch: its wall time on the host
@@ -133,15 +165,15 @@ clip_status clip_process_set_timing(clip_process *p, int on);
  * device time). Errors: CLIP_ERR_NOT_INITIALIZED (never launched),
  * CLIP_ERR_INVALID_ARG (NULL p or ms; the launch had timing off: clip_process_set_timing),
  * CLIP_ERR_OPENCL. */
-clip_status clip_process_time_ms(clip_process *p, double *ms);
+CLIP_API clip_status clip_process_time_ms(clip_process *p, double *ms);
 
 /* The same commands one by one: waits for them, writes the device time of the first `cap` in
  * enqueue order to ms[] (ms may be NULL when cap is 0), their number to *count (which may exceed
  * cap) and, when span_ms is not NULL, the time from the first one's start to the last one's end
  * (what the launch held the device, gaps between commands included). Errors: as
  * clip_process_time_ms; CLIP_ERR_INVALID_ARG for a NULL p or count. */
-clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, size_t *count,
-                                       double *span_ms);
+CLIP_API clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap,
+                                                size_t *count, double *span_ms);
 
 /* Drops the process's references to its inputs and outputs, and what init made (kernels,
  * temporaries, outputs it created), keeping its parameters: set inputs and init again before the
@@ -150,28 +182,47 @@ clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, 
  * programs that keep processes to reuse them (the MEX gateway's cache) without keeping data
  * alive through them, e.g. data wrapped over memory the program is about to free. NULL is a
  * no-op. */
-void clip_process_unbind(clip_process *p);
+CLIP_API void clip_process_unbind(clip_process *p);
 
 /* A short name of the kernel variant init chose (e.g. "small 8x8x8 wg 8x8 vw 1"), or "" before
  * init. */
-const char *clip_process_variant(const clip_process *p);
+CLIP_API const char *clip_process_variant(const clip_process *p);
 
 /* The process's descriptor (borrowed, static). */
-const clip_process_desc *clip_process_descriptor(const clip_process *p);
+CLIP_API const clip_process_desc *clip_process_descriptor(const clip_process *p);
 
 /* Registry. Built-in processes are registered when the first app is created or the first
- * registry function is called. Returns the number of registered processes; clip_process_nth
- * returns the i-th descriptor (NULL past the end), clip_process_find one by name (or NULL). */
-size_t clip_process_count(void);
-const clip_process_desc *clip_process_nth(size_t i);
-const clip_process_desc *clip_process_find(const char *name);
+ * registry function is called (clip_process_register included, so a built-in name cannot be
+ * taken by another process); plugins add theirs (clip/plugin.h). Returns the number of registered
+ * processes; clip_process_nth returns the i-th descriptor (NULL past the end), clip_process_find
+ * one by name (or NULL). */
+CLIP_API size_t clip_process_count(void);
+CLIP_API const clip_process_desc *clip_process_nth(size_t i);
+CLIP_API const clip_process_desc *clip_process_find(const char *name);
 /* Name and one-line description of a descriptor. */
-const char *clip_process_desc_name(const clip_process_desc *d);
-const char *clip_process_desc_summary(const clip_process_desc *d);
+CLIP_API const char *clip_process_desc_name(const clip_process_desc *d);
+CLIP_API const char *clip_process_desc_summary(const clip_process_desc *d);
+
+/* Introspection, for bindings that generate their calls from the tables (no OpenCL header
+ * needed). The counts are -1 for a NULL d. */
+CLIP_API int clip_process_desc_n_inputs(const clip_process_desc *d);
+CLIP_API int clip_process_desc_n_outputs(const clip_process_desc *d);
+CLIP_API int clip_process_desc_n_params(const clip_process_desc *d);
+/* Input / output i: *name a short identifier ("A", "K", "u"), *doc its one-line description;
+ * both borrowed, static (either pointer may be NULL to skip it). Errors: CLIP_ERR_INVALID_ARG
+ * (NULL d, i out of range). */
+CLIP_API clip_status clip_process_desc_input(const clip_process_desc *d, int i, const char **name,
+                                             const char **doc);
+CLIP_API clip_status clip_process_desc_output(const clip_process_desc *d, int i, const char **name,
+                                              const char **doc);
+/* Parameter i, copied into *info (its pointers borrowed, static). Errors: CLIP_ERR_INVALID_ARG
+ * (NULL d or info, i out of range). */
+CLIP_API clip_status clip_process_desc_param(const clip_process_desc *d, int i,
+                                             clip_param_info *info);
 
 /* Writes the help text of a process (usage, inputs, outputs, parameters with kind, default,
  * range or choices, and doc) to `f`. Errors: CLIP_ERR_INVALID_ARG. */
-clip_status clip_process_help(const clip_process_desc *d, FILE *f);
+CLIP_API clip_status clip_process_help(const clip_process_desc *d, FILE *f);
 
 #ifdef __cplusplus
 }

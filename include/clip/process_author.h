@@ -16,6 +16,8 @@
 #ifndef CLIP_PROCESS_AUTHOR_H
 #define CLIP_PROCESS_AUTHOR_H
 
+#include "export.h"
+
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
@@ -27,34 +29,40 @@
 extern "C" {
 #endif
 
-typedef enum clip_param_kind {
-    CLIP_PARAM_REAL,  /* double; the CLI accepts inf, -inf, nan */
-    CLIP_PARAM_INT,   /* long */
-    CLIP_PARAM_BOOL,  /* 0/1; on the CLI a bare --NAME means true */
-    CLIP_PARAM_CHOICE /* one of a list of names; stored as its index */
-} clip_param_kind;
-
+/* One parameter of the table (clip_param_kind and the flags are in process.h). Registration
+ * refuses a table with a name missing or used twice, a kind out of the enum, a CHOICE without
+ * names, a range whose min exceeds max, a default outside the range (or past a CHOICE's names),
+ * or no doc. */
 typedef struct clip_param_desc {
     const char *name; /* e.g. "shape"; the CLI option is --shape */
     clip_param_kind kind;
     double def;                 /* default value; for CHOICE the index of the default name */
-    int has_range;              /* if non-zero, REAL/INT values must lie in [min, max] */
-    double min, max;            /* inclusive; may be +-INFINITY */
+    int has_range;              /* if non-zero, REAL/INT values must lie between min and max */
+    double min, max;            /* included unless min_open / max_open; may be +-INFINITY */
     const char *const *choices; /* CHOICE: NULL-terminated list of allowed names. REAL: NULL,
                                    or names accepted in place of a number (norm's p = fro):
                                    set by clip_process_set_choice or the CLI, read back by
                                    clip_proc_named; the value then reads NaN */
     const char *doc;            /* one line for help */
+    unsigned flags;             /* CLIP_PARAM_EXPERT | CLIP_PARAM_AUTO (process.h) */
+    int min_open, max_open;     /* non-zero: min / max excluded from the range, as in (0, 10] */
 } clip_param_desc;
+
+/* The descriptor layout this header declares; a descriptor carries it in `abi` and
+ * registration refuses any other value (a plugin built against another clip). */
+#define CLIP_PROCESS_ABI 1
 
 typedef struct clip_plan clip_plan;
 
 struct clip_process_desc {
-    const char *name;    /* registry name, e.g. "conv2" */
-    const char *summary; /* one line: what it computes, in MATLAB terms */
-    int n_inputs;
-    const char *const *input_docs; /* n_inputs lines, "A  left matrix (M x K)" */
+    unsigned abi;                   /* CLIP_PROCESS_ABI: first, so any layout can read it */
+    const char *name;               /* registry name, e.g. "conv2": letters, digits, '_' */
+    const char *summary;            /* one line: what it computes, in MATLAB terms */
+    int n_inputs;                   /* 0 to CLIP_PROC_MAX_IO; outputs 1 to CLIP_PROC_MAX_IO */
+    const char *const *input_names; /* n_inputs short identifiers, "A", "K", "u" */
+    const char *const *input_docs;  /* n_inputs lines, "left matrix (M x K)" */
     int n_outputs;
+    const char *const *output_names;
     const char *const *output_docs;
     const clip_param_desc *params;
     int n_params;
@@ -79,31 +87,36 @@ struct clip_process_desc {
     int in_place;
 };
 
-/* Adds a process to the registry (the descriptor must outlive every use, e.g. be static).
- * Errors: CLIP_ERR_INVALID_ARG (NULL, no name, init or launch, or a name already registered),
+/* Adds a process to the registry (the descriptor must outlive every use, e.g. be static). The
+ * built-ins are registered first, so their names cannot be taken. Errors: CLIP_ERR_INVALID_ARG,
+ * with a message naming the process and the field: NULL d, an abi other than CLIP_PROCESS_ABI,
+ * a missing or malformed name, no summary, init or launch, counts out of range, a missing
+ * names or docs table (or entry) for inputs or outputs, a name used twice among them, a
+ * parameter table refused as clip_param_desc says, a name already registered;
  * CLIP_ERR_OUT_OF_MEMORY (registry full). */
-clip_status clip_process_register(const clip_process_desc *d);
+CLIP_API clip_status clip_process_register(const clip_process_desc *d);
 
 /* ---- for init and launch ---------------------------------------------------------------- */
 
-void *clip_proc_state(clip_process *p);
-clip_app *clip_proc_app(clip_process *p);
-const clip_device_info *clip_proc_device(clip_process *p);
+CLIP_API void *clip_proc_state(clip_process *p);
+CLIP_API clip_app *clip_proc_app(clip_process *p);
+CLIP_API const clip_device_info *clip_proc_device(clip_process *p);
 /* The OpenCL device (owned by the core), for clGetKernelWorkGroupInfo and similar queries. */
-cl_device_id clip_proc_cl_device(clip_process *p);
+CLIP_API cl_device_id clip_proc_cl_device(clip_process *p);
 /* Input i (borrowed; never NULL inside init/launch). */
-clip_data *clip_proc_input(clip_process *p, int i);
-/* Current values of parameters by name. A name not in the table is a programming error: the
- * functions return 0 (and tests of each process catch it). */
-double clip_proc_real(const clip_process *p, const char *name);
-long clip_proc_int(const clip_process *p, const char *name);
-int clip_proc_bool(const clip_process *p, const char *name);
-int clip_proc_choice(const clip_process *p, const char *name); /* index into choices */
+CLIP_API clip_data *clip_proc_input(clip_process *p, int i);
+/* Current values of parameters by name. A name not in the table reads 0 and marks the process:
+ * the init or launch that read it then fails with CLIP_ERR_UNKNOWN_PARAM naming the parameter
+ * (a misspelt name never computes silently). */
+CLIP_API double clip_proc_real(const clip_process *p, const char *name);
+CLIP_API long clip_proc_int(const clip_process *p, const char *name);
+CLIP_API int clip_proc_bool(const clip_process *p, const char *name);
+CLIP_API int clip_proc_choice(const clip_process *p, const char *name); /* index into choices */
 /* A REAL parameter with names: the index of the name it holds, or -1 when it holds a number. */
-int clip_proc_named(const clip_process *p, const char *name);
+CLIP_API int clip_proc_named(const clip_process *p, const char *name);
 
 /* Sets the app's last error to "PROCESS: <formatted message>" and returns s. */
-clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
+CLIP_API clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -114,11 +127,11 @@ clip_status clip_proc_fail(clip_process *p, clip_status s, const char *fmt, ...)
  * and set only on success. Errors: those two, CLIP_ERR_INVALID_ARG (no output i; a supplied
  * output that is one of the inputs, unless the descriptor is in_place), and clip_data_create's
  * errors (CLIP_ERR_DIMS, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, ...). */
-clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, const size_t *dims,
-                             clip_data **out);
+CLIP_API clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims,
+                                      const size_t *dims, clip_data **out);
 
 /* Records the variant name init chose (copied; shown by clip_process_variant and --time). */
-void clip_proc_set_variant(clip_process *p, const char *variant);
+CLIP_API void clip_proc_set_variant(clip_process *p, const char *variant);
 
 /* Builds (once per app; cached by source, type and options) the program of kernels/SOURCE.cl
  * with kernels/common.cl before it, compiled with -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
@@ -130,39 +143,39 @@ void clip_proc_set_variant(clip_process *p, const char *variant);
  * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name, more than four
  * names, a name of 64 characters or more, or options that with clip's own pass 1 KiB),
  * CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
-                             const char *options, const char *kernel_name, cl_kernel *k);
+CLIP_API clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
+                                      const char *options, const char *kernel_name, cl_kernel *k);
 
 /* Appends " VALUE" to the build options in buf (cap bytes, NUL-terminated) when the environment
  * variable `var` is set and not empty, and leaves buf alone when it is not or the value does not
  * fit: a process's experiment hook (CLIP_GEMM_DEFS, CLIP_CONV2_DEFS), so that more -D options
  * reach its kernels without a rebuild of clip. Appended last, they win: the compiler keeps a
  * macro's last definition, and clip_proc_kernel the last -DCLIP_SM90A_MAXNREG=N. */
-void clip_proc_options_from_env(char *buf, size_t cap, const char *var);
+CLIP_API void clip_proc_options_from_env(char *buf, size_t cap, const char *var);
 
 /* Device buffer of d for reading at launch: uploads the host copy if the device copy is stale.
  * *mem is NULL for empty data. Errors: CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem);
+CLIP_API clip_status clip_proc_read_buffer(clip_process *p, clip_data *d, cl_mem *mem);
 /* Device buffer of d that the launch will write: marks the host copy stale. If `keep` is
  * non-zero the current contents must be valid on the device (uploaded if needed), for kernels
  * that read-modify-write. Errors: CLIP_ERR_OUT_OF_MEMORY, and CLIP_ERR_OPENCL (with keep). */
-clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_mem *mem);
+CLIP_API clip_status clip_proc_write_buffer(clip_process *p, clip_data *d, int keep, cl_mem *mem);
 
 /* A device temporary of `bytes` (> 0), owned by the process and released as above.
  * Errors: CLIP_ERR_INVALID_ARG (0 bytes), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem);
+CLIP_API clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem);
 
 /* Enqueues an NDRange of `k` (local may be NULL) and keeps its event for clip_process_time_ms.
  * Errors: CLIP_ERR_OPENCL (message names the kernel and the OpenCL code). */
-clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim, const size_t *global,
-                              const size_t *local);
+CLIP_API clip_status clip_proc_enqueue(clip_process *p, cl_kernel k, cl_uint work_dim,
+                                       const size_t *global, const size_t *local);
 /* Enqueues a device copy (timed). Errors: CLIP_ERR_OPENCL. */
-clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off,
-                           size_t bytes);
+CLIP_API clip_status clip_proc_copy(clip_process *p, cl_mem src, size_t src_off, cl_mem dst,
+                                    size_t dst_off, size_t bytes);
 /* Enqueues a fill of `bytes` at `offset` with the `pattern_size`-byte pattern (timed).
  * Errors: CLIP_ERR_OPENCL. */
-clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, size_t pattern_size,
-                           size_t offset, size_t bytes);
+CLIP_API clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern,
+                                    size_t pattern_size, size_t offset, size_t bytes);
 
 /* Mixed-type inputs. In init, clip_proc_input_as(p, i, t) declares that the kernels want input i
  * as type t (e.g. clip_type_promote of both inputs); if it already is t nothing is done, else a
@@ -171,8 +184,8 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
  * needed; never through the host). Without a clip_proc_input_as call it is the input's own
  * buffer. Errors: CLIP_ERR_INVALID_ARG (no input i), CLIP_ERR_TYPE (complex to real),
  * CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
-clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
-clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
+CLIP_API clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
+CLIP_API clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
 
 /* ---- the tuning cache (lib/tuning.c documents the file) ------------------------------------
  * A plain-text file keyed by device name and driver version: $CLIP_TUNING_CACHE, else
@@ -182,32 +195,32 @@ clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
  * returns 1, or returns 0 when there is none or the file is malformed (then the whole file is
  * ignored and clip_tuning_warning() says why). Processes call it in init and must validate what
  * they get. */
-int clip_tuning_lookup(const clip_app *app, const char *process, const char *key, char *value,
-                       size_t cap);
+CLIP_API int clip_tuning_lookup(const clip_app *app, const char *process, const char *key,
+                                char *value, size_t cap);
 /* Adds an entry (a later entry overrides an earlier one) by rewriting the file through a
  * temporary, fsync and rename, under an flock on "<cache>.lock": a failed store leaves the cache
  * as it was, and concurrent stores keep each other's entries. Errors: CLIP_ERR_INVALID_ARG (NULL,
  * a field with TAB/newline, an entry longer than a line may be), CLIP_ERR_IO (with the path and
  * the system's reason), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_tuning_store(clip_app *app, const char *process, const char *key,
-                              const char *value);
+CLIP_API clip_status clip_tuning_store(clip_app *app, const char *process, const char *key,
+                                       const char *value);
 /* The warning of the last lookup in this thread ("" if none). */
-const char *clip_tuning_warning(void);
+CLIP_API const char *clip_tuning_warning(void);
 /* The cache file's path. Errors: CLIP_ERR_IO (neither XDG_CACHE_HOME nor HOME set, or a path
  * that does not fit cap). */
-clip_status clip_tuning_path(char *buf, size_t cap);
+CLIP_API clip_status clip_tuning_path(char *buf, size_t cap);
 
 /* For a process that drives an OpenCL library (conv2's FFT path through clFFT) on the app's
  * context and in-order queue; both are borrowed (owned by the app). */
-cl_context clip_proc_cl_context(clip_process *p);
-cl_command_queue clip_proc_cl_queue(clip_process *p);
+CLIP_API cl_context clip_proc_cl_context(clip_process *p);
+CLIP_API cl_command_queue clip_proc_cl_queue(clip_process *p);
 /* Takes ownership of `ev`, the event of work the process enqueued itself on that queue during
  * launch, so that clip_process_time_ms includes it. */
-void clip_proc_keep_event(clip_process *p, cl_event ev);
+CLIP_API void clip_proc_keep_event(clip_process *p, cl_event ev);
 
 /* Sets kernel argument `index` and turns an OpenCL failure into a clip status with a message. */
-clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
-                          const void *value);
+CLIP_API clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
+                                   const void *value);
 
 /* ---- Splitting work: several devices, and data larger than a device -----------------------
  * A process with a `plan` describes its work as pieces; the runtime (lib/plan.c) decides where
@@ -249,25 +262,25 @@ typedef clip_status (*clip_combine_fn)(clip_process *p, int output, const void *
 
 /* How many pieces the runtime asks for: the number of devices (2 at least), doubled while a
  * piece does not fit. A plan may return fewer (small problems) or more (whole slices). */
-size_t clip_plan_target(const clip_plan *plan);
+CLIP_API size_t clip_plan_target(const clip_plan *plan);
 /* The number of devices the pieces will run on. */
-int clip_plan_devices(const clip_plan *plan);
+CLIP_API int clip_plan_devices(const clip_plan *plan);
 /* The largest allocation any piece may make on every device (bytes). */
-uint64_t clip_plan_max_alloc(const clip_plan *plan);
+CLIP_API uint64_t clip_plan_max_alloc(const clip_plan *plan);
 /* The whole of data d as a box (every dimension from 0, full count). */
-void clip_box_all(const clip_data *d, clip_box *box);
+CLIP_API void clip_box_all(const clip_data *d, clip_box *box);
 /* Adds a piece (copied). Boxes of inputs and kept outputs must lie inside their arrays, and a
  * kept box with its `at` inside the full output. Errors: CLIP_ERR_INVALID_ARG (a box outside,
  * named in the message), CLIP_ERR_OUT_OF_MEMORY. */
-clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece);
+CLIP_API clip_status clip_plan_add(clip_plan *plan, const clip_piece *piece);
 /* Declares output i combined from whole partial outputs by fn instead of placed by boxes. */
-void clip_plan_combine(clip_plan *plan, int output, clip_combine_fn fn);
+CLIP_API void clip_plan_combine(clip_plan *plan, int output, clip_combine_fn fn);
 /* Band b of `parts` near-equal bands of n items (the first n % parts bands one longer). */
-void clip_plan_band(size_t n, size_t parts, size_t b, size_t *start, size_t *count);
+CLIP_API void clip_plan_band(size_t n, size_t parts, size_t b, size_t *start, size_t *count);
 /* For element-wise processes (every input and output of one shape): clip_plan_target bands of
  * the largest dimension, each read and written at the same place. Adds nothing when that
  * dimension has fewer than 2 items. Errors: as clip_plan_add. */
-clip_status clip_plan_bands(clip_plan *plan);
+CLIP_API clip_status clip_plan_bands(clip_plan *plan);
 
 #ifdef __cplusplus
 }

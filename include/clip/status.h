@@ -6,6 +6,8 @@
 #ifndef CLIP_STATUS_H
 #define CLIP_STATUS_H
 
+#include "export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,7 +48,7 @@ typedef enum clip_status {
 } clip_status;
 
 /* The code's name, e.g. "CLIP_ERR_INNER_DIM". Never NULL; unknown values give "CLIP_ERR_?". */
-const char *clip_status_str(clip_status s);
+CLIP_API const char *clip_status_str(clip_status s);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""clipcl's speed from Python, beside the anchors a Python user would reach for (issue 48):
+  overhead  a 1x1 matmul from NumPy to NumPy (median of 1000), beside the same sequence of C
+            calls made directly through cffi (what the library itself costs on this device), and
+            the same call on DeviceArrays (no wait, no transfer)
+  conv2     2048x2048 single 'same' at 7x7 and 31x31, NumPy in and NumPy out, against
+            cv2.filter2D (OpenCV: Debian's python3-opencv, scripts/install-deps.sh bench) and
+            scipy.ndimage.convolve, each the median of REPEAT runs in the same process; clip
+            both with a Fortran-ordered input (wrapped, no host copy) and a C-ordered one (one
+            copy), and the worst per-output error of each, in units of eps * (|A| conv |K|) at
+            that output, on a 512x512 image whose values span 1e-6..1e6
+Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
+Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere."""
+import os
+import sys
+import time
+
+import numpy as np
+
+import clipcl
+
+REPEAT = int(os.environ.get("REPEAT", "15"))
+
+
+def median_us(fn, n, warm=100):
+    for _ in range(warm):
+        fn()
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return 1e6 * float(np.median(ts))
+
+
+def overhead():
+    from clipcl._ffi import ffi, lib
+    app = clipcl.default_app()
+    a = np.ones((1, 1), np.float32, order="F")
+    out = np.empty((1, 1), np.float32, order="F")
+    pp = ffi.new("clip_process **")
+    lib.clip_process_create(app._p, b"matmul", pp)
+    p = pp[0]
+    lib.clip_process_set_timing(p, 0)
+    dims = ffi.new("size_t[]", [1, 1])
+    pd = ffi.new("clip_data **")
+    ptr = ffi.new("const void **")
+
+    def c_calls():  # what clipcl does per call, without Python around it
+        lib.clip_data_wrap(app._p, 0, 2, dims, ffi.cast("void *", a.ctypes.data), pd)
+        d = pd[0]
+        lib.clip_data_wrap(app._p, 0, 2, dims, ffi.cast("void *", out.ctypes.data), pd)
+        o = pd[0]
+        lib.clip_process_set_input(p, 0, d)
+        lib.clip_process_set_input(p, 1, d)
+        lib.clip_process_set_output(p, 0, o)
+        lib.clip_process_init(p)
+        lib.clip_process_launch(p)
+        lib.clip_data_host(o, ptr)
+        lib.clip_process_unbind(p)
+        lib.clip_data_destroy(d)
+        lib.clip_data_destroy(o)
+
+    g = clipcl.to_device(a)
+    py, cc, dev = [], [], []
+    for _ in range(3):  # alternate, so that the machine's drift hits all three alike
+        py.append(median_us(lambda: clipcl.matmul(a, a), 1000))
+        cc.append(median_us(c_calls, 1000))
+        dev.append(median_us(lambda: clipcl.matmul(g, g), 1000))
+    clipcl.finish()
+    lib.clip_process_destroy(p)
+    print("overhead: 1x1 matmul, median of 1000 calls (three rounds), device %s"
+          % app.device["name"])
+    print("  clipcl.matmul NumPy->NumPy      %s us" % " / ".join("%.1f" % x for x in py))
+    print("  the same C calls through cffi   %s us" % " / ".join("%.1f" % x for x in cc))
+    print("  Python's share (difference)     %s us" %
+          " / ".join("%.1f" % (x - y) for x, y in zip(py, cc)))
+    print("  clipcl.matmul on DeviceArrays   %s us (enqueued, not waited for)" %
+          " / ".join("%.1f" % x for x in dev))
+
+
+def per_output_error(got, A, K):
+    """max |got - exact| / (eps * (|A| conv |K|)) over the outputs, 'same' convolution."""
+    import scipy.signal
+    a, k = A.astype(np.float64), K.astype(np.float64)
+    exact = scipy.signal.convolve2d(a, k, "full")
+    bound = scipy.signal.convolve2d(np.abs(a), np.abs(k), "full")
+    kr, kc = K.shape
+    sl = (slice(kr // 2, kr // 2 + A.shape[0]), slice(kc // 2, kc // 2 + A.shape[1]))
+    return float(np.max(np.abs(got - exact[sl]) / (np.finfo(np.float32).eps * bound[sl])))
+
+
+def conv2():
+    import scipy.ndimage
+    try:
+        import cv2
+    except ImportError:
+        cv2 = None
+        print("conv2: cv2 missing (Debian: python3-opencv): filter2D not timed")
+    rng = np.random.default_rng(1)
+    A = rng.random((2048, 2048), dtype=np.float32)
+    AF = np.asfortranarray(A)
+    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s"
+          % (REPEAT, clipcl.default_app().device["name"]))
+    # Accuracy input: values over 12 decades, side by side.
+    H = (rng.random((512, 512)) * 10.0 ** rng.integers(-6, 7, (512, 512))).astype(np.float32)
+    for ks in (7, 31):
+        K = rng.random((ks, ks), dtype=np.float32)
+        # filter2D correlates with its anchor at the kernel's centre: flipping K gives MATLAB's
+        # conv2 'same' for odd sizes; BORDER_CONSTANT is conv2's zero padding.
+        Kf = np.ascontiguousarray(K[::-1, ::-1])
+        cases = [("clip (Fortran-ordered A)", lambda: clipcl.conv2(AF, K, shape="same"),
+                  lambda X: clipcl.conv2(np.asfortranarray(X), K, shape="same")),
+                 ("clip (C-ordered A, one copy)", lambda: clipcl.conv2(A, K, shape="same"),
+                  None)]
+        if cv2 is not None:
+            f2d = lambda X: cv2.filter2D(X, -1, Kf, borderType=cv2.BORDER_CONSTANT)
+            cases.append(("cv2.filter2D", lambda: f2d(A), f2d))
+        nd = lambda X: scipy.ndimage.convolve(X, K, mode="constant")
+        cases.append(("scipy.ndimage.convolve", lambda: nd(A), nd))
+        ref = clipcl.conv2(AF, K, shape="same")
+        times = {}
+        for name, fn, _ in cases:
+            got = fn()
+            assert got.shape == ref.shape
+            dev = float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
+            n = REPEAT if "ndimage" not in name or ks < 15 else max(3, REPEAT // 5)
+            times[name] = median_us(fn, n, warm=2) / 1000
+            err = ""
+            if _ is not None:
+                err = "  worst per-output error %.3g eps" % per_output_error(_(H), H, K)
+            print("  %2dx%-2d %-30s %9.2f ms  (max diff from clip %.1e)%s" %
+                  (ks, ks, name, times[name], dev, err))
+        base = times["clip (Fortran-ordered A)"]
+        for name in times:
+            if not name.startswith("clip"):
+                print("  %2dx%-2d clip is %.2fx faster than %s (C-ordered A: %.2fx)" % (
+                    ks, ks, times[name] / base, name,
+                    times[name] / times["clip (C-ordered A, one copy)"]))
+
+
+if __name__ == "__main__":
+    what = sys.argv[1:] or ["overhead", "conv2"]
+    if "overhead" in what:
+        overhead()
+    if "conv2" in what:
+        conv2()

@@ -1,0 +1,116 @@
+"""clipcl on a GPU (bench/python_gpu.sh runs it), each case the median of REPEAT runs:
+  chain   conv2(A, K 15x15, 'same') -> matmul(C, C) -> norm(D, 'fro') on DeviceArrays, A 4096^2
+          single: the wall time of the three calls and a clipcl.finish() (nothing comes back to
+          the host), against the sum of the three processes' device times (clipcl.device_times,
+          where each call waits for its work); the target is within 1.1x
+  conv2   8192^2 single 'same', K 15x15 (and 7x7, 31x31): clip's device time on DeviceArrays
+          (clip_process_time_ms) and its wall time per call from Python (launch to finish),
+          beside CuPy's ndimage.convolve and signal.fftconvolve, timed as
+          ../shared/anchors/cupy_peers.py times them (cupyx.profiler.benchmark's GPU times, TF32
+          off), in the same process; also clip from a NumPy array to a NumPy array (transfers
+          included) for the record
+Environment: REPEAT (default 10), CLIP_DEVICE (default gpu)."""
+import os
+import statistics
+import time
+
+os.environ.setdefault("CUPY_TF32", "0")
+import numpy as np
+
+import clipcl
+
+REPEAT = int(os.environ.get("REPEAT", "10"))
+app = clipcl.default_app()
+print("clipcl on %s (%s)" % (app.device["name"], app.device["version"]))
+rng = np.random.default_rng(48)
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def chain():
+    A = clipcl.to_device(rng.random((4096, 4096), dtype=np.float32))
+    K = clipcl.to_device(rng.random((15, 15), dtype=np.float32))
+
+    def run():
+        C = clipcl.conv2(A, K, "same")
+        D = clipcl.matmul(C, C)
+        return clipcl.norm(D, "fro")
+
+    for _ in range(3):
+        run()
+    clipcl.finish()
+    sums, parts = [], []
+    for _ in range(REPEAT):
+        with clipcl.device_times() as t:
+            run()
+        sums.append(sum(ms for _, ms in t))
+        parts.append(t)
+    walls = []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        run()
+        clipcl.finish()
+        walls.append(1e3 * (time.perf_counter() - t0))
+    each = {n: med([dict(p)[n] for p in parts]) for n, _ in parts[0]}
+    print("chain conv2 4096^2 15x15 -> matmul 4096 -> norm fro, DeviceArrays:")
+    print("  device times (median): %s; sum %.3f ms" % (
+        ", ".join("%s %.3f" % kv for kv in each.items()), med(sums)))
+    print("  wall time of the chain from Python (calls + finish): %.3f ms = %.3fx the sum" % (
+        med(walls), med(walls) / med(sums)))
+
+
+def conv2():
+    import cupy as cp
+    from cupyx.profiler import benchmark
+    from cupyx.scipy import ndimage, signal
+
+    def cupy_ms(f, *a):
+        r = benchmark(f, a, n_repeat=REPEAT, n_warmup=2)
+        return float(np.median(r.gpu_times)) * 1e3
+
+    n = 8192
+    host = rng.random((n, n), dtype=np.float32)
+    A = clipcl.to_device(host)
+    x = cp.asarray(host)
+    hostF = clipcl.asfortranarray(host)
+    for k in (15, 7, 31):
+        Kh = rng.random((k, k), dtype=np.float32)
+        K = clipcl.to_device(Kh)
+        w = cp.asarray(Kh)
+        clipcl.conv2(A, K, "same")
+        clipcl.finish()
+        dev = []
+        for _ in range(REPEAT):
+            with clipcl.device_times() as t:
+                clipcl.conv2(A, K, "same")
+            dev.append(t[0][1])
+        wall = []
+        for _ in range(REPEAT):
+            t0 = time.perf_counter()
+            clipcl.conv2(A, K, "same")
+            clipcl.finish()
+            wall.append(1e3 * (time.perf_counter() - t0))
+        peers = {"cupy ndimage.convolve": cupy_ms(ndimage.convolve, x, w, None, "constant")}
+        if k >= 15:
+            peers["cupy signal.fftconvolve"] = cupy_ms(signal.fftconvolve, x, w, "same")
+        best = min(peers, key=peers.get)
+        print("conv2 %d^2 %dx%d single 'same':" % (n, k, k))
+        print("  clip device time %.4f ms (median of %d); from Python, DeviceArrays, call + "
+              "finish %.4f ms" % (med(dev), REPEAT, med(wall)))
+        for name, ms in peers.items():
+            print("  %s %.4f ms" % (name, ms))
+        print("  clip is %.2fx faster than CuPy's fastest (%s) in device time" % (
+            peers[best] / med(dev), best))
+        h2h = []
+        for _ in range(max(3, REPEAT // 2)):
+            t0 = time.perf_counter()
+            clipcl.conv2(hostF, Kh, "same")
+            h2h.append(1e3 * (time.perf_counter() - t0))
+        print("  clip NumPy -> NumPy (upload, conv2, download) %.3f ms" % med(h2h))
+        K.free()
+
+
+chain()
+conv2()

@@ -1,0 +1,217 @@
+"""Runs one clip process on NumPy arrays and DeviceArrays: the Python twin of the MEX gateway's
+run.c. Parameters are set as text, exactly as `clip run NAME --name value` sets them (so the
+CLI and Python give the same values for the same inputs). A process is kept per app for each
+(name, parameters, input types and sizes), up to KEPT of them, unbound between calls, so a
+repeated call skips creation and knows its results' sizes before init: NumPy results are then
+allocated first and clip writes into them (clip_data_wrap as the process's output), with no copy
+of clip's in between."""
+import math
+import threading
+
+import numpy as np
+
+from . import _errors
+from ._arrays import DeviceArray, as_clip_array, dims_of, dtype_of, empty, _TO_CLIP
+from ._ffi import ffi, lib
+from ._wait import Session
+
+KEPT = 32
+_timing = threading.local()
+
+
+class _Kept:
+    __slots__ = ("p", "known", "outs", "timing")
+
+    def __init__(self, p):
+        self.p = p
+        self.known = False
+        self.outs = None     # [(clip type, dims)] after the first init
+        self.timing = True   # clip_process_set_timing's state (on at create)
+
+
+def param_text(name, v):
+    """The text `clip run` would get for value v of parameter `name`."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return "nan"
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return repr(f)
+    raise _errors.fail("CLIP_ERR_PARAM_TYPE", "parameter '%s' got %r (%s): expected a number, "
+                       "a bool or a name" % (name, v, type(v).__name__))
+
+
+def _kept(app, name, params, key):
+    cache = app._cache
+    k = cache.get(key)
+    if k is not None:
+        cache.move_to_end(key)
+        return k
+    pp = ffi.new("clip_process **")
+    app._check(lib.clip_process_create(app._p, name.encode(), pp))
+    p = pp[0]
+    for pname, text in params:
+        s = lib.clip_process_set_text(p, pname.encode(), text.encode())
+        if s:
+            msg = ffi.string(lib.clip_app_last_error(app._p)).decode(errors="replace")
+            lib.clip_process_destroy(p)
+            raise _errors.error(s, msg)
+    k = cache[key] = _Kept(p)
+    if len(cache) > KEPT:
+        _, old = cache.popitem(last=False)
+        lib.clip_process_destroy(old.p)
+    return k
+
+
+def _supply(app, w, k, want_outputs):
+    """NumPy arrays for every output, wrapped and set as the process's outputs."""
+    arrays = []
+    pd = ffi.new("clip_data **")
+    for i, (t, dims) in enumerate(k.outs):
+        a = empty(dims, dtype_of(t))
+        cd = ffi.new("size_t[]", dims)
+        app._check(lib.clip_data_wrap(app._p, t, len(dims), cd,
+                                      ffi.cast("void *", a.ctypes.data), pd))
+        d = pd[0]
+        app._live += 1
+        w.defer(app._destroy_locked, d)
+        app._check(lib.clip_process_set_output(k.p, i, d))
+        arrays.append((a, d))
+        w.keep.append(a)  # before anything can fail: the device may write it until the end
+    return arrays
+
+
+def _remember(app, k):
+    outs = []
+    pd = ffi.new("clip_data **")
+    i = 0
+    while lib.clip_process_output(k.p, i, pd) == 0:
+        d = pd[0]
+        nd = lib.clip_data_ndims(d)
+        dims = lib.clip_data_dims(d)
+        outs.append((lib.clip_data_type(d), tuple(dims[j] for j in range(nd))))
+        i += 1
+    k.outs = outs
+    k.known = True
+
+
+def run(name, inputs, params, on_device=None, app=None):
+    """Runs process `name` on `inputs` (NumPy arrays, anything np.asarray takes, or
+    DeviceArrays) with `params` ((name, value) pairs, set as `clip run` text). Returns the
+    output, or a tuple when the process has several. Results are DeviceArrays when on_device is
+    True, or when it is None and some input is a DeviceArray; NumPy arrays otherwise."""
+    dev_app = None
+    prepared = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, DeviceArray):
+            if dev_app is None:
+                dev_app = x._app
+            elif x._app is not dev_app:
+                raise _errors.fail("CLIP_ERR_INVALID_ARG",
+                                   "%s: input %d is a DeviceArray of another App" % (name, i + 1))
+            prepared.append(x)
+        else:
+            prepared.append(as_clip_array(x))
+    if app is None:
+        from ._app import default_app
+        app = dev_app or default_app()
+    elif dev_app is not None and dev_app is not app:
+        raise _errors.fail("CLIP_ERR_INVALID_ARG", "%s: a DeviceArray input of another App than "
+                           "app=" % name)
+    keep = (dev_app is not None) if on_device is None else bool(on_device)
+    ptext = tuple((n, param_text(n, v)) for n, v in params)
+    timing = getattr(_timing, "log", None)
+    sig = []
+    nbytes = 0
+    for x in prepared:
+        if isinstance(x, DeviceArray):
+            sig.append((x.dtype.char, x.shape))
+        else:
+            sig.append((x.dtype.char, dims_of(x)))
+            nbytes += x.nbytes
+    key = (name, ptext, tuple(sig))
+    with Session(app) as w:
+        k = _kept(app, name, ptext, key)
+        p = k.p
+        w.defer(lib.clip_process_unbind, p)
+        w.keep = [prepared]
+        in_place = False
+        wrapped = {}
+        for i, x in enumerate(prepared):
+            if isinstance(x, DeviceArray):
+                d = x._ptr()
+            else:
+                # The same array twice is one view: OpenCL leaves two buffers over one host
+                # region undefined.
+                d = wrapped.get(id(x))
+                if d is None:
+                    dims = dims_of(x)
+                    pd = ffi.new("clip_data **")
+                    app._check(lib.clip_data_wrap(app._p, _TO_CLIP[x.dtype], len(dims),
+                                                  ffi.new("size_t[]", dims),
+                                                  ffi.cast("void *", x.ctypes.data), pd))
+                    d = wrapped[id(x)] = pd[0]
+                    app._live += 1
+                    w.defer(app._destroy_locked, d)
+                    in_place = in_place or bool(lib.clip_data_in_place(d))
+            app._check(lib.clip_process_set_input(p, i, d))
+        outs = None
+        if not keep and k.known:
+            outs = _supply(app, w, k, True)
+        app._check(lib.clip_process_init(p))
+        if not k.known:
+            _remember(app, k)
+            if not keep:
+                outs = _supply(app, w, k, True)
+                app._check(lib.clip_process_init(p))
+        want_timing = timing is not None
+        if k.timing != want_timing:
+            app._check(lib.clip_process_set_timing(p, 1 if want_timing else 0))
+            k.timing = want_timing
+        w.launched = True
+        app._check(lib.clip_process_launch(p))
+        if keep:
+            results = []
+            pd = ffi.new("clip_data **")
+            for i in range(len(k.outs)):
+                app._check(lib.clip_process_output(p, i, pd))
+                results.append(DeviceArray(app, lib.clip_data_retain(pd[0])))
+                app._live += 1
+            if in_place:
+                # NumPy may free the arrays read in place once this returns.
+                app._check(w.wait(nbytes, lib.clip_app_finish, app._p))
+        else:
+            # Passed as is (not cast): the helper thread's job keeps it alive while the call
+            # writes to it, also after a Ctrl-C left this frame.
+            ptr = ffi.new("const void **")
+            results = []
+            for a, d in outs:
+                app._check(w.wait(nbytes + a.nbytes, lib.clip_data_host, d, ptr))
+                results.append(a)
+        if timing is not None:
+            ms = ffi.new("double *")
+            app._check(lib.clip_process_time_ms(p, ms))
+            timing.append((name, ms[0]))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+class device_times:
+    """`with clipcl.device_times() as t:` records (process name, device ms) of every call this
+    thread makes inside the block (clip_process_time_ms: each call then waits for its work)."""
+
+    def __enter__(self):
+        self.log = []
+        self.prev = getattr(_timing, "log", None)
+        _timing.log = self.log
+        return self.log
+
+    def __exit__(self, *exc):
+        _timing.log = self.prev
+        return False

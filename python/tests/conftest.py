@@ -1,0 +1,36 @@
+"""Shared fixtures: the default app, the clip tool (CLIP_TOOL, set by ctest) and helpers."""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import clipcl
+
+
+@pytest.fixture(scope="session")
+def app():
+    return clipcl.default_app()
+
+
+@pytest.fixture(scope="session")
+def clip_tool():
+    tool = os.environ.get("CLIP_TOOL") or shutil.which("clip")
+    if not tool or not os.path.exists(tool):
+        pytest.skip("the clip tool is not known (CLIP_TOOL unset)")
+    return tool
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(48)
+
+
+def close(got, want, rtol):
+    """max |got - want| <= rtol * max |want| (and equal shapes)."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    scale = max(float(np.max(np.abs(want))) if want.size else 0.0, 1e-300)
+    err = float(np.max(np.abs(got - want))) if want.size else 0.0
+    assert err <= rtol * scale, "error %g > %g * %g" % (err, rtol, scale)
