@@ -916,13 +916,17 @@ static clip_status first_plan(clip_process *p, clip_plan *pl) {
     return s;
 }
 
-static const char *const first_docs[] = {"X  f64 column"};
+static const char *const first_names[] = {"X"};
+static const char *const first_docs[] = {"f64 column"};
 static const clip_process_desc first_desc = {
+    .abi = CLIP_PROCESS_ABI,
     .name = "test_first",
     .summary = "X(1) everywhere (a test of CLIP_TEST_REINIT)",
     .n_inputs = 1,
+    .input_names = first_names,
     .input_docs = first_docs,
     .n_outputs = 1,
+    .output_names = first_names,
     .output_docs = first_docs,
     .state_size = sizeof(first_state),
     .init = first_init,

@@ -86,6 +86,17 @@ clip_status clip_process_help(const clip_process_desc *d, FILE *f);
 
 typedef enum clip_sample { CLIP_SAMPLE_AUTO = 0, CLIP_SAMPLE_U8, CLIP_SAMPLE_U16,
                            CLIP_SAMPLE_F32, CLIP_SAMPLE_F64 } clip_sample;
+typedef enum clip_fit { CLIP_FIT_EXACT = 0, CLIP_FIT_CLAMP, CLIP_FIT_SCALE } clip_fit;
+typedef enum clip_third { CLIP_THIRD_AUTO = 0, CLIP_THIRD_CHANNELS, CLIP_THIRD_PAGES } clip_third;
+typedef struct clip_save_opts { clip_sample sample; clip_fit fit; clip_third third;
+                                const char *var; int v73; } clip_save_opts;
+typedef struct clip_save_report { clip_sample sample; size_t pages, channels; size_t changed;
+                                  char text[320]; } clip_save_report;
+typedef struct clip_load_opts { const char *var; size_t page; } clip_load_opts;
+clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
+                           clip_data **out);
+clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
+                           const clip_save_opts *opts, clip_save_report *report);
 clip_status clip_load(clip_app *app, const char *path, clip_data **out);
 clip_status clip_save(clip_app *app, const char *path, clip_data *d);
 clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);

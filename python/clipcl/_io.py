@@ -22,18 +22,22 @@ def has_format(fmt):
     return bool(lib.clip_io_has(fmt.encode()))
 
 
-def load(path, var=None, on_device=False, app=None):
+def load(path, var=None, page=None, on_device=False, app=None):
     """Loads an image or array file: .tif/.tiff, .png, .mat (the first numeric variable, or
-    `var`), .cfl (BART's pair: path "x.cfl" reads x.cfl and x.hdr)."""
+    `var`), .cfl (BART's pair: path "x.cfl" reads x.cfl and x.hdr). page: one TIFF page (from
+    1; default every page, stacked), or 1 for an animated PNG's default image (clip_load_with)."""
     app = _app(app)
     path = os.fsencode(path)
     out = ffi.new("clip_data **")
+    opts = ffi.new("clip_load_opts *")
+    name = None if var is None else ffi.new("char[]", str(var).encode())
+    if name is not None:
+        opts.var = name
+    if page is not None:
+        opts.page = int(page)
     app._acquire()
     try:
-        if var is not None:
-            app._check(lib.clip_load_mat(app._p, path, str(var).encode(), out))
-        else:
-            app._check(lib.clip_load(app._p, path, out))
+        app._check(lib.clip_load_with(app._p, path, opts, out))
         app._live += 1
         d = out[0]
         if on_device:
@@ -47,13 +51,23 @@ def load(path, var=None, on_device=False, app=None):
         app._lock.release()
 
 
-def save(path, x, sample=None, var=None, v73=False, app=None):
-    """Saves x (a NumPy array or a DeviceArray) by extension. sample: "u8" or "u16" for PNG and
-    TIFF, "f32"/"f64" for TIFF (default: PNG 8-bit, TIFF the data's float type); var and v73 for
-    MAT (default variable "result", MAT 5)."""
-    if sample not in _SAMPLES:
-        raise _errors.fail("CLIP_ERR_INVALID_ARG", "sample=%r: expected one of u8, u16, f32, f64"
-                           % (sample,))
+_FITS = {None: 0, "exact": 0, "clamp": 1, "scale": 2}
+_THIRDS = {None: 0, "auto": 0, "channels": 1, "pages": 2}
+
+
+def save(path, x, sample=None, fit=None, third=None, var=None, v73=False, app=None):
+    """Saves x (a NumPy array or a DeviceArray) by extension, through clip_save_with: a save
+    keeps the values it is given or refuses them (ElementTypeError naming the count and the
+    range), and is whole or absent. sample: "u8" or "u16" for PNG and TIFF, "f32"/"f64" for TIFF
+    (default: the smallest that holds every value exactly). fit: "clamp" or "scale" to change
+    values an integer sample cannot hold (default: refuse). third: "channels" or "pages" for a
+    rows x cols x N TIFF (default: channels when N is 3 or 4). var and v73 for MAT (default
+    variable "result", MAT 5). Returns what clip_save_with reports changed ("" when nothing)."""
+    for arg, table, what in ((sample, _SAMPLES, "sample"), (fit, _FITS, "fit"),
+                             (third, _THIRDS, "third")):
+        if arg not in table:
+            raise _errors.fail("CLIP_ERR_INVALID_ARG", "%s=%r: expected one of %s" % (
+                what, arg, ", ".join(k for k in table if k)))
     if isinstance(x, DeviceArray):
         app = x._app
         a = None
@@ -61,24 +75,22 @@ def save(path, x, sample=None, var=None, v73=False, app=None):
         app = _app(app)
         a = as_clip_array(x)
     bpath = os.fsencode(path)
-    ext = os.path.splitext(os.fsdecode(path))[1].lower()
+    opts = ffi.new("clip_save_opts *")
+    opts.sample, opts.fit, opts.third = _SAMPLES[sample], _FITS[fit], _THIRDS[third]
+    name = None if var is None else ffi.new("char[]", str(var).encode())
+    if name is not None:
+        opts.var = name
+    opts.v73 = 1 if v73 else 0
+    report = ffi.new("clip_save_report *")
     app._acquire()
     try:
         d = x._ptr() if a is None else wrap(app, a)
         try:
-            if ext == ".mat" and (var is not None or v73):
-                s = lib.clip_save_mat(app._p, bpath, str(var or "result").encode(), d,
-                                      1 if v73 else 0)
-            elif ext == ".png" and sample:
-                s = lib.clip_save_png(app._p, bpath, d, _SAMPLES[sample])
-            elif ext in (".tif", ".tiff") and sample:
-                s = lib.clip_save_tiff(app._p, bpath, d, _SAMPLES[sample])
-            else:
-                s = lib.clip_save(app._p, bpath, d)
-            app._check(s)
+            app._check(lib.clip_save_with(app._p, bpath, d, opts, report))
         finally:
             if a is not None:
                 lib.clip_data_destroy(d)
                 app._live -= 1
     finally:
         app._lock.release()
+    return ffi.string(report.text).decode()

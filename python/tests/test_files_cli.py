@@ -38,6 +38,29 @@ def test_png_8_and_16_bit(tmp_path):
     assert np.array_equal(clipcl.load(tmp_path / "b.png"), img * 100)
 
 
+def test_saves_keep_values_or_refuse(tmp_path):
+    need("png")
+    wide = np.array([[0, 70000.0], [3, 4]])
+    with pytest.raises(clipcl.ElementTypeError, match="70000|65535"):
+        clipcl.save(tmp_path / "w.png", wide, sample="u16")
+    assert not (tmp_path / "w.png").exists()
+    said = clipcl.save(tmp_path / "w.png", wide, sample="u16", fit="clamp")
+    assert said and np.array_equal(clipcl.load(tmp_path / "w.png"), [[0, 65535], [3, 4]])
+    deep = np.array([[0, 4095.0], [300, 65535]])
+    assert clipcl.save(tmp_path / "d.png", deep) == ""  # 16 bits chosen, nothing changed
+    assert np.array_equal(clipcl.load(tmp_path / "d.png"), deep)
+    with pytest.raises(clipcl.ElementTypeError):
+        clipcl.save(tmp_path / "h.png", np.array([[0.5]]))
+
+
+def test_tiff_stack_pages(tmp_path):
+    need("tiff")
+    A = np.arange(4 * 3 * 5, dtype=np.float32).reshape(4, 3, 5, order="F")
+    clipcl.save(tmp_path / "s.tif", A)
+    assert np.array_equal(clipcl.load(tmp_path / "s.tif"), A)
+    assert np.array_equal(clipcl.load(tmp_path / "s.tif", page=2), A[:, :, 1])
+
+
 def test_mat_variable_names_and_scipy(tmp_path, rng):
     need("mat")
     A = rng.standard_normal((4, 6))
