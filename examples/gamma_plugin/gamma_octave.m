@@ -29,4 +29,15 @@ try
 catch err
   printf('octave: g = 0 refused: %s\n', err.message);
 end
+% clip.plugin: the file already loaded through CLIP_PLUGIN_PATH is skipped; a missing one is an
+% error that names it.
+clip.plugin(getenv('CLIP_PLUGIN_PATH'));
+try
+  clip.plugin('/nonexistent/libnothing.so');
+  bad = bad + 1;
+  printf('octave: a missing plugin was accepted\n');
+catch err
+  printf('octave: missing plugin refused: %s\n', err.message);
+  bad = bad + isempty(strfind(err.message, 'libnothing.so'));
+end
 exit(bad != 0);
