@@ -13,6 +13,7 @@
 #include "clip/process_author.h"
 #include "help.h"
 #include "io_spec.h"
+#include "plugins.h"
 #include "run_args.h"
 #include "timing.h"
 #include "tune.h"
@@ -35,7 +36,10 @@ static int fail(const char *what, clip_app *app) {
 }
 
 static const char *kind_str(clip_device_kind k) {
-    return k == CLIP_DEVICE_GPU ? "gpu" : k == CLIP_DEVICE_CPU ? "cpu" : k == CLIP_DEVICE_ACCELERATOR ? "accel" : "other";
+    return k == CLIP_DEVICE_GPU           ? "gpu"
+           : k == CLIP_DEVICE_CPU         ? "cpu"
+           : k == CLIP_DEVICE_ACCELERATOR ? "accel"
+                                          : "other";
 }
 
 static int cmd_devices(int argc, char **argv) {
@@ -109,7 +113,8 @@ static int print_data(clip_data *d, clip_app *app) {
     clip_type t = clip_data_type(d);
     int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
     for (size_t i = 0; i < clip_data_numel(d); i++) {
-        double re = dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
+        double re =
+            dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
         if (cx) {
             double im = dbl ? ((const double *)h)[2 * i + 1] : ((const float *)h)[2 * i + 1];
             printf("%.*g%+.*gi\n", dbl ? 17 : 9, re, dbl ? 17 : 9, im);
@@ -258,7 +263,8 @@ int main(int argc, char **argv) {
      * without a word; ignored, the write fails with EFBIG and the save says "File too large".
      * Signal dispositions are the program's to choose, so this lives here, not in the library. */
     signal(SIGXFSZ, SIG_IGN);
-    int rc = dispatch(argc, argv);
+    int rc = clip_tool_plugins(&argc, argv);
+    if (rc == 0) rc = dispatch(argc, argv);
     /* printf's failures (a full disk, /dev/full, a closed stdout) only show in the stream's error
      * flag, and the last buffer is written at exit, too late for the status: a script reading
      * the values would otherwise take a truncated list for the result. After an error already

@@ -29,6 +29,8 @@ int help_usage(FILE *f) {
             "       clip help [NAME | run | bench | tune | devices | list]\n"
             "       clip list\n"
             "       clip --version\n"
+            "       clip --plugin FILE COMMAND ...  (processes from a plugin; also "
+            "CLIP_PLUGIN_PATH)\n"
             "Without -o (or --output), run prints the output's values. Options of run also take "
             "--opt=VALUE.\n"
             "SPEC: gpu | cpu | index | name substring, or several devices: all | gpu:all | 1,2.\n"
