@@ -525,17 +525,21 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
 /* ---- Outputs outside the 3xTF32 range ---------------------------------------------------------
  * Rows of op(A) and columns of op(B) that wg_pack flagged (a value outside tf32.cl's range) are
  * computed here in plain fp32, as one FMA chain over K per output (q = 0, 1, ..., as the NaN
- * recomputation above), so they get fp32 FMA's accuracy and IEEE's Inf and NaN. Both kernels
- * take gemm_wg's arguments; a work-group finds no flag among its rows or columns and returns,
- * which is all they cost on data in range. wg_fix_rows writes every output of a flagged row,
+ * recomputation above), so they get fp32 FMA's accuracy and IEEE's Inf and NaN, by one launch of
+ * wg_fix after gemm_wg; a work-group finds no flag among its rows or columns and returns, which
+ * is all it costs on data in range. wg_fix_rows writes every output of a flagged row,
  * wg_fix_cols those of a flagged column whose row is not flagged. */
 #define WG_FIX_R 8   /* rows (wg_fix_rows) or columns (wg_fix_cols) of a work-group */
 #define WG_FIX_U 4   /* columns (rows) of a work-item, 256 apart */
 #define WG_FIX_T 256 /* work-items */
 #if CLIP_COMPLEX
 #define WG_FB(col) FB[2 * (col)]
+#define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
+#define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
 #else
 #define WG_FB(col) FB[col]
+#define WG_OPA(r, q) A_AT(r, q)
+#define WG_OPB(q, c) B_AT(q, c)
 #endif
 
 /* acc += x * y as the FMA chain does it (complex: the recomputation's order above). */
@@ -548,48 +552,34 @@ inline elem_t wg_fma(const elem_t x, const elem_t y, elem_t acc) {
     return fma(x, y, acc);
 #endif
 }
-#if CLIP_COMPLEX
-#define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
-#define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
-#else
-#define WG_OPA(r, q) A_AT(r, q)
-#define WG_OPB(q, c) B_AT(q, c)
-#endif
 
-/* Work-group (x, y): rows 8y .. 8y + 7 of C, columns 1024x + lid + 256u (u < 4). */
-__kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
-wg_fix_rows(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-            __global const elem_t *restrict A, const ulong offa, const int lda,
-            __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
-            const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
-            const int mtiles, const int ntiles, const int slices, const int dp_tiles,
-            const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
-            const ulong f_at, const uint stamp) {
-    (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
-    const int r0 = (int)get_group_id(1) * WG_FIX_R;
-    if (FAT[r0 / WG_RA] != stamp) return;
+/* Rows 8y .. 8y + 7 of C, columns 1024x + lid + 256u (u < 4). */
+inline void wg_fix_rows(const int x, const int y, const int M, const int N, const int K,
+                        const elem_t alpha, const elem_t beta, __global const elem_t *restrict A,
+                        const int lda, __global const elem_t *restrict B, const int ldb,
+                        __global elem_t *C, const int ldc, __global const uint *FA,
+                        __global const uint *FAT, const uint stamp) {
+    const int r0 = y * WG_FIX_R;
+    if (FAT[r0 / WG_RA] != stamp) return; /* (8 rows lie in one tile) */
     int any = 0;
     for (int j = 0; j < WG_FIX_R; j++)
         any |= r0 + j < M && FA[r0 + j] == stamp;
     if (!any) return;
-    A += offa, B += offb, C += offc;
-    const int c0 = (int)get_group_id(0) * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
+    const int c0 = x * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
     elem_t acc[WG_FIX_R][WG_FIX_U];
     for (int j = 0; j < WG_FIX_R; j++)
         for (int u = 0; u < WG_FIX_U; u++)
             acc[j][u] = (elem_t)(0.0f);
     for (int q = 0; q < K; q++) {
-        elem_t x[WG_FIX_R];
+        elem_t a[WG_FIX_R];
         for (int j = 0; j < WG_FIX_R; j++)
-            x[j] = r0 + j < M ? WG_OPA(r0 + j, q) : (elem_t)(0.0f);
+            a[j] = r0 + j < M ? WG_OPA(r0 + j, q) : (elem_t)(0.0f);
         for (int u = 0; u < WG_FIX_U; u++) {
             const int c = c0 + WG_FIX_T * u;
             if (c >= N) break;
-            const elem_t y = WG_OPB(q, c);
+            const elem_t b = WG_OPB(q, c);
             for (int j = 0; j < WG_FIX_R; j++)
-                acc[j][u] = wg_fma(x[j], y, acc[j][u]);
+                acc[j][u] = wg_fma(a[j], b, acc[j][u]);
         }
     }
     for (int j = 0; j < WG_FIX_R; j++) {
@@ -602,41 +592,33 @@ wg_fix_rows(const int M, const int N, const int K, const elem_t alpha, const ele
     }
 }
 
-/* Work-group (x, y): columns 8y .. 8y + 7 of C, rows 1024x + lid + 256u (u < 4). */
-__kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
-wg_fix_cols(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-            __global const elem_t *restrict A, const ulong offa, const int lda,
-            __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
-            const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
-            const int mtiles, const int ntiles, const int slices, const int dp_tiles,
-            const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
-            const ulong f_at, const uint stamp) {
-    (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
-    const int c0 = (int)get_group_id(1) * WG_FIX_R;
-    const int cx = CLIP_COMPLEX ? 2 : 1;
-    if (FBT[cx * c0 / WG_RB] != stamp) return; /* (8 columns lie in one tile) */
+/* Columns 8y .. 8y + 7 of C, rows 1024x + lid + 256u (u < 4). */
+inline void wg_fix_cols(const int x, const int y, const int M, const int N, const int K,
+                        const elem_t alpha, const elem_t beta, __global const elem_t *restrict A,
+                        const int lda, __global const elem_t *restrict B, const int ldb,
+                        __global elem_t *C, const int ldc, __global const uint *FA,
+                        __global const uint *FB, __global const uint *FBT, const uint stamp) {
+    const int c0 = y * WG_FIX_R;
+    if (FBT[(CLIP_COMPLEX ? 2 : 1) * c0 / WG_RB] != stamp) return; /* (8 columns: one tile) */
     int any = 0;
     for (int j = 0; j < WG_FIX_R; j++)
         any |= c0 + j < N && WG_FB(c0 + j) == stamp;
     if (!any) return;
-    A += offa, B += offb, C += offc;
-    const int r0 = (int)get_group_id(0) * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
+    const int r0 = x * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
     elem_t acc[WG_FIX_U][WG_FIX_R];
     for (int u = 0; u < WG_FIX_U; u++)
         for (int j = 0; j < WG_FIX_R; j++)
             acc[u][j] = (elem_t)(0.0f);
     for (int q = 0; q < K; q++) {
-        elem_t y[WG_FIX_R];
+        elem_t b[WG_FIX_R];
         for (int j = 0; j < WG_FIX_R; j++)
-            y[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
+            b[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
         for (int u = 0; u < WG_FIX_U; u++) {
             const int r = r0 + WG_FIX_T * u;
             if (r >= M) break;
-            const elem_t x = WG_OPA(r, q);
+            const elem_t a = WG_OPA(r, q);
             for (int j = 0; j < WG_FIX_R; j++)
-                acc[u][j] = wg_fma(x, y[j], acc[u][j]);
+                acc[u][j] = wg_fma(a, b[j], acc[u][j]);
         }
     }
     for (int u = 0; u < WG_FIX_U; u++) {
@@ -647,5 +629,30 @@ wg_fix_cols(const int M, const int N, const int K, const elem_t alpha, const ele
             if (c < N && WG_FB(c) == stamp)
                 wg_put(C + (size_t)c * (size_t)ldc + r, acc[u][j], alpha, beta);
         }
+    }
+}
+
+/* wg_fix_rows for work-group rows y < ceil(M / 8) of the launch, wg_fix_cols for the rest (y
+ * minus those): one launch, gemm_wg's arguments. */
+__kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
+wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+       __global const elem_t *restrict A, const ulong offa, const int lda,
+       __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
+       const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
+       const int mtiles, const int ntiles, const int slices, const int dp_tiles,
+       const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
+       const ulong f_at, const uint stamp) {
+    (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
+    __global uint *FA, *FAT, *FB, *FBT;
+    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    const int x = (int)get_group_id(0), y = (int)get_group_id(1);
+    const int ry = (M + WG_FIX_R - 1) / WG_FIX_R, span = WG_FIX_T * WG_FIX_U;
+    if (y < ry) {
+        if (x < (N + span - 1) / span)
+            wg_fix_rows(x, y, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc, ldc, FA,
+                        FAT, stamp);
+    } else if (x < (M + span - 1) / span) {
+        wg_fix_cols(x, y - ry, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc, ldc,
+                    FA, FB, FBT, stamp);
     }
 }

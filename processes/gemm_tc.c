@@ -301,9 +301,7 @@ static clip_status build_set(clip_process *p, clip_type t, const clip_gemm_param
     if (s == CLIP_OK && prm->wgmma && prm->sk > 0)
         s = clip_proc_kernel(p, src, t, opts, "gemm_wg_reduce", &g->fixup);
     if (s == CLIP_OK && prm->wgmma && wg_parts(prm) == 2)
-        s = clip_proc_kernel(p, src, t, opts, "wg_fix_rows", &g->fix_rows);
-    if (s == CLIP_OK && prm->wgmma && wg_parts(prm) == 2)
-        s = clip_proc_kernel(p, src, t, opts, "wg_fix_cols", &g->fix_cols);
+        s = clip_proc_kernel(p, src, t, opts, "wg_fix", &g->fix_range);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
         /* The packed operands, then room for a wave's partial tiles (clip_gemm_tc_schedule),
          * then the range flags. */
@@ -432,8 +430,8 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     const void *vals[9] = {&g->work, &boff, &MT, &NT, &S, &DP, &TT, &SP, &g->work};
     const size_t sizes[9] = {sizeof g->work, sizeof boff, sizeof MT, sizeof NT,     sizeof S,
                              sizeof DP,      sizeof TT,   sizeof SP, sizeof g->work};
-    cl_kernel ks[4] = {g->kernel, tail ? g->fixup : NULL, g->fix_rows, g->fix_cols};
-    for (int j = 0; j < 4 && s == CLIP_OK; j++) {
+    cl_kernel ks[3] = {g->kernel, tail ? g->fixup : NULL, g->fix_range};
+    for (int j = 0; j < 3 && s == CLIP_OK; j++) {
         if (!ks[j]) continue;
         s = clip_gemm_common_args(p, ks[j], g->type, m, n, k, alpha, a, b, beta, c);
         for (cl_uint i = 0; i < 9 && s == CLIP_OK; i++)
@@ -447,14 +445,13 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     /* The sums: a work-item for each pair of a tile's work-item's accumulators (WG_ACC = nwg/2). */
     size_t rglobal[2] = {tail * threads, (size_t)q->nwg / 4}, rlocal[2] = {threads, 1};
     if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 2, rglobal, rlocal);
-    /* The rows and columns flagged outside the 3xTF32 range, in fp32 FMA (matmul_wg.cl,
-     * wg_fix_rows and wg_fix_cols: 8 rows or columns by 1024 a work-group of 256); on data in
-     * range every work-group finds no flag and returns. */
-    if (g->fix_rows) {
-        size_t fl[2] = {256, 1}, fr[2] = {(n + 1023) / 1024 * 256, (m + 7) / 8};
-        size_t fc[2] = {(m + 1023) / 1024 * 256, (n + 7) / 8};
-        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_rows, 2, fr, fl);
-        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_cols, 2, fc, fl);
+    /* The rows and columns flagged outside the 3xTF32 range, in fp32 FMA (matmul_wg.cl, wg_fix:
+     * 8 rows by 1024 columns a work-group of 256, then 8 columns by 1024 rows); on data in range
+     * every work-group finds no flag and returns. */
+    if (g->fix_range) {
+        const size_t wide = (m > n ? m : n) + 1023;
+        size_t fl[2] = {256, 1}, fg[2] = {wide / 1024 * 256, (m + 7) / 8 + (n + 7) / 8};
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_range, 2, fg, fl);
     }
     return s;
 }

@@ -26,7 +26,7 @@ for part in "$@"; do
   case $part in
   tests)
     for t in test_tf32 test_matmul_tc test_conv2_tc; do
-      (cd /tmp/b-new/tests && timeout 240 ./$t) >"$out/$t.log" 2>&1
+      (cd /tmp/b-new/tests && timeout ${TEST_TIMEOUT:-200} ./$t) >"$out/$t.log" 2>&1
       echo "$t rc=$?: $(tail -1 "$out/$t.log")"
       grep -E "range|subnormal|tf32|FAIL|want|past" "$out/$t.log" | head -40
     done ;;
@@ -45,11 +45,11 @@ for part in "$@"; do
     done 2>&1 | tee "$out/speed.log" ;;
   range)
     {
-      timeout 200 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA subB tiny
-      timeout 120 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan fltmax
-      timeout 120 /tmp/b-new/bench/range_bench conv2 8192 31 normal nan fltmax
-      timeout 200 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA tiny
-      timeout 200 /tmp/b-new/bench/range_bench conv2 4096 15 subB
+      timeout 150 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA subB tiny
+      timeout 60 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan fltmax
+      timeout 60 /tmp/b-new/bench/range_bench conv2 8192 31 normal nan fltmax
+      timeout 90 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA tiny
+      timeout 90 /tmp/b-new/bench/range_bench conv2 4096 15 subB
     } 2>&1 | tee "$out/range.log" ;;
   anchors)
     PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py 2>&1 | tee "$out/anchors.log" ;;
