@@ -615,7 +615,14 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize,
                    int all) {
-    for (int v = tid; v < TC_GM * tj; v += 128) {
+    /* NaN outputs come in clusters (an Inf or NaN value's window: a run of rows in each of its
+     * columns), which a stride of TC_GM (64 or 128) would give to the same few work-items column
+     * after column. With a stride of 97 a column of 128 rows moves a window's run on by 31
+     * work-items (128 = 97 + 31), so a window of 31 x 31 spreads evenly over the 97 (about 10
+     * outputs each against 31). Recomputing everything keeps the stride of 128. */
+    const int stride = all ? 128 : 97;
+    if (tid >= stride) return;
+    for (int v = tid; v < TC_GM * tj; v += stride) {
         const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
         if (i < mo && j < no && (all || isnan(C[j * (long)mo + i])))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,

@@ -145,7 +145,7 @@ inline void wg_pack_one(const int r, const int k, const int rows, const int K,
         tc_split(x[j], &big[j], &small[j]);
         outside |= tf32_outside(x[j]);
     }
-    /* A value outside the split's range: the row goes to wg_fix_rows / wg_fix_cols. */
+    /* A value outside the split's range: the row's outputs are wg_fix's. */
     if (outside) F[r] = stamp, FT[r / tile] = stamp;
 #endif
     vstore4((uint4)(big[0], big[1], big[2], big[3]), 0, blk + pos);
@@ -233,7 +233,7 @@ inline void wg_put(__global elem_t *c, elem_t r, const elem_t alpha, const elem_
 /* Writes accumulators e and e + 1 (e even) of work-item tid of tile (tm, tn), v0 and v1, to C:
  * alpha * v + beta * C, NaN outputs recomputed in fp32 from A and B. When `flagged` (the tile's
  * rows or columns hold a value outside the 3xTF32 range), outputs of flagged rows and columns
- * are left to wg_fix_rows and wg_fix_cols. */
+ * are left to wg_fix. */
 inline void wg_store2(const int e, const float v0, const float v1, const int tm, const int tn,
                       const int tid, const int M, const int N, const int K, const elem_t alpha,
                       const elem_t beta, __global const elem_t *restrict A, const int lda,
@@ -247,7 +247,7 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
     /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts. */
     const int col = col0 / 2;
     if (row >= M || col >= N) return;
-    if (flagged && (FA[row] == stamp || FB[col0] == stamp)) return; /* wg_fix_rows, wg_fix_cols */
+    if (flagged && (FA[row] == stamp || FB[col0] == stamp)) return; /* wg_fix's */
     complex_t r = (complex_t)(v0, v1);
     if (isnan(r.x) || isnan(r.y)) {
         r = (complex_t)(0.0f);
@@ -265,7 +265,7 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
     for (int h = 0; h < 2; h++) {
         const int col = col0 + h;
         if (col >= N) return;
-        if (row_flagged || (flagged && FB[col] == stamp)) continue; /* wg_fix_rows, wg_fix_cols */
+        if (row_flagged || (flagged && FB[col] == stamp)) continue; /* wg_fix's */
         float r = h ? v1 : v0;
         /* NaN: with 3xTF32 only from products or sums of values in range that overflow (their
          * rows and columns are not flagged); with one part also a NaN or infinite operand, or a
@@ -523,26 +523,28 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
 }
 
 /* ---- Outputs outside the 3xTF32 range ---------------------------------------------------------
- * Rows of op(A) and columns of op(B) that wg_pack flagged (a value outside tf32.cl's range) are
- * computed here in plain fp32, as one FMA chain over K per output (q = 0, 1, ..., as the NaN
- * recomputation above), so they get fp32 FMA's accuracy and IEEE's Inf and NaN, by one launch of
- * wg_fix after gemm_wg; a work-group finds no flag among its rows or columns and returns, which
- * is all it costs on data in range. wg_fix_rows writes every output of a flagged row,
- * wg_fix_cols those of a flagged column whose row is not flagged. */
-#define WG_FIX_R 8   /* rows (wg_fix_rows) or columns (wg_fix_cols) of a work-group */
-#define WG_FIX_U 4   /* columns (rows) of a work-item, 256 apart */
-#define WG_FIX_T 256 /* work-items */
+ * Outputs of the rows of op(A) and columns of op(B) that wg_pack flagged (a value outside
+ * tf32.cl's range) are computed here in plain fp32 FMA, so they get fp32 FMA's accuracy and
+ * IEEE's Inf and NaN, by one launch of wg_fix after gemm_wg. Its work-groups take gemm_wg's tiles
+ * in turn and pass over those whose rows and columns hold no flag (all of them on data in range,
+ * a load each); in a flagged tile each warp takes blocks of WG_FIX_B x WG_FIX_B outputs, its 32
+ * work-items summing every 32nd term of K (a run of K is contiguous in A or B whichever way they
+ * are stored, so each load fills its sectors) and the warp adding their sums, and writes the
+ * outputs of flagged rows and columns. */
 #if CLIP_COMPLEX
+#define WG_FIX_B 4
 #define WG_FB(col) FB[2 * (col)]
 #define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
 #define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
 #else
+#define WG_FIX_B 8
 #define WG_FB(col) FB[col]
 #define WG_OPA(r, q) A_AT(r, q)
 #define WG_OPB(q, c) B_AT(q, c)
 #endif
+#define WG_FIX_T 256 /* work-items of wg_fix */
 
-/* acc += x * y as the FMA chain does it (complex: the recomputation's order above). */
+/* acc += x * y by fp32 FMA (complex: the order of the NaN recomputation above). */
 inline elem_t wg_fma(const elem_t x, const elem_t y, elem_t acc) {
 #if CLIP_COMPLEX
     acc.x = fma(x.x, y.x, fma(-x.y, y.y, acc.x));
@@ -553,87 +555,17 @@ inline elem_t wg_fma(const elem_t x, const elem_t y, elem_t acc) {
 #endif
 }
 
-/* Rows 8y .. 8y + 7 of C, columns 1024x + lid + 256u (u < 4). */
-inline void wg_fix_rows(const int x, const int y, const int M, const int N, const int K,
-                        const elem_t alpha, const elem_t beta, __global const elem_t *restrict A,
-                        const int lda, __global const elem_t *restrict B, const int ldb,
-                        __global elem_t *C, const int ldc, __global const uint *FA,
-                        __global const uint *FAT, const uint stamp) {
-    const int r0 = y * WG_FIX_R;
-    if (FAT[r0 / WG_RA] != stamp) return; /* (8 rows lie in one tile) */
-    int any = 0;
-    for (int j = 0; j < WG_FIX_R; j++)
-        any |= r0 + j < M && FA[r0 + j] == stamp;
-    if (!any) return;
-    const int c0 = x * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
-    elem_t acc[WG_FIX_R][WG_FIX_U];
-    for (int j = 0; j < WG_FIX_R; j++)
-        for (int u = 0; u < WG_FIX_U; u++)
-            acc[j][u] = (elem_t)(0.0f);
-    for (int q = 0; q < K; q++) {
-        elem_t a[WG_FIX_R];
-        for (int j = 0; j < WG_FIX_R; j++)
-            a[j] = r0 + j < M ? WG_OPA(r0 + j, q) : (elem_t)(0.0f);
-        for (int u = 0; u < WG_FIX_U; u++) {
-            const int c = c0 + WG_FIX_T * u;
-            if (c >= N) break;
-            const elem_t b = WG_OPB(q, c);
-            for (int j = 0; j < WG_FIX_R; j++)
-                acc[j][u] = wg_fma(a[j], b, acc[j][u]);
-        }
+/* The sum of v over the warp, in every lane (a butterfly of shuffles). */
+inline float wg_warp_sum(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        float w;
+        asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(w) : "f"(v), "r"(o));
+        v += w;
     }
-    for (int j = 0; j < WG_FIX_R; j++) {
-        const int r = r0 + j;
-        if (r >= M || FA[r] != stamp) continue;
-        for (int u = 0; u < WG_FIX_U; u++) {
-            const int c = c0 + WG_FIX_T * u;
-            if (c < N) wg_put(C + (size_t)c * (size_t)ldc + r, acc[j][u], alpha, beta);
-        }
-    }
+    return v;
 }
 
-/* Columns 8y .. 8y + 7 of C, rows 1024x + lid + 256u (u < 4). */
-inline void wg_fix_cols(const int x, const int y, const int M, const int N, const int K,
-                        const elem_t alpha, const elem_t beta, __global const elem_t *restrict A,
-                        const int lda, __global const elem_t *restrict B, const int ldb,
-                        __global elem_t *C, const int ldc, __global const uint *FA,
-                        __global const uint *FB, __global const uint *FBT, const uint stamp) {
-    const int c0 = y * WG_FIX_R;
-    if (FBT[(CLIP_COMPLEX ? 2 : 1) * c0 / WG_RB] != stamp) return; /* (8 columns: one tile) */
-    int any = 0;
-    for (int j = 0; j < WG_FIX_R; j++)
-        any |= c0 + j < N && WG_FB(c0 + j) == stamp;
-    if (!any) return;
-    const int r0 = x * (WG_FIX_T * WG_FIX_U) + (int)get_local_id(0);
-    elem_t acc[WG_FIX_U][WG_FIX_R];
-    for (int u = 0; u < WG_FIX_U; u++)
-        for (int j = 0; j < WG_FIX_R; j++)
-            acc[u][j] = (elem_t)(0.0f);
-    for (int q = 0; q < K; q++) {
-        elem_t b[WG_FIX_R];
-        for (int j = 0; j < WG_FIX_R; j++)
-            b[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
-        for (int u = 0; u < WG_FIX_U; u++) {
-            const int r = r0 + WG_FIX_T * u;
-            if (r >= M) break;
-            const elem_t a = WG_OPA(r, q);
-            for (int j = 0; j < WG_FIX_R; j++)
-                acc[u][j] = wg_fma(a, b[j], acc[u][j]);
-        }
-    }
-    for (int u = 0; u < WG_FIX_U; u++) {
-        const int r = r0 + WG_FIX_T * u;
-        if (r >= M || FA[r] == stamp) continue; /* wg_fix_rows' */
-        for (int j = 0; j < WG_FIX_R; j++) {
-            const int c = c0 + j;
-            if (c < N && WG_FB(c) == stamp)
-                wg_put(C + (size_t)c * (size_t)ldc + r, acc[u][j], alpha, beta);
-        }
-    }
-}
-
-/* wg_fix_rows for work-group rows y < ceil(M / 8) of the launch, wg_fix_cols for the rest (y
- * minus those): one launch, gemm_wg's arguments. */
 __kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
 wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
        __global const elem_t *restrict A, const ulong offa, const int lda,
@@ -645,14 +577,50 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
     (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
     __global uint *FA, *FAT, *FB, *FBT;
     wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
-    const int x = (int)get_group_id(0), y = (int)get_group_id(1);
-    const int ry = (M + WG_FIX_R - 1) / WG_FIX_R, span = WG_FIX_T * WG_FIX_U;
-    if (y < ry) {
-        if (x < (N + span - 1) / span)
-            wg_fix_rows(x, y, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc, ldc, FA,
-                        FAT, stamp);
-    } else if (x < (M + span - 1) / span) {
-        wg_fix_cols(x, y - ry, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc, ldc,
-                    FA, FB, FBT, stamp);
+    A += offa, B += offb, C += offc;
+    const int lane = (int)get_local_id(0) % 32, warp = (int)get_local_id(0) / 32;
+    const int tcols = WG_RB / (CLIP_COMPLEX ? 2 : 1); /* columns of C a packed tile holds */
+    const int per_row = tcols / WG_FIX_B, blocks = WG_RA / WG_FIX_B * per_row;
+    for (int p = (int)get_group_id(0); p < mtiles * ntiles; p += (int)get_num_groups(0)) {
+        const int tm = p % mtiles, tn = p / mtiles;
+        if (FAT[tm] != stamp && FBT[tn] != stamp) continue;
+        for (int blk = warp; blk < blocks; blk += WG_FIX_T / 32) {
+            const int r0 = tm * WG_RA + blk / per_row * WG_FIX_B;
+            const int c0 = tn * tcols + blk % per_row * WG_FIX_B;
+            uint rows = 0, cols = 0; /* the block's flagged rows and columns, a bit each */
+            for (int j = 0; j < WG_FIX_B; j++) {
+                if (r0 + j < M && FA[r0 + j] == stamp) rows |= 1u << j;
+                if (c0 + j < N && WG_FB(c0 + j) == stamp) cols |= 1u << j;
+            }
+            if (!rows && !cols) continue;
+            elem_t acc[WG_FIX_B][WG_FIX_B];
+            for (int i = 0; i < WG_FIX_B; i++)
+                for (int j = 0; j < WG_FIX_B; j++)
+                    acc[i][j] = (elem_t)(0.0f);
+            for (int q = lane; q < K; q += 32) {
+                elem_t a[WG_FIX_B], b[WG_FIX_B];
+                for (int i = 0; i < WG_FIX_B; i++)
+                    a[i] = r0 + i < M ? WG_OPA(r0 + i, q) : (elem_t)(0.0f);
+                for (int j = 0; j < WG_FIX_B; j++)
+                    b[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
+                for (int i = 0; i < WG_FIX_B; i++)
+                    for (int j = 0; j < WG_FIX_B; j++)
+                        acc[i][j] = wg_fma(a[i], b[j], acc[i][j]);
+            }
+            for (int i = 0; i < WG_FIX_B; i++)
+                for (int j = 0; j < WG_FIX_B; j++) {
+                    elem_t v;
+#if CLIP_COMPLEX
+                    v.x = wg_warp_sum(acc[i][j].x);
+                    v.y = wg_warp_sum(acc[i][j].y);
+#else
+                    v = wg_warp_sum(acc[i][j]);
+#endif
+                    const int r = r0 + i, c = c0 + j;
+                    if (lane == (i * WG_FIX_B + j) % 32 && r < M && c < N &&
+                        ((rows >> i) & 1u || (cols >> j) & 1u))
+                        wg_put(C + (size_t)c * (size_t)ldc + r, v, alpha, beta);
+                }
+        }
     }
 }

@@ -41,16 +41,18 @@ inline void tf32_split(float x, uint *big, uint *small) {
 
 /* Non-zero when x is outside the split's range (TF32_TINY, TF32_HUGE): zero and normal values
  * in range give 0; subnormals, tiny or huge values, Inf and NaN give 1. On the magnitude's bits
- * (ordered as the magnitudes, NaN above Inf), so that no flushing of subnormals can hide one. */
+ * doubled (the sign shifted out; ordered as the magnitudes, NaN above Inf), so that no flushing
+ * of subnormals can hide one, in a few integer instructions. */
 inline int tf32_outside(float x) {
-    const uint a = as_uint(x) & 0x7fffffffu;
-    return a != 0u && (a < as_uint(TF32_TINY) || a >= as_uint(TF32_HUGE));
+    const uint a = as_uint(x) << 1, lo = as_uint(TF32_TINY) << 1, hi = as_uint(TF32_HUGE) << 1;
+    return a != 0u && a - lo >= hi - lo;
 }
 
 /* Non-zero when x is a non-zero value under TF32_TINY (a subnormal, or a normal value whose
  * small part would be subnormal): the low end of tf32_outside alone, for kernels that meet the
- * high end (Inf, NaN, a rounding past FLT_MAX) by recomputing the outputs that come out NaN. */
+ * high end (Inf, NaN, a rounding past FLT_MAX) by recomputing the outputs that come out NaN. Two
+ * instructions where it is or-ed into a flag (zero's doubled magnitude minus 1 wraps to the top,
+ * so one unsigned comparison leaves it out). */
 inline int tf32_tiny(float x) {
-    const uint a = as_uint(x) & 0x7fffffffu;
-    return a != 0u && a < as_uint(TF32_TINY);
+    return (as_uint(x) << 1) - 1u < (as_uint(TF32_TINY) << 1) - 1u;
 }

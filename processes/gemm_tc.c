@@ -445,13 +445,13 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     /* The sums: a work-item for each pair of a tile's work-item's accumulators (WG_ACC = nwg/2). */
     size_t rglobal[2] = {tail * threads, (size_t)q->nwg / 4}, rlocal[2] = {threads, 1};
     if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 2, rglobal, rlocal);
-    /* The rows and columns flagged outside the 3xTF32 range, in fp32 FMA (matmul_wg.cl, wg_fix:
-     * 8 rows by 1024 columns a work-group of 256, then 8 columns by 1024 rows); on data in range
-     * every work-group finds no flag and returns. */
+    /* The outputs of the rows and columns flagged outside the 3xTF32 range, in fp32 FMA
+     * (matmul_wg.cl, wg_fix): up to 8 work-groups of 256 a compute unit take the tiles in turn;
+     * on data in range each finds no flag in its tiles and returns. */
     if (g->fix_range) {
-        const size_t wide = (m > n ? m : n) + 1023;
-        size_t fl[2] = {256, 1}, fg[2] = {wide / 1024 * 256, (m + 7) / 8 + (n + 7) / 8};
-        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_range, 2, fg, fl);
+        const size_t cus = clip_proc_device(p)->compute_units, most = 8 * (cus ? cus : 1);
+        size_t fl = 256, fg = (mt * nt < most ? mt * nt : most) * fl;
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_range, 1, &fg, &fl);
     }
     return s;
 }

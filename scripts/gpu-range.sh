@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 45 on the lent GPU machine (../shared/gpu/README.md): builds this tree (and, when BASE
 # names another source tree, that one too, for times alternated with it) into /tmp, then runs
-# PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc), "speed" (SGEMM 4096/8192 and conv2
+# PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and CONV2_PARTS pick parts), "speed" (SGEMM 4096/8192 and conv2
 # 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
 # subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
 # (bench/range_anchor.py: cuBLAS and cuDNN on the same data). Logs go to $OUT (or /tmp).
@@ -25,8 +25,13 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv | tee -a "$out/
 for part in "$@"; do
   case $part in
   tests)
+    # MATMUL_PARTS, CONV2_PARTS: CLIP_TEST_PARTS of those tests (testutil.h), unset for all
     for t in test_tf32 test_matmul_tc test_conv2_tc; do
-      (cd /tmp/b-new/tests && timeout ${TEST_TIMEOUT:-200} ./$t) >"$out/$t.log" 2>&1
+      parts=
+      [ $t = test_matmul_tc ] && parts=${MATMUL_PARTS:-}
+      [ $t = test_conv2_tc ] && parts=${CONV2_PARTS:-}
+      (cd /tmp/b-new/tests && CLIP_TEST_PARTS=$parts timeout ${TEST_TIMEOUT:-200} stdbuf -oL ./$t) \
+        >"$out/$t.log" 2>&1
       echo "$t rc=$?: $(tail -1 "$out/$t.log")"
       grep -E "range|subnormal|tf32|FAIL|want|past" "$out/$t.log" | head -40
     done ;;

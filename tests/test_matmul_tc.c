@@ -642,23 +642,23 @@ static void test_wg_fallback(unsigned long long *seed) {
 
 static void suite(clip_app *app, unsigned long long *seed) {
     printf("-- %s kernels\n", wgmma_on ? "wgmma (sm_90)" : "mma.sync");
-    test_shapes(app, seed);
-    test_nonfinite(app, seed);
-    test_engine(app, seed);
-    test_refusals(app, seed);
-    test_precisions(app, 1, seed);
-    if (wgmma_on) test_trans_wg(app, seed);
-    if (wgmma_on) test_split_wg(app, seed);
-    if (wgmma_on) test_complex_wg(app, seed);
+    TU_PART(test_shapes(app, seed));
+    TU_PART(test_nonfinite(app, seed));
+    TU_PART(test_engine(app, seed));
+    TU_PART(test_refusals(app, seed));
+    TU_PART(test_precisions(app, 1, seed));
+    if (wgmma_on) TU_PART(test_trans_wg(app, seed));
+    if (wgmma_on) TU_PART(test_split_wg(app, seed));
+    if (wgmma_on) TU_PART(test_complex_wg(app, seed));
     /* The range rule holds on the wgmma kernels (the mma.sync kernel, which auto never takes,
      * keeps 3xTF32 for every value: gemm_tc.h) */
-    if (wgmma_on) test_range_wg(app, seed);
+    if (wgmma_on) TU_PART(test_range_wg(app, seed));
     const int quick = tu_quick();
-    compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, seed);
-    compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, seed);
-    compare_ffma(app, "long K", 64, quick ? 16384 : 131072, 64, 0, 0, seed);
-    compare_ffma(app, "magnitudes 2^60", 256, 256, 256, 0, 60, seed);
-    compare_ffma(app, "magnitudes 2^-60", 256, 256, 256, 0, -60, seed);
+    TU_PART(compare_ffma(app, "random", 1024, 1024, 1024, 0, 0, seed));
+    TU_PART(compare_ffma(app, "ill-scaled rows/cols", 512, 2048, 512, 20, 0, seed));
+    TU_PART(compare_ffma(app, "long K", 64, quick ? 16384 : 131072, 64, 0, 0, seed));
+    TU_PART(compare_ffma(app, "magnitudes 2^60", 256, 256, 256, 0, 60, seed));
+    TU_PART(compare_ffma(app, "magnitudes 2^-60", 256, 256, 256, 0, -60, seed));
 }
 
 int main(void) {
