@@ -607,6 +607,7 @@ inline int tc_filter_tiny(__global const float *K, int tid, int count) {
     return tiny;
 }
 
+#define TC_FIXB 16 /* outputs tc_fix tests at once */
 /* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
  * when `all` (a value of the group's input or of the filter is under the split's range, where
  * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
@@ -615,18 +616,26 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize,
                    int all) {
-    /* NaN outputs come in clusters (an Inf or NaN value's window: a run of rows in each of its
-     * columns), which a stride of TC_GM (64 or 128) would give to the same few work-items column
-     * after column. With a stride of 97 a column of 128 rows moves a window's run on by 31
-     * work-items (128 = 97 + 31), so a window of 31 x 31 spreads evenly over the 97 (about 10
-     * outputs each against 31). Recomputing everything keeps the stride of 128. */
-    const int stride = all ? 128 : 97;
-    if (tid >= stride) return;
-    for (int v = tid; v < TC_GM * tj; v += stride) {
-        const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-        if (i < mo && j < no && (all || isnan(C[j * (long)mo + i])))
-            store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
-                      kinfo);
+    /* The test reads TC_FIXB outputs ahead (independent loads) before it tests any: one load at
+     * a time, a span of the second form (a compute unit's share, about 5e5 outputs at 8192^2)
+     * cost 2 ms of load latency (bench/CONV2.md, "Special values"). */
+    const int total = TC_GM * tj;
+    for (int v0 = tid; v0 < total; v0 += TC_FIXB * 128) {
+        uint nan = 0;
+        if (!all) {
+#pragma unroll
+            for (int u = 0; u < TC_FIXB; u++) {
+                const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+                if (v < total && i < mo && j < no && isnan(C[j * (long)mo + i])) nan |= 1u << u;
+            }
+            if (!nan) continue;
+        }
+        for (int u = 0; u < TC_FIXB; u++) {
+            const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+            if (v < total && i < mo && j < no && (all || (nan >> u) & 1u))
+                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+        }
     }
 }
 

@@ -578,25 +578,35 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
     __global uint *FA, *FAT, *FB, *FBT;
     wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
     A += offa, B += offb, C += offc;
-    const int lane = (int)get_local_id(0) % 32, warp = (int)get_local_id(0) / 32;
+    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
     const int tcols = WG_RB / (CLIP_COMPLEX ? 2 : 1); /* columns of C a packed tile holds */
     const int per_row = tcols / WG_FIX_B, blocks = WG_RA / WG_FIX_B * per_row;
+    __local uchar frow[WG_RA], fcol[WG_RB]; /* the tile's flagged rows and columns */
     for (int p = (int)get_group_id(0); p < mtiles * ntiles; p += (int)get_num_groups(0)) {
         const int tm = p % mtiles, tn = p / mtiles;
         if (FAT[tm] != stamp && FBT[tn] != stamp) continue;
+        barrier(CLK_LOCAL_MEM_FENCE); /* (the last tile's blocks have read them) */
+        for (int e = lid; e < WG_RA; e += WG_FIX_T)
+            frow[e] = tm * WG_RA + e < M && FA[tm * WG_RA + e] == stamp;
+        for (int e = lid; e < tcols; e += WG_FIX_T)
+            fcol[e] = tn * tcols + e < N && WG_FB(tn * tcols + e) == stamp;
+        barrier(CLK_LOCAL_MEM_FENCE);
         for (int blk = warp; blk < blocks; blk += WG_FIX_T / 32) {
-            const int r0 = tm * WG_RA + blk / per_row * WG_FIX_B;
-            const int c0 = tn * tcols + blk % per_row * WG_FIX_B;
+            /* Each row of blocks rotated by its index: a flagged column's blocks (one in each
+             * row) fall to every warp, as a flagged row's do. */
+            const int rb = blk / per_row, cb = (blk % per_row + rb) % per_row;
+            const int r0 = tm * WG_RA + rb * WG_FIX_B, c0 = tn * tcols + cb * WG_FIX_B;
             uint rows = 0, cols = 0; /* the block's flagged rows and columns, a bit each */
             for (int j = 0; j < WG_FIX_B; j++) {
-                if (r0 + j < M && FA[r0 + j] == stamp) rows |= 1u << j;
-                if (c0 + j < N && WG_FB(c0 + j) == stamp) cols |= 1u << j;
+                rows |= (uint)frow[rb * WG_FIX_B + j] << j;
+                cols |= (uint)fcol[cb * WG_FIX_B + j] << j;
             }
             if (!rows && !cols) continue;
             elem_t acc[WG_FIX_B][WG_FIX_B];
             for (int i = 0; i < WG_FIX_B; i++)
                 for (int j = 0; j < WG_FIX_B; j++)
                     acc[i][j] = (elem_t)(0.0f);
+#pragma unroll 2
             for (int q = lane; q < K; q += 32) {
                 elem_t a[WG_FIX_B], b[WG_FIX_B];
                 for (int i = 0; i < WG_FIX_B; i++)

@@ -4,7 +4,8 @@
 # PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and CONV2_PARTS pick parts), "speed" (SGEMM 4096/8192 and conv2
 # 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
 # subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
-# (bench/range_anchor.py: cuBLAS and cuDNN on the same data). Logs go to $OUT (or /tmp).
+# (bench/range_anchor.py: cuBLAS and cuDNN on the same data). QUICK=1: fewer cases (and the
+# tests' quick mode). Logs go to $OUT (or /tmp).
 # Usage: [BASE=dir] bash scripts/gpu-range.sh PART...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ for part in "$@"; do
       parts=
       [ $t = test_matmul_tc ] && parts=${MATMUL_PARTS:-}
       [ $t = test_conv2_tc ] && parts=${CONV2_PARTS:-}
-      (cd /tmp/b-new/tests && CLIP_TEST_PARTS=$parts timeout ${TEST_TIMEOUT:-200} stdbuf -oL ./$t) \
+      (cd /tmp/b-new/tests && CLIP_TEST_QUICK=${QUICK:-} CLIP_TEST_PARTS=$parts timeout ${TEST_TIMEOUT:-200} stdbuf -oL ./$t) \
         >"$out/$t.log" 2>&1
       echo "$t rc=$?: $(tail -1 "$out/$t.log")"
       grep -E "range|subnormal|tf32|FAIL|want|past" "$out/$t.log" | head -40
@@ -49,6 +50,16 @@ for part in "$@"; do
       done
     done 2>&1 | tee "$out/speed.log" ;;
   range)
+    # QUICK=1: the cases the notes quote, fewer kinds
+    if [ -n "${QUICK:-}" ]; then
+      {
+        timeout 60 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA
+        timeout 40 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan
+        timeout 40 /tmp/b-new/bench/range_bench conv2 8192 31 normal nan fltmax
+        timeout 60 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA
+      } 2>&1 | tee "$out/range.log"
+      continue
+    fi
     {
       timeout 150 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA subB tiny
       timeout 60 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan fltmax
@@ -57,6 +68,7 @@ for part in "$@"; do
       timeout 90 /tmp/b-new/bench/range_bench conv2 4096 15 subB
     } 2>&1 | tee "$out/range.log" ;;
   anchors)
-    PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py 2>&1 | tee "$out/anchors.log" ;;
+    PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} 2>&1 |
+      tee "$out/anchors.log" ;;
   esac
 done

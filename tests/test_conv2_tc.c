@@ -130,7 +130,8 @@ static void test_dynamic_range(clip_app *app) {
 
 /* Values under the 3xTF32 split's range (kernels/tf32.cl: subnormals, and normals under 2^-112
  * whose small parts are subnormal): a subnormal image (~1e-39) against a filter ~1e10, an image
- * ~1e10 against a subnormal filter, an image ~1e-36, and a subnormal block in an image in range;
+ * ~1e10 against a subnormal filter, an image ~1e-36, and a subnormal block in an image in range
+ * against a filter ~1e12 (outputs of subnormal size have no relative accuracy in any fp32 sum);
  * the groups that hold them recompute their outputs by the direct sum, each output within the
  * contract's bound (issue 45: 16.5M of 16.8M outputs were past it at 4096^2, 31x31). Filters of
  * each kernel form (ring 8, 16, 32 from registers, 63x63 from local memory), 'same' and 'full',
@@ -139,7 +140,7 @@ static void test_subnormal(clip_app *app) {
     static const size_t ks[][2] = {{7, 9}, {15, 15}, {31, 31}, {63, 63}};
     static const struct {
         int ea, eb, block;
-    } kinds[] = {{-130, 33, 0}, {33, -130, 0}, {-120, 30, 0}, {0, 0, 1}};
+    } kinds[] = {{-130, 33, 0}, {33, -130, 0}, {-120, 30, 0}, {0, 40, 1}};
     unsigned long long seed = 1701;
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
         for (size_t d = 0; d < sizeof kinds / sizeof *kinds; d++) {
