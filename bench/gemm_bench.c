@@ -313,10 +313,11 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     clip_gemm_options(&prm, defs, sizeof defs);
     snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d -DCLIP_SHORT_NAMES=1 %s -cl-nv-verbose",
              clip_type_is_double(t), clip_type_is_complex(t), defs);
-    /* The tensor family builds tensor_core.cl and matmul_tc.cl after common.cl (gemm_tc.c). */
+    /* The tensor family builds tensor_core.cl, tf32.cl and matmul_tc.cl after common.cl (gemm_tc.c). */
     const int tc = prm.variant == CLIP_GEMM_TENSOR;
-    char *src[3] = {slurp(CLIP_SOURCE_DIR "/kernels/common.cl"),
+    char *src[4] = {slurp(CLIP_SOURCE_DIR "/kernels/common.cl"),
                     slurp(tc ? CLIP_SOURCE_DIR "/kernels/tensor_core.cl" : CLIP_SOURCE_DIR "/kernels/matmul.cl"),
+                    tc ? slurp(CLIP_SOURCE_DIR "/kernels/tf32.cl") : NULL,
                     tc ? slurp(CLIP_SOURCE_DIR "/kernels/matmul_tc.cl") : NULL};
 #ifdef CLIP_HAVE_CLBLAST
     cl_device_id dev = device_by_index(info->index);
@@ -327,9 +328,9 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     if (clGetPlatformIDs(1, &plat, &np) == CL_SUCCESS && np) clGetDeviceIDs(plat, CL_DEVICE_TYPE_GPU, 1, &dev, NULL);
 #endif
     cl_int e = CL_SUCCESS;
-    cl_context ctx = dev && src[0] && src[1] && (!tc || src[2]) ? clCreateContext(NULL, 1, &dev, NULL, NULL, &e) : NULL;
+    cl_context ctx = dev && src[0] && src[1] && (!tc || (src[2] && src[3])) ? clCreateContext(NULL, 1, &dev, NULL, NULL, &e) : NULL;
     if (ctx) {
-        cl_program prog = clCreateProgramWithSource(ctx, tc ? 3 : 2, (const char **)src, NULL, &e);
+        cl_program prog = clCreateProgramWithSource(ctx, tc ? 4 : 2, (const char **)src, NULL, &e);
         e = clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
         size_t len = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
@@ -347,7 +348,7 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     } else {
         printf("ptxinfo: cannot read the kernel sources under %s or open the device\n", CLIP_SOURCE_DIR);
     }
-    free(src[0]), free(src[1]), free(src[2]);
+    free(src[0]), free(src[1]), free(src[2]), free(src[3]);
 }
 
 /* paced_launch_fn for a matmul process. */

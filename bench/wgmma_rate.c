@@ -168,10 +168,10 @@ int main(int argc, char **argv) {
     }
     clGetDeviceInfo(app->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
     clGetDeviceInfo(app->device, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof mhz, &mhz, NULL);
-    const char *tc = clip_kernel_source("tensor_core");
-    size_t len = strlen(tc) + strlen(kernel_src) + 2;
+    const char *tc = clip_kernel_source("tensor_core"), *tf = clip_kernel_source("tf32");
+    size_t len = strlen(tc) + strlen(tf) + strlen(kernel_src) + 3;
     char *src = malloc(len);
-    snprintf(src, len, "%s\n%s", tc, kernel_src);
+    snprintf(src, len, "%s\n%s\n%s", tc, tf, kernel_src);
     cl_int err = CL_SUCCESS;
     cl_command_queue q =
         clCreateCommandQueue(app->context, app->device, CL_QUEUE_PROFILING_ENABLE, &err);

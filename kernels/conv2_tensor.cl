@@ -1,6 +1,7 @@
-/* Built after kernels/tensor_core.cl (wgmma, cp.async, barriers) and kernels/conv2.cl (padding,
- * the direct sum by MATLAB's rules, output stores), with -DKERNEL=8 so that conv2.cl compiles
- * none of its own kernels (processes/conv2_direct.c, "tensor_core+conv2+conv2_tensor"). */
+/* Built after kernels/tensor_core.cl (wgmma, cp.async, barriers), tf32.cl (the split) and
+ * kernels/conv2.cl (padding, the direct sum by MATLAB's rules, output stores), with -DKERNEL=8 so
+ * that conv2.cl compiles none of its own kernels (processes/conv2_direct.c,
+ * "tensor_core+tf32+conv2+conv2_tensor"). */
 
 /* conv2_tensor (NVIDIA sm_90, f32, filter size compiled in, KR <= 64): the direct sums on the
  * tensor cores, each output an fp32-accurate sum (3xTF32, as the GEMM's wgmma kernel).
@@ -39,6 +40,10 @@
  * output that comes out NaN (an Inf or NaN in A or K, zero padding times an infinite tap, a
  * value that rounds past FLT_MAX) is recomputed at the group's end by a plain direct sum with
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
+ * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
+ * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
+ * tiny normals) recomputes all its outputs so, and a filter that holds one makes every group
+ * do so (the cost of the plain sum: processes/conv2.h).
  *
  * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
  * on the compute unit fill the wait with their own steps' other work. From registers that stay
@@ -271,7 +276,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
 #define TC_STORE(X, b, s)                                                                          \
     if (ok_) xs[(X) + cc * TC_H + rr] = (b), xs[(X) + TC_XS + cc * TC_H + rr] = (s)
 #endif
-/* The fetch into xs from word X on, split: big parts first, then small ones. */
+/* The fetch into xs from word X on, split: big parts first, then small ones; `tiny` set where a
+ * value is under the split's range (tf32.cl: the group's outputs are then recomputed, tc_fix). */
 #define TC_PUT(X)                                                                                  \
     {                                                                                              \
         TC_PUT_LANE;                                                                               \
@@ -279,7 +285,9 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
             TC_PUT_AT(u);                                                                          \
             uint b_, s_;                                                                           \
-            tc_split(TC_FETCHED(u), &b_, &s_);                                                     \
+            const float v_ = TC_FETCHED(u);                                                        \
+            tc_split(v_, &b_, &s_);                                                                \
+            tiny |= tf32_tiny(v_);                                                                 \
             TC_STORE(X, b_, s_);                                                                   \
         }                                                                                          \
     }
@@ -590,16 +598,44 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_TURN(M) M(0)
 #endif
 
-/* The group's outputs that came out NaN (some work-item of the group saw one), recomputed by the
- * 128 work-items that wrote them: work-item tid scans rows and columns as it flushed them. */
+/* Non-zero when any of the filter's values that work-item tid of `count` reads is under the
+ * 3xTF32 split's range (tf32_tiny). */
+inline int tc_filter_tiny(__global const float *K, int tid, int count) {
+    int tiny = 0;
+    for (int e = tid; e < KR * KC; e += count)
+        tiny |= tf32_tiny(K[e]);
+    return tiny;
+}
+
+#define TC_FIXB 16 /* outputs tc_fix tests at once */
+/* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
+ * when `all` (a value of the group's input or of the filter is under the split's range, where
+ * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
+ * the plain direct sum: work-item tid scans rows and columns as it flushed them. */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
-                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize) {
-    for (int v = tid; v < TC_GM * tj; v += 128) {
-        const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-        if (i < mo && j < no && isnan(C[j * (long)mo + i]))
-            store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
-                      kinfo);
+                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize,
+                   int all) {
+    /* The test reads TC_FIXB outputs ahead (independent loads) before it tests any: one load at
+     * a time, a span of the second form (a compute unit's share, about 5e5 outputs at 8192^2)
+     * cost 2 ms of load latency (bench/CONV2.md, "Special values"). */
+    const int total = TC_GM * tj;
+    for (int v0 = tid; v0 < total; v0 += TC_FIXB * 128) {
+        uint nan = 0;
+        if (!all) {
+#pragma unroll
+            for (int u = 0; u < TC_FIXB; u++) {
+                const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+                if (v < total && i < mo && j < no && isnan(C[j * (long)mo + i])) nan |= 1u << u;
+            }
+            if (!nan) continue;
+        }
+        for (int u = 0; u < TC_FIXB; u++) {
+            const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+            if (v < total && i < mo && j < no && (all || (nan >> u) & 1u))
+                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+        }
     }
 }
 
@@ -645,7 +681,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[2 * TC_XS] __attribute__((aligned(128)));
     __local float ys[TC_CW * TC_M];
-    __local int anynan;
+    __local int anynan, anytiny;
     const int tid = (int)get_local_id(0), w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
     const int mrow = TC_S * (16 * w + g);
 #if TC_SS
@@ -663,8 +699,8 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #if TC_PIPE
     float d1[TC_ND];
 #endif
-    int nan = 0;
-    if (tid == 0) anynan = 0;
+    int nan = 0, tiny = tc_filter_tiny(K, tid, 128);
+    if (tid == 0) anynan = anytiny = 0;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -710,14 +746,16 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     }
 #endif
     if (nan) anynan = 1;
+    if (tiny) anytiny = 1;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #if TC_SPANS
-    if (anynan)
+    if (anynan || anytiny)
         TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                       normalize))
+                       normalize, anytiny))
 #else
-    if (anynan)
-        tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize);
+    if (anynan || anytiny)
+        tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
+               anytiny);
 #endif
 }
 #else /* TC_WS */
@@ -758,14 +796,14 @@ conv2_tensor(CONV2_ARGS) {
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
     __local float yall[TC_WSC * 2 * TC_CW * TC_M];
     __local ulong bars[8];
-    __local int anynan;
+    __local int anynan, anytiny;
     __local ulong *full = bars, *empty = bars + 2, *yfull = bars + 4, *yempty = bars + 6;
     const int lid = (int)get_local_id(0), wg = lid / 128, tid = lid % 128;
     const int w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
     const int blk = 0;
-    int nan = 0;
+    int nan = 0, tiny = 0;
     if (lid == 0) {
-        anynan = 0;
+        anynan = anytiny = 0;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
@@ -786,6 +824,7 @@ conv2_tensor(CONV2_ARGS) {
          * then part p put into its stage once they are done reading what was there. */
         float pf[TC_PF];
         int P0 = 0;
+        tiny = tc_filter_tiny(K, tid, 128);
         TC_SPAN({
             const int r0 = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1), parts = turns * TC_PARTS;
             for (int p = 0; p < parts + 2; p++) {
@@ -815,10 +854,11 @@ conv2_tensor(CONV2_ARGS) {
         /* Only the producer writes C, so it alone finds and mends NaN outputs, and the
          * warpgroups end apart: code after a join would be held to the producer's registers. */
         if (nan) anynan = 1;
+        if (tiny) anytiny = 1;
         TC_BAR_SYNC(1, 128);
-        if (anynan)
+        if (anynan || anytiny)
             TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                           normalize))
+                           normalize, anytiny))
     } else {
 #ifdef TC_WSREGS_C
         TC_SETMAXNREG(inc, TC_WSREGS_C);

@@ -1,5 +1,5 @@
 /* SGEMM on tensor cores, fp32-accurate by 3xTF32: C = alpha*A*B + beta*C, column-major, real
- * single precision, built after tensor_core.cl and only for NVIDIA sm_80+ (processes/gemm_tc.c).
+ * single precision, built after tensor_core.cl and tf32.cl, and only for NVIDIA sm_80+ (processes/gemm_tc.c).
  *
  * Each work-group computes a TC_MWG x TC_NWG tile of C with (TC_MWG/TC_WM) x (TC_NWG/TC_WN) warps,
  * each warp a TC_WM x TC_WN tile of m16n8k8 mma tiles. K runs in slices of TC_KWG through

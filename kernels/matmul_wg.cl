@@ -86,13 +86,29 @@ inline float wg_value(__global const elem_t *X, const int ld, const int along_k,
 #endif
 }
 
+/* The flags of the 3xTF32 range rule (tf32.cl) in the workspace from word f_at: a word for each
+ * packed row of op(A) (FA) and each packed row of op(B) (FB: column j of a complex op(B) is
+ * packed rows 2j and 2j + 1, flagged alike), and one for each tile of them (FAT, FBT). wg_pack
+ * writes `stamp` (a number of the call, never 0) where a row holds a value outside the range;
+ * other words hold other calls' stamps or anything, so only equality with this call's stamp
+ * counts, and nothing has to be cleared. A stale word that equals it by chance only sends
+ * correct outputs the slower way. */
+inline void wg_flags(__global float *W, const ulong f_at, const int mtiles, const int ntiles,
+                     __global uint **FA, __global uint **FAT, __global uint **FB,
+                     __global uint **FBT) {
+    *FA = (__global uint *)(W + f_at);
+    *FAT = *FA + (size_t)mtiles * WG_RA;
+    *FB = *FAT + mtiles;
+    *FBT = *FB + (size_t)ntiles * WG_RB;
+}
+
 /* Packs element group (r, k..k+WG_VALS-1) of the rows x K real matrix of wg_value (mode = side +
  * 2 * conj) into W as described above, tiles of `tile` rows, `slices` slices of K: 16 bytes, a
  * row of a core matrix. Nothing past the packed tiles. */
 inline void wg_pack_one(const int r, const int k, const int rows, const int K,
                         __global const elem_t *restrict X, const int ld, const int along_k,
                         const int mode, __global float *restrict W, const int tile,
-                        const int slices) {
+                        const int slices, __global uint *F, __global uint *FT, const uint stamp) {
     const int rtiles = (rows + tile - 1) / tile;
     if (r >= rtiles * tile || k >= slices * WG_SLICE) return;
     float x[WG_VALS];
@@ -122,9 +138,15 @@ inline void wg_pack_one(const int r, const int k, const int rows, const int K,
         big[j] = WG_HALF == 1 ? tc_pack_bf16(x[2 * j], x[2 * j + 1])
                               : tc_pack_f16(x[2 * j], x[2 * j + 1]);
     (void)small;
+    (void)F, (void)FT, (void)stamp;
 #else
-    for (int j = 0; j < 4; j++)
+    int outside = 0;
+    for (int j = 0; j < 4; j++) {
         tc_split(x[j], &big[j], &small[j]);
+        outside |= tf32_outside(x[j]);
+    }
+    /* A value outside the split's range: the row's outputs are wg_fix's. */
+    if (outside) F[r] = stamp, FT[r / tile] = stamp;
 #endif
     vstore4((uint4)(big[0], big[1], big[2], big[3]), 0, blk + pos);
 #if WG_PARTS == 2
@@ -142,8 +164,12 @@ __kernel __attribute__((reqd_work_group_size(8, 16, 1))) void
 wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *restrict A,
         const ulong offa, const int lda, const int a_along_k, const int mode_a, const int rows_b,
         __global const elem_t *restrict B, const ulong offb, const int ldb, const int b_along_k,
-        const int mode_b, __global float *restrict W, const ulong b_at) {
+        const int mode_b, __global float *restrict W, const ulong b_at, const ulong f_at,
+        const uint stamp) {
     const int side = (int)get_global_id(2);
+    __global uint *FA, *FAT, *FB, *FBT;
+    wg_flags(W, f_at, (rows_a + WG_RA - 1) / WG_RA, (rows_b + WG_RB - 1) / WG_RB, &FA, &FAT, &FB,
+             &FBT);
     int r = (int)get_global_id(0), q = (int)get_global_id(1);
     if (!(side ? b_along_k : a_along_k)) {
         const int lid = (int)get_local_id(0) + 8 * (int)get_local_id(1);
@@ -154,9 +180,11 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
     }
     const int k = WG_VALS * q;
     if (side == 0)
-        wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices);
+        wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices, FA, FAT,
+                    stamp);
     else
-        wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices);
+        wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices, FB,
+                    FBT, stamp);
 }
 
 /* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup (TRANSA
@@ -191,13 +219,27 @@ inline void wg_load_stage(__local float *dst, __global const float *PA, __global
         tc_cp_async16(db + 4 * c, b + 4 * c, c < n * WG_BLOCK_B / 4 ? 16u : 0u);
 }
 
+/* *c = alpha * r + beta * *c, *c not read when beta is 0 (C may hold NaN there). */
+inline void wg_put(__global elem_t *c, elem_t r, const elem_t alpha, const elem_t beta) {
+#if CLIP_COMPLEX
+    /* alpha = 1 leaves r alone: a complex scaling turns an Inf into Inf + NaN*i. */
+    if (alpha.x != 1.0f || alpha.y != 0.0f) r = clip_cmul(alpha, r);
+    *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
+#else
+    *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
+#endif
+}
+
 /* Writes accumulators e and e + 1 (e even) of work-item tid of tile (tm, tn), v0 and v1, to C:
- * alpha * v + beta * C, NaN outputs recomputed in fp32 from A and B. */
+ * alpha * v + beta * C, NaN outputs recomputed in fp32 from A and B. When `flagged` (the tile's
+ * rows or columns hold a value outside the 3xTF32 range), outputs of flagged rows and columns
+ * are left to wg_fix. */
 inline void wg_store2(const int e, const float v0, const float v1, const int tm, const int tn,
                       const int tid, const int M, const int N, const int K, const elem_t alpha,
                       const elem_t beta, __global const elem_t *restrict A, const int lda,
                       __global const elem_t *restrict B, const int ldb, __global elem_t *C,
-                      const int ldc) {
+                      const int ldc, const int flagged, __global const uint *FA,
+                      __global const uint *FB, const uint stamp) {
     const int wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
     const int row = tm * WG_RA + wg * 64 + 16 * w + g + 8 * ((e % 4) / 2);
     const int col0 = tn * WG_RB + 2 * t + 8 * (e / 4);
@@ -205,6 +247,7 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
     /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts. */
     const int col = col0 / 2;
     if (row >= M || col >= N) return;
+    if (flagged && (FA[row] == stamp || FB[col0] == stamp)) return; /* wg_fix's */
     complex_t r = (complex_t)(v0, v1);
     if (isnan(r.x) || isnan(r.y)) {
         r = (complex_t)(0.0f);
@@ -215,25 +258,24 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
             r.y = fma(x.x, y.y, fma(x.y, y.x, r.y));
         }
     }
-    __global complex_t *c = C + (size_t)col * (size_t)ldc + row;
-    /* alpha = 1 leaves r alone: a complex scaling turns an Inf into Inf + NaN*i. */
-    if (alpha.x != 1.0f || alpha.y != 0.0f) r = clip_cmul(alpha, r);
-    *c = beta.x != 0.0f || beta.y != 0.0f ? r + clip_cmul(beta, *c) : r;
+    wg_put(C + (size_t)col * (size_t)ldc + row, r, alpha, beta);
 #else
     if (row >= M) return;
+    const int row_flagged = flagged && FA[row] == stamp;
     for (int h = 0; h < 2; h++) {
         const int col = col0 + h;
         if (col >= N) return;
+        if (row_flagged || (flagged && FB[col] == stamp)) continue; /* wg_fix's */
         float r = h ? v1 : v0;
-        /* NaN: a NaN or infinite operand, or a rounding past the range (FLT_MAX in TF32 or
-         * BF16, 65504 in FP16: see tc_split), recomputed in fp32. */
+        /* NaN: with 3xTF32 only from products or sums of values in range that overflow (their
+         * rows and columns are not flagged); with one part also a NaN or infinite operand, or a
+         * rounding past the range (FLT_MAX in TF32 or BF16, 65504 in FP16). Recomputed in fp32. */
         if (isnan(r)) {
             r = 0.0f;
             for (int q = 0; q < K; q++)
                 r = fma(A_AT(row, q), B_AT(q, col), r);
         }
-        __global float *c = C + (size_t)col * (size_t)ldc + row;
-        *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;
+        wg_put(C + (size_t)col * (size_t)ldc + row, r, alpha, beta);
     }
 #endif
 }
@@ -360,7 +402,8 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
         __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
         const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
         const int mtiles, const int ntiles, const int slices, const int dp_tiles,
-        const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff) {
+        const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
+        const ulong f_at, const uint stamp) {
     __global const float *PB = PA + boff;
     __global float *PART = PW + poff;
     __local float st_all[WG_STAGES * WG_STAGE] __attribute__((aligned(128)));
@@ -440,9 +483,13 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             dst[e * WG_THREADS] = acc[e];
         return;
     }
+    __global uint *FA, *FAT, *FB, *FBT;
+    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    const int flagged = WG_PARTS == 2 && (FAT[tm] == stamp || FBT[tn] == stamp);
 #pragma unroll
     for (int e = 0; e < WG_ACC; e += 2)
-        wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc);
+        wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                  flagged, FA, FB, stamp);
 }
 
 /* The split tail of gemm_wg: work-group (r, e/2) sums accumulators e and e + 1 of tail tile r's
@@ -455,8 +502,9 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
                __global elem_t *C, const ulong offc, const int ldc,
                __global const float *restrict PA, const ulong boff, const int mtiles,
                const int ntiles, const int slices, const int dp_tiles, const int tail_tiles,
-               const int splits, __global float *restrict PW, const ulong poff) {
-    (void)PA, (void)boff, (void)ntiles, (void)slices, (void)tail_tiles;
+               const int splits, __global float *restrict PW, const ulong poff, const ulong f_at,
+               const uint stamp) {
+    (void)PA, (void)boff, (void)slices, (void)tail_tiles;
     const int r = (int)get_group_id(0), tid = (int)get_local_id(0), tile = dp_tiles + r;
     const int e = 2 * (int)get_global_id(1);
     __global const float *src = PW + poff + (size_t)r * (size_t)splits * (WG_THREADS * WG_ACC) +
@@ -466,6 +514,123 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
         v0 += src[(size_t)c * (WG_THREADS * WG_ACC)];
         v1 += src[(size_t)c * (WG_THREADS * WG_ACC) + WG_THREADS];
     }
-    wg_store2(e, v0, v1, tile % mtiles, tile / mtiles, tid, M, N, K, alpha, beta, A + offa, lda,
-              B + offb, ldb, C + offc, ldc);
+    __global uint *FA, *FAT, *FB, *FBT;
+    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    const int tm = tile % mtiles, tn = tile / mtiles;
+    const int flagged = WG_PARTS == 2 && (FAT[tm] == stamp || FBT[tn] == stamp);
+    wg_store2(e, v0, v1, tm, tn, tid, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc,
+              ldc, flagged, FA, FB, stamp);
+}
+
+/* ---- Outputs outside the 3xTF32 range ---------------------------------------------------------
+ * Outputs of the rows of op(A) and columns of op(B) that wg_pack flagged (a value outside
+ * tf32.cl's range) are computed here in plain fp32 FMA, so they get fp32 FMA's accuracy and
+ * IEEE's Inf and NaN, by one launch of wg_fix after gemm_wg. Its work-groups take gemm_wg's tiles
+ * in turn and pass over those whose rows and columns hold no flag (all of them on data in range,
+ * a load each); in a flagged tile each warp takes blocks of WG_FIX_B x WG_FIX_B outputs, its 32
+ * work-items summing every 32nd term of K (a run of K is contiguous in A or B whichever way they
+ * are stored, so each load fills its sectors) and the warp adding their sums, and writes the
+ * outputs of flagged rows and columns. */
+#if CLIP_COMPLEX
+#define WG_FIX_B 4
+#define WG_FB(col) FB[2 * (col)]
+#define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
+#define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
+#else
+#define WG_FIX_B 8
+#define WG_FB(col) FB[col]
+#define WG_OPA(r, q) A_AT(r, q)
+#define WG_OPB(q, c) B_AT(q, c)
+#endif
+#define WG_FIX_T 256 /* work-items of wg_fix */
+
+/* acc += x * y by fp32 FMA (complex: the order of the NaN recomputation above). */
+inline elem_t wg_fma(const elem_t x, const elem_t y, elem_t acc) {
+#if CLIP_COMPLEX
+    acc.x = fma(x.x, y.x, fma(-x.y, y.y, acc.x));
+    acc.y = fma(x.x, y.y, fma(x.y, y.x, acc.y));
+    return acc;
+#else
+    return fma(x, y, acc);
+#endif
+}
+
+/* The sum of v over the warp, in every lane (a butterfly of shuffles). */
+inline float wg_warp_sum(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        float w;
+        asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(w) : "f"(v), "r"(o));
+        v += w;
+    }
+    return v;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
+wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+       __global const elem_t *restrict A, const ulong offa, const int lda,
+       __global const elem_t *restrict B, const ulong offb, const int ldb, __global elem_t *C,
+       const ulong offc, const int ldc, __global const float *restrict PA, const ulong boff,
+       const int mtiles, const int ntiles, const int slices, const int dp_tiles,
+       const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
+       const ulong f_at, const uint stamp) {
+    (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
+    __global uint *FA, *FAT, *FB, *FBT;
+    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    A += offa, B += offb, C += offc;
+    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
+    const int tcols = WG_RB / (CLIP_COMPLEX ? 2 : 1); /* columns of C a packed tile holds */
+    const int per_row = tcols / WG_FIX_B, blocks = WG_RA / WG_FIX_B * per_row;
+    __local uchar frow[WG_RA], fcol[WG_RB]; /* the tile's flagged rows and columns */
+    for (int p = (int)get_group_id(0); p < mtiles * ntiles; p += (int)get_num_groups(0)) {
+        const int tm = p % mtiles, tn = p / mtiles;
+        if (FAT[tm] != stamp && FBT[tn] != stamp) continue;
+        barrier(CLK_LOCAL_MEM_FENCE); /* (the last tile's blocks have read them) */
+        for (int e = lid; e < WG_RA; e += WG_FIX_T)
+            frow[e] = tm * WG_RA + e < M && FA[tm * WG_RA + e] == stamp;
+        for (int e = lid; e < tcols; e += WG_FIX_T)
+            fcol[e] = tn * tcols + e < N && WG_FB(tn * tcols + e) == stamp;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int blk = warp; blk < blocks; blk += WG_FIX_T / 32) {
+            /* Each row of blocks rotated by its index: a flagged column's blocks (one in each
+             * row) fall to every warp, as a flagged row's do. */
+            const int rb = blk / per_row, cb = (blk % per_row + rb) % per_row;
+            const int r0 = tm * WG_RA + rb * WG_FIX_B, c0 = tn * tcols + cb * WG_FIX_B;
+            uint rows = 0, cols = 0; /* the block's flagged rows and columns, a bit each */
+            for (int j = 0; j < WG_FIX_B; j++) {
+                rows |= (uint)frow[rb * WG_FIX_B + j] << j;
+                cols |= (uint)fcol[cb * WG_FIX_B + j] << j;
+            }
+            if (!rows && !cols) continue;
+            elem_t acc[WG_FIX_B][WG_FIX_B];
+            for (int i = 0; i < WG_FIX_B; i++)
+                for (int j = 0; j < WG_FIX_B; j++)
+                    acc[i][j] = (elem_t)(0.0f);
+#pragma unroll 2
+            for (int q = lane; q < K; q += 32) {
+                elem_t a[WG_FIX_B], b[WG_FIX_B];
+                for (int i = 0; i < WG_FIX_B; i++)
+                    a[i] = r0 + i < M ? WG_OPA(r0 + i, q) : (elem_t)(0.0f);
+                for (int j = 0; j < WG_FIX_B; j++)
+                    b[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
+                for (int i = 0; i < WG_FIX_B; i++)
+                    for (int j = 0; j < WG_FIX_B; j++)
+                        acc[i][j] = wg_fma(a[i], b[j], acc[i][j]);
+            }
+            for (int i = 0; i < WG_FIX_B; i++)
+                for (int j = 0; j < WG_FIX_B; j++) {
+                    elem_t v;
+#if CLIP_COMPLEX
+                    v.x = wg_warp_sum(acc[i][j].x);
+                    v.y = wg_warp_sum(acc[i][j].y);
+#else
+                    v = wg_warp_sum(acc[i][j]);
+#endif
+                    const int r = r0 + i, c = c0 + j;
+                    if (lane == (i * WG_FIX_B + j) % 32 && r < M && c < N &&
+                        ((rows >> i) & 1u || (cols >> j) & 1u))
+                        wg_put(C + (size_t)c * (size_t)ldc + r, v, alpha, beta);
+                }
+        }
+    }
 }

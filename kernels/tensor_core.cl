@@ -66,17 +66,10 @@ inline uint tc_tf32(float x) {
     return r;
 }
 
-/* The 3xTF32 split: x = big + small with big = x rounded to TF32 and small = x - big (exact in
- * fp32) rounded to TF32, so big*big' + big*small' + small*big' carries x*x' to about 2^-22
- * relative, near fp32's 2^-24. Three instructions, nothing for special values: an infinite x
- * (or a finite one that rounds past FLT_MAX) gets small = x - big = NaN, so every output it
- * touches comes out NaN, and the caller recomputes NaN outputs in plain fp32 (matmul_tc.cl's
- * epilogue) to get IEEE fp32 results for Inf and NaN operands. */
-inline void tc_split(float x, uint *big, uint *small) {
-    const uint b = tc_tf32(x);
-    *big = b;
-    *small = tc_tf32(x - as_float(b));
-}
+/* The 3xTF32 split (kernels/tf32.cl, built after this file) rounds with the instruction above;
+ * tc_split is its name here. */
+#define TF32_RNA tc_tf32
+#define tc_split tf32_split
 
 /* Four 32-bit words of local memory into a fresh register quad: at shared address `addr`
  * (tc_smem) plus the constant word offsets o0 .. o3. An A fragment that wgmma reads from

@@ -10,7 +10,7 @@
 #include "internal.h"
 
 /* Kernel files a program may join after common.cl: the longest chain is the tensor conv2's
- * (tensor_core, conv2, conv2_tensor). */
+ * (tensor_core, tf32, conv2, conv2_tensor). */
 #define PROGRAM_MAX_PARTS 4
 
 void clip_programs_release(clip_app *app);

@@ -526,7 +526,7 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
     clip_status s =
-        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+conv2+conv2_tensor" : "conv2",
+        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2",
                          g->t, opts, name, &ps->kernel);
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */

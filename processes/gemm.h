@@ -378,6 +378,9 @@ typedef struct clip_gemm {
     cl_kernel kernel, reduce;
     cl_kernel fixup; /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
     cl_kernel pack;  /* a wgmma tensor set: splits and lays out the operands (gemm_tc.h) */
+    /* a wgmma set of precision fp32: the fp32 FMA kernel of the rows and columns that hold a
+     * value outside the 3xTF32 range (gemm_tc.h) */
+    cl_kernel fix_range;
     size_t pack_m, pack_n, pack_k; /* the largest product its packed operands hold */
     size_t sk_groups;              /* the stream-K work-groups: compute units x prm.sk */
     cl_mem work;       /* ksplit partial products, or the stream-K work-groups' partial tiles */

@@ -3,6 +3,7 @@
 #include "gemm_tc.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,26 @@ size_t clip_gemm_tc_pack_bytes(const clip_gemm_params *o, clip_type t, size_t m,
     const size_t rows = (m + (size_t)o->mwg - 1) / (size_t)o->mwg * (size_t)o->mwg;
     const size_t cols = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg * (size_t)o->nwg;
     return (rows + cols) * wg_slices(o, cx * k) * 32 * wg_parts(o);
+}
+
+/* Words of the range flags (matmul_wg.cl, wg_flags) after the packing and the partial tiles: one
+ * a packed row of each operand, one a tile. */
+static size_t wg_flag_words(const clip_gemm_params *o, clip_type t, size_t m, size_t n) {
+    const size_t cx = clip_type_is_complex(t) ? 2 : 1;
+    const size_t mt = (m + (size_t)o->mwg - 1) / (size_t)o->mwg;
+    const size_t nt = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg;
+    return mt * ((size_t)o->mwg + 1) + nt * ((size_t)o->nwg + 1);
+}
+
+/* This call's stamp for the range flags: a different non-zero number each call, so that flags
+ * need no clearing (wg_flags). */
+static cl_uint next_stamp(void) {
+    static atomic_uint counter;
+    cl_uint s;
+    do
+        s = (cl_uint)atomic_fetch_add(&counter, 1u) + 1u;
+    while (s == 0);
+    return s;
 }
 
 void clip_gemm_tc_prefer(clip_process *p, int arch, clip_gemm_params *o, clip_type t, size_t m,
@@ -273,18 +294,22 @@ static clip_status build_set(clip_process *p, clip_type t, const clip_gemm_param
     char opts[200];
     clip_gemm_tc_options(prm, opts, sizeof opts);
     memset(g, 0, sizeof *g);
-    const char *src = prm->wgmma ? "tensor_core+matmul_wg" : "tensor_core+matmul_tc";
+    const char *src = prm->wgmma ? "tensor_core+tf32+matmul_wg" : "tensor_core+tf32+matmul_tc";
     clip_status s =
         clip_proc_kernel(p, src, t, opts, prm->wgmma ? "gemm_wg" : "gemm_tc", &g->kernel);
     if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, t, opts, "wg_pack", &g->pack);
     if (s == CLIP_OK && prm->wgmma && prm->sk > 0)
         s = clip_proc_kernel(p, src, t, opts, "gemm_wg_reduce", &g->fixup);
+    if (s == CLIP_OK && prm->wgmma && wg_parts(prm) == 2)
+        s = clip_proc_kernel(p, src, t, opts, "wg_fix", &g->fix_range);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
-        /* The packed operands, then room for a wave's partial tiles (clip_gemm_tc_schedule). */
+        /* The packed operands, then room for a wave's partial tiles (clip_gemm_tc_schedule),
+         * then the range flags. */
         const size_t cus = clip_proc_device(p)->compute_units;
         g->sk_groups = prm->sk > 0 ? (cus ? cus : 1) * (size_t)prm->sk : 0;
         g->work_elems = clip_gemm_tc_pack_bytes(prm, t, m, n, k) / sizeof(float) +
-                        g->sk_groups * (size_t)prm->mwg * (size_t)prm->nwg;
+                        g->sk_groups * (size_t)prm->mwg * (size_t)prm->nwg +
+                        wg_flag_words(prm, t, m, n);
         s = clip_proc_temp(p, g->work_elems * sizeof(float), &g->work);
         g->pack_m = m;
         g->pack_n = n;
@@ -326,7 +351,8 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
 /* wg_pack of both operands: op(A) m x k', op(B)'s n' rows (columns of op(B), two a column when
  * complex) of depth k' into the workspace, op(B) from element b_at. */
 static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
-                                clip_gemm_operand a, clip_gemm_operand b, size_t b_at) {
+                                clip_gemm_operand a, clip_gemm_operand b, size_t b_at,
+                                cl_ulong f_at, cl_uint stamp) {
     const clip_gemm_params *q = &g->prm;
     const int conja = q->transa == CLIP_GEMM_CTRANS, conjb = q->transb == CLIP_GEMM_CTRANS;
     /* op(A) is read along K when A is stored transposed; op(B)'s columns when B is not. */
@@ -335,14 +361,14 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, s
     cl_int ma = 2 * conja, mb = 1 + 2 * conjb;
     cl_ulong offa = a.off, offb = b.off, to = b_at;
     cl_kernel kr = g->pack;
-    const void *vals[16] = {&K,  &slices, &ra,   &a.mem, &offa, &lda, &aak,     &ma,
-                            &rb, &b.mem,  &offb, &ldb,   &bak,  &mb,  &g->work, &to};
-    const size_t sizes[16] = {sizeof K,    sizeof slices, sizeof ra,      sizeof a.mem,
-                              sizeof offa, sizeof lda,    sizeof aak,     sizeof ma,
-                              sizeof rb,   sizeof b.mem,  sizeof offb,    sizeof ldb,
-                              sizeof bak,  sizeof mb,     sizeof g->work, sizeof to};
+    const void *vals[18] = {&K,     &slices, &ra,  &a.mem, &offa, &lda,     &aak, &ma,   &rb,
+                            &b.mem, &offb,   &ldb, &bak,   &mb,   &g->work, &to,  &f_at, &stamp};
+    const size_t sizes[18] = {sizeof K,    sizeof slices, sizeof ra,   sizeof a.mem, sizeof offa,
+                              sizeof lda,  sizeof aak,    sizeof ma,   sizeof rb,    sizeof b.mem,
+                              sizeof offb, sizeof ldb,    sizeof bak,  sizeof mb,    sizeof g->work,
+                              sizeof to,   sizeof f_at,   sizeof stamp};
     clip_status s = CLIP_OK;
-    for (cl_uint i = 0; i < 16 && s == CLIP_OK; i++)
+    for (cl_uint i = 0; i < 18 && s == CLIP_OK; i++)
         s = clip_proc_arg(p, kr, i, sizes[i], vals[i]);
     const size_t pa = (m + (size_t)q->mwg - 1) / (size_t)q->mwg * (size_t)q->mwg;
     const size_t pb = (n + (size_t)q->nwg - 1) / (size_t)q->nwg * (size_t)q->nwg;
@@ -372,8 +398,10 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     const clip_gemm_params *q = &g->prm;
     /* The packing, then a wave's partial tiles (clip_gemm_tc_build). */
     const size_t partials = g->sk_groups * (size_t)q->mwg * (size_t)q->nwg;
+    const size_t flags = wg_flag_words(q, g->type, m, n);
     if (!g->work ||
-        clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float) + partials > g->work_elems)
+        clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float) + partials + flags >
+            g->work_elems)
         return clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
                               "a %zux%zu by %zux%zu product is larger than the wgmma workspace "
                               "built for %zux%zu by %zux%zu",
@@ -391,26 +419,40 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     size_t dp, tail, splits;
     clip_gemm_tc_schedule(q, g->sk_groups, mt * nt, slices / ((size_t)q->kwg / wg_slice_k(q)), &dp,
                           &tail, &splits);
-    clip_status s = enqueue_pack(p, g, m, cx * n, cx * k, a, b, b_at);
-    /* Partial tiles after the packed operands (clip_gemm_tc_build made room for a wave). */
+    /* Partial tiles after the packed operands (clip_gemm_tc_build made room for a wave), then
+     * the range flags. */
     cl_ulong boff = b_at, poff = clip_gemm_tc_pack_bytes(q, g->type, m, n, k) / sizeof(float);
+    cl_ulong f_at = poff + partials;
+    cl_uint stamp = next_stamp();
+    clip_status s = enqueue_pack(p, g, m, cx * n, cx * k, a, b, b_at, f_at, stamp);
     cl_int MT = (cl_int)mt, NT = (cl_int)nt, S = (cl_int)slices, DP = (cl_int)dp;
     cl_int TT = (cl_int)tail, SP = (cl_int)splits;
     const void *vals[9] = {&g->work, &boff, &MT, &NT, &S, &DP, &TT, &SP, &g->work};
     const size_t sizes[9] = {sizeof g->work, sizeof boff, sizeof MT, sizeof NT,     sizeof S,
                              sizeof DP,      sizeof TT,   sizeof SP, sizeof g->work};
-    cl_kernel ks[2] = {g->kernel, g->fixup};
-    for (int j = 0; j < (tail ? 2 : 1) && s == CLIP_OK; j++) {
+    cl_kernel ks[3] = {g->kernel, tail ? g->fixup : NULL, g->fix_range};
+    for (int j = 0; j < 3 && s == CLIP_OK; j++) {
+        if (!ks[j]) continue;
         s = clip_gemm_common_args(p, ks[j], g->type, m, n, k, alpha, a, b, beta, c);
         for (cl_uint i = 0; i < 9 && s == CLIP_OK; i++)
             s = clip_proc_arg(p, ks[j], 14 + i, sizes[i], vals[i]);
         if (s == CLIP_OK) s = clip_proc_arg(p, ks[j], 23, sizeof poff, &poff);
+        if (s == CLIP_OK) s = clip_proc_arg(p, ks[j], 24, sizeof f_at, &f_at);
+        if (s == CLIP_OK) s = clip_proc_arg(p, ks[j], 25, sizeof stamp, &stamp);
     }
     size_t global = (dp + tail * splits) * threads;
     if (s == CLIP_OK) s = clip_proc_enqueue(p, g->kernel, 1, &global, &threads);
     /* The sums: a work-item for each pair of a tile's work-item's accumulators (WG_ACC = nwg/2). */
     size_t rglobal[2] = {tail * threads, (size_t)q->nwg / 4}, rlocal[2] = {threads, 1};
     if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 2, rglobal, rlocal);
+    /* The outputs of the rows and columns flagged outside the 3xTF32 range, in fp32 FMA
+     * (matmul_wg.cl, wg_fix): up to 8 work-groups of 256 a compute unit take the tiles in turn;
+     * on data in range each finds no flag in its tiles and returns. */
+    if (g->fix_range) {
+        const size_t cus = clip_proc_device(p)->compute_units, most = 8 * (cus ? cus : 1);
+        size_t fl = 256, fg = (mt * nt < most ? mt * nt : most) * fl;
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_range, 1, &fg, &fl);
+    }
     return s;
 }
 

@@ -62,8 +62,21 @@ static int tu_checks = 0;
 
 /* Runs one part of a long test and says when it ends (checks so far, failures, the part's
  * seconds), so that a run cut short by a time limit shows how far it got. */
+/* CLIP_TEST_PARTS=word,word...: TU_PART runs only the parts whose call names one of the words
+ * (a GPU session's look at what it changed); unset or empty, every part. */
+static inline int tu_part_wanted(const char *what) {
+    const char *w = getenv("CLIP_TEST_PARTS");
+    if (!w || !*w) return 1;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", w);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+        if (strstr(what, t)) return 1;
+    return 0;
+}
+
 #define TU_PART(call)                                                                              \
     do {                                                                                           \
+        if (!tu_part_wanted(#call)) break;                                                         \
         struct timespec tu_t0_;                                                                    \
         clock_gettime(CLOCK_MONOTONIC, &tu_t0_);                                                   \
         call;                                                                                      \

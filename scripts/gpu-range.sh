@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Issue 45 on the lent GPU machine (../shared/gpu/README.md): builds this tree (and, when BASE
+# names another source tree, that one too, for times alternated with it) into /tmp, then runs
+# PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and CONV2_PARTS pick parts), "speed" (SGEMM 4096/8192 and conv2
+# 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
+# subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
+# (bench/range_anchor.py: cuBLAS and cuDNN on the same data). QUICK=1: fewer cases (and the
+# tests' quick mode). Logs go to $OUT (or /tmp).
+# Usage: [BASE=dir] bash scripts/gpu-range.sh PART...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp}
+. .gpu/opencl-env.sh 2>/dev/null || . ../.gpu/opencl-env.sh
+cfg="-DCMAKE_BUILD_TYPE=Release -DCLIP_WITH_OCTAVE=OFF -DCLIP_WITH_TIFF=OFF"
+{
+  cmake -S . -B /tmp/b-new $cfg >/dev/null &&
+    cmake --build /tmp/b-new -j12 --target clip_tool test_tf32 test_matmul_tc test_conv2_tc \
+      range_bench 2>&1 | grep -E "error|warning" &
+  if [ -n "${BASE:-}" ]; then
+    cmake -S "$BASE" -B /tmp/b-old $cfg >/dev/null &&
+      cmake --build /tmp/b-old -j4 --target clip_tool 2>&1 | grep -E "error|warning"
+  fi
+  wait
+} 2>&1 | tee "$out/build.log"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv | tee -a "$out/build.log"
+for part in "$@"; do
+  case $part in
+  tests)
+    # MATMUL_PARTS, CONV2_PARTS: CLIP_TEST_PARTS of those tests (testutil.h), unset for all
+    for t in test_tf32 test_matmul_tc test_conv2_tc; do
+      parts=
+      [ $t = test_matmul_tc ] && parts=${MATMUL_PARTS:-}
+      [ $t = test_conv2_tc ] && parts=${CONV2_PARTS:-}
+      (cd /tmp/b-new/tests && CLIP_TEST_QUICK=${QUICK:-} CLIP_TEST_PARTS=$parts timeout ${TEST_TIMEOUT:-200} stdbuf -oL ./$t) \
+        >"$out/$t.log" 2>&1
+      echo "$t rc=$?: $(tail -1 "$out/$t.log")"
+      grep -E "range|subnormal|tf32|FAIL|want|past" "$out/$t.log" | head -40
+    done ;;
+  speed)
+    for r in 1 2; do
+      for side in old new; do
+        [ $side = old ] && [ -z "${BASE:-}" ] && continue
+        b=/tmp/b-$side/clip
+        for n in 4096 8192; do
+          echo "$side $(timeout 60 $b bench matmul ${n}x${n} ${n}x${n} --repeat 10 2>&1 | tail -1)"
+        done
+        for k in 15 31 63; do
+          echo "$side $(timeout 60 $b bench conv2 8192x8192 ${k}x${k} --shape same --repeat 10 2>&1 | tail -1)"
+        done
+      done
+    done 2>&1 | tee "$out/speed.log" ;;
+  range)
+    # QUICK=1: the cases the notes quote, fewer kinds
+    if [ -n "${QUICK:-}" ]; then
+      {
+        timeout 60 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA
+        timeout 40 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan
+        timeout 40 /tmp/b-new/bench/range_bench conv2 8192 31 normal nan fltmax
+        timeout 60 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA
+      } 2>&1 | tee "$out/range.log"
+      continue
+    fi
+    {
+      timeout 150 /tmp/b-new/bench/range_bench matmul 4096 normal nan fltmax subA subB tiny
+      timeout 60 /tmp/b-new/bench/range_bench conv2 8192 15 normal nan fltmax
+      timeout 60 /tmp/b-new/bench/range_bench conv2 8192 31 normal nan fltmax
+      timeout 90 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA tiny
+      timeout 90 /tmp/b-new/bench/range_bench conv2 4096 15 subB
+    } 2>&1 | tee "$out/range.log" ;;
+  anchors)
+    PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} 2>&1 |
+      tee "$out/anchors.log" ;;
+  esac
+done
