@@ -7,6 +7,16 @@
 #include "io_internal.h"
 #include "save_file.h"
 
+/* The per-format calls: the options' entries with default options (io.h). */
+clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+    return clip_io_load_tiff(app, path, 0, out);
+}
+
+clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+    const clip_save_opts opts = {.sample = sample};
+    return clip_io_save_tiff(app, path, d, &opts, NULL);
+}
+
 #ifndef CLIP_HAVE_TIFF
 
 clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
@@ -346,6 +356,16 @@ static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64
         tiff_layout L;
         clip_status s = read_layout(app, path, tif, n ? &L : first);
         if (s != CLIP_OK) return s;
+        /* Sub-images (SubIFDs: a pyramid's reduced resolutions) are not pages clip stacks;
+         * loading the pages alone would read less than the file holds without a word. */
+        uint16_t subs = 0;
+        void *offsets = NULL;
+        if (TIFFGetField(tif, TIFFTAG_SUBIFD, &subs, &offsets) && subs)
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_tiff: %s: page %zu holds %u sub-images (SubIFDs, e.g. "
+                                  "reduced resolutions) that clip does not read: load a page alone "
+                                  "(clip_load_opts.page; on the command line %s:N)",
+                                  path, n + 1, (unsigned)subs, path);
         if (n && !same_layout(first, &L))
             return clip_set_error(
                 app, CLIP_ERR_FORMAT,
@@ -464,10 +484,6 @@ static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_
     }
     *out = d;
     return CLIP_OK;
-}
-
-clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
-    return clip_io_load_tiff(app, path, 0, out);
 }
 
 clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
@@ -605,11 +621,6 @@ static clip_status stack_layout(clip_app *app, const char *path, clip_data *d, c
     *C = channels ? n3 : 1;
     *P = channels ? n4 : n3;
     return CLIP_OK;
-}
-
-clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
-    const clip_save_opts opts = {.sample = sample};
-    return clip_io_save_tiff(app, path, d, &opts, NULL);
 }
 
 clip_status clip_io_save_tiff(clip_app *app, const char *path, clip_data *d,

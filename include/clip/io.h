@@ -24,8 +24,9 @@
  * CFL always loads as c32.
  *
  * Nothing is read in part without a word. A TIFF whose pages differ in size or samples (a
- * thumbnail, a reduced-resolution page) is CLIP_ERR_FORMAT naming the pages, unless one page is
- * chosen (clip_load_opts.page; on the command line FILE.tif:N). An animated PNG (APNG) is
+ * thumbnail, a reduced-resolution page), or whose pages hold sub-images (SubIFDs: a pyramid), is
+ * CLIP_ERR_FORMAT naming them, unless one page is chosen (clip_load_opts.page; on the command
+ * line FILE.tif:N), which reads that page alone. An animated PNG (APNG) is
  * CLIP_ERR_FORMAT saying how many frames it holds, unless page 1 is chosen, which loads the
  * default image (what a reader without APNG support shows); clip does not compose later frames.
  * A palette PNG loads expanded to RGB(A) values, as imread does; a palette TIFF loads its raw

@@ -241,6 +241,15 @@ expect_load(p("thumb.tif") + ":2", g8[:4, :5].astype(np.float32), "thumbnail TIF
 rc, _, err = clip("run", "scale", p("thumb.tif") + ":3")
 check(rc == 1 and "no page 3: the file has 2" in err, f"page past the last (said: {err.strip()})")
 
+# A pyramid (SubIFDs of reduced resolution): refused whole, saying so; page 1 loads alone.
+with tifffile.TiffWriter(p("pyramid.tif")) as t:
+    t.write(g16, subifds=1)
+    t.write(g16[::2, ::2], subfiletype=1)
+rc, _, err = clip("run", "scale", p("pyramid.tif"))
+check(rc == 1 and "holds 1 sub-images (SubIFDs" in err and "pyramid.tif:N" in err,
+      f"pyramid TIFF refused naming its sub-images (said: {err.strip()})")
+expect_load(p("pyramid.tif") + ":1", g16.astype(np.float32), "pyramid TIFF page 1")
+
 # Pillow PNGs (and one Pillow palette TIFF: raw indices, documented)
 rgb8 = rng.integers(0, 256, (11, 9, 3), dtype=np.uint8)
 rgba8 = rng.integers(0, 256, (11, 9, 4), dtype=np.uint8)
