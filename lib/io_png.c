@@ -263,7 +263,8 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
         unsigned char *p = job->pixels;
         for (size_t c = 0; c < W; c++) {
             for (size_t ch = 0; ch < C; ch++) {
-                uint32_t v = clip_io_fit_value(fit, clip_io_real_at(host, t, r + H * (c + W * ch)));
+                uint32_t v = (uint32_t)clip_io_fit_value(
+                    fit, clip_io_real_at(host, t, r + H * (c + W * ch)));
                 if (bytes == 2) *p++ = (unsigned char)(v >> 8);
                 *p++ = (unsigned char)v;
             }

@@ -524,8 +524,20 @@ static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size
             case CLIP_SAMPLE_U8:
                 buf[k] = (uint8_t)clip_io_fit_value(&o->fit, v);
                 break;
+            case CLIP_SAMPLE_I8:
+                ((int8_t *)(void *)buf)[k] = (int8_t)clip_io_fit_value(&o->fit, v);
+                break;
             case CLIP_SAMPLE_U16:
                 ((uint16_t *)(void *)buf)[k] = (uint16_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_I16:
+                ((int16_t *)(void *)buf)[k] = (int16_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_U32:
+                ((uint32_t *)(void *)buf)[k] = (uint32_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_I32:
+                ((int32_t *)(void *)buf)[k] = (int32_t)clip_io_fit_value(&o->fit, v);
                 break;
             case CLIP_SAMPLE_F32:
                 ((float *)(void *)buf)[k] = (float)v;
@@ -585,22 +597,25 @@ static clip_status write_page(clip_app *app, const char *path, TIFF *tif, clip_s
 static void sample_tags(tiff_out *o) {
     switch (o->fit.sample) {
     case CLIP_SAMPLE_U8:
+    case CLIP_SAMPLE_I8:
         o->bps = 8;
-        o->format = SAMPLEFORMAT_UINT;
         break;
     case CLIP_SAMPLE_U16:
+    case CLIP_SAMPLE_I16:
         o->bps = 16;
-        o->format = SAMPLEFORMAT_UINT;
         break;
-    case CLIP_SAMPLE_F32:
-        o->bps = 32;
-        o->format = SAMPLEFORMAT_IEEEFP;
-        break;
-    default:
+    case CLIP_SAMPLE_F64:
         o->bps = 64;
-        o->format = SAMPLEFORMAT_IEEEFP;
+        break;
+    default: /* U32, I32, F32 */
+        o->bps = 32;
         break;
     }
+    const clip_sample s = o->fit.sample;
+    o->format = s == CLIP_SAMPLE_F32 || s == CLIP_SAMPLE_F64 ? SAMPLEFORMAT_IEEEFP
+                : s == CLIP_SAMPLE_I8 || s == CLIP_SAMPLE_I16 || s == CLIP_SAMPLE_I32
+                    ? SAMPLEFORMAT_INT
+                    : SAMPLEFORMAT_UINT;
 }
 
 /* Channels and pages of d (io.h, "Stacks"): rows x cols x N is N pages unless N is 3 or 4 or

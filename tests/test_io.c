@@ -116,7 +116,7 @@ static void test_tiff(clip_app *app) {
     clip_data *b = NULL;
     CHECK_STATUS(app, clip_save_tiff(app, tp("u8.tif"), a, CLIP_SAMPLE_U8), CLIP_ERR_TYPE);
     CHECK_MSG(app, "9 of 12 values do not fit 8-bit unsigned samples (whole numbers 0..255)");
-    CHECK_MSG(app, "4 above 255 (largest 70000), 1 below 0 (e.g. -3), 5 fractional (e.g. 1.5), "
+    CHECK_MSG(app, "4 above 255 (largest 70000), 1 below 0 (smallest -3), 5 fractional (e.g. 1.5), "
                    "1 NaN");
     CHECK(!tu_file_exists(tp("u8.tif")));
     CHECK_STATUS(app, clip_save_tiff(app, tp("u16.tif"), a, CLIP_SAMPLE_U16), CLIP_ERR_TYPE);

@@ -363,10 +363,13 @@ want = np.floor((np.array([[70000, 1], [0.5, 3]]) - 0.5) * k + 0.5)
 check(rc == 0 and "scaled the values' range [0.5, 70000] linearly onto 0..65535" in err
       and same(got.astype(float), want), f"--scale maps the range and says so (said: {err.strip()})")
 
-# TIFF: a 5-page stack stays 5 pages of uint16; RGB stays RGB; fractions stay float.
+# TIFF: a 5-page stack stays 5 pages of uint16; RGB stays RGB; integers keep their type (the
+# narrowest holding them: these files use their types' range); fractions stay float.
 for src, what, npages, dtype in ((p("stack.tif"), "5-page stack", 5, np.uint16),
                                  (p("rgb16.tif"), "16-bit RGB", 1, np.uint16),
                                  (p("g8.tif"), "8-bit gray", 1, np.uint8),
+                                 (p("i16.tif"), "16-bit signed", 1, np.int16),
+                                 (p("u32.tif"), "32-bit unsigned", 1, np.uint32),
                                  (p("f32.tif"), "float32", 1, np.float32)):
     out = p("out_" + os.path.basename(src))
     rc, _, err = clip("run", "scale", src, "--a", "1", "--b", "0", "-o", out)
