@@ -178,11 +178,13 @@ static size_t report_scale(const void *host, clip_type t, const value_range *r, 
     }
     buf[0] = '\0';
     if (!changed) return 0;
+    char lo_plus[32] = ""; /* "-32768 + " where the range does not start at 0 */
+    if (f->lo) snprintf(lo_plus, sizeof lo_plus, "%.0f + ", f->lo);
     if (r->min <= r->max)
         add(buf, cap,
             "scaled the values' range [%.17g, %.17g] linearly onto %.0f..%.0f and rounded "
-            "(stored = round(%.0f + (value %c %.17g) * %.17g)), changing %zu of %zu values",
-            r->min, r->max, f->lo, f->hi, f->lo, f->off < 0 ? '+' : '-', fabs(f->off), f->scale,
+            "(stored = round(%s(value %c %.17g) * %.17g)), changing %zu of %zu values",
+            r->min, r->max, f->lo, f->hi, lo_plus, f->off < 0 ? '+' : '-', fabs(f->off), f->scale,
             changed, r->n);
     else
         add(buf, cap, "no finite value to scale");
