@@ -10,7 +10,12 @@
  *                   up to 2^31-1 rows and columns (PNG's limit, not libpng's default 10^6).
  *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
  *                   N-D. Load takes the first numeric variable (a logical only where the file
- *                   has no other: MATLAB's isnumeric(true) is false); save writes one variable.
+ *                   has no other: MATLAB's isnumeric(true) is false), or the one named
+ *                   (clip_load_opts.var); where there is none, CLIP_ERR_FORMAT lists the file's
+ *                   variables and classes (struct, cell, char, sparse: not loaded), and a named
+ *                   variable of such a class is CLIP_ERR_TYPE saying so. v7.3 variables whose
+ *                   MATLAB_class matio misreads (hdf5storage's, without a NUL) are read through
+ *                   HDF5 where clip was built with it. Save writes one variable.
  *                   MAT 5 holds dimensions and byte counts in 32 bits: a variable with a
  *                   dimension or an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything
  *                   is written (save it as v7.3).
