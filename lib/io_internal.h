@@ -2,6 +2,7 @@
 #ifndef CLIP_IO_INTERNAL_H
 #define CLIP_IO_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -35,35 +36,30 @@ static inline double clip_io_real_at(const void *host, clip_type t, size_t i) {
 typedef struct clip_io_fit {
     clip_sample sample; /* never AUTO once chosen */
     clip_fit fit;
-    double max;       /* 255 or 65535 for integer samples, else 0 */
-    double lo, scale; /* CLIP_FIT_SCALE: stored = round((v - lo) * scale) */
+    double lo, hi;     /* the integer type's range */
+    double off, scale; /* CLIP_FIT_SCALE: stored = round(lo + (v - off) * scale) */
 } clip_io_fit;
 
 /* Chooses the sample type of an image save of data `host` (n real values of type t) and checks
  * that every value fits it (io.h: "Saves keep the values they were given, or refuse"). float_ok:
- * the format stores float samples (TIFF). `op`/`path` name the save in messages. On CLIP_OK *f
- * is ready for clip_io_fit_value and, when report is not NULL, report->sample, changed and text
- * are filled. CLIP_ERR_TYPE when values do not fit and fit is EXACT; CLIP_ERR_INVALID_ARG for a
- * sample type the format lacks or an unknown fit. */
+ * the format is TIFF (float and signed and 32-bit integer samples); otherwise PNG (8/16-bit
+ * unsigned). `op`/`path` name the save in messages. On CLIP_OK *f is ready for
+ * clip_io_fit_value and, when report is not NULL, report->sample, changed and text are filled.
+ * CLIP_ERR_TYPE when values do not fit and fit is EXACT; CLIP_ERR_INVALID_ARG for a sample type
+ * the format lacks or an unknown fit. */
 clip_status clip_io_choose_sample(clip_app *app, const char *op, const char *path, const void *host,
                                   clip_type t, size_t n, clip_sample want, clip_fit fit,
                                   int float_ok, clip_io_fit *f, clip_save_report *report);
 
-/* Clamps v to [0, max] and rounds half up (as MATLAB's uint8()/uint16() do for non-negative
- * values); NaN becomes 0. */
-static inline uint32_t clip_io_to_uint(double v, double max) {
-    if (!(v > 0.0)) return 0; /* also catches NaN */
-    if (v >= max) return (uint32_t)max;
-    return (uint32_t)(v + 0.5);
-}
-
-/* The integer stored for value v under *f (an integer sample type). */
-static inline uint32_t clip_io_fit_value(const clip_io_fit *f, double v) {
-    if (f->fit == CLIP_FIT_SCALE) {
-        if (v != v) return 0;
-        v = (v - f->lo) * f->scale;
-    }
-    return clip_io_to_uint(v, f->max);
+/* The integer stored for value v under *f (an integer sample type): scaled where asked, clamped
+ * to the range, rounded half away from zero (as MATLAB's integer conversions); NaN is 0. Exact
+ * for a value that fits. */
+static inline double clip_io_fit_value(const clip_io_fit *f, double v) {
+    if (f->fit == CLIP_FIT_SCALE) v = f->lo + (v - f->off) * f->scale;
+    if (v != v) return f->lo > 0 || f->hi < 0 ? f->lo : 0.0;
+    if (v <= f->lo) return f->lo;
+    if (v >= f->hi) return f->hi;
+    return v < 0 ? -floor(-v + 0.5) : floor(v + 0.5);
 }
 
 /* The formats' entries with options (clip_load_with, clip_save_with); the public per-format

@@ -8,6 +8,16 @@
 #include "io_internal.h"
 #include "save_file.h"
 
+/* The per-format calls: the options' entries with default options (io.h). */
+clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
+    return clip_io_load_png(app, path, 0, out);
+}
+
+clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+    const clip_save_opts opts = {.sample = sample};
+    return clip_io_save_png(app, path, d, &opts, NULL);
+}
+
 #ifndef CLIP_HAVE_PNG
 
 clip_status clip_io_load_png(clip_app *app, const char *path, size_t page, clip_data **out) {
@@ -172,10 +182,6 @@ static clip_status count_frames(clip_app *app, const char *path, FILE *f, uint64
     return CLIP_OK;
 }
 
-clip_status clip_load_png(clip_app *app, const char *path, clip_data **out) {
-    return clip_io_load_png(app, path, 0, out);
-}
-
 clip_status clip_io_load_png(clip_app *app, const char *path, size_t page, clip_data **out) {
     if (!app || !path || !out)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_png: NULL %s",
@@ -257,7 +263,8 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
         unsigned char *p = job->pixels;
         for (size_t c = 0; c < W; c++) {
             for (size_t ch = 0; ch < C; ch++) {
-                uint32_t v = clip_io_fit_value(fit, clip_io_real_at(host, t, r + H * (c + W * ch)));
+                uint32_t v = (uint32_t)clip_io_fit_value(
+                    fit, clip_io_real_at(host, t, r + H * (c + W * ch)));
                 if (bytes == 2) *p++ = (unsigned char)(v >> 8);
                 *p++ = (unsigned char)v;
             }
@@ -266,11 +273,6 @@ static clip_status png_encode(clip_app *app, const char *path, clip_save_file *s
     }
     png_write_end(job->png, NULL);
     return CLIP_OK;
-}
-
-clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
-    const clip_save_opts opts = {.sample = sample};
-    return clip_io_save_png(app, path, d, &opts, NULL);
 }
 
 clip_status clip_io_save_png(clip_app *app, const char *path, clip_data *d,

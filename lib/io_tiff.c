@@ -7,6 +7,16 @@
 #include "io_internal.h"
 #include "save_file.h"
 
+/* The per-format calls: the options' entries with default options (io.h). */
+clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
+    return clip_io_load_tiff(app, path, 0, out);
+}
+
+clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
+    const clip_save_opts opts = {.sample = sample};
+    return clip_io_save_tiff(app, path, d, &opts, NULL);
+}
+
 #ifndef CLIP_HAVE_TIFF
 
 clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
@@ -346,6 +356,16 @@ static clip_status scan_pages(clip_app *app, const char *path, TIFF *tif, uint64
         tiff_layout L;
         clip_status s = read_layout(app, path, tif, n ? &L : first);
         if (s != CLIP_OK) return s;
+        /* Sub-images (SubIFDs: a pyramid's reduced resolutions) are not pages clip stacks;
+         * loading the pages alone would read less than the file holds without a word. */
+        uint16_t subs = 0;
+        void *offsets = NULL;
+        if (TIFFGetField(tif, TIFFTAG_SUBIFD, &subs, &offsets) && subs)
+            return clip_set_error(app, CLIP_ERR_FORMAT,
+                                  "load_tiff: %s: page %zu holds %u sub-images (SubIFDs, e.g. "
+                                  "reduced resolutions) that clip does not read: load a page alone "
+                                  "(clip_load_opts.page; on the command line %s:N)",
+                                  path, n + 1, (unsigned)subs, path);
         if (n && !same_layout(first, &L))
             return clip_set_error(
                 app, CLIP_ERR_FORMAT,
@@ -466,10 +486,6 @@ static clip_status load_open(clip_app *app, const char *path, TIFF *tif, uint64_
     return CLIP_OK;
 }
 
-clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out) {
-    return clip_io_load_tiff(app, path, 0, out);
-}
-
 clip_status clip_io_load_tiff(clip_app *app, const char *path, size_t page, clip_data **out) {
     if (!app || !path || !out)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_tiff: NULL %s",
@@ -508,8 +524,20 @@ static void fill_scanline(const tiff_out *o, const void *host, clip_type t, size
             case CLIP_SAMPLE_U8:
                 buf[k] = (uint8_t)clip_io_fit_value(&o->fit, v);
                 break;
+            case CLIP_SAMPLE_I8:
+                ((int8_t *)(void *)buf)[k] = (int8_t)clip_io_fit_value(&o->fit, v);
+                break;
             case CLIP_SAMPLE_U16:
                 ((uint16_t *)(void *)buf)[k] = (uint16_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_I16:
+                ((int16_t *)(void *)buf)[k] = (int16_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_U32:
+                ((uint32_t *)(void *)buf)[k] = (uint32_t)clip_io_fit_value(&o->fit, v);
+                break;
+            case CLIP_SAMPLE_I32:
+                ((int32_t *)(void *)buf)[k] = (int32_t)clip_io_fit_value(&o->fit, v);
                 break;
             case CLIP_SAMPLE_F32:
                 ((float *)(void *)buf)[k] = (float)v;
@@ -569,22 +597,25 @@ static clip_status write_page(clip_app *app, const char *path, TIFF *tif, clip_s
 static void sample_tags(tiff_out *o) {
     switch (o->fit.sample) {
     case CLIP_SAMPLE_U8:
+    case CLIP_SAMPLE_I8:
         o->bps = 8;
-        o->format = SAMPLEFORMAT_UINT;
         break;
     case CLIP_SAMPLE_U16:
+    case CLIP_SAMPLE_I16:
         o->bps = 16;
-        o->format = SAMPLEFORMAT_UINT;
         break;
-    case CLIP_SAMPLE_F32:
-        o->bps = 32;
-        o->format = SAMPLEFORMAT_IEEEFP;
-        break;
-    default:
+    case CLIP_SAMPLE_F64:
         o->bps = 64;
-        o->format = SAMPLEFORMAT_IEEEFP;
+        break;
+    default: /* U32, I32, F32 */
+        o->bps = 32;
         break;
     }
+    const clip_sample s = o->fit.sample;
+    o->format = s == CLIP_SAMPLE_F32 || s == CLIP_SAMPLE_F64 ? SAMPLEFORMAT_IEEEFP
+                : s == CLIP_SAMPLE_I8 || s == CLIP_SAMPLE_I16 || s == CLIP_SAMPLE_I32
+                    ? SAMPLEFORMAT_INT
+                    : SAMPLEFORMAT_UINT;
 }
 
 /* Channels and pages of d (io.h, "Stacks"): rows x cols x N is N pages unless N is 3 or 4 or
@@ -605,11 +636,6 @@ static clip_status stack_layout(clip_app *app, const char *path, clip_data *d, c
     *C = channels ? n3 : 1;
     *P = channels ? n4 : n3;
     return CLIP_OK;
-}
-
-clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample) {
-    const clip_save_opts opts = {.sample = sample};
-    return clip_io_save_tiff(app, path, d, &opts, NULL);
 }
 
 clip_status clip_io_save_tiff(clip_app *app, const char *path, clip_data *d,

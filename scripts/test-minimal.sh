@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 off=()
-for dep in TIFF PNG MATIO CLFFT CLBLAST OCTAVE GNUPLOT VALGRIND MEX PYTHON LIBFUZZER; do
+for dep in TIFF PNG MATIO HDF5 CLFFT CLBLAST OCTAVE GNUPLOT VALGRIND MEX PYTHON LIBFUZZER; do
   off+=("-DCLIP_WITH_$dep=OFF")
 done
 cmake -S . -B build-min -DCMAKE_BUILD_TYPE=Release -DCLIP_WERROR=ON "${off[@]}" | grep '^--   [-+]'

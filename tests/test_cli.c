@@ -210,7 +210,7 @@ int main(void) {
     CHECK(run("help devices") == 0 && strstr(out_text, "usage: clip devices"));
     /* Save options and FILE:SELECTOR words that cannot apply are usage errors. */
     expect_usage("run scale cli_in.cfl -o x.png --clamp --scale", "exclude each other");
-    expect_usage("run scale cli_in.cfl -o x.png --sample int8", "--sample expects");
+    expect_usage("run scale cli_in.cfl -o x.png --sample int64", "--sample expects");
     expect_usage("run scale cli_in.cfl -o x.png --stack rows", "--stack expects");
     expect_usage("run scale cli_in.cfl -o x.tif:2", "a page cannot be chosen for a save");
     expect_usage("run scale x.tif:0", "a page is a whole number from 1");

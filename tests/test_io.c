@@ -116,7 +116,7 @@ static void test_tiff(clip_app *app) {
     clip_data *b = NULL;
     CHECK_STATUS(app, clip_save_tiff(app, tp("u8.tif"), a, CLIP_SAMPLE_U8), CLIP_ERR_TYPE);
     CHECK_MSG(app, "9 of 12 values do not fit 8-bit unsigned samples (whole numbers 0..255)");
-    CHECK_MSG(app, "4 above 255 (largest 70000), 1 below 0 (e.g. -3), 5 fractional (e.g. 1.5), "
+    CHECK_MSG(app, "4 above 255 (largest 70000), 1 below 0 (smallest -3), 5 fractional (e.g. 1.5), "
                    "1 NaN");
     CHECK(!tu_file_exists(tp("u8.tif")));
     CHECK_STATUS(app, clip_save_tiff(app, tp("u16.tif"), a, CLIP_SAMPLE_U16), CLIP_ERR_TYPE);
@@ -201,6 +201,78 @@ static void test_tiff(clip_app *app) {
     a = make(app, CLIP_C32, 2, d2, 20, 1.0);
     CHECK_STATUS(app, clip_save(app, tp("complex.tif"), a), CLIP_ERR_TYPE);
     CHECK_MSG(app, tp("complex.tif"));
+    clip_data_destroy(a);
+}
+
+/* Exact saves (io.h: "Saves keep the values they were given"), stacks as pages, one page alone. */
+static void test_tiff_exact(clip_app *app) {
+    size_t d5[3] = {4, 3, 5}, d3[3] = {4, 3, 3}, d2[2] = {2, 2};
+    clip_data *a = tu_io_data(app, CLIP_F32, 3, d5, 31, 0, 1), *b = NULL;
+    float *p = NULL;
+    clip_data_host_write(a, (void **)&p);
+    p[7] = 40000.0f; /* past 255: 16-bit samples */
+    clip_save_report rep;
+    CHECK_OK(app, clip_save_with(app, tp("stack5.tif"), a, NULL, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_U16 && rep.pages == 5 && rep.channels == 1 && !rep.text[0] &&
+          !rep.changed);
+    CHECK_OK(app, clip_load(app, tp("stack5.tif"), &b));
+    CHECK(identical(a, b));
+    clip_data_destroy(b);
+    b = NULL;
+    /* Page 2 alone is the second slice; a page past the last names how many there are. */
+    const clip_load_opts page2 = {NULL, 2};
+    CHECK_OK(app, clip_load_with(app, tp("stack5.tif"), &page2, &b));
+    CHECK(b && clip_data_ndims(b) == 2 && clip_data_dim(b, 0) == 4 && clip_data_dim(b, 1) == 3);
+    for (size_t i = 0; b && i < 12; i++)
+        CHECK_NEAR(comp(b, i), p[12 + i], 0);
+    clip_data_destroy(b);
+    b = NULL;
+    const clip_load_opts page6 = {NULL, 6};
+    CHECK_STATUS(app, clip_load_with(app, tp("stack5.tif"), &page6, &b), CLIP_ERR_FORMAT);
+    CHECK_MSG(app, "no page 6: the file has 5");
+    const clip_load_opts var = {"x", 0};
+    CHECK_STATUS(app, clip_load_with(app, tp("stack5.tif"), &var, &b), CLIP_ERR_INVALID_ARG);
+    CHECK(b == NULL);
+    clip_data_destroy(a);
+
+    /* x 3 is RGB unless pages are asked for; both load back as they were. */
+    a = tu_io_data(app, CLIP_F32, 3, d3, 32, 0, 1);
+    CHECK_OK(app, clip_save_with(app, tp("rgb3.tif"), a, NULL, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_U8 && rep.pages == 1 && rep.channels == 3);
+    const clip_save_opts pages = {.third = CLIP_THIRD_PAGES};
+    CHECK_OK(app, clip_save_with(app, tp("pages3.tif"), a, &pages, &rep));
+    CHECK(rep.pages == 3 && rep.channels == 1);
+    CHECK_OK(app, clip_load(app, tp("pages3.tif"), &b));
+    CHECK(identical(a, b));
+    clip_data_destroy(b);
+    b = NULL;
+    /* PNG has no pages, and no float samples; MAT has no sample types. */
+    if (clip_io_has("png"))
+        CHECK_STATUS(app, clip_save_with(app, tp("pages3.png"), a, &pages, NULL),
+                     CLIP_ERR_INVALID_ARG);
+    const clip_save_opts u8 = {.sample = CLIP_SAMPLE_U8};
+    CHECK_STATUS(app, clip_save_with(app, tp("u8.mat"), a, &u8, NULL), CLIP_ERR_INVALID_ARG);
+    CHECK(!tu_file_exists(tp("pages3.png")) && !tu_file_exists(tp("u8.mat")));
+    clip_data_destroy(a);
+
+    /* Fractions keep float samples; a scale maps [min, max] onto 0..65535 and says how. */
+    const double v[4] = {0.5, 70000, 1, 3};
+    a = make_from(app, CLIP_F64, 2, d2, v);
+    CHECK_OK(app, clip_save_with(app, tp("frac.tif"), a, NULL, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_F64 && !rep.changed);
+    CHECK_OK(app, clip_load(app, tp("frac.tif"), &b));
+    CHECK(identical(a, b));
+    clip_data_destroy(b);
+    b = NULL;
+    const clip_save_opts scale = {.fit = CLIP_FIT_SCALE};
+    CHECK_OK(app, clip_save_with(app, tp("scaled.tif"), a, &scale, &rep));
+    CHECK(rep.sample == CLIP_SAMPLE_U16 && rep.changed == 4 &&
+          strstr(rep.text, "scaled the values' range [0.5, 70000] linearly onto 0..65535"));
+    CHECK_OK(app, clip_load(app, tp("scaled.tif"), &b));
+    const double k = 65535.0 / (70000.0 - 0.5);
+    for (size_t i = 0; b && i < 4; i++)
+        CHECK_NEAR(comp(b, i), floor((v[i] - 0.5) * k + 0.5), 0);
+    clip_data_destroy(b);
     clip_data_destroy(a);
 }
 
@@ -1092,6 +1164,7 @@ int main(void) {
     int all = 1;
     if (clip_io_has("tiff")) {
         test_tiff(app);
+        test_tiff_exact(app);
 #ifdef TEST_LIBTIFF
         test_tiff_direct(app);
 #endif

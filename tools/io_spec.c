@@ -99,5 +99,11 @@ int io_spec_save(clip_app *app, const char *word, const clip_save_opts *opts, cl
     const clip_status s = clip_save_with(app, f.path, d, &named, &report);
     if (s == CLIP_OK && report.text[0]) fprintf(stderr, "clip: %s: %s\n", f.path, report.text);
     io_spec_release(&f);
+    /* Values an image's samples cannot hold: say which options of run change that. */
+    if (s == CLIP_ERR_TYPE && strstr(clip_app_last_error(app), " do not fit ")) {
+        fprintf(stderr, "clip: %s [run's --clamp, --scale or --sample; clip help run]\n",
+                clip_app_last_error(app));
+        return 1;
+    }
     return s == CLIP_OK ? 0 : failed(app, s);
 }

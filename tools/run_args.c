@@ -103,16 +103,21 @@ static int is_option(const char *arg, size_t len, const char *name) {
 
 /* --sample NAME and --stack NAME into a->save. */
 static int save_choice(run_args *a, int sample, const char *v) {
-    static const char *const samples[] = {"uint8", "uint16", "float32", "float64"};
-    static const clip_sample sample_of[] = {CLIP_SAMPLE_U8, CLIP_SAMPLE_U16, CLIP_SAMPLE_F32,
-                                            CLIP_SAMPLE_F64};
+    static const char *const samples[] = {"uint8", "uint16", "uint32",  "int8",
+                                          "int16", "int32",  "float32", "float64"};
+    static const clip_sample sample_of[] = {CLIP_SAMPLE_U8,  CLIP_SAMPLE_U16, CLIP_SAMPLE_U32,
+                                            CLIP_SAMPLE_I8,  CLIP_SAMPLE_I16, CLIP_SAMPLE_I32,
+                                            CLIP_SAMPLE_F32, CLIP_SAMPLE_F64};
     if (sample) {
         for (size_t k = 0; k < sizeof samples / sizeof samples[0]; k++)
             if (!strcmp(v, samples[k])) {
                 a->save.sample = sample_of[k];
                 return 0;
             }
-        return usage_error(a, 2, "--sample expects uint8, uint16, float32 or float64, got '%s'", v);
+        return usage_error(a, 2,
+                           "--sample expects uint8, uint16, uint32, int8, int16, int32, float32 or "
+                           "float64, got '%s'",
+                           v);
     }
     if (!strcmp(v, "pages"))
         a->save.third = CLIP_THIRD_PAGES;

@@ -10,7 +10,12 @@
  *                   up to 2^31-1 rows and columns (PNG's limit, not libpng's default 10^6).
  *   MAT  (matio)    .mat  v5, and v7.3 where matio has HDF5; numeric classes, real or complex,
  *                   N-D. Load takes the first numeric variable (a logical only where the file
- *                   has no other: MATLAB's isnumeric(true) is false); save writes one variable.
+ *                   has no other: MATLAB's isnumeric(true) is false), or the one named
+ *                   (clip_load_opts.var); where there is none, CLIP_ERR_FORMAT lists the file's
+ *                   variables and classes (struct, cell, char, sparse: not loaded), and a named
+ *                   variable of such a class is CLIP_ERR_TYPE saying so. v7.3 variables whose
+ *                   MATLAB_class matio misreads (hdf5storage's, without a NUL) are read through
+ *                   HDF5 where clip was built with it. Save writes one variable.
  *                   MAT 5 holds dimensions and byte counts in 32 bits: a variable with a
  *                   dimension or an encoded size past 2^31-1 is CLIP_ERR_DIMS, before anything
  *                   is written (save it as v7.3).
@@ -24,8 +29,9 @@
  * CFL always loads as c32.
  *
  * Nothing is read in part without a word. A TIFF whose pages differ in size or samples (a
- * thumbnail, a reduced-resolution page) is CLIP_ERR_FORMAT naming the pages, unless one page is
- * chosen (clip_load_opts.page; on the command line FILE.tif:N). An animated PNG (APNG) is
+ * thumbnail, a reduced-resolution page), or whose pages hold sub-images (SubIFDs: a pyramid), is
+ * CLIP_ERR_FORMAT naming them, unless one page is chosen (clip_load_opts.page; on the command
+ * line FILE.tif:N), which reads that page alone. An animated PNG (APNG) is
  * CLIP_ERR_FORMAT saying how many frames it holds, unless page 1 is chosen, which loads the
  * default image (what a reader without APNG support shows); clip does not compose later frames.
  * A palette PNG loads expanded to RGB(A) values, as imread does; a palette TIFF loads its raw
@@ -33,20 +39,24 @@
  *
  * Saves keep the values they were given, or refuse (images; MAT and CFL keep every value of
  * their type). The stored sample type (clip_save_opts.sample):
- *   AUTO  every value a whole number in 0..255 -> 8-bit unsigned; in 0..65535 -> 16-bit;
- *         otherwise TIFF stores float (32-bit for f32, 64-bit for f64 data) and PNG refuses
- *         (CLIP_ERR_TYPE), unless fit asks to clamp or scale, which then stores 16 bits.
+ *   AUTO  every value a whole number: the narrowest integer type that holds them all, of
+ *         8-bit unsigned (0..255), 8-bit signed, 16-bit unsigned (0..65535), 16-bit signed,
+ *         32-bit unsigned, 32-bit signed (PNG: the two unsigned ones only). Otherwise TIFF
+ *         stores float (32-bit for f32, 64-bit for f64 data) and PNG refuses (CLIP_ERR_TYPE),
+ *         unless fit asks to clamp or scale, which then stores 16-bit unsigned samples (a scale
+ *         always does).
  *   U8, U16        8/16-bit unsigned integers (PNG and TIFF).
+ *   I8, I16, U32, I32   8/16-bit signed, 32-bit unsigned and signed integers (TIFF only).
  *   F32, F64       float (TIFF only); F32 of f64 data rounds to single, as MATLAB's single().
- * Values an integer type cannot hold (below 0, above 255/65535, fractional, NaN, Inf) are
+ * Values an integer type cannot hold (outside its range, fractional, NaN, Inf) are
  * CLIP_ERR_TYPE with a message naming how many there are of each kind and the range ("save_png:
  * out.png: 2 of 6 values do not fit 16-bit unsigned samples (whole numbers 0..65535): 1 above
  * 65535 (largest 70000), 1 fractional (e.g. 0.5)"); nothing is written, and no file is left.
  * An explicit fit changes values, and the report says how (clip_save_report.text):
- *   CLIP_FIT_CLAMP  values below 0 become 0, above the maximum the maximum, fractions round to
- *                   nearest (half up), NaN becomes 0.
- *   CLIP_FIT_SCALE  the data's finite [min, max] maps linearly onto [0, maximum], then rounds;
- *                   NaN becomes 0, +-Inf the ends (constant data stores 0).
+ *   CLIP_FIT_CLAMP  values below the range become its minimum, above it its maximum, fractions
+ *                   round to nearest (half away from zero, as MATLAB's uint16()), NaN becomes 0.
+ *   CLIP_FIT_SCALE  the data's finite [min, max] maps linearly onto the type's whole range, then
+ *                   rounds; NaN becomes 0, +-Inf the ends (constant data stores the minimum).
  * A fit on a float TIFF sample changes nothing (float keeps every value; F32 rounds to single).
  *
  * Stacks: TIFF stores rows x cols x N as N pages, except N of 3 or 4, which is one RGB / RGBA
@@ -120,8 +130,12 @@ typedef enum clip_sample {
     CLIP_SAMPLE_AUTO = 0,
     CLIP_SAMPLE_U8,
     CLIP_SAMPLE_U16,
-    CLIP_SAMPLE_F32, /* TIFF only */
-    CLIP_SAMPLE_F64  /* TIFF only */
+    CLIP_SAMPLE_F32, /* TIFF only, as every type below */
+    CLIP_SAMPLE_F64,
+    CLIP_SAMPLE_I8,
+    CLIP_SAMPLE_I16,
+    CLIP_SAMPLE_U32,
+    CLIP_SAMPLE_I32
 } clip_sample;
 
 /* What an image save does with values the integer sample type cannot hold. */
