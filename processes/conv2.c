@@ -51,7 +51,12 @@
  *              loaded once per filter row; filter size and orientation compiled in), tensor
  *              (NVIDIA sm_90, f32, filters up to 64 rows: the direct sums as wgmma products of
  *              each input column's Toeplitz block by the filter's columns, 3xTF32, so each
- *              output errs like a direct fp32 sum; NaN outputs recomputed by a direct sum).
+ *              output errs like a direct fp32 sum where A's and K's values are 0 or at least
+ *              2^-112 (kernels/tf32.cl); NaN outputs recomputed by a direct sum, and every
+ *              output of a work-group whose inputs or filter hold a smaller non-zero value
+ *              (subnormals): on an H200 at 4096^2 31x31 a subnormal image took 14.3 ms against
+ *              0.32, a few NaN/Inf pixels 1.17x (15x15) to 2.8x (31x31) at 8192^2,
+ *              bench/CONV2.md, "Values outside the 3xTF32 range").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -153,15 +158,27 @@ static const char *const sep_names[] = {"auto", "on", "off", NULL};
 static const char *const accuracy_names[] = {"elementwise", "normwise", NULL};
 
 /* The parameters conv2 and conv2sep share (conv2sep's K is u(:)*v(:).'). */
-#define CONV2_COMMON_PARAMS                                                                       \
-    {"shape", CLIP_PARAM_CHOICE, CONV2_SHAPE_FULL, 0, 0, 0, shape_names,                          \
-     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},       \
-        {"correlate", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
-         "correlation as filter2/imfilter (K not rotated) instead of convolution"},              \
-        {"pad", CLIP_PARAM_CHOICE, 0, 0, 0, 0, pad_names,                                         \
-         "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"},         \
-        {"normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                          \
-         "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"}
+#define CONV2_COMMON_PARAMS                                                                         \
+    {"shape",                                                                                       \
+     CLIP_PARAM_CHOICE,                                                                             \
+     CONV2_SHAPE_FULL,                                                                              \
+     0,                                                                                             \
+     0,                                                                                             \
+     0,                                                                                             \
+     shape_names,                                                                                   \
+     "full (size(A)+size(K)-1), same (size(A), central part) or valid (no padding used)"},          \
+        {"correlate", CLIP_PARAM_BOOL,                                                              \
+         0,           0,                                                                            \
+         0,           0,                                                                            \
+         NULL,        "correlation as filter2/imfilter (K not rotated) instead of convolution"},    \
+        {"pad",     CLIP_PARAM_CHOICE,                                                              \
+         0,         0,                                                                              \
+         0,         0,                                                                              \
+         pad_names, "values outside A: zero (conv2) or imfilter's replicate, symmetric, circular"}, \
+    {                                                                                               \
+        "normalize", CLIP_PARAM_BOOL, 0, 0, 0, 0, NULL,                                             \
+            "divide the result by sum(K(:)) (a zero sum gives Inf/NaN, as MATLAB)"                  \
+    }
 
 static const clip_param_desc conv2_params[] = {
     CONV2_COMMON_PARAMS,
@@ -169,7 +186,9 @@ static const clip_param_desc conv2_params[] = {
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
      "blocks), fft (errors relative to the largest values, not per output), rblock (CPU "
      "register blocks) or tensor (NVIDIA sm_90 tensor cores, f32: fp32-accurate direct sums "
-     "by 3xTF32)"},
+     "by 3xTF32 for values 0 or |x| >= 2^-112; a work-group whose part of A or whose K holds "
+     "a smaller non-zero value (subnormals) recomputes its outputs by the plain direct sum, "
+     "~45x the time where all do (H200, 4096^2 31x31); NaN outputs likewise)"},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off"},
     {"accuracy", CLIP_PARAM_CHOICE, ACCURACY_ELEMENTWISE, 0, 0, 0, accuracy_names,
@@ -392,9 +411,9 @@ static clip_status init_direct(clip_process *p, const conv2_geom *g, conv2_cfg c
     }
     /* The local and block kernels find a non-finite K themselves; the others read kinfo. */
     if (s == CLIP_OK)
-        s = init_kinfo(p, g,
-                       skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS ||
-                                 c.kind == CONV2_RBLOCK));
+        s = init_kinfo(
+            p, g,
+            skipz && (c.kind == CONV2_GLOBAL || c.kind == CONV2_COLS || c.kind == CONV2_RBLOCK));
     if (s != CLIP_OK) return s;
     st->pass[0].src = CONV2_BUF_A, st->pass[0].filt = CONV2_BUF_K, st->pass[0].dst = CONV2_BUF_C;
     st->pass[0].gated = gated;
@@ -418,8 +437,7 @@ static clip_status init_empty(clip_process *p, const conv2_geom *g, int normaliz
 static clip_status init_fft(clip_process *p, const conv2_geom *g, conv2_cfg direct, int normalize,
                             int skipz) {
     conv2_state *st = clip_proc_state(p);
-    if (!conv2_fft_available())
-        return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
+    if (!conv2_fft_available()) return clip_proc_fail(p, CLIP_ERR_UNSUPPORTED, CONV2_NO_FFT);
     clip_status s = conv2_fft_init(p, g, normalize, &st->fft);
     /* The exact fallback for non-finite data: the direct kernel, gated on the device. */
     if (s == CLIP_OK) s = init_direct(p, g, direct, 0, 1, normalize, skipz, 1);
@@ -518,8 +536,8 @@ static clip_status conv2_init(clip_process *p) {
         return init_separable(p, &g, variant_kinds[variant], normalize, 0);
     }
     if (variant_kinds[variant])
-        return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0,
-                           normalize, skipz, 0);
+        return init_direct(p, &g, conv2_default_cfg(p, &g, variant_kinds[variant]), 1, 0, normalize,
+                           skipz, 0);
     conv2_cfg direct = conv2_auto_direct(p, &g, 1);
     if (variant == VARIANT_FFT) return init_fft(p, &g, direct, normalize, skipz);
 
@@ -623,8 +641,8 @@ static clip_status conv2_launch(clip_process *p) {
     }
     /* conv2sep's column pass reads u's kinfo; every other pass the one kinfo. */
     for (int i = 0; i < st->npass && s == CLIP_OK; i++)
-        s = conv2_direct_launch(p, &st->pass[i], bufs, i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo,
-                                st->gate);
+        s = conv2_direct_launch(p, &st->pass[i], bufs,
+                                i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo, st->gate);
     return s;
 }
 
@@ -795,8 +813,7 @@ static clip_status conv2sep_init(clip_process *p) {
                             clip_data_type(a));
     const int io = prepare_io(p, &g, 3, nd, dims, &s);
     if (io) return s;
-    if (clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0)
-        return init_sep_empty(p, &g, normalize);
+    if (clip_data_numel(a) == 0 || g.mk == 0 || g.nk == 0) return init_sep_empty(p, &g, normalize);
     /* Each pass reads the zero padding under full and same: an Inf in u or v must skip it. */
     const int skipz = g.pad == 0 && shape != CONV2_SHAPE_VALID;
     if (normalize || skipz) s = init_kinfo_uv(p, &g);

@@ -6,7 +6,10 @@
  * K-term rounding bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through
  * the engine, precisions tf32, bf16 and fp16 (bf16 and fp16 on the wgmma kernels only), and the
  * error against a double reference beside the FFMA kernel's (variant tiled) on the same inputs:
- * random, ill-scaled rows and columns, long K, large magnitudes. The tensor family must be no less
+ * random, ill-scaled rows and columns, long K, large magnitudes; on the wgmma kernels operands
+ * outside the 3xTF32 range (subnormal, ~1e-36 and huge rows or columns, all or mixed with rows in
+ * range, transposed, complex: each output within the bound and the largest error within twice
+ * the FFMA kernel's, test_range_wg). The tensor family must be no less
  * accurate than an FFMA run over the same K (where the FFMA kernel splits K the figures are printed
  * only). */
 #include <float.h>

@@ -124,8 +124,8 @@ void clip_proc_set_variant(clip_process *p, const char *variant);
  * with kernels/common.cl before it, compiled with -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
  * `type` and the extra `options`, and creates kernel `kernel_name` owned by the process.
  * SOURCE "LIB+NAME" builds kernels/LIB.cl between common.cl and NAME.cl (shared building blocks
- * that only some devices compile, such as tensor_core.cl); up to three such files, joined in
- * order, as in "tensor_core+conv2+conv2_tensor".
+ * that only some devices compile, such as tensor_core.cl); up to four names in all, joined in
+ * order, as in "tensor_core+tf32+conv2+conv2_tensor".
  * Errors: CLIP_ERR_NO_FP64 (double type on a device without fp64), CLIP_ERR_BUILD (message
  * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name, more than four
  * names, a name of 64 characters or more, or options that with clip's own pass 1 KiB),
