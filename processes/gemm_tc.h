@@ -17,11 +17,13 @@
  * Accuracy (precision fp32). 3xTF32 splits each value x into TF32 parts big + small
  * (kernels/tf32.cl) and is fp32-accurate, each output within the K-term bound of fp32 FMA
  * (error up to a small multiple of K * 2^-24 * sum |a||b|), where every operand is 0 or
- * 2^-112 <= |x| < 2^64: below that TF32's step (2^-136 under FLT_MIN) drops bits of the parts
- * (a subnormal keeps ~2^-7 of itself, a value ~1e-36 ~2^-16), above it products and sums may
- * reach the end of the range. The wgmma kernels enforce the range: wg_pack flags each row of
+ * 2^-112 <= |x| < 2^126: below that TF32's step (2^-136 under FLT_MIN) drops bits of the parts
+ * (a subnormal keeps ~2^-7 of itself, a value ~1e-36 ~2^-16), above it the rounding may reach
+ * Inf and products and sums sit at the end of the range (in range, an output that overflows is
+ * +-Inf where the sum's order makes it so, as between any two fp32 orders; NaN outputs are
+ * recomputed in fp32). The wgmma kernels enforce the range: wg_pack flags each row of
  * op(A) and column of op(B) that holds a value outside it (subnormals, normals under 2^-112,
- * values of 2^64 and more, Inf, NaN), gemm_wg leaves their outputs, and wg_fix computes them by
+ * values of 2^126 and more, Inf, NaN), gemm_wg leaves their outputs, and wg_fix computes them by
  * fp32 FMA (IEEE Inf and NaN where fp32 FMA puts them). Cost, measured on an H200 at 4096^3
  * (bench/GEMM.md, "Values outside the 3xTF32 range"): none on data in range (1.45 against 1.42
  * ms, within 2%), 1.55x with 4 rows of +-0.9 FLT_MAX, 1.83x with 3 NaN and 2 Inf in A and 2 -Inf
