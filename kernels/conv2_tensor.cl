@@ -43,7 +43,7 @@
  * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
  * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
  * tiny normals) recomputes all its outputs so, and a filter that holds one makes every group
- * do so (the cost of the plain sum: processes/conv2.h).
+ * do so (the cost of the plain sum: processes/conv2.c).
  *
  * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
  * on the compute unit fill the wait with their own steps' other work. From registers that stay
@@ -607,7 +607,6 @@ inline int tc_filter_tiny(__global const float *K, int tid, int count) {
     return tiny;
 }
 
-#define TC_FIXB 16 /* outputs tc_fix tests at once */
 /* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
  * when `all` (a value of the group's input or of the filter is under the split's range, where
  * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
@@ -616,26 +615,11 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize,
                    int all) {
-    /* The test reads TC_FIXB outputs ahead (independent loads) before it tests any: one load at
-     * a time, a span of the second form (a compute unit's share, about 5e5 outputs at 8192^2)
-     * cost 2 ms of load latency (bench/CONV2.md, "Special values"). */
-    const int total = TC_GM * tj;
-    for (int v0 = tid; v0 < total; v0 += TC_FIXB * 128) {
-        uint nan = 0;
-        if (!all) {
-#pragma unroll
-            for (int u = 0; u < TC_FIXB; u++) {
-                const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-                if (v < total && i < mo && j < no && isnan(C[j * (long)mo + i])) nan |= 1u << u;
-            }
-            if (!nan) continue;
-        }
-        for (int u = 0; u < TC_FIXB; u++) {
-            const int v = v0 + 128 * u, i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-            if (v < total && i < mo && j < no && (all || (nan >> u) & 1u))
-                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
-                          normalize, kinfo);
-        }
+    for (int v = tid; v < TC_GM * tj; v += 128) {
+        const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+        if (i < mo && j < no && (all || isnan(C[j * (long)mo + i])))
+            store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
+                      kinfo);
     }
 }
 

@@ -12,12 +12,15 @@
  * relative). No third part helps: the step is the format's. Upward, the rounding of x past
  * FLT_MAX gives big = Inf and small = NaN. */
 
-/* The range in which the split is fp32-accurate and a product of two values of it, summed over
- * any K up to 2^31, stays finite: 0, or 2^-112 <= |x| < 2^64. The kernels find the rows and
- * columns (GEMM) or work-groups (conv2) that hold anything else (subnormals, normals under 2^-112,
- * values of 2^64 and more, Inf, NaN) and compute those outputs in plain fp32 FMA instead. */
+/* The range in which the split is fp32-accurate: 0, or 2^-112 <= |x| < 2^126 (up there the
+ * rounding cannot reach Inf, and 2^126 leaves the near-FLT_MAX values, whose products and sums
+ * sit at the end of the range, to fp32 FMA). The kernels find the rows and columns (GEMM) or
+ * work-groups (conv2: its low end) that hold anything else (subnormals, normals under 2^-112,
+ * values of 2^126 and more, Inf, NaN) and compute those outputs in plain fp32 FMA instead. Data
+ * in range whose products or sums overflow give Inf as fp32 does, where the order of the sum
+ * allows (any two fp32 orders may differ there); NaN outputs are recomputed in fp32. */
 #define TF32_TINY 0x1p-112f
-#define TF32_HUGE 0x1p64f
+#define TF32_HUGE 0x1p126f
 
 /* x rounded to TF32, nearest with ties away from zero (as cvt.rna.tf32.f32), as the bits of an
  * fp32 value whose low 13 bits are zero: adding half of the dropped unit to the magnitude bits

@@ -12,7 +12,25 @@
  * (2 to 4), aligned whether A's and B's leading dimensions and offsets are multiples of 4 floats
  * (the kernel's 16-byte copies need it), precision fp32 (3xTF32) or tf32 (one TF32 product per
  * pair, accumulated on the tensor cores; bf16 and fp16 only on the wgmma kernels). The others are
- * fixed: vw 4, vwn 1, wm mdimc, ksplit 1, sk 0. Only op(A) = A and op(B) = B are built. */
+ * fixed: vw 4, vwn 1, wm mdimc, ksplit 1, sk 0. Only op(A) = A and op(B) = B are built.
+ *
+ * Accuracy (precision fp32). 3xTF32 splits each value x into TF32 parts big + small
+ * (kernels/tf32.cl) and is fp32-accurate, each output within the K-term bound of fp32 FMA
+ * (error up to a small multiple of K * 2^-24 * sum |a||b|), where every operand is 0 or
+ * 2^-112 <= |x| < 2^126: below that TF32's step (2^-136 under FLT_MIN) drops bits of the parts
+ * (a subnormal keeps ~2^-7 of itself, a value ~1e-36 ~2^-16), above it the rounding may reach
+ * Inf and products and sums sit at the end of the range (in range, an output that overflows is
+ * +-Inf where the sum's order makes it so, as between any two fp32 orders; NaN outputs are
+ * recomputed in fp32). The wgmma kernels enforce the range: wg_pack flags each row of
+ * op(A) and column of op(B) that holds a value outside it (subnormals, normals under 2^-112,
+ * values of 2^126 and more, Inf, NaN), gemm_wg leaves their outputs, and wg_fix computes them by
+ * fp32 FMA (IEEE Inf and NaN where fp32 FMA puts them). Cost, measured on an H200 at 4096^3
+ * (bench/GEMM.md, "Values outside the 3xTF32 range"): none on data in range (1.45 against 1.42
+ * ms, within 2%), 1.55x with 4 rows of +-0.9 FLT_MAX, 1.83x with 3 NaN and 2 Inf in A and 2 -Inf
+ * in B, 32x with every row subnormal (47.5 ms; the FFMA kernel takes 2.8). The mma.sync kernel
+ * (auto never takes it: variant tensor below compute capability 9.0 or with CLIP_GEMM_WGMMA=0)
+ * does not: it splits every value and recomputes only NaN outputs, so subnormal and tiny
+ * operands lose accuracy there. */
 #ifndef CLIP_PROCESSES_GEMM_TC_H
 #define CLIP_PROCESSES_GEMM_TC_H
 
@@ -117,7 +135,8 @@ void clip_gemm_tc_options(const clip_gemm_params *prm, char *buf, size_t cap);
 /* Builds (or finds cached) the kernels of a checked tensor set into g (owned by the process),
  * with a wgmma set's workspace for products up to m x k by k x n: their packed operands, then
  * room for a wave's partial tiles when sk > 0 (g->sk_groups work-groups of mwg x nwg floats;
- * g->fixup the kernel that sums them, clip_gemm_tc_schedule). Errors: as clip_proc_kernel
+ * g->fixup the kernel that sums them, clip_gemm_tc_schedule), then the range flags (a word a
+ * packed row and tile); at precision fp32 also g->fix_range (wg_fix). Errors: as clip_proc_kernel
  * and clip_proc_temp; CLIP_ERR_PARAM_RANGE when the built kernel cannot run the set's
  * work-group. A wgmma set past the device's reported local memory that fails to build (a driver
  * that holds sm_90a kernels to OpenCL's 48 KB) is replaced by the set of its precision that fits
@@ -129,7 +148,8 @@ clip_status clip_gemm_tc_build(clip_process *p, clip_type t, const clip_gemm_par
  * indices, m, n, k > 0). Errors: CLIP_ERR_INVALID_ARG (A or B not aligned to 4 floats),
  * CLIP_ERR_OVERFLOW (more tiles than a grid holds), CLIP_ERR_OPENCL; a wgmma set also
  * CLIP_ERR_INVALID_ARG for a product larger than its workspace. A wgmma set enqueues the packing,
- * the product, and where clip_gemm_tc_schedule splits a tail, the sum of its parts. */
+ * the product, where clip_gemm_tc_schedule splits a tail the sum of its parts, and at precision
+ * fp32 wg_fix (the outputs of rows and columns outside the 3xTF32 range). */
 clip_status clip_gemm_tc_enqueue(clip_process *p, const clip_gemm *g, size_t m, size_t n, size_t k,
                                  clip_gemm_scalar alpha, clip_gemm_operand a, clip_gemm_operand b,
                                  clip_gemm_scalar beta, clip_gemm_operand c);

@@ -145,7 +145,9 @@ static void test_subnormal(clip_app *app) {
     for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
         for (size_t d = 0; d < sizeof kinds / sizeof *kinds; d++) {
             if (quick && ki % 2 != d % 2) continue;
-            const size_t r = 150, c = 290, mk = ks[ki][0], nk = ks[ki][1];
+            /* (a smaller image past 31 taps: few groups, each recomputing by the plain sum) */
+            const size_t mk = ks[ki][0], nk = ks[ki][1], r = mk > 31 ? 100 : 150,
+                         c = mk > 31 ? 140 : 290;
             host_arr ha, hk;
             clip_data *a = make_data(app, CLIP_F32, r, c, 1, seed++, &ha);
             clip_data *k = make_data(app, CLIP_F32, mk, nk, 1, seed++, &hk);

@@ -6,7 +6,10 @@
  * K-term rounding bound, NaN/Inf and values near the fp32 range, alpha/beta on sub-matrices through
  * the engine, precisions tf32, bf16 and fp16 (bf16 and fp16 on the wgmma kernels only), and the
  * error against a double reference beside the FFMA kernel's (variant tiled) on the same inputs:
- * random, ill-scaled rows and columns, long K, large magnitudes. The tensor family must be no less
+ * random, ill-scaled rows and columns, long K, large magnitudes; on the wgmma kernels operands
+ * outside the 3xTF32 range (subnormal, ~1e-36 and huge rows or columns, all or mixed with rows in
+ * range, transposed, complex: each output within the bound and the largest error within twice
+ * the FFMA kernel's, test_range_wg). The tensor family must be no less
  * accurate than an FFMA run over the same K (where the FFMA kernel splits K the figures are printed
  * only). */
 #include <float.h>
@@ -549,7 +552,7 @@ static void scale_lines(gt_mat *X, int by_col, int e, int every) {
 }
 
 /* Operands outside the 3xTF32 split's range (kernels/tf32.cl): subnormals and normals under
- * 2^-112 (whose TF32 parts lose bits), values of 2^64 and more. Their rows and columns must come
+ * 2^-112 (whose TF32 parts lose bits), values of 2^126 and more. Their rows and columns must come
  * out as fp32 FMA computes them: every output within the K-term bound, and the largest error /
  * sum|a||b| within twice the FFMA kernel's on the same inputs (issue 45: SGEMM with A ~1e-39
  * against B ~1e10 erred 7,520 eps on the tensor path, 6.67 on FFMA). ea and eb scale every
@@ -594,10 +597,10 @@ static void test_range_wg(clip_app *app, unsigned long long *seed) {
     /* ~1e-36: normal, but the small TF32 parts are subnormal. */
     wg_range_case(app, "A 2^-120", CLIP_F32, 300, 520, 260, -120, 1, 30, 1, 0, 0, seed);
     wg_range_case(app, "B 2^-118", CLIP_F32, 300, 520, 260, 28, 1, -118, 1, 0, 0, seed);
-    /* Mixed with rows and columns in range, transposed, and huge values (2^70). */
+    /* Mixed with rows and columns in range, transposed, and huge values (up to 2^127). */
     wg_range_case(app, "A rows 3k subnormal", CLIP_F32, 257, 300, 190, -131, 3, 35, 1, 1, 0, seed);
     wg_range_case(app, "B cols 5k subnormal", CLIP_F32, 190, 300, 257, 35, 1, -131, 5, 0, 1, seed);
-    wg_range_case(app, "A rows 7k 2^70", CLIP_F32, 200, 256, 300, 70, 7, -20, 1, 1, 1, seed);
+    wg_range_case(app, "A rows 7k 2^127", CLIP_F32, 200, 256, 300, 127, 7, -20, 1, 1, 1, seed);
     /* Complex (a real product of twice the depth), conjugated. */
     wg_range_case(app, "A subnormal", CLIP_C32, 130, 260, 70, -130, 1, 33, 1, 2, 0, seed);
     wg_range_case(app, "B cols 4k subnormal", CLIP_C32, 70, 260, 130, 33, 1, -130, 4, 0, 2, seed);

@@ -5,7 +5,7 @@
  *   - tf32_rna: nearest with ties away from zero, at every exponent from the subnormals to
  *     FLT_MAX, and Inf and NaN;
  *   - tf32_split: big and small as the reference rounds them; x - (big + small) within 2^-22 |x|
- *     for every value in the range (0, or 2^-112 <= |x| < 2^64);
+ *     for every value in the range (0, or 2^-112 <= |x| < 2^126);
  *   - tf32_outside and tf32_tiny: exactly the values outside it, and every value whose split
  *     loses accuracy among them (subnormals, ~1e-36);
  *   - a model of the GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being exact
@@ -80,9 +80,9 @@ static double ref_rna(double x) {
     return fabs(v) > FLT_MAX ? copysign(INFINITY, x) : v;
 }
 
-/* The range rule in double: 0, or 2^-112 <= |x| < 2^64. */
+/* The range rule in double: 0, or 2^-112 <= |x| < 2^126. */
 static int ref_outside(double x) {
-    return !(x == 0 || (fabs(x) >= 0x1p-112 && fabs(x) < 0x1p64));
+    return !(x == 0 || (fabs(x) >= 0x1p-112 && fabs(x) < 0x1p126));
 }
 
 typedef struct {
@@ -122,7 +122,7 @@ static size_t make_values(float *x, size_t cap, unsigned long long *seed) {
             for (uint32_t sg = 0; sg < 2 && n < cap; sg++)
                 x[n++] = from_bits(sg << 31 | ex << 23 | fracs[f]);
     const float edges[] = {0x1p-112f, nextafterf(0x1p-112f, 0),
-                           0x1p64f,   nextafterf(0x1p64f, 0),
+                           0x1p126f,  nextafterf(0x1p126f, 0),
                            FLT_MAX,   FLT_MIN,
                            1e-36f,    1e-39f,
                            INFINITY,  -INFINITY,

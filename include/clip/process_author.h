@@ -174,8 +174,9 @@ CLIP_API clip_status clip_proc_kernel_file(clip_process *p, const char *path, cl
 /* The built-in processes' call: the source is one of the files embedded in the library,
  * kernels/SOURCE.cl, built as above. SOURCE "LIB+NAME" builds kernels/LIB.cl between common.cl
  * and NAME.cl (shared building blocks that only some devices compile, such as tensor_core.cl); up
- * to three such files, joined in order, as in "tensor_core+conv2+conv2_tensor". Built-in kernels
- * also see common.cl's short aliases (real_t, complex_t, elem_t, real4_t; -DCLIP_SHORT_NAMES=1),
+ * to four names in all, joined in order, as in "tensor_core+tf32+conv2+conv2_tensor". Built-in
+ * kernels also see common.cl's short aliases (real_t, complex_t, elem_t, real4_t;
+ * -DCLIP_SHORT_NAMES=1),
  * which user sources do not, so that those names stay free for a user's kernel. Also
  * CLIP_ERR_INVALID_ARG: no embedded source of that name, more than four names, a name of 64
  * characters or more. */
