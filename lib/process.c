@@ -8,19 +8,27 @@
 void clip_registry_ensure(void);
 
 static void release_events(clip_process *p) {
-    for (size_t i = 0; i < p->n_events; i++) clReleaseEvent(p->events[i]);
+    for (size_t i = 0; i < p->n_events; i++)
+        clReleaseEvent(p->events[i]);
     p->n_events = 0;
 }
 
 /* Frees everything init made: the process's own state, kernels, temporaries, auto outputs. */
+static void release_init(clip_process *p);
+void clip_process_release_init(clip_process *p) {
+    release_init(p);
+}
+
 static void release_init(clip_process *p) {
     clip_plan_free(p->plan);
     p->plan = NULL;
     if (p->desc->release) p->desc->release(p);
     if (p->state && p->desc->state_size) memset(p->state, 0, p->desc->state_size);
-    for (size_t i = 0; i < p->n_kernels; i++) clReleaseKernel(p->kernels[i]);
+    for (size_t i = 0; i < p->n_kernels; i++)
+        clReleaseKernel(p->kernels[i]);
     p->n_kernels = 0;
-    for (size_t i = 0; i < p->n_temps; i++) clReleaseMemObject(p->temps[i]);
+    for (size_t i = 0; i < p->n_temps; i++)
+        clReleaseMemObject(p->temps[i]);
     p->n_temps = 0;
     for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
         p->convert_kernel[i] = NULL; /* released with the kernels above */
@@ -31,6 +39,8 @@ static void release_init(clip_process *p) {
         }
     }
     p->initialized = 0;
+    p->planned = 0;
+    memset(p->combine, 0, sizeof p->combine);
     p->variant[0] = '\0';
 }
 
@@ -67,7 +77,8 @@ clip_status clip_process_create(clip_app *app, const char *name, clip_process **
         free(p);
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "process_create: out of memory");
     }
-    for (int i = 0; i < d->n_params; i++) p->values[i] = d->params[i].def, p->named[i] = -1;
+    for (int i = 0; i < d->n_params; i++)
+        p->values[i] = d->params[i].def, p->named[i] = -1;
     clip_app_retain(app);
     *out = p;
     return CLIP_OK;
@@ -113,7 +124,8 @@ clip_status clip_process_set_input(clip_process *p, int index, clip_data *d) {
 }
 
 clip_status clip_process_set_output(clip_process *p, int index, clip_data *d) {
-    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_output: process is NULL");
+    if (!p)
+        return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_set_output: process is NULL");
     if (!d || index < 0 || index >= p->desc->n_outputs)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: set_output: %s", p->desc->name,
                               d ? "index out of range" : "data is NULL");
@@ -249,12 +261,14 @@ clip_status clip_process_launch(clip_process *p) {
 }
 
 clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
-    if (!p || !out) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_output: NULL argument");
+    if (!p || !out)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_output: NULL argument");
     *out = NULL;
     if (index < 0 || index >= p->desc->n_outputs)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: output %d does not exist",
                               p->desc->name, index);
-    if (!p->initialized)
+    if (!p->initialized && !p->planned)
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
                               "%s: output asked for before a successful init", p->desc->name);
     *out = p->outputs[index];
@@ -285,7 +299,8 @@ static clip_status timing_on(clip_process *p, const char *what) {
 
 /* Command i's profiling interval, start and end in ns. */
 static clip_status event_interval(clip_process *p, size_t i, cl_ulong *t0, cl_ulong *t1) {
-    cl_int e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
+    cl_int e =
+        clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
     if (e == CL_SUCCESS)
         e = clGetEventProfilingInfo(p->events[i], CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL);
     if (e != CL_SUCCESS)
@@ -301,7 +316,9 @@ clip_status clip_process_set_timing(clip_process *p, int on) {
 }
 
 clip_status clip_process_time_ms(clip_process *p, double *ms) {
-    if (!p || !ms) return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG, "process_time_ms: NULL argument");
+    if (!p || !ms)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_time_ms: NULL argument");
     *ms = 0.0;
     clip_status s = timing_on(p, "time");
     if (s == CLIP_OK) s = wait_launch(p, "time");
@@ -360,5 +377,9 @@ void clip_process_unbind(clip_process *p) {
     }
 }
 
-const char *clip_process_variant(const clip_process *p) { return p ? p->variant : ""; }
-const clip_process_desc *clip_process_descriptor(const clip_process *p) { return p ? p->desc : NULL; }
+const char *clip_process_variant(const clip_process *p) {
+    return p ? p->variant : "";
+}
+const clip_process_desc *clip_process_descriptor(const clip_process *p) {
+    return p ? p->desc : NULL;
+}

@@ -8,7 +8,9 @@
 #                            liboctave-dev for the gateway's tests) for the matlab/
 #                            comparisons, with OpenBLAS as its BLAS (what Octave users run; the
 #                            reference BLAS is some 27x slower), clang and its sanitizer and
-#                            libFuzzer runtime, valgrind, gnuplot for the plot check
+#                            libFuzzer runtime, valgrind, gnuplot for the plot check, and Open MPI
+#                            (openmpi-bin, libopenmpi-dev) for clip-mpi and its test, test_mpi
+#                            (the demo runs on one host and needs no MPI)
 #   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, and clinfo
 #                            (bench/conv2_gpu.sh reads device properties with it)
 # Modes combine: install-deps.sh test bench. Every optional part may also be absent: CMake's
@@ -20,7 +22,8 @@ pkgs=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-op
 command -v octave-cli >/dev/null && pkgs+=(liboctave-dev)
 for mode in "$@"; do
   case $mode in
-    test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox) ;;
+    test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox
+                openmpi-bin libopenmpi-dev) ;;
     bench) pkgs+=(libclblast-dev clinfo) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac
