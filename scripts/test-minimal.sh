@@ -6,14 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 off=()
-for dep in TIFF PNG MATIO CLFFT CLBLAST OCTAVE GNUPLOT VALGRIND MEX LIBFUZZER; do
+for dep in TIFF PNG MATIO CLFFT CLBLAST OCTAVE GNUPLOT VALGRIND MEX LIBFUZZER MPI; do
   off+=("-DCLIP_WITH_$dep=OFF")
 done
 cmake -S . -B build-min -DCMAKE_BUILD_TYPE=Release -DCLIP_WERROR=ON "${off[@]}" | grep '^--   [-+]'
 cmake --build build-min -j"$jobs"
 log=build-min/ctest.log
 ctest --test-dir build-min --output-on-failure -j"$jobs" -L 'unit|octave|bench|memcheck' | tee "$log"
-# What a build without clFFT, Octave, the gateway, gnuplot and valgrind cannot run must say so.
-for t in test_conv2_fft octave_check_conv2 octave_test_gateway gemm_plot memcheck_test_io; do
+# What a build without clFFT, Octave, the gateway, gnuplot, valgrind and MPI cannot run must say so.
+for t in test_conv2_fft octave_check_conv2 octave_test_gateway gemm_plot memcheck_test_io test_mpi; do
   grep -Eq "[0-9]+ - $t \(Skipped\)" "$log" || { echo "test-minimal: $t was not reported skipped"; exit 1; }
 done
