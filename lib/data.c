@@ -84,10 +84,9 @@ static clip_status check_shape(clip_app *app, clip_type type, int ndims, const s
 }
 
 /* New data; its host storage is `borrow` (clip_data_wrap) or, when that is NULL, allocated
- * (zeroed with `zero`). */
-
-static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
-                        void *borrow, clip_data **out) {
+ * (zeroed with `zero`), at once or, with `deferred`, at first use. */
+static clip_status make_as(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
+                           void *borrow, int deferred, clip_data **out) {
     if (!out) return clip_set_error(app, CLIP_ERR_INVALID_ARG, "data_create: out is NULL");
     *out = NULL;
     if (!app) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "data_create: app is NULL");
@@ -99,7 +98,7 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
     d->borrowed = borrow != NULL;
     if (borrow) {
         d->host = borrow;
-    } else if (bytes && clip_pinned_wanted(app, bytes)) {
+    } else if (bytes && (deferred || clip_pinned_wanted(app, bytes))) {
         d->zero_pending = zero; /* page-locked storage is made at first use: a process output
                                    that never leaves its device must not lock host memory */
     } else if (bytes) {
@@ -128,6 +127,16 @@ static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *
     clip_app_retain(app);
     *out = d;
     return CLIP_OK;
+}
+
+static clip_status make(clip_app *app, clip_type type, int ndims, const size_t *dims, int zero,
+                        void *borrow, clip_data **out) {
+    return make_as(app, type, ndims, dims, zero, borrow, 0, out);
+}
+
+clip_status clip_data_create_deferred(clip_app *app, clip_type type, int ndims, const size_t *dims,
+                                      clip_data **out) {
+    return make_as(app, type, ndims, dims, 1, NULL, 1, out);
 }
 
 clip_status clip_data_create(clip_app *app, clip_type type, int ndims, const size_t *dims,

@@ -64,8 +64,8 @@ static clip_status read_header(clip_app *app, const char *path, char **text, int
 }
 
 /* Parses the line after "# Dimensions" as BART does: sizes beyond what is stored must be 1. */
-static clip_status parse_header(clip_app *app, const char *path, const char *text, int *ndims,
-                                size_t dims[CLIP_MAX_DIMS]) {
+clip_status clip_cfl_parse_header(clip_app *app, const char *path, const char *text, int *ndims,
+                                  size_t dims[CLIP_MAX_DIMS]) {
     const char *line = text;
     const char *key = "# Dimensions";
     for (;;) {
@@ -164,7 +164,7 @@ static clip_status load_once(clip_app *app, const char *hdr, const char *cfl, cl
     size_t dims[CLIP_MAX_DIMS];
     clip_status s = read_header(app, hdr, &text, hfd, hst);
     *no_hdr = *hfd < 0 && s == CLIP_ERR_IO && errno == ENOENT;
-    if (s == CLIP_OK) s = parse_header(app, hdr, text, &ndims, dims);
+    if (s == CLIP_OK) s = clip_cfl_parse_header(app, hdr, text, &ndims, dims);
     if (s == CLIP_OK) s = read_samples(app, cfl, ndims, dims, out);
     free(text);
     return s;
@@ -240,8 +240,7 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
 
 /* ---------------------------------------------------------------- save */
 
-static clip_status write_header(clip_app *app, const char *path, clip_save_file *sf,
-                                clip_data *d) {
+static clip_status write_header(clip_app *app, const char *path, clip_save_file *sf, clip_data *d) {
     char text[32 + CFL_WRITE_DIMS * 21];
     size_t n = (size_t)snprintf(text, sizeof text, "# Dimensions\n");
     for (int i = 0; i < CFL_WRITE_DIMS; i++)
@@ -254,8 +253,8 @@ static clip_status write_header(clip_app *app, const char *path, clip_save_file 
 
 /* Converts every type to complex float through a bounded buffer, so a save of f64 or c64 data
  * needs no second full-size copy. */
-static clip_status write_samples(clip_app *app, const char *path, clip_save_file *sf,
-                                 clip_data *d, const void *host) {
+static clip_status write_samples(clip_app *app, const char *path, clip_save_file *sf, clip_data *d,
+                                 const void *host) {
     enum { CHUNK = 8192 };
     float buf[2 * CHUNK];
     clip_type t = clip_data_type(d);
@@ -313,9 +312,8 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     if (s == CLIP_OK) s = write_header(app, hdr, &sf[1], d);
     /* Both halves are verified before either replaces its target, so a failure here leaves the
      * old pair whole; what the commit itself may leave, lib/save_file.h says. */
-    const clip_save_expect expect[2] = {
-        {(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL, 0},
-        {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13}};
+    const clip_save_expect expect[2] = {{(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL, 0},
+                                        {CLIP_SAVE_SIZE_WRITTEN, "# Dimensions\n", 13}};
     if (s == CLIP_OK) s = clip_save_commit_all(app, "save_cfl", 2, sf, paths, expect);
     clip_save_discard(&sf[0]);
     clip_save_discard(&sf[1]);

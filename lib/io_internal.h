@@ -87,4 +87,9 @@ clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var,
 /* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
 int clip_io_mat73_available(void);
 
+/* Parses a CFL header's text (lib/io_cfl.c) as BART does: the sizes after "# Dimensions", those
+ * past the last that is not 1 dropped. Errors: CLIP_ERR_FORMAT, CLIP_ERR_DIMS (naming path). */
+clip_status clip_cfl_parse_header(clip_app *app, const char *path, const char *text, int *ndims,
+                                  size_t dims[CLIP_MAX_DIMS]);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clip/plan.h"
 #include "fault.h"
 #include "process_internal.h"
 
@@ -187,7 +188,7 @@ static int streaming(const clip_plan *pl) {
         total += p->inputs[i]->bytes;
     for (int i = 0; i < p->desc->n_outputs; i++)
         total += p->outputs[i] ? p->outputs[i]->bytes : 0;
-    return p->app->n_devices == 1 || total > pl->max_alloc;
+    return pl->n_devices == 1 || total > pl->max_alloc;
 }
 
 static void limits(clip_plan *pl) {
@@ -204,12 +205,10 @@ static void limits(clip_plan *pl) {
     }
 }
 
-clip_status clip_plan_make(clip_process *p, int *whole) {
+/* Asks the hook for pieces that fit pl's limits (set by the caller), doubling the target. On
+ * success with *whole set the hook added no piece. pl is the caller's either way. */
+static clip_status find_pieces(clip_process *p, clip_plan *pl, int *whole) {
     *whole = 0;
-    clip_plan *pl = calloc(1, sizeof *pl);
-    if (!pl) return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory");
-    pl->p = p;
-    limits(pl);
     uint64_t need = 0;
     long bad = 0;
     /* One piece could not help a single device: two at least. Several devices: a piece per
@@ -223,22 +222,32 @@ clip_status clip_plan_make(clip_process *p, int *whole) {
         clip_status s = p->desc->plan(p, pl);
         if (s != CLIP_OK || pl->n == 0) {
             *whole = s == CLIP_OK;
-            clip_plan_free(pl);
             return s;
         }
         if (pl->target == first && streaming(pl) && pl->max_mem > STREAM_PIECE)
             pl->max_mem = STREAM_PIECE; /* the outputs exist now: decide once */
         if ((bad = misfit(pl, &need)) < 0) break;
     }
-    if (bad >= 0) {
-        /* Read before the plan is freed. */
-        const unsigned long long max_alloc = pl->max_alloc, max_mem = pl->max_mem;
-        clip_plan_free(pl);
+    if (bad >= 0)
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
                               "no split into pieces that fit: a piece still needs %llu bytes on a "
                               "device whose largest allocation is %llu bytes (memory %llu per "
                               "piece in flight)",
-                              (unsigned long long)need, max_alloc, max_mem);
+                              (unsigned long long)need, (unsigned long long)pl->max_alloc,
+                              (unsigned long long)pl->max_mem);
+    return CLIP_OK;
+}
+
+clip_status clip_plan_make(clip_process *p, int *whole) {
+    *whole = 0;
+    clip_plan *pl = calloc(1, sizeof *pl);
+    if (!pl) return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "plan: out of memory");
+    pl->p = p;
+    limits(pl);
+    clip_status s = find_pieces(p, pl, whole);
+    if (s != CLIP_OK || *whole) {
+        clip_plan_free(pl);
+        return s;
     }
     pl->piece_ms = calloc(pl->n, sizeof *pl->piece_ms);
     for (int i = 0; i < p->desc->n_outputs && pl->piece_ms; i++) {
@@ -540,6 +549,8 @@ static clip_status lane_finish(clip_plan *pl, lane_run *ln) {
     return s;
 }
 
+static int reinit_each_piece(void);
+
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -555,8 +566,7 @@ clip_status clip_plan_launch(clip_process *p) {
     if (e != CL_SUCCESS)
         return clip_proc_fail(p, CLIP_ERR_OPENCL, "plan: clFinish on device '%s': %s",
                               p->app->info.name, clip_cl_error_name(e));
-    const char *reinit = getenv("CLIP_TEST_REINIT");
-    pl->reinit = reinit && *reinit && strcmp(reinit, "0") != 0;
+    pl->reinit = reinit_each_piece();
     clip_status s = clip_app_make_lanes(p->app);
     for (int d = 0; d < pl->n_devices && s == CLIP_OK; d++)
         for (int l = 0; l < CLIP_LANES; l++) {
@@ -608,5 +618,120 @@ clip_status clip_plan_launch(clip_process *p) {
         snprintf(v, sizeof v, "%s; %s", p->variant, pl->lanes[0][0].proc->variant);
         if (!strstr(p->variant, ";")) clip_proc_set_variant(p, v);
     }
+    return s;
+}
+
+/* ---- the plan as a value (clip/plan.h): for a runner other than clip_plan_launch ---- */
+
+clip_status clip_process_plan(clip_process *p, int parts, clip_plan_info *out) {
+    if (!p || !out)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_plan: NULL argument");
+    memset(out, 0, sizeof *out);
+    clip_clear_error(p->app);
+    if (parts < 1)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "process_plan: %d parts (1 at least)",
+                              parts);
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        if (!p->inputs[i])
+            return clip_set_error(p->app, CLIP_ERR_MISSING_INPUT, "%s: input %d is not set",
+                                  p->desc->name, i);
+    clip_process_release_init(p);
+    out->n_inputs = p->desc->n_inputs;
+    out->n_outputs = p->desc->n_outputs;
+    if (!p->desc->plan) return CLIP_OK; /* runs whole */
+    clip_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.p = p;
+    limits(&pl);
+    pl.n_devices = parts;
+    int whole = 0;
+    p->deferred_outputs = 1;
+    clip_status s = find_pieces(p, &pl, &whole);
+    p->deferred_outputs = 0;
+    if (s != CLIP_OK || whole) {
+        free(pl.pieces);
+        clip_process_release_init(p);
+        return s;
+    }
+    out->n = pl.n;
+    out->pieces = pl.pieces;
+    for (int i = 0; i < p->desc->n_outputs; i++) {
+        const clip_data *o = p->outputs[i];
+        out->combined[i] = pl.combine[i] != NULL;
+        p->combine[i] = pl.combine[i];
+        out->out_type[i] = o->type;
+        out->out_ndims[i] = o->ndims;
+        memcpy(out->out_dims[i], o->dims, sizeof o->dims);
+    }
+    p->planned = 1;
+    return CLIP_OK;
+}
+
+void clip_plan_info_free(clip_plan_info *info) {
+    if (!info) return;
+    free(info->pieces);
+    info->pieces = NULL;
+    info->n = 0;
+}
+
+clip_status clip_process_combine(clip_process *p, int output, const void *partials, size_t n,
+                                 void *result) {
+    if (!p || output < 0 || output >= p->desc->n_outputs || (!partials && n) || !result)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_combine: bad argument");
+    if (!p->planned || !p->combine[output])
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                              "%s: output %d is not combined in the last clip_process_plan",
+                              p->desc->name, output);
+    return p->combine[output](p, output, partials, n, result);
+}
+
+static int reinit_each_piece(void) {
+    const char *e = getenv("CLIP_TEST_REINIT");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+clip_status clip_process_run_piece(clip_process *p, const clip_plan_info *info, size_t i,
+                                   clip_data *const *inputs, clip_data **outputs) {
+    if (!p || !info || !inputs || !outputs || i >= info->n || info->n_inputs != p->desc->n_inputs ||
+        info->n_outputs != p->desc->n_outputs)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "process_run_piece: bad argument (piece %zu)", i);
+    clip_clear_error(p->app);
+    const clip_piece *pc = &info->pieces[i];
+    int keep = p->initialized && !reinit_each_piece();
+    for (int j = 0; j < p->desc->n_inputs; j++) {
+        if (!inputs[j] || inputs[j]->app != p->app ||
+            !same_shape(inputs[j], inputs[j]->type, pc->in[j].count))
+            return clip_proc_fail(p, CLIP_ERR_SHAPE, "piece %zu: input %d is not its box's shape",
+                                  i, j);
+        if (!p->inputs[j] || !same_shape(p->inputs[j], inputs[j]->type, pc->in[j].count)) keep = 0;
+    }
+    clip_status s = CLIP_OK;
+    /* The piece's inputs are p's own objects: a kept init may hold their buffers. */
+    for (int j = 0; j < p->desc->n_inputs && s == CLIP_OK; j++) {
+        clip_data *d = keep ? p->inputs[j] : NULL;
+        const void *h = NULL;
+        if (!d)
+            s = clip_data_create(p->app, inputs[j]->type, inputs[j]->ndims, inputs[j]->dims, &d);
+        if (s == CLIP_OK) s = clip_data_host(inputs[j], &h);
+        if (s == CLIP_OK) s = clip_data_write(d, h);
+        if (s == CLIP_OK && !keep) s = clip_process_set_input(p, j, d);
+        if (!keep) clip_data_destroy(d);
+    }
+    if (s == CLIP_OK && !keep) s = clip_process_init(p);
+    if (s == CLIP_OK) s = clip_process_launch(p);
+    for (int j = 0; j < p->desc->n_outputs && s == CLIP_OK; j++) {
+        const void *h = NULL;
+        s = clip_process_output(p, j, &outputs[j]);
+        if (s == CLIP_OK) s = clip_data_host(outputs[j], &h);
+        if (s == CLIP_OK && !info->combined[j] && !box_inside(&pc->keep[j], NULL, outputs[j]->dims))
+            s = clip_proc_fail(p, CLIP_ERR_INVALID_ARG,
+                               "piece %zu keeps a box outside its output %d", i, j);
+    }
+    if (s != CLIP_OK)
+        for (int j = 0; j < p->desc->n_outputs; j++)
+            outputs[j] = NULL;
     return s;
 }

@@ -79,7 +79,9 @@ clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, 
         clip_data_destroy(d);
         p->outputs[i] = NULL;
     }
-    clip_status s = clip_data_create(p->app, type, ndims, dims, &p->outputs[i]);
+    clip_status s = p->deferred_outputs
+                        ? clip_data_create_deferred(p->app, type, ndims, dims, &p->outputs[i])
+                        : clip_data_create(p->app, type, ndims, dims, &p->outputs[i]);
     if (s != CLIP_OK) return s;
     *out = p->outputs[i];
     return CLIP_OK;

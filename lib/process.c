@@ -12,6 +12,11 @@ static void release_events(clip_process *p) {
 }
 
 /* Frees everything init made: the process's own state, kernels, temporaries, auto outputs. */
+static void release_init(clip_process *p);
+void clip_process_release_init(clip_process *p) {
+    release_init(p);
+}
+
 static void release_init(clip_process *p) {
     clip_plan_free(p->plan);
     p->plan = NULL;
@@ -32,6 +37,8 @@ static void release_init(clip_process *p) {
         }
     }
     p->initialized = 0;
+    p->planned = 0;
+    memset(p->combine, 0, sizeof p->combine);
     p->variant[0] = '\0';
 }
 
@@ -269,7 +276,7 @@ clip_status clip_process_output(clip_process *p, int index, clip_data **out) {
     if (index < 0 || index >= p->desc->n_outputs)
         return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: output %d does not exist",
                               p->desc->name, index);
-    if (!p->initialized)
+    if (!p->initialized && !p->planned)
         return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
                               "%s: output asked for before a successful init", p->desc->name);
     *out = p->outputs[index];

@@ -10,12 +10,12 @@ struct clip_process {
     clip_app *app;
     const clip_process_desc *desc;
     void *state;
-    double *values;                             /* one per parameter; choices store the index */
-    int *named;                                 /* per parameter: index of the name a REAL with
-                                                   names holds (its value is then NaN), or -1 */
+    double *values; /* one per parameter; choices store the index */
+    int *named;     /* per parameter: index of the name a REAL with
+                       names holds (its value is then NaN), or -1 */
     clip_data *inputs[CLIP_PROCESS_MAX_IO];
     clip_data *outputs[CLIP_PROCESS_MAX_IO];
-    int user_output[CLIP_PROCESS_MAX_IO];       /* output given by the user, not created by init */
+    int user_output[CLIP_PROCESS_MAX_IO]; /* output given by the user, not created by init */
     int initialized;
     cl_kernel *kernels;
     size_t n_kernels, cap_kernels;
@@ -29,17 +29,22 @@ struct clip_process {
     cl_kernel convert_kernel[CLIP_PROCESS_MAX_IO]; /* set when input i is converted */
     cl_mem convert_mem[CLIP_PROCESS_MAX_IO];       /* the converted copy (one of temps) */
     char variant[64];
-    struct clip_plan *plan;                     /* set when init split the work (lib/plan.c) */
+    struct clip_plan *plan; /* set when init split the work (lib/plan.c) */
     /* The last launch's times when it was split: kept here, not read from the plan, since a
      * re-init or unbind frees the plan and the times stay readable until the next launch. */
     int last_split;
     double split_wall_ms;
     double *split_ms;
     size_t n_split;
-    char unknown_param[64];                     /* a name clip_proc_real & co. were asked for
-                                                   that the table lacks (init/launch fail) */
-    int over_limit;                             /* init met data or a temporary larger than the
-                                                   device holds (not a failed allocation) */
+    char unknown_param[64];                       /* a name clip_proc_real & co. were asked for
+                                                     that the table lacks (init/launch fail) */
+    int over_limit;                               /* init met data or a temporary larger than the
+                                                     device holds (not a failed allocation) */
+    int planned;                                  /* clip_process_plan ran: outputs stand for
+                                                     their shapes, combines may be called */
+    int deferred_outputs;                         /* clip_process_plan: outputs the plan hook makes
+                                                     stand for their shapes (no host storage) */
+    clip_combine_fn combine[CLIP_PROCESS_MAX_IO]; /* the last clip_process_plan's combines */
 };
 
 /* ---- lib/plan.c: split launches ---- */
@@ -54,6 +59,9 @@ void clip_plan_free(struct clip_plan *plan);
 /* The last launch's wall time, and each piece's device time (ms) into ms[0..cap). */
 double clip_plan_wall_ms(const struct clip_plan *plan);
 size_t clip_plan_piece_times(const struct clip_plan *plan, double *ms, size_t cap);
+
+/* Frees everything init made (and a plan): state, kernels, temporaries, outputs it made. */
+void clip_process_release_init(clip_process *p);
 
 /* Index of parameter `name` in the descriptor, or -1. */
 int clip_param_index(const clip_process_desc *d, const char *name);

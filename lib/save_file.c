@@ -170,8 +170,7 @@ static int open_unnamed(const char *dir, char fd_path[32]) {
 clip_status clip_save_begin(clip_app *app, const char *op, const char *path, clip_save_file *sf) {
     set_discarded(sf);
     char *dir = dir_of(path);
-    if (!dir)
-        return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
+    if (!dir) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: %s: out of memory", op, path);
     remove_stale(dir);
     sf->fd = open_unnamed(dir, sf->fd_path);
     free(dir);
@@ -244,8 +243,7 @@ static clip_status fail_errno(clip_app *app, const char *op, clip_save_file *sf,
 }
 
 clip_status clip_save_error(clip_app *app, const char *op, const clip_save_file *sf,
-                            const char *path,
-                           const char *fallback) {
+                            const char *path, const char *fallback) {
     if (sf->err)
         return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot write: %s", op, path,
                               strerror(sf->err));
@@ -258,13 +256,15 @@ static clip_status short_file(clip_app *app, const char *op, clip_save_file *sf,
                               uint64_t have, uint64_t want) {
     int err = posix_fallocate(sf->fd, (off_t)have, (off_t)(want - have));
     clip_status s =
-        err ? clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot write: %s (the file holds %llu of "
-                             "%llu bytes)", op, path, strerror(err), (unsigned long long)have,
+        err ? clip_set_error(app, CLIP_ERR_IO,
+                             "%s: %s: cannot write: %s (the file holds %llu of "
+                             "%llu bytes)",
+                             op, path, strerror(err), (unsigned long long)have,
                              (unsigned long long)want)
             : clip_set_error(app, CLIP_ERR_IO,
                              "%s: %s: cannot write: the file holds %llu of %llu bytes (the writer "
-                             "reported no error)", op, path, (unsigned long long)have,
-                             (unsigned long long)want);
+                             "reported no error)",
+                             op, path, (unsigned long long)have, (unsigned long long)want);
     clip_save_discard(sf);
     return s;
 }
@@ -276,15 +276,16 @@ clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, 
     struct stat st;
     if (fstat(sf->fd, &st) != 0) return fail_errno(app, op, sf, path, "cannot check", errno);
     uint64_t have = (uint64_t)st.st_size;
-    uint64_t want = expect->size == CLIP_SAVE_SIZE_WRITTEN ? sf->end
+    uint64_t want = expect->size == CLIP_SAVE_SIZE_WRITTEN     ? sf->end
                     : expect->size == CLIP_SAVE_SIZE_UNCHECKED ? have
-                                                                : expect->size;
+                                                               : expect->size;
     if (have < want) return short_file(app, op, sf, path, have, want);
     if (have > want) {
-        clip_status s = clip_set_error(app, CLIP_ERR_IO,
-                                       "%s: %s: the written file holds %llu bytes, its format "
-                                       "needs %llu", op, path, (unsigned long long)have,
-                                       (unsigned long long)want);
+        clip_status s =
+            clip_set_error(app, CLIP_ERR_IO,
+                           "%s: %s: the written file holds %llu bytes, its format "
+                           "needs %llu",
+                           op, path, (unsigned long long)have, (unsigned long long)want);
         clip_save_discard(sf);
         return s;
     }
@@ -296,7 +297,8 @@ clip_status clip_save_verify(clip_app *app, const char *op, clip_save_file *sf, 
         if ((size_t)r != n || memcmp(head, expect->magic, n) != 0) {
             clip_status s = clip_set_error(app, CLIP_ERR_IO,
                                            "%s: %s: the written file does not start with its "
-                                           "format's signature", op, path);
+                                           "format's signature",
+                                           op, path);
             clip_save_discard(sf);
             return s;
         }
@@ -506,4 +508,27 @@ static clip_status commit_locked(clip_app *app, const char *op, size_t n, clip_s
 clip_status clip_save_commit(clip_app *app, const char *op, clip_save_file *sf, const char *path,
                              const clip_save_expect *expect) {
     return clip_save_commit_all(app, op, 1, sf, &path, expect);
+}
+
+clip_status clip_save_join(clip_app *app, const char *op, const char *tmp, clip_save_file *sf) {
+    set_discarded(sf);
+    int fd = open(tmp, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return clip_set_error(app, CLIP_ERR_IO, "%s: %s: cannot open the shared temporary: %s", op,
+                              tmp, strerror(errno));
+    sf->fd = fd;
+    return CLIP_OK;
+}
+
+clip_status clip_save_flush(clip_app *app, const char *op, clip_save_file *sf, const char *path) {
+    int err = sf->err ? sf->err : sf->fd < 0 ? EBADF : fsync(sf->fd) != 0 ? errno : 0;
+    const char *what = sf->err ? "cannot write" : "cannot flush to disk";
+    clip_save_discard(sf); /* joined: closes only */
+    if (err)
+        return clip_set_error(app, CLIP_ERR_IO, "%s: %s: %s: %s", op, path, what, strerror(err));
+    return CLIP_OK;
+}
+
+const char *clip_save_temp_name(const clip_save_file *sf) {
+    return sf->tmp;
 }

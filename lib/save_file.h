@@ -62,7 +62,8 @@ typedef struct clip_save_file {
 } clip_save_file;
 
 /* The discarded state, for a save file that clip_save_begin may never reach. */
-#define CLIP_SAVE_FILE_INIT {NULL, -1, 0, 0, 0, 0, ""}
+#define CLIP_SAVE_FILE_INIT                                                                        \
+    { NULL, -1, 0, 0, 0, 0, "" }
 
 /* What a written temporary must hold before it may replace the target. */
 typedef struct clip_save_expect {
@@ -151,6 +152,21 @@ clip_status clip_save_commit_all(clip_app *app, const char *op, size_t n, clip_s
  * words). Returns CLIP_ERR_IO; the caller still discards the temporary. */
 clip_status clip_save_error(clip_app *app, const char *op, const clip_save_file *sf,
                             const char *path, const char *fallback);
+
+/* Several writers of one file (the MPI layer: ranks writing their boxes). One writer makes the
+ * temporary (clip_save_begin, then clip_save_name so that it has a name others can open) and
+ * commits it; each other writer joins it by that name, writes through clip_save_write (sf->pos
+ * set to each box's offset) and flushes. The discipline holds across them: the committer
+ * commits only after every writer's flush succeeded (the caller's agreement, e.g. an MPI
+ * reduction), and discards the temporary otherwise.
+ * clip_save_join opens the named temporary `tmp` read-write, without creating it; *sf then never
+ * removes it (discarding only closes). Errors: CLIP_ERR_IO with the system's reason. */
+clip_status clip_save_join(clip_app *app, const char *op, const char *tmp, clip_save_file *sf);
+/* A joined writer's end: a write error kept in sf->err, or the fsync's, is CLIP_ERR_IO naming
+ * `path`; closes the file and leaves *sf discarded either way. */
+clip_status clip_save_flush(clip_app *app, const char *op, clip_save_file *sf, const char *path);
+/* The temporary's name (after clip_save_name), or NULL while it has none. */
+const char *clip_save_temp_name(const clip_save_file *sf);
 
 /* Closes and removes the temporary, if any; leaves *sf discarded. */
 void clip_save_discard(clip_save_file *sf);

@@ -10,8 +10,10 @@
 #                            reference BLAS is some 27x slower), clang and its sanitizer and
 #                            libFuzzer runtime, valgrind, gnuplot for the plot check, and
 #                            Debian's Python 3 with cffi, NumPy, SciPy, pytest, venv and pip for
-#                            the Python package clipcl (python/) and its tests, and with tifffile,
-#                            Pillow and h5py for the format conformance suite (tests/conformance)
+#                            the Python package clipcl (python/) and its tests, with tifffile,
+#                            Pillow and h5py for the format conformance suite (tests/conformance),
+#                            and Open MPI (openmpi-bin, libopenmpi-dev) for clip-mpi and its test,
+#                            test_mpi (the demo runs on one host and needs no MPI)
 #   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, clinfo
 #                            (bench/conv2_gpu.sh reads device properties with it), and OpenCV's
 #                            Python module (bench/python_bench.py times cv2.filter2D beside clip)
@@ -26,7 +28,7 @@ for mode in "$@"; do
   case $mode in
     test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox
                 python3-cffi python3-numpy python3-scipy python3-pytest python3-venv python3-pip
-                python3-tifffile python3-pil python3-h5py) ;;
+                python3-tifffile python3-pil python3-h5py openmpi-bin libopenmpi-dev) ;;
     bench) pkgs+=(libclblast-dev clinfo python3-opencv) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac

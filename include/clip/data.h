@@ -68,6 +68,20 @@ CLIP_API int clip_type_is_double(clip_type t);
  * is single), and the result is complex if either is. */
 CLIP_API clip_type clip_type_promote(clip_type a, clip_type b);
 
+/* A box of an N-D array: in each dimension the first index and the count (split launches'
+ * pieces, clip/process_author.h; boxes of files, clip/io.h). */
+typedef struct clip_box {
+    size_t start[CLIP_MAX_DIMS];
+    size_t count[CLIP_MAX_DIMS];
+} clip_box;
+
+/* As clip_data_create, but the host storage is made only when the contents are first used
+ * (filled with zeros then): data standing for its shape, such as the inputs a runner other than
+ * lib/plan.c hands clip_process_plan, or outputs written by boxes into a file, costs no memory
+ * until something reads or writes it. Errors: as clip_data_create. */
+CLIP_API clip_status clip_data_create_deferred(clip_app *app, clip_type type, int ndims,
+                                               const size_t *dims, clip_data **out);
+
 /* Creates data of `type` with `ndims` (1..8) dimensions `dims` (each may be 0). Contents are
  * undefined until written. Trailing singleton dims are kept as given, except that ndims is at
  * least 2 as in MATLAB (a 1-D request of n becomes n x 1).

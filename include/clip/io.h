@@ -183,7 +183,7 @@ CLIP_API clip_status clip_load(clip_app *app, const char *path, clip_data **out)
  * for (a page of a MAT file, a variable of a TIFF) is CLIP_ERR_INVALID_ARG; a page past the last
  * is CLIP_ERR_FORMAT naming how many there are. opts may be NULL. */
 CLIP_API clip_status clip_load_with(clip_app *app, const char *path, const clip_load_opts *opts,
-                           clip_data **out);
+                                    clip_data **out);
 /* Saves by extension (as clip_load): images with sample AUTO and no fit (values kept exactly, or
  * CLIP_ERR_TYPE); .mat is MAT 5 with the variable "result". */
 CLIP_API clip_status clip_save(clip_app *app, const char *path, clip_data *d);
@@ -191,15 +191,17 @@ CLIP_API clip_status clip_save(clip_app *app, const char *path, clip_data *d);
  * option the format has no use for (a sample type for MAT, float samples for PNG, pages for PNG)
  * is CLIP_ERR_INVALID_ARG. */
 CLIP_API clip_status clip_save_with(clip_app *app, const char *path, clip_data *d,
-                           const clip_save_opts *opts, clip_save_report *report);
+                                    const clip_save_opts *opts, clip_save_report *report);
 
 CLIP_API clip_status clip_load_tiff(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels [x pages]], real (third dimension: CLIP_THIRD_AUTO); no fit. */
-CLIP_API clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_tiff(clip_app *app, const char *path, clip_data *d,
+                                    clip_sample sample);
 
 CLIP_API clip_status clip_load_png(clip_app *app, const char *path, clip_data **out);
 /* d: rows x cols [x channels], channels 1..4, real; sample AUTO, U8 or U16; no fit. */
-CLIP_API clip_status clip_save_png(clip_app *app, const char *path, clip_data *d, clip_sample sample);
+CLIP_API clip_status clip_save_png(clip_app *app, const char *path, clip_data *d,
+                                   clip_sample sample);
 
 /* Loads the first numeric variable (or the one named `var` when var is non-NULL). */
 CLIP_API clip_status clip_load_mat(clip_app *app, const char *path, const char *var,
@@ -207,7 +209,8 @@ CLIP_API clip_status clip_load_mat(clip_app *app, const char *path, const char *
 /* Writes one variable named `var` (NULL = "result"). v73 non-zero asks for v7.3 (HDF5): it is
  * CLIP_ERR_UNSUPPORTED when matio lacks HDF5. v73 zero (MAT 5): CLIP_ERR_DIMS when a dimension or
  * the variable's encoded size passes 2^31-1 (above). */
-CLIP_API clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73);
+CLIP_API clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d,
+                                   int v73);
 
 /* `base` is the path without extension: reads base.hdr and base.cfl. CLIP_ERR_IO when either is
  * missing or unreadable (samples with no header, which a save killed while it replaced the pair
@@ -224,6 +227,47 @@ CLIP_API clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d
 
 /* Non-zero if the format was built in: "tiff", "png", "mat", "mat73", "cfl". */
 CLIP_API int clip_io_has(const char *format);
+
+/* ---- CFL by boxes: a runner that reads only the parts it needs, and writers (MPI ranks) that
+ * put their parts into one file ----------------------------------------------------------- */
+
+/* The shape of base's pair, from base.hdr alone. Errors: CLIP_ERR_IO, CLIP_ERR_FORMAT,
+ * CLIP_ERR_DIMS, CLIP_ERR_INVALID_ARG. */
+CLIP_API clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
+                                    size_t dims[CLIP_MAX_DIMS]);
+/* Box `box` of base's array (the header's shape; the samples file must have exactly its size),
+ * read by one pread per run of contiguous samples: a new c32 object of the box's counts.
+ * Errors: as clip_load_cfl's, and CLIP_ERR_INVALID_ARG (a box outside the array). */
+CLIP_API clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *box,
+                                       clip_data **out);
+
+/* One CFL pair written by boxes, by one or several writers (processes, possibly on several
+ * hosts over a shared file system). The creator makes the samples' temporary in base's
+ * directory, with a name the others open (clip_cfl_writer_temp: "<base>.cfl.tmp-HOST-PID-..."),
+ * each writer puts its boxes and finishes; after every writer finished with success (the
+ * caller's agreement: an MPI reduction), the creator finishes with commit: the samples are
+ * checked to be whole in size, the header is written and the pair committed as clip_save_cfl
+ * commits (whole or absent; lib/save_file.h). Finishing without commit, the creator removes the
+ * temporary. A creator killed before it finishes leaves the named temporary, which the next save
+ * into that directory removes (its writer is gone). */
+typedef struct clip_cfl_writer clip_cfl_writer;
+/* Errors: CLIP_ERR_IO (with the path and the system's reason), CLIP_ERR_INVALID_ARG,
+ * CLIP_ERR_OUT_OF_MEMORY. */
+CLIP_API clip_status clip_cfl_writer_create(clip_app *app, const char *base, int ndims,
+                                            const size_t *dims, clip_cfl_writer **out);
+/* The samples temporary's name (borrowed from w), for the other writers. */
+CLIP_API const char *clip_cfl_writer_temp(const clip_cfl_writer *w);
+/* Opens the temporary `temp` another process made for base. Errors: CLIP_ERR_IO. */
+CLIP_API clip_status clip_cfl_writer_join(clip_app *app, const char *base, const char *temp,
+                                          int ndims, const size_t *dims, clip_cfl_writer **out);
+/* Writes box `keep` of d (any type, converted to complex float) at `at` of the file's array.
+ * Errors: CLIP_ERR_INVALID_ARG (a box outside d or the file), CLIP_ERR_IO, and clip_data_host's. */
+CLIP_API clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box *keep,
+                                         const size_t *at);
+/* Ends w (freed either way). A joined writer with `commit` flushes its writes to disk (fsync);
+ * the creator with `commit` commits the pair, without it removes the temporary. Errors:
+ * CLIP_ERR_IO (a write or flush that failed; the pair not whole in size). */
+CLIP_API clip_status clip_cfl_writer_finish(clip_cfl_writer *w, int commit);
 
 #ifdef __cplusplus
 }

@@ -146,7 +146,9 @@ CLIP_API clip_status clip_process_launch(clip_process *p);
 /* Output `index` after a successful init (borrowed: valid until the process is destroyed,
  * initialised again, unbound, or given another output by clip_process_set_output, whichever comes
  * first; clip_data_retain() it to keep it longer). One the caller set by clip_process_set_output
- * lives while the caller or the process holds a reference to it. Errors: CLIP_ERR_NOT_INITIALIZED,
+ * lives while the caller or the process holds a reference to it. A planned process
+ * (clip_process_plan, clip/plan.h) gives its outputs too, deferred (shapes, no storage).
+ * Errors: CLIP_ERR_NOT_INITIALIZED (neither initialised nor planned),
  * CLIP_ERR_INVALID_ARG (NULL p or out, no output `index`). */
 CLIP_API clip_status clip_process_output(clip_process *p, int index, clip_data **out);
 

@@ -280,12 +280,6 @@ CLIP_API clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, 
 /* Most inputs/outputs of a process. */
 #define CLIP_PROC_MAX_IO 8
 
-/* A box of an N-D array: in each dimension the first index and the count. */
-typedef struct clip_box {
-    size_t start[CLIP_MAX_DIMS];
-    size_t count[CLIP_MAX_DIMS];
-} clip_box;
-
 typedef struct clip_piece {
     clip_box in[CLIP_PROC_MAX_IO];              /* what the piece reads of each input */
     clip_box keep[CLIP_PROC_MAX_IO];            /* what is kept of the piece's own output i */

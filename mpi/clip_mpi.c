@@ -1,0 +1,494 @@
+/* clip-mpi: `clip run` over MPI ranks, one rank per device.
+ *
+ *   mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM VALUE]... [--parts P]
+ *                                                        [--device SPEC] [--time]
+ *
+ * A thin layer over the plan (clip/plan.h): it never names a process. Rank 0 plans the process
+ * from the inputs' shapes (clip_process_plan over P parts, default R) and broadcasts the pieces
+ * as plain data, so every rank runs the same pieces whatever its device or tuning cache says.
+ * Rank r runs pieces r, r + R, ...: it reads only its input boxes from the .cfl files
+ * (clip_load_cfl_box), runs each piece (clip_process_run_piece) and writes its placed output
+ * boxes into one output file at their offsets (clip_cfl_writer); partials of combined outputs
+ * (norm, dot) are gathered to rank 0 and combined in piece order by the process's own combine
+ * (clip_process_combine). With the same P the result is the same for every R.
+ * The output appears whole under its name after every rank's writes are on disk (rank 0 commits
+ * after an agreement), or not at all. A rank that fails says so, naming itself and the cause;
+ * every rank then stops (an agreement after each phase), and the temporary is removed. A rank
+ * that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0 removes the
+ * temporary on that signal.
+ * Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`.
+ * Test hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name
+ * that does not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its
+ * first piece. */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clip/clip.h"
+#include "clip/plan.h"
+#include "run_args.h"
+
+static int rank, ranks;
+static char host[64];
+/* Rank 0's output temporaries, removed on SIGTERM (mpirun stopping the job). */
+static char temps[RUN_ARGS_MAX][4096];
+
+static void on_term(int sig) {
+    for (int i = 0; i < RUN_ARGS_MAX; i++)
+        if (temps[i][0]) unlink(temps[i]);
+    _exit(128 + sig);
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* This rank's failure, said once, naming the rank. */
+static void say(const char *fmt, ...) {
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "clip-mpi: rank %d of %d (%s): %s\n", rank, ranks, host, msg);
+    fflush(stderr);
+}
+
+/* Every rank's agreement that all went well: 1, or 0 on every rank when any rank failed (rank 0
+ * then lists the failed ranks; each said its own cause). */
+static int agree(int ok, const char *phase) {
+    int *all = rank == 0 ? calloc((size_t)ranks, sizeof *all) : NULL;
+    MPI_Gather(&ok, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int every = 0;
+    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    static int told; /* the first failure is told; later phases only follow it */
+    if (!every && rank == 0 && all && !told++) {
+        char list[1024] = "";
+        size_t off = 0;
+        for (int r = 0; r < ranks && off < sizeof list; r++)
+            if (!all[r])
+                off += (size_t)snprintf(list + off, sizeof list - off, "%s%d", off ? ", " : "", r);
+        fprintf(stderr, "clip-mpi: every rank stops (%s): rank %s failed\n", phase, list);
+    }
+    free(all);
+    return every;
+}
+
+/* IN's base name: "x.cfl" -> "x"; NULL for another extension. */
+static char *cfl_base(const char *path) {
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 4, ".cfl") != 0) return NULL;
+    char *b = malloc(n - 3);
+    if (b) memcpy(b, path, n - 4), b[n - 4] = '\0';
+    return b;
+}
+
+static void bcast_bytes(void *p, size_t n) {
+    for (size_t off = 0; off < n; off += (size_t)1 << 30) {
+        size_t k = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
+        MPI_Bcast((char *)p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+}
+
+/* Input i's identity as this rank sees it: shape, size and modification time, hashed. */
+static unsigned long long fingerprint(const char *base, int nd, const size_t *dims) {
+    unsigned long long h = 1469598103934665603ULL;
+#define MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ULL)
+    MIX(nd);
+    for (int d = 0; d < CLIP_MAX_DIMS; d++)
+        MIX(dims[d]);
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s.cfl", base);
+    if (stat(path, &st) == 0) {
+        MIX(st.st_size);
+        MIX(st.st_mtim.tv_sec);
+        MIX(st.st_mtim.tv_nsec);
+    }
+#undef MIX
+    return h;
+}
+
+typedef struct times {
+    double read, compute, write;
+    char pieces[1024];
+    size_t n;
+} times;
+
+static int set_params(clip_process *p, const run_args *a) {
+    for (int i = 0; i < a->n_params; i++)
+        if (clip_process_set_text(p, a->params[i][0], a->params[i][1] ? a->params[i][1] : "true") !=
+            CLIP_OK)
+            return 0;
+    return 1;
+}
+
+static int usage(void) {
+    if (rank == 0)
+        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM V]... "
+                        "[--parts P] [--device SPEC] [--time]\n");
+    return 2;
+}
+
+static clip_app *open_app(const run_args *a) {
+    clip_criteria c;
+    memset(&c, 0, sizeof c);
+    if (a->device) {
+        if (clip_criteria_from_spec(a->device, &c) != CLIP_OK) return NULL;
+    } else {
+        MPI_Comm local;
+        int lrank = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        MPI_Comm_rank(local, &lrank);
+        MPI_Comm_free(&local);
+        size_t n = 0;
+        if (clip_devices_list(NULL, 0, &n) != CLIP_OK || n == 0) return NULL;
+        c.ignore_env = 1;
+        c.n_indices = 1;
+        c.indices[0] = (int)((size_t)lrank % n) + 1;
+    }
+    clip_app *app = NULL;
+    return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
+}
+
+static int run(clip_app *app, const char *name, const run_args *a, int parts) {
+    const int n_in = a->n_inputs, n_out = a->n_outputs;
+    char *in_base[RUN_ARGS_MAX] = {0}, *out_base[RUN_ARGS_MAX] = {0};
+    int nd[RUN_ARGS_MAX] = {0};
+    size_t dims[RUN_ARGS_MAX][CLIP_MAX_DIMS];
+    int ok = 1;
+    /* 1. inputs: CFL only, the same on every rank */
+    for (int i = 0; i < n_in && ok; i++) {
+        in_base[i] = cfl_base(a->inputs[i]);
+        if (!in_base[i]) {
+            say("%s: clip-mpi reads .cfl inputs only (read by boxes); convert it with clip run",
+                a->inputs[i]);
+            ok = 0;
+        } else if (clip_cfl_shape(app, in_base[i], &nd[i], dims[i]) != CLIP_OK) {
+            say("%s", clip_app_last_error(app));
+            ok = 0;
+        }
+    }
+    for (int i = 0; i < n_out && ok; i++)
+        if (!(out_base[i] = cfl_base(a->outputs[i]))) {
+            say("%s: clip-mpi writes .cfl outputs only (written by boxes)", a->outputs[i]);
+            ok = 0;
+        }
+    unsigned long long fp[RUN_ARGS_MAX] = {0}, lo[RUN_ARGS_MAX], hi[RUN_ARGS_MAX];
+    for (int i = 0; i < n_in && ok; i++)
+        fp[i] = fingerprint(in_base[i], nd[i], dims[i]);
+    if (agree(ok, "reading the inputs' headers")) {
+        MPI_Allreduce(fp, lo, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(fp, hi, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        for (int i = 0; i < n_in && ok; i++)
+            if (lo[i] != hi[i] && fp[i] != lo[i]) {
+                say("%s differs from rank 0's view of it (shape, size or modification time): "
+                    "every rank must read the same file",
+                    a->inputs[i]);
+                ok = 0;
+            }
+        ok = agree(ok, "comparing the inputs between ranks");
+    } else {
+        ok = 0;
+    }
+    /* 2. the plan, made on rank 0 and sent as plain data */
+    clip_process *p = NULL, *q = NULL;
+    clip_plan_info info;
+    memset(&info, 0, sizeof info);
+    const int go = ok;
+    if (go && rank == 0) {
+        clip_data *shape[RUN_ARGS_MAX] = {0};
+        ok = clip_process_create(app, name, &p) == CLIP_OK && set_params(p, a);
+        for (int i = 0; i < n_in && ok; i++) {
+            ok = clip_data_create_deferred(app, CLIP_C32, nd[i], dims[i], &shape[i]) == CLIP_OK &&
+                 clip_process_set_input(p, i, shape[i]) == CLIP_OK;
+        }
+        if (ok) ok = clip_process_plan(p, parts, &info) == CLIP_OK;
+        if (!ok) say("%s", clip_app_last_error(app));
+        for (int i = 0; i < n_in; i++)
+            clip_data_destroy(shape[i]);
+    }
+    if (go) ok = agree(ok, "planning");
+    size_t head[2] = {info.n, 0};
+    if (ok) {
+        bcast_bytes(head, sizeof head);
+        if (rank) {
+            info.n = head[0];
+            info.pieces = info.n ? malloc(info.n * sizeof *info.pieces) : NULL;
+            if (info.n && !info.pieces) {
+                say("out of memory for %zu pieces", info.n);
+                ok = 0;
+            }
+        }
+        ok = agree(ok, "receiving the plan");
+    }
+    if (ok) {
+        bcast_bytes(info.pieces, info.n * sizeof *info.pieces);
+        bcast_bytes(info.combined, sizeof info.combined);
+        bcast_bytes(info.out_type, sizeof info.out_type);
+        bcast_bytes(info.out_ndims, sizeof info.out_ndims);
+        bcast_bytes(info.out_dims, sizeof info.out_dims);
+        info.n_inputs = n_in;
+        info.n_outputs = n_out;
+    }
+    /* 3. a process that does not split runs whole on rank 0 */
+    if (ok && info.n == 0) {
+        if (rank == 0) {
+            clip_data *in[RUN_ARGS_MAX] = {0}, *o = NULL;
+            clip_process *w = NULL;
+            clip_status s = clip_process_create(app, name, &w);
+            if (s == CLIP_OK && !set_params(w, a)) s = CLIP_ERR_INVALID_ARG;
+            for (int i = 0; i < n_in && s == CLIP_OK; i++)
+                if ((s = clip_load(app, a->inputs[i], &in[i])) == CLIP_OK)
+                    s = clip_process_set_input(w, i, in[i]);
+            if (s == CLIP_OK) s = clip_process_init(w);
+            if (s == CLIP_OK) s = clip_process_launch(w);
+            for (int j = 0; j < n_out && s == CLIP_OK; j++)
+                if ((s = clip_process_output(w, j, &o)) == CLIP_OK)
+                    s = clip_save(app, a->outputs[j], o);
+            if (s != CLIP_OK) say("%s (run whole on rank 0)", clip_app_last_error(app));
+            ok = s == CLIP_OK;
+            clip_process_destroy(w);
+            for (int i = 0; i < n_in; i++)
+                clip_data_destroy(in[i]);
+        }
+        ok = agree(ok, "running whole on rank 0");
+        if (rank == 0 && ok && a->time) printf("rank 0: ran whole (the process made no pieces)\n");
+        clip_process_destroy(p);
+        for (int i = 0; i < RUN_ARGS_MAX; i++)
+            free(in_base[i]), free(out_base[i]);
+        return ok ? 0 : 1;
+    }
+    /* 4. output files: rank 0 makes each placed one's temporary, the others join it */
+    clip_cfl_writer *wr[RUN_ARGS_MAX] = {0};
+    for (int j = 0; j < n_out && ok; j++) {
+        if (info.combined[j]) continue;
+        char temp[4096] = "";
+        if (rank == 0) {
+            if (clip_cfl_writer_create(app, out_base[j], info.out_ndims[j], info.out_dims[j],
+                                       &wr[j]) != CLIP_OK) {
+                say("%s", clip_app_last_error(app));
+                ok = 0;
+            } else {
+                snprintf(temp, sizeof temp, "%s", clip_cfl_writer_temp(wr[j]));
+                snprintf(temps[j], sizeof temps[j], "%s", temp);
+            }
+        }
+        if (!agree(ok, "creating the output file")) {
+            ok = 0;
+            break;
+        }
+        bcast_bytes(temp, sizeof temp);
+        if (rank && clip_cfl_writer_join(app, out_base[j], temp, info.out_ndims[j],
+                                         info.out_dims[j], &wr[j]) != CLIP_OK) {
+            say("%s", clip_app_last_error(app));
+            ok = 0;
+        }
+        ok = agree(ok, "opening the output file");
+    }
+    /* 5. this rank's pieces */
+    size_t mine =
+        info.n > (size_t)rank ? (info.n - (size_t)rank + (size_t)ranks - 1) / (size_t)ranks : 0;
+    size_t part_bytes[RUN_ARGS_MAX] = {0};
+    unsigned char *partials[RUN_ARGS_MAX] = {0};
+    for (int j = 0; j < n_out && ok; j++) {
+        if (!info.combined[j]) continue;
+        part_bytes[j] = clip_type_size(info.out_type[j]);
+        for (int d = 0; d < CLIP_MAX_DIMS; d++)
+            part_bytes[j] *= info.out_dims[j][d];
+        partials[j] = malloc(mine * part_bytes[j] + 1);
+        if (!partials[j]) say("out of memory for %zu partials", mine), ok = 0;
+    }
+    times tm;
+    memset(&tm, 0, sizeof tm);
+    const char *bad = getenv("CLIP_TEST_MPI_BAD_RANK"),
+               *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK");
+    if (ok && (ok = clip_process_create(app, name, &q) == CLIP_OK && set_params(q, a)) == 0)
+        say("%s", clip_app_last_error(app));
+    for (size_t i = (size_t)rank, k = 0; ok && i < info.n; i += (size_t)ranks, k++) {
+        clip_data *in[RUN_ARGS_MAX] = {0}, *out[RUN_ARGS_MAX] = {0};
+        double t0 = now_ms();
+        for (int j = 0; j < n_in && ok; j++) {
+            char base[4200];
+            snprintf(base, sizeof base, "%s%s", in_base[j],
+                     bad && atoi(bad) == rank ? ".missing" : "");
+            if (clip_load_cfl_box(app, base, &info.pieces[i].in[j], &in[j]) != CLIP_OK) ok = 0;
+        }
+        double t1 = now_ms();
+        if (ok) ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK;
+        double t2 = now_ms();
+        for (int j = 0; j < n_out && ok; j++) {
+            if (info.combined[j]) {
+                const void *h = NULL;
+                ok = clip_data_host(out[j], &h) == CLIP_OK;
+                if (ok) memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
+            } else {
+                ok = clip_cfl_writer_put(wr[j], out[j], &info.pieces[i].keep[j],
+                                         info.pieces[i].at[j]) == CLIP_OK;
+            }
+        }
+        double t3 = now_ms();
+        for (int j = 0; j < n_in; j++)
+            clip_data_destroy(in[j]);
+        if (!ok) {
+            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+            break;
+        }
+        tm.read += t1 - t0, tm.compute += t2 - t1, tm.write += t3 - t2;
+        size_t used = strlen(tm.pieces);
+        if (used + 24 < sizeof tm.pieces)
+            snprintf(tm.pieces + used, sizeof tm.pieces - used, "%s%zu", tm.n ? "," : "", i + 1);
+        else if (used + 4 < sizeof tm.pieces && !strstr(tm.pieces, "..."))
+            strcat(tm.pieces, ",...");
+        tm.n++;
+        if (kill_at && atoi(kill_at) == rank) raise(SIGKILL);
+    }
+    ok = agree(ok, "running the pieces");
+    /* 6. placed outputs: every rank's writes on disk, then rank 0 commits */
+    for (int j = 0; j < n_out; j++)
+        if (wr[j] && rank) {
+            if (clip_cfl_writer_finish(wr[j], ok) != CLIP_OK && ok) {
+                say("%s", clip_app_last_error(app));
+                ok = 0;
+            }
+            wr[j] = NULL;
+        }
+    ok = agree(ok, "flushing the output boxes to disk");
+    double tw = now_ms();
+    for (int j = 0; j < n_out; j++)
+        if (wr[j]) { /* rank 0 */
+            if (clip_cfl_writer_finish(wr[j], ok) != CLIP_OK && ok) {
+                say("%s", clip_app_last_error(app));
+                ok = 0;
+            }
+            wr[j] = NULL;
+            temps[j][0] = '\0';
+        }
+    /* 7. combined outputs: partials to rank 0, in piece order, combined there */
+    for (int j = 0; j < n_out && ok; j++) {
+        if (!info.combined[j]) continue;
+        int *counts = NULL, *displs = NULL;
+        unsigned char *all = NULL, *ordered = NULL;
+        if (rank == 0) {
+            counts = calloc((size_t)ranks, sizeof *counts);
+            displs = calloc((size_t)ranks, sizeof *displs);
+            all = malloc(info.n * part_bytes[j] + 1);
+            ordered = malloc(info.n * part_bytes[j] + 1);
+            for (int r = 0, off = 0; counts && displs && r < ranks; r++) {
+                size_t m = info.n > (size_t)r
+                               ? (info.n - (size_t)r + (size_t)ranks - 1) / (size_t)ranks
+                               : 0;
+                counts[r] = (int)(m * part_bytes[j]);
+                displs[r] = off;
+                off += counts[r];
+            }
+        }
+        MPI_Gatherv(partials[j], (int)(mine * part_bytes[j]), MPI_BYTE, all, counts, displs,
+                    MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            clip_data *y = NULL;
+            void *res = NULL;
+            ok = counts && displs && all && ordered;
+            for (size_t i = 0; ok && i < info.n; i++)
+                memcpy(ordered + i * part_bytes[j],
+                       all + displs[i % (size_t)ranks] + (i / (size_t)ranks) * part_bytes[j],
+                       part_bytes[j]);
+            ok = ok && clip_process_output(p, j, &y) == CLIP_OK &&
+                 clip_data_host_write(y, &res) == CLIP_OK &&
+                 clip_process_combine(p, j, ordered, info.n, res) == CLIP_OK &&
+                 clip_save(app, a->outputs[j], y) == CLIP_OK;
+            if (!ok) say("%s", clip_app_last_error(app));
+        }
+        free(counts), free(displs), free(all), free(ordered);
+        ok = agree(ok, "combining");
+    }
+    tm.write += now_ms() - tw;
+    /* 8. --time: each rank's line, printed by rank 0 in rank order */
+    if (a->time) {
+        char line[1400];
+        const clip_device_info *dev = clip_app_device(app);
+        snprintf(line, sizeof line,
+                 "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms, compute %.1f ms, "
+                 "write %.1f ms",
+                 rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
+                 tm.read, tm.compute, tm.write);
+        char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
+        MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (rank == 0 && lines) {
+            printf("plan: %zu pieces over %d rank%s (--parts %d)\n", info.n, ranks,
+                   ranks == 1 ? "" : "s", parts);
+            for (int r = 0; r < ranks; r++)
+                printf("%s\n", lines + (size_t)r * sizeof line);
+        }
+        free(lines);
+    }
+    for (int j = 0; j < RUN_ARGS_MAX; j++) {
+        free(partials[j]);
+        free(in_base[j]);
+        free(out_base[j]);
+    }
+    clip_process_destroy(q);
+    clip_process_destroy(p);
+    clip_plan_info_free(&info);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    gethostname(host, sizeof host - 1);
+    signal(SIGTERM, on_term);
+    signal(SIGINT, on_term);
+    signal(SIGXFSZ, SIG_IGN);
+    int rc = 2;
+    /* --parts P is this launcher's; the rest is clip run's */
+    long parts = ranks;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int n_rest = 0;
+    for (int i = 3; rest && i < argc; i++) {
+        if (!strcmp(argv[i], "--parts") && i + 1 < argc) {
+            if (run_args_integer(argv[++i], 1, 1 << 20, &parts) != 0) parts = -1;
+        } else if (!strncmp(argv[i], "--parts=", 8)) {
+            if (run_args_integer(argv[i] + 8, 1, 1 << 20, &parts) != 0) parts = -1;
+        } else {
+            rest[n_rest++] = argv[i];
+        }
+    }
+    const clip_process_desc *d = argc > 2 ? clip_process_find(argv[2]) : NULL;
+    run_args a;
+    run_args_init(&a);
+    if (!rest || argc < 3 || strcmp(argv[1], "run") != 0) {
+        rc = usage();
+    } else if (!d) {
+        if (rank == 0) fprintf(stderr, "clip-mpi: no process named '%s' (clip list)\n", argv[2]);
+    } else if (parts < 1) {
+        if (rank == 0) fprintf(stderr, "clip-mpi: --parts takes a count from 1 to 1048576\n");
+    } else if ((rc = run_args_parse(&a, n_rest, rest, d)) != 0) {
+        if (rank == 0) fprintf(stderr, "clip-mpi: %s\n", a.error);
+    } else if (a.n_outputs != d->n_outputs) {
+        if (rank == 0)
+            fprintf(stderr, "clip-mpi: %s has %d output%s: give each with -o\n", d->name,
+                    d->n_outputs, d->n_outputs == 1 ? "" : "s");
+        rc = 2;
+    } else {
+        clip_app *app = open_app(&a);
+        rc = agree(app != NULL, "opening the device") ? 0 : 1;
+        if (!app) say("%s", clip_app_last_error(NULL));
+        if (rc == 0) rc = run(app, d->name, &a, (int)parts);
+        clip_app_destroy(app);
+    }
+    run_args_release(&a);
+    free(rest);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,258 @@
+/* clip-mpi (mpi/clip_mpi.c) under mpirun with 1, 2, 3 and 4 ranks (oversubscribed, PoCL): every
+ * process that splits against the same process run whole in this program, and the ranks'
+ * results against each other. With --parts fixed the pieces are the same for every rank count,
+ * so the results must be bit for bit the same across rank counts. Against the whole run: bit for
+ * bit where each piece sums in the whole's order (scale, transpose, conv2 with the global
+ * variant); within rounding where the pieces' partials are combined (norm, dot: chunk sums added
+ * in piece order instead of one running sum) or the blocks of C pick another GEMM tile than the
+ * whole product (matmul). Then a stack larger than one rank's allowed memory (CLIP_TEST_MAX_ALLOC)
+ * streamed through each rank, a process that does not split (run whole on rank 0), a bad input on
+ * one rank, and a rank killed mid-run: the last two must stop every rank with a message naming
+ * the rank, and leave no output and no temporary. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#ifndef CLIP_MPI
+int main(void) {
+    return tu_skip("test_mpi", "clip-mpi not built (CLIP_WITH_MPI, MPI not found)");
+}
+#else
+
+static char dir[] = "/tmp/clip_test_mpi_XXXXXX";
+static clip_app *app;
+
+static void path_of(char *buf, size_t cap, const char *name) {
+    snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+/* Random c32 data saved as NAME.cfl; returned (the caller's). */
+static clip_data *make_input(const char *name, int nd, const size_t *dims,
+                             unsigned long long seed) {
+    clip_data *d = NULL;
+    CHECK_OK(app, clip_data_create(app, CLIP_C32, nd, dims, &d));
+    if (!d) return NULL;
+    float *h = NULL;
+    clip_data_host_write(d, (void **)&h);
+    for (size_t i = 0; h && i < 2 * clip_data_numel(d); i++)
+        h[i] = (float)tu_rand(&seed);
+    char base[256];
+    path_of(base, sizeof base, name);
+    CHECK_OK(app, clip_save_cfl(app, base, d));
+    return d;
+}
+
+/* Runs `cmd` (a shell command line, output to a log in dir); its exit status, and the log's text
+ * in `log` when asked. */
+static int shell(const char *cmd, char *log, size_t cap) {
+    char full[4096], lp[256];
+    path_of(lp, sizeof lp, "log.txt");
+    snprintf(full, sizeof full, "%s >%s 2>&1", cmd, lp);
+    int st = system(full);
+    if (log) {
+        FILE *f = fopen(lp, "r");
+        size_t n = f ? fread(log, 1, cap - 1, f) : 0;
+        log[n] = '\0';
+        if (f) fclose(f);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static int mpirun(int ranks, const char *env, const char *args, char *log, size_t cap) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && env %s OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "OMPI_MCA_rmaps_base_oversubscribe=1 POCL_DEVICES=pthread ASAN_OPTIONS=detect_leaks=0 "
+             "mpirun --oversubscribe -np %d %s %s",
+             dir, env ? env : "", ranks, CLIP_MPI, args);
+    return shell(cmd, log, cap);
+}
+
+/* Largest |a - b| / max |b| over two loaded CFL pairs (c32); 0 when bitwise equal, INFINITY when
+ * either is missing or shapes differ. */
+static double diff_cfl(const char *a, const char *b, int *bitwise) {
+    char pa[256], pb[256];
+    path_of(pa, sizeof pa, a);
+    path_of(pb, sizeof pb, b);
+    clip_data *x = NULL, *y = NULL;
+    double worst = INFINITY;
+    *bitwise = 0;
+    if (clip_load_cfl(app, pa, &x) == CLIP_OK && clip_load_cfl(app, pb, &y) == CLIP_OK &&
+        clip_data_numel(x) == clip_data_numel(y)) {
+        const float *hx = NULL, *hy = NULL;
+        clip_data_host(x, (const void **)&hx);
+        clip_data_host(y, (const void **)&hy);
+        size_t n = 2 * clip_data_numel(x);
+        *bitwise = memcmp(hx, hy, n * sizeof *hx) == 0;
+        double big = 0, e = 0;
+        for (size_t i = 0; i < n; i++) {
+            big = fabs(hy[i]) > big ? fabs(hy[i]) : big;
+            e = fabs((double)hx[i] - hy[i]) > e ? fabs((double)hx[i] - hy[i]) : e;
+        }
+        worst = big > 0 ? e / big : e;
+    }
+    clip_data_destroy(x);
+    clip_data_destroy(y);
+    return worst;
+}
+
+typedef struct mcase {
+    const char *name, *inputs, *params; /* inputs: file names in dir, space separated */
+    int n_in;
+    const char *in[2];
+    double tol; /* against the whole run; 0: bit for bit */
+} mcase;
+
+/* The whole run in this program, saved as NAME-whole.cfl. */
+static void whole(const mcase *c, clip_data **in, const char *out) {
+    clip_process *p = NULL;
+    clip_data *o = NULL;
+    CHECK_OK(app, clip_process_create(app, c->name, &p));
+    char params[256];
+    snprintf(params, sizeof params, "%s", c->params);
+    char *tok[16];
+    int n = 0;
+    for (char *t = strtok(params, " "); t && n < 16; t = strtok(NULL, " "))
+        tok[n++] = t;
+    for (int i = 0; i < n; i++) { /* --NAME VALUE, or a bare --NAME (true) */
+        const int bare = i + 1 == n || !strncmp(tok[i + 1], "--", 2);
+        CHECK_OK(app, clip_process_set_text(p, tok[i] + 2, bare ? "true" : tok[i + 1]));
+        i += !bare;
+    }
+    for (int i = 0; i < c->n_in; i++)
+        CHECK_OK(app, clip_process_set_input(p, i, in[i]));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    CHECK_OK(app, clip_process_output(p, 0, &o));
+    char base[256];
+    path_of(base, sizeof base, out);
+    if (o) CHECK_OK(app, clip_save_cfl(app, base, o));
+    clip_process_destroy(p);
+}
+
+/* Every file left in dir whose name starts with `prefix` (an output or its temporaries). */
+static int leftovers(const char *prefix) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            fprintf(stderr, "left behind: %s\n", e->d_name);
+            n++;
+        }
+    if (d) closedir(d);
+    return n;
+}
+
+int main(void) {
+    setenv("POCL_DEVICES", "pthread", 0);
+    if (!mkdtemp(dir)) return 2;
+    app = tu_app();
+    const size_t da[2] = {300, 200}, db[2] = {200, 150}, dk[2] = {5, 7}, dv[2] = {60000, 1},
+                 ds[3] = {40, 30, 24};
+    clip_data *a = make_input("a", 2, da, 1), *b = make_input("b", 2, db, 2),
+              *k = make_input("k", 2, dk, 3), *v = make_input("v", 2, dv, 4),
+              *w = make_input("w", 2, dv, 5), *s = make_input("s", 3, ds, 6);
+    clip_data *sq = NULL;
+    {
+        const size_t dq[2] = {64, 64};
+        sq = make_input("q", 2, dq, 7);
+    }
+    const mcase cases[] = {
+        {"scale", "a.cfl", "--a 3 --b -0.5", 1, {"a"}, 0},
+        {"transpose", "a.cfl", "--conjugate", 1, {"a"}, 0},
+        {"conv2", "a.cfl k.cfl", "--shape same --variant global --separable off", 2, {"a", "k"}, 0},
+        {"norm", "v.cfl", "--p 2", 1, {"v"}, 1e-6},
+        {"dot", "v.cfl w.cfl", "", 2, {"v", "w"}, 1e-5},
+        {"matmul", "a.cfl b.cfl", "", 2, {"a", "b"}, 1e-5},
+    };
+    clip_data *data[] = {a, b, k, v, w, s};
+    const char *names[] = {"a", "b", "k", "v", "w", "s"};
+    char log[16384];
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const mcase *m = &cases[c];
+        clip_data *in[2] = {0};
+        for (int i = 0; i < m->n_in; i++)
+            for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+                if (!strcmp(names[j], m->in[i])) in[i] = data[j];
+        char wname[64];
+        snprintf(wname, sizeof wname, "%s-whole", m->name);
+        whole(m, in, wname);
+        for (int r = 1; r <= 4; r++) {
+            char args[512], out[64];
+            snprintf(out, sizeof out, "%s-%d", m->name, r);
+            snprintf(args, sizeof args, "run %s %s -o %s.cfl %s --parts 12", m->name, m->inputs,
+                     out, m->params);
+            int rc = mpirun(r, NULL, args, log, sizeof log);
+            int same_r1 = 0, same_whole = 0;
+            char r1[64];
+            snprintf(r1, sizeof r1, "%s-1", m->name);
+            double d1 = diff_cfl(out, r1, &same_r1), dw = diff_cfl(out, wname, &same_whole);
+            printf("%-9s %d rank%s: exit %d; against 1 rank %s; against whole %s (%.3g)\n", m->name,
+                   r, r == 1 ? " " : "s", rc, same_r1 ? "bit for bit" : "DIFFERS",
+                   same_whole ? "bit for bit" : "within rounding", dw);
+            if (rc) fprintf(stderr, "%s", log);
+            CHECK(rc == 0);
+            CHECK(same_r1 && d1 == 0);
+            CHECK(m->tol == 0 ? same_whole : dw <= m->tol);
+        }
+    }
+    /* a stack larger than one rank's allowed memory: pieces streamed through each rank */
+    {
+        const mcase m = {"conv2", "s.cfl k.cfl", "--shape same --variant global --separable off",
+                         2,       {"s", "k"},    0};
+        clip_data *in[2] = {s, k};
+        whole(&m, in, "stack-whole");
+        int same = 0;
+        int rc = mpirun(3, "CLIP_TEST_MAX_ALLOC=40000",
+                        "run conv2 s.cfl k.cfl -o stack-3.cfl --shape same --variant global "
+                        "--separable off --time",
+                        log, sizeof log);
+        double dw = diff_cfl("stack-3", "stack-whole", &same);
+        printf("conv2 of a 40x30x24 c32 stack (115 kB) by ranks allowed 40000 bytes: exit %d, "
+               "%s (%.3g)\n%s",
+               rc, same ? "bit for bit" : "DIFFERS", dw, log);
+        CHECK(rc == 0 && same);
+        CHECK(strstr(log, "rank 2 of 3") != NULL && strstr(log, "read ") != NULL);
+    }
+    /* a process with no plan runs whole on rank 0 */
+    {
+        const mcase m = {"matpow", "q.cfl", "--power 3", 1, {"q"}, 0};
+        clip_data *in[1] = {sq};
+        whole(&m, in, "matpow-whole");
+        int same = 0;
+        int rc = mpirun(2, NULL, "run matpow q.cfl -o matpow-2.cfl --power 3", log, sizeof log);
+        diff_cfl("matpow-2", "matpow-whole", &same);
+        printf("matpow (no plan) on 2 ranks: exit %d, %s\n", rc, same ? "bit for bit" : "DIFFERS");
+        CHECK(rc == 0 && same);
+    }
+    /* a bad input on one rank: every rank stops, the message names it, nothing is left */
+    {
+        int rc = mpirun(3, "CLIP_TEST_MPI_BAD_RANK=1", "run scale a.cfl -o bad.cfl --parts 12", log,
+                        sizeof log);
+        printf("bad input on rank 1 of 3: exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 1 of 3") && strstr(log, "a.missing.hdr: No such file"));
+        CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed") != NULL);
+        CHECK(leftovers("bad") == 0);
+    }
+    /* a rank killed mid-run (SIGKILL after its first piece) */
+    {
+        int rc = mpirun(3, "CLIP_TEST_MPI_KILL_RANK=2", "run scale a.cfl -o killed.cfl --parts 12",
+                        log, sizeof log);
+        printf("rank 2 of 3 killed: exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 2") && strstr(log, "signal 9"));
+        CHECK(leftovers("killed") == 0);
+    }
+    clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(k), clip_data_destroy(v);
+    clip_data_destroy(w), clip_data_destroy(s), clip_data_destroy(sq);
+    clip_app_destroy(app);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return tu_finish("test_mpi");
+}
+#endif
