@@ -8,7 +8,8 @@
             scipy.ndimage.convolve, each the median of REPEAT runs in the same process; clip
             both with a Fortran-ordered input (wrapped, no host copy) and a C-ordered one (one
             copy), and the worst per-output error of each, in units of eps * (|A| conv |K|) at
-            that output, on a 512x512 image whose values span 1e-6..1e6
+            that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
+            interleaved (one run of each per round), so that drift hits them alike
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
 Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere."""
 import os
@@ -119,24 +120,34 @@ def conv2():
         nd = lambda X: scipy.ndimage.convolve(X, K, mode="constant")
         cases.append(("scipy.ndimage.convolve", lambda: nd(A), nd))
         ref = clipcl.conv2(AF, K, shape="same")
-        times = {}
-        for name, fn, _ in cases:
-            got = fn()
+        times = {name: [] for name, _, _ in cases}
+        errs = {}
+        for name, fn, acc in cases:
+            got = fn()  # warm: kernels built, processes kept
             assert got.shape == ref.shape
-            dev = float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
-            n = REPEAT if "ndimage" not in name or ks < 15 else max(3, REPEAT // 5)
-            times[name] = median_us(fn, n, warm=2) / 1000
-            err = ""
-            if _ is not None:
-                err = "  worst per-output error %.3g eps" % per_output_error(_(H), H, K)
-            print("  %2dx%-2d %-30s %9.2f ms  (max diff from clip %.1e)%s" %
-                  (ks, ks, name, times[name], dev, err))
-        base = times["clip (Fortran-ordered A)"]
-        for name in times:
+            errs[name] = (float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))),
+                          per_output_error(acc(H), H, K) if acc is not None else None)
+        # Interleaved, one run of each case per round, so that the machine's drift (other jobs
+        # on its cores) falls on every case alike; ndimage at 31x31 (seconds a run) in 3 rounds.
+        for r in range(REPEAT):
+            for name, fn, _ in cases:
+                if "ndimage" in name and ks > 15 and r >= 3:
+                    continue
+                t = time.perf_counter()
+                fn()
+                times[name].append(1e3 * (time.perf_counter() - t))
+        med = {name: float(np.median(v)) for name, v in times.items()}
+        for name, _, _ in cases:
+            dev, err = errs[name]
+            print("  %2dx%-2d %-30s %9.2f ms  (max diff from clip %.1e)%s" % (
+                ks, ks, name, med[name], dev,
+                "  worst per-output error %.3g eps" % err if err is not None else ""))
+        base = med["clip (Fortran-ordered A)"]
+        for name in med:
             if not name.startswith("clip"):
                 print("  %2dx%-2d clip is %.2fx faster than %s (C-ordered A: %.2fx)" % (
-                    ks, ks, times[name] / base, name,
-                    times[name] / times["clip (C-ordered A, one copy)"]))
+                    ks, ks, med[name] / base, name,
+                    med[name] / med["clip (C-ordered A, one copy)"]))
 
 
 if __name__ == "__main__":
