@@ -63,21 +63,32 @@ def overhead():
         lib.clip_data_destroy(o)
 
     g = clipcl.to_device(a)
-    py, cc, dev = [], [], []
-    for _ in range(3):  # alternate, so that the machine's drift hits all three alike
-        py.append(median_us(lambda: clipcl.matmul(a, a), 1000))
-        cc.append(median_us(c_calls, 1000))
-        dev.append(median_us(lambda: clipcl.matmul(g, g), 1000))
+    cases = [("clipcl.matmul NumPy->NumPy", lambda: clipcl.matmul(a, a)),
+             ("the same C calls through cffi", c_calls),
+             ("clipcl.matmul on DeviceArrays", lambda: clipcl.matmul(g, g))]
+    for _, fn in cases:
+        for _ in range(200):
+            fn()
+    clipcl.finish()
+    # Interleaved call by call, three rounds of 1000, so that drift hits every case alike.
+    rounds = []
+    for _ in range(3):
+        ts = [[] for _ in cases]
+        for _ in range(1000):
+            for i, (_, fn) in enumerate(cases):
+                t = time.perf_counter()
+                fn()
+                ts[i].append(time.perf_counter() - t)
+        rounds.append([1e6 * float(np.median(x)) for x in ts])
     clipcl.finish()
     lib.clip_process_destroy(p)
     print("overhead: 1x1 matmul, median of 1000 calls (three rounds), device %s"
           % app.device["name"])
-    print("  clipcl.matmul NumPy->NumPy      %s us" % " / ".join("%.1f" % x for x in py))
-    print("  the same C calls through cffi   %s us" % " / ".join("%.1f" % x for x in cc))
-    print("  Python's share (difference)     %s us" %
-          " / ".join("%.1f" % (x - y) for x, y in zip(py, cc)))
-    print("  clipcl.matmul on DeviceArrays   %s us (enqueued, not waited for)" %
-          " / ".join("%.1f" % x for x in dev))
+    for i, (name, _) in enumerate(cases):
+        print("  %-34s %s us%s" % (name, " / ".join("%.1f" % r[i] for r in rounds),
+                                   " (enqueued, not waited for)" if i == 2 else ""))
+    print("  %-34s %s us" % ("Python's share (first - second)",
+                             " / ".join("%.1f" % (r[0] - r[1]) for r in rounds)))
 
 
 def per_output_error(got, A, K):
