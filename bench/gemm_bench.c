@@ -311,7 +311,7 @@ static void print_ptxinfo(const clip_device_info *info, clip_type t, const char 
     clip_gemm_fit_packed(&prm, info, t, 0, m, n, k);
     char opts[512], defs[384];
     clip_gemm_options(&prm, defs, sizeof defs);
-    snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s -cl-nv-verbose",
+    snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d -DCLIP_SHORT_NAMES=1 %s -cl-nv-verbose",
              clip_type_is_double(t), clip_type_is_complex(t), defs);
     /* The tensor family builds tensor_core.cl and matmul_tc.cl after common.cl (gemm_tc.c). */
     const int tc = prm.variant == CLIP_GEMM_TENSOR;

@@ -1,36 +1,76 @@
-/* Prepended to every clip program. CLIP_DOUBLE and CLIP_COMPLEX come from the build options and
- * select the element type; complex values are interleaved (re, im) as a 2-vector. */
+/* Prepended to every clip program, built-in or a user's: the kernel API, whose names are stable
+ * and prefixed (include/clip/process_author.h lists them). CLIP_DOUBLE and CLIP_COMPLEX come from
+ * the build options and select the element type; complex values are interleaved (re, im) as a
+ * 2-vector. */
 #if CLIP_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define CLIP_REAL double
-typedef double real_t;
-typedef double2 complex_t;
-typedef double4 real4_t;
+typedef double clip_real_t;
+typedef double2 clip_complex_t;
+typedef double4 clip_real4_t;
 #else
 #define CLIP_REAL float
-typedef float real_t;
-typedef float2 complex_t;
-typedef float4 real4_t;
+typedef float clip_real_t;
+typedef float2 clip_complex_t;
+typedef float4 clip_real4_t;
 #endif
 
-/* Token pasting through macro arguments, for vector types of real_t (CLIP_CAT(CLIP_REAL, 4) is
- * float4 or double4, CLIP_REAL naming real_t's scalar type) and for names picked by a width. */
+/* Token pasting through macro arguments, for vector types of clip_real_t (CLIP_CAT(CLIP_REAL, 4) is
+ * float4 or double4, CLIP_REAL naming clip_real_t's scalar type) and for names picked by a width. */
 #define CLIP_CAT_(a, b) a##b
 #define CLIP_CAT(a, b) CLIP_CAT_(a, b)
 
 #if CLIP_COMPLEX
-typedef complex_t elem_t;
+typedef clip_complex_t clip_elem_t;
 #else
-typedef real_t elem_t;
+typedef clip_real_t clip_elem_t;
+#endif
+
+/* The short names the built-in kernels use (clip_proc_kernel defines CLIP_SHORT_NAMES); a user's
+ * source does not get them, so they stay free for its own. */
+#ifdef CLIP_SHORT_NAMES
+typedef clip_real_t real_t;
+typedef clip_complex_t complex_t;
+typedef clip_real4_t real4_t;
+typedef clip_elem_t elem_t;
 #endif
 
 /* a * b */
-inline complex_t clip_cmul(complex_t a, complex_t b) {
-    return (complex_t)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+inline clip_complex_t clip_cmul(clip_complex_t a, clip_complex_t b) {
+    return (clip_complex_t)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 /* conj(a) * b: MATLAB's dot conjugates its first argument. */
-inline complex_t clip_cconjmul(complex_t a, complex_t b) {
-    return (complex_t)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+inline clip_complex_t clip_cconjmul(clip_complex_t a, clip_complex_t b) {
+    return (clip_complex_t)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+/* |a|, without overflow for large parts */
+inline clip_real_t clip_cabs(clip_complex_t a) { return hypot(a.x, a.y); }
+/* the argument of a, in (-pi, pi] */
+inline clip_real_t clip_carg(clip_complex_t a) { return atan2(a.y, a.x); }
+/* a / b (Smith's scaling, so that |b| near the overflow threshold does not overflow) */
+inline clip_complex_t clip_cdiv(clip_complex_t a, clip_complex_t b) {
+    if (fabs(b.x) >= fabs(b.y)) {
+        const clip_real_t r = b.y / b.x, d = b.x + b.y * r;
+        return (clip_complex_t)((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    }
+    const clip_real_t r = b.x / b.y, d = b.x * r + b.y;
+    return (clip_complex_t)((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+/* e^a */
+inline clip_complex_t clip_cexp(clip_complex_t a) {
+    const clip_real_t m = exp(a.x);
+    return (clip_complex_t)(m * cos(a.y), m * sin(a.y));
+}
+/* the principal logarithm of a: log|a| + i arg(a) */
+inline clip_complex_t clip_clog(clip_complex_t a) {
+    return (clip_complex_t)(log(clip_cabs(a)), clip_carg(a));
+}
+/* a^x for a real x, principal branch (MATLAB's power): |a|^x (cos x arg a, sin x arg a); 0^x is
+ * 0 for x > 0 */
+inline clip_complex_t clip_cpowr(clip_complex_t a, clip_real_t x) {
+    if (a.x == 0 && a.y == 0) return (clip_complex_t)(x == 0 ? 1 : (x > 0 ? 0 : INFINITY), 0);
+    const clip_real_t m = pow(clip_cabs(a), x), t = x * clip_carg(a);
+    return (clip_complex_t)(m * cos(t), m * sin(t));
 }
 
 /* s += x with the addition's rounding error added to c (Knuth's TwoSum: exact and branch-free),
@@ -50,12 +90,12 @@ inline complex_t clip_cconjmul(complex_t a, complex_t b) {
  * error term as CLIP_TWOSUM by Neumaier's form (the larger operand first), whose dependent chain
  * is shorter: on PoCL vecnorm along the columns of 4096^2 single ran 17.2 ms so against 20.3 by
  * TwoSum (one thread). Double adds plainly: its own precision is enough for these lines. */
-inline void clip_addc(real_t *s, real_t *c, const real_t v) {
+inline void clip_addc(clip_real_t *s, clip_real_t *c, const clip_real_t v) {
 #if CLIP_DOUBLE
     *s += v;
     (void)c;
 #else
-    const real_t t = *s + v;
+    const clip_real_t t = *s + v;
     *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
     *s = t;
 #endif

@@ -121,6 +121,15 @@ char *clip_ptx_declare(const char *ptx, const char *directives);
  * names, or a name of 64 characters or more), CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
                              cl_program *out);
+/* The program of a user's kernel `text` (clip_proc_kernel_source), cached by a hash of the text,
+ * the type and the options; `label` names it in messages. Errors: as clip_program_get's. */
+clip_status clip_program_user(clip_app *app, const char *label, const char *text, clip_type type,
+                              const char *options, cl_program *out);
+/* What both take: common.cl then n_parts texts, built with -DCLIP_DOUBLE/-DCLIP_COMPLEX for the
+ * type, clip_options (the library's own) and options, cached under source_key and the options. */
+clip_status clip_program_build(clip_app *app, const char *label, const char *source_key,
+                               const char *const *parts, cl_uint n_parts, clip_type type,
+                               const char *clip_options, const char *options, cl_program *out);
 /* Replaces *prog, built from source with -DCLIP_SM90A, by the same program built for NVIDIA's
  * sm_90a target (lib/program_ptx.c says how), with `directives` declared for its kernels when
  * not NULL or empty (clip_ptx_declare: ptxas's register limit, from the option

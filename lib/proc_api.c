@@ -1,4 +1,5 @@
 /* The functions process implementations use to reach the core (clip/process_author.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +7,18 @@
 #include "fault.h"
 #include "process_internal.h"
 
-void *clip_proc_state(clip_process *p) { return p->state; }
-clip_app *clip_proc_app(clip_process *p) { return p->app; }
-const clip_device_info *clip_proc_device(clip_process *p) { return &p->app->info; }
-cl_device_id clip_proc_cl_device(clip_process *p) { return p->app->device; }
+void *clip_proc_state(clip_process *p) {
+    return p->state;
+}
+clip_app *clip_proc_app(clip_process *p) {
+    return p->app;
+}
+const clip_device_info *clip_proc_device(clip_process *p) {
+    return &p->app->info;
+}
+cl_device_id clip_proc_cl_device(clip_process *p) {
+    return p->app->device;
+}
 clip_data *clip_proc_input(clip_process *p, int i) {
     return i >= 0 && i < p->desc->n_inputs ? p->inputs[i] : NULL;
 }
@@ -52,8 +61,8 @@ clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, 
             if ((k < ndims ? dims[k] : 1) != d->dims[k]) same = 0;
         if (!same) {
             char have[128];
-            return clip_proc_fail(p, CLIP_ERR_SHAPE, "output %d is %s but the result is %zux%zu%s", i,
-                                  clip_dims_str(d, have, sizeof have), dims[0],
+            return clip_proc_fail(p, CLIP_ERR_SHAPE, "output %d is %s but the result is %zux%zu%s",
+                                  i, clip_dims_str(d, have, sizeof have), dims[0],
                                   ndims > 1 ? dims[1] : 1, ndims > 2 ? "x..." : "");
         }
         for (int k = 0; k < p->desc->n_inputs && !p->desc->in_place; k++)
@@ -76,22 +85,84 @@ clip_status clip_proc_output(clip_process *p, int i, clip_type type, int ndims, 
     return CLIP_OK;
 }
 
-clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
-                             const char *options, const char *kernel_name, cl_kernel *k) {
-    cl_program prog = NULL;
-    clip_status s = clip_program_get(p->app, source, type, options, &prog);
-    if (s != CLIP_OK) return s;
+/* Creates kernel `kernel_name` of prog, owned by the process. */
+static clip_status make_kernel(clip_process *p, cl_program prog, const char *where,
+                               const char *kernel_name, cl_kernel *k) {
     if (grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels, sizeof *p->kernels))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
     cl_int e = CL_SUCCESS;
     cl_kernel kern = CLIP_FAULT(CLIP_FAULT_ALLOC) ? (e = CL_OUT_OF_RESOURCES, NULL)
                                                   : clCreateKernel(prog, kernel_name, &e);
     if (e != CL_SUCCESS)
-        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clCreateKernel(%s) in %s.cl: %s", kernel_name,
-                              source, clip_cl_error_name(e));
+        return clip_proc_fail(p, CLIP_ERR_OPENCL, "clCreateKernel(%s) in %s: %s", kernel_name,
+                              where, clip_cl_error_name(e));
     p->kernels[p->n_kernels++] = kern;
     *k = kern;
     return CLIP_OK;
+}
+
+clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
+                             const char *options, const char *kernel_name, cl_kernel *k) {
+    *k = NULL;
+    cl_program prog = NULL;
+    clip_status s = clip_program_get(p->app, source, type, options, &prog);
+    if (s != CLIP_OK) return s;
+    char where[96];
+    snprintf(where, sizeof where, "%s.cl", source);
+    return make_kernel(p, prog, where, kernel_name, k);
+}
+
+/* A user's text through the built-ins' path (clip_program_user); `what` says where it came from
+ * in messages, after the process's name. */
+static clip_status user_kernel(clip_process *p, const char *what, const char *text, clip_type type,
+                               const char *options, const char *kernel_name, cl_kernel *k) {
+    char label[320];
+    snprintf(label, sizeof label, "%s (%s)", p->desc->name, what);
+    cl_program prog = NULL;
+    clip_status s = clip_program_user(p->app, label, text, type, options, &prog);
+    if (s != CLIP_OK) return s;
+    return make_kernel(p, prog, what, kernel_name, k);
+}
+
+clip_status clip_proc_kernel_source(clip_process *p, const char *source, clip_type type,
+                                    const char *options, const char *kernel_name, cl_kernel *k) {
+    if (k) *k = NULL;
+    if (!p || !k || !kernel_name || !source)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "proc_kernel_source: NULL argument");
+    return user_kernel(p, "kernel source", source, type, options, kernel_name, k);
+}
+/* A kernel file's size limit: a source larger than this is not a kernel file. */
+#define KERNEL_FILE_MAX (16u << 20)
+
+clip_status clip_proc_kernel_file(clip_process *p, const char *path, clip_type type,
+                                  const char *options, const char *kernel_name, cl_kernel *k) {
+    if (k) *k = NULL;
+    if (!p || !k || !kernel_name || !path)
+        return clip_set_error(p ? p->app : NULL, CLIP_ERR_INVALID_ARG,
+                              "proc_kernel_file: NULL argument");
+    FILE *f = fopen(path, "rb");
+    if (!f) return clip_proc_fail(p, CLIP_ERR_IO, "kernel file '%s': %s", path, strerror(errno));
+    char *text = malloc(KERNEL_FILE_MAX + 1);
+    size_t n = text ? fread(text, 1, KERNEL_FILE_MAX + 1, f) : 0;
+    const int bad = ferror(f);
+    fclose(f);
+    if (!text)
+        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "kernel file '%s': out of memory", path);
+    clip_status s = CLIP_OK;
+    if (bad)
+        s = clip_proc_fail(p, CLIP_ERR_IO, "kernel file '%s': read error", path);
+    else if (n > KERNEL_FILE_MAX)
+        s = clip_proc_fail(p, CLIP_ERR_IO, "kernel file '%s' is larger than %u bytes", path,
+                           KERNEL_FILE_MAX);
+    if (s == CLIP_OK) {
+        text[n] = '\0';
+        char what[300];
+        snprintf(what, sizeof what, "kernel file '%s'", path);
+        s = user_kernel(p, what, text, type, options, kernel_name, k);
+    }
+    free(text);
+    return s;
 }
 
 void clip_proc_options_from_env(char *buf, size_t cap, const char *var) {
@@ -126,9 +197,10 @@ clip_status clip_proc_temp(clip_process *p, size_t bytes, cl_mem *mem) {
     if (bytes == 0) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "temporary of 0 bytes");
     if (bytes > p->app->info.max_alloc) {
         p->over_limit = 1;
-        return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY,
-                              "temporary of %zu bytes exceeds the device's largest allocation (%llu)",
-                              bytes, (unsigned long long)p->app->info.max_alloc);
+        return clip_proc_fail(
+            p, CLIP_ERR_OUT_OF_MEMORY,
+            "temporary of %zu bytes exceeds the device's largest allocation (%llu)", bytes,
+            (unsigned long long)p->app->info.max_alloc);
     }
     if (grow((void **)&p->temps, &p->cap_temps, p->n_temps, sizeof *p->temps))
         return clip_proc_fail(p, CLIP_ERR_OUT_OF_MEMORY, "out of memory");
@@ -153,8 +225,12 @@ static void keep_event(clip_process *p, cl_event ev) {
     p->events[p->n_events++] = ev;
 }
 
-cl_context clip_proc_cl_context(clip_process *p) { return p->app->context; }
-cl_command_queue clip_proc_cl_queue(clip_process *p) { return p->app->queue; }
+cl_context clip_proc_cl_context(clip_process *p) {
+    return p->app->context;
+}
+cl_command_queue clip_proc_cl_queue(clip_process *p) {
+    return p->app->queue;
+}
 void clip_proc_keep_event(clip_process *p, cl_event ev) {
     if (ev) keep_event(p, ev);
 }
@@ -209,7 +285,8 @@ clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pattern, siz
     return CLIP_OK;
 }
 
-clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size, const void *value) {
+clip_status clip_proc_arg(clip_process *p, cl_kernel k, cl_uint index, size_t size,
+                          const void *value) {
     cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES
                                               : clSetKernelArg(k, index, size, value);
     if (e != CL_SUCCESS) {

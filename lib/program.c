@@ -1,5 +1,7 @@
-/* Programs are built once per app and device: keyed by source name and the full option string.
- * A lane (lib/plan.c) shares the cache of the app that first built for its device. */
+/* Programs are built once per app and device: keyed by their source (an embedded file's name, or a
+ * hash of a user's text) and the full option string. A lane (lib/plan.c) shares the cache of the
+ * app that first built for its device. Built-in and user kernels take the same path
+ * (clip_program_build): common.cl first, the same -DCLIP_DOUBLE / -DCLIP_COMPLEX for the type. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,8 @@ void clip_build_log(clip_app *app, cl_program prog, char *buf, size_t cap) {
         return;
     char *log = malloc(len + 1);
     if (!log) return;
-    if (clGetProgramBuildInfo(prog, app->device, CL_PROGRAM_BUILD_LOG, len, log, NULL) == CL_SUCCESS) {
+    if (clGetProgramBuildInfo(prog, app->device, CL_PROGRAM_BUILD_LOG, len, log, NULL) ==
+        CL_SUCCESS) {
         log[len] = '\0';
         snprintf(buf, cap, "%s", log);
     }
@@ -47,25 +50,29 @@ static int last_define(const char *opts, const char *name) {
     return last ? atoi(last + strlen(name)) : 0;
 }
 
+/* FNV-1a over the texts: a user's source is cached by its contents, not by where it came from
+ * (its length is in the key too). */
+static unsigned long long fnv1a(const char *const *srcs, cl_uint n, size_t *len) {
+    unsigned long long h = 1469598103934665603ull;
+    *len = 0;
+    for (cl_uint i = 0; i < n; i++)
+        for (const unsigned char *c = (const unsigned char *)srcs[i]; *c; c++, (*len)++)
+            h = (h ^ *c) * 1099511628211ull;
+    return h;
+}
+
 clip_status clip_program_get(clip_app *app, const char *source, clip_type type, const char *options,
                              cl_program *out) {
-    if (clip_type_is_double(type) && !app->fp64)
-        return clip_set_error(app, CLIP_ERR_NO_FP64,
-                              "%s: %s data needs double precision, which device '%s' lacks "
-                              "(no cl_khr_fp64)",
-                              source, clip_type_name(type), app->info.name);
     /* "a+b+body": kernels/a.cl, b.cl, ... are built in order between common.cl and body.cl
      * (shared building blocks that only some programs compile, e.g. tensor_core.cl, or another
      * kernel file's helpers). */
-    const char *srcs[1 + PROGRAM_MAX_PARTS] = {clip_kernel_source("common")};
-    cl_uint nsrc = 1;
-    if (!srcs[0])
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source 'common'");
+    const char *srcs[PROGRAM_MAX_PARTS];
+    cl_uint nsrc = 0;
     for (const char *part = source;;) {
         const char *plus = strchr(part, '+');
         const size_t len = plus ? (size_t)(plus - part) : strlen(part);
         char name[64];
-        if (nsrc > PROGRAM_MAX_PARTS || len >= sizeof name)
+        if (nsrc >= PROGRAM_MAX_PARTS || len >= sizeof name)
             return clip_set_error(app, CLIP_ERR_INVALID_ARG,
                                   "kernel source '%s': at most %d parts of under %zu characters",
                                   source, PROGRAM_MAX_PARTS, sizeof name);
@@ -77,15 +84,51 @@ clip_status clip_program_get(clip_app *app, const char *source, clip_type type, 
         if (!plus) break;
         part = plus + 1;
     }
+    /* The embedded texts are fixed for the library's life: their names key them. The built-in
+     * kernels also see common.cl's short aliases (real_t, elem_t, ...). */
+    char key[128];
+    snprintf(key, sizeof key, "embedded:%s", source);
+    return clip_program_build(app, source, key, srcs, nsrc, type, "-DCLIP_SHORT_NAMES=1", options,
+                              out);
+}
+
+clip_status clip_program_user(clip_app *app, const char *label, const char *text, clip_type type,
+                              const char *options, cl_program *out) {
+    size_t len = 0;
+    const unsigned long long h = fnv1a(&text, 1, &len);
+    char key[64];
+    snprintf(key, sizeof key, "source:%016llx:%zu", h, len);
+    return clip_program_build(app, label, key, &text, 1, type, "", options, out);
+}
+
+clip_status clip_program_build(clip_app *app, const char *label, const char *source_key,
+                               const char *const *parts, cl_uint n_parts, clip_type type,
+                               const char *clip_options, const char *options, cl_program *out) {
+    const char *source = label;
+    if (clip_type_is_double(type) && !app->fp64)
+        return clip_set_error(app, CLIP_ERR_NO_FP64,
+                              "%s: %s data needs double precision, which device '%s' lacks "
+                              "(no cl_khr_fp64)",
+                              source, clip_type_name(type), app->info.name);
+    const char *srcs[1 + PROGRAM_MAX_PARTS] = {clip_kernel_source("common")};
+    if (!srcs[0])
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "no embedded kernel source 'common'");
+    if (n_parts > PROGRAM_MAX_PARTS)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "%s: more than %d source parts", source,
+                              PROGRAM_MAX_PARTS);
+    for (cl_uint i = 0; i < n_parts; i++)
+        srcs[1 + i] = parts[i];
+    const cl_uint nsrc = 1 + n_parts;
     char opts[1024];
-    int n = snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s",
-                     clip_type_is_double(type), clip_type_is_complex(type), options ? options : "");
+    int n = snprintf(opts, sizeof opts, "-DCLIP_DOUBLE=%d -DCLIP_COMPLEX=%d %s %s",
+                     clip_type_is_double(type), clip_type_is_complex(type), clip_options,
+                     options ? options : "");
     if (n < 0 || (size_t)n >= sizeof opts)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "%s: build options too long", source);
-    size_t klen = strlen(source) + strlen(opts) + 2;
+    size_t klen = strlen(source_key) + strlen(opts) + 2;
     char *key = malloc(klen);
     if (!key) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "%s: out of memory", source);
-    snprintf(key, klen, "%s|%s", source, opts);
+    snprintf(key, klen, "%s|%s", source_key, opts);
     clip_app *home = app->program_home ? app->program_home : app;
     for (clip_program_entry *e = home->programs; e; e = e->next) {
         if (!strcmp(e->key, key)) {

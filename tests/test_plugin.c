@@ -54,5 +54,22 @@ int main(void) {
     clip_process_destroy(p);
     clip_data_destroy(x);
     clip_app_destroy(app);
+
+    /* The tool: --plugin (both spellings) and CLIP_PLUGIN_PATH reach list and help; a failed
+     * --plugin is an error naming the file; a broken entry of CLIP_PLUGIN_PATH only a warning. */
+    unsetenv("CLIP_PLUGIN_PATH");
+    char args[2048];
+    snprintf(args, sizeof args, "--plugin %s/libfixture_good.so list", dir);
+    CHECK(tu_run_tool("plugin_list", args) == 0 && tu_file_has("plugin_list_out.txt", "plugtest"));
+    snprintf(args, sizeof args, "--plugin=%s/libfixture_good.so help plugtest", dir);
+    CHECK(tu_run_tool("plugin_help", args) == 0 &&
+          tu_file_has("plugin_help_out.txt", "usage: clip run plugtest IN1"));
+    snprintf(args, sizeof args, "--plugin %s/libfixture_bad_abi.so list", dir);
+    CHECK(tu_run_tool("plugin_abi", args) == 1 &&
+          tu_file_has("plugin_abi_err.txt", "libfixture_bad_abi.so': built for plugin ABI"));
+    CHECK(tu_run_tool("plugin_none", "--plugin") == 2);
+    setenv("CLIP_PLUGIN_PATH", env, 1);
+    CHECK(tu_run_tool("plugin_env", "list") == 0 && tu_file_has("plugin_env_out.txt", "plugtest") &&
+          tu_file_has("plugin_env_err.txt", "warning: CLIP_PLUGIN_PATH: plugin"));
     return tu_finish("test_plugin");
 }

@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "clip/clip.h"
 #include "clip/process_author.h"
+#include "plugins.h"
 #include "run_args.h"
 #include "timing.h"
 #include "tune.h"
@@ -22,21 +23,23 @@ static int usage(FILE *f) {
                         "[--PARAM V]... | bench NAME SHAPE... | tune (clip help for more)\n");
         return 2;
     }
-    fprintf(f,
-            "usage: clip devices\n"
-            "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
-            "[--repeat R]\n"
-            "       " CLIP_BENCH_SYNOPSIS "\n"
-            "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
-            "[--types T,...] [--shapes MxNxK,...]\n"
-            "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types T,...] "
-            "[--filters 3x3,7x7,...] [--image RxC]\n"
-            "       clip help [NAME]\n"
-            "       clip list\n"
-            "Without -o (or --output), run prints the output's values. Options of run also take "
-            "--opt=VALUE.\n"
-            "SPEC: gpu | cpu | index | name substring, or several devices: all | gpu:all | 1,2.\n"
-            "Formats by extension: .mat .tif/.tiff .png .cfl\n");
+    fprintf(
+        f,
+        "usage: clip devices\n"
+        "       clip run NAME IN... [-o OUT] [--PARAM VALUE]... [--device SPEC] [--time] "
+        "[--repeat R]\n"
+        "       " CLIP_BENCH_SYNOPSIS "\n"
+        "       clip tune [--device SPEC] [--budget SECONDS] [--process matmul|matpow] "
+        "[--types T,...] [--shapes MxNxK,...]\n"
+        "       clip tune --process conv2 [--device SPEC] [--budget SECONDS] [--types T,...] "
+        "[--filters 3x3,7x7,...] [--image RxC]\n"
+        "       clip help [NAME]\n"
+        "       clip list\n"
+        "       clip --plugin FILE COMMAND ...  (processes from a plugin; also CLIP_PLUGIN_PATH)\n"
+        "Without -o (or --output), run prints the output's values. Options of run also take "
+        "--opt=VALUE.\n"
+        "SPEC: gpu | cpu | index | name substring, or several devices: all | gpu:all | 1,2.\n"
+        "Formats by extension: .mat .tif/.tiff .png .cfl\n");
     return 0;
 }
 
@@ -58,7 +61,10 @@ static int fail(const char *what, clip_app *app) {
 }
 
 static const char *kind_str(clip_device_kind k) {
-    return k == CLIP_DEVICE_GPU ? "gpu" : k == CLIP_DEVICE_CPU ? "cpu" : k == CLIP_DEVICE_ACCELERATOR ? "accel" : "other";
+    return k == CLIP_DEVICE_GPU           ? "gpu"
+           : k == CLIP_DEVICE_CPU         ? "cpu"
+           : k == CLIP_DEVICE_ACCELERATOR ? "accel"
+                                          : "other";
 }
 
 static int cmd_devices(int argc, char **argv) {
@@ -123,7 +129,8 @@ static int print_data(clip_data *d, clip_app *app) {
     clip_type t = clip_data_type(d);
     int cx = clip_type_is_complex(t), dbl = clip_type_is_double(t);
     for (size_t i = 0; i < clip_data_numel(d); i++) {
-        double re = dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
+        double re =
+            dbl ? ((const double *)h)[i * (cx ? 2 : 1)] : ((const float *)h)[i * (cx ? 2 : 1)];
         if (cx) {
             double im = dbl ? ((const double *)h)[2 * i + 1] : ((const float *)h)[2 * i + 1];
             printf("%.*g%+.*gi\n", dbl ? 17 : 9, re, dbl ? 17 : 9, im);
@@ -263,7 +270,8 @@ int main(int argc, char **argv) {
      * without a word; ignored, the write fails with EFBIG and the save says "File too large".
      * Signal dispositions are the program's to choose, so this lives here, not in the library. */
     signal(SIGXFSZ, SIG_IGN);
-    int rc = dispatch(argc, argv);
+    int rc = clip_tool_plugins(&argc, argv);
+    if (rc == 0) rc = dispatch(argc, argv);
     /* printf's failures (a full disk, /dev/full, a closed stdout) only show in the stream's error
      * flag, and the last buffer is written at exit, too late for the status: a script reading
      * the values would otherwise take a truncated list for the result. After an error already

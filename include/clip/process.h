@@ -214,7 +214,8 @@ CLIP_API clip_status clip_process_desc_param(const clip_process_desc *d, int i,
                                              clip_param_info *info);
 
 /* Writes the help text of a process (usage, inputs, outputs, parameters with kind, default,
- * range or choices, and doc) to `f`. Errors: CLIP_ERR_INVALID_ARG. */
+ * range or choices, and doc) to `f`. Errors: CLIP_ERR_INVALID_ARG (NULL d or f; a descriptor
+ * that registration would refuse, with the same message). */
 CLIP_API clip_status clip_process_help(const clip_process_desc *d, FILE *f);
 
 #ifdef __cplusplus

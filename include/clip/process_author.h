@@ -6,12 +6,16 @@
  * `clip help NAME`. Built-in processes live in processes/, one file each, and are listed once in
  * processes/registry.c; a user program may register its own with clip_process_register().
  *
- * A process reaches OpenCL objects only through the functions below: it gets its kernels from
- * clip_proc_kernel (programs are built once per app and cached), device buffers of its data from
- * clip_proc_read_buffer / clip_proc_write_buffer, temporaries from clip_proc_temp, and enqueues
- * through clip_proc_enqueue so that launches are timed. Everything a process gets this way is
- * owned by the process object and released by the core (at re-init, clip_process_set_output,
- * unbind and destroy).
+ * A process, built-in or a user's (registered by a program, or loaded from a plugin: see
+ * clip/plugin.h and docs/writing-a-process.md), reaches OpenCL objects through the functions
+ * below: it gets its kernels from clip_proc_kernel_source / clip_proc_kernel_file (a user's
+ * OpenCL C, as a string or a file) or clip_proc_kernel (the built-ins' embedded files), all built
+ * the same way, once per app, device, type and options, and cached; device buffers of its data
+ * from clip_proc_read_buffer / clip_proc_write_buffer, temporaries from clip_proc_temp, and it
+ * enqueues through clip_proc_enqueue so that launches are timed. Everything a process gets this
+ * way is owned by the process object and released by the core (at re-init,
+ * clip_process_set_output, unbind and destroy). Raw OpenCL (clip_proc_cl_context below) is only
+ * for driving an OpenCL library such as clFFT.
  */
 #ifndef CLIP_PROCESS_AUTHOR_H
 #define CLIP_PROCESS_AUTHOR_H
@@ -133,16 +137,48 @@ CLIP_API clip_status clip_proc_output(clip_process *p, int i, clip_type type, in
 /* Records the variant name init chose (copied; shown by clip_process_variant and --time). */
 CLIP_API void clip_proc_set_variant(clip_process *p, const char *variant);
 
-/* Builds (once per app; cached by source, type and options) the program of kernels/SOURCE.cl
- * with kernels/common.cl before it, compiled with -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
- * `type` and the extra `options`, and creates kernel `kernel_name` owned by the process.
- * SOURCE "LIB+NAME" builds kernels/LIB.cl between common.cl and NAME.cl (shared building blocks
- * that only some devices compile, such as tensor_core.cl); up to three such files, joined in
- * order, as in "tensor_core+conv2+conv2_tensor".
- * Errors: CLIP_ERR_NO_FP64 (double type on a device without fp64), CLIP_ERR_BUILD (message
- * includes the build log), CLIP_ERR_INVALID_ARG (no embedded source of that name, more than four
- * names, a name of 64 characters or more, or options that with clip's own pass 1 KiB),
- * CLIP_ERR_OPENCL, CLIP_ERR_OUT_OF_MEMORY. */
+/* ---- kernels ------------------------------------------------------------------------------
+ * Every program, built-in or a user's, is built the same way: once per app and device for each
+ * element type and option string (cached by its source, type and options, released with the
+ * app), with kernels/common.cl before the source and -DCLIP_DOUBLE=0/1 -DCLIP_COMPLEX=0/1 for
+ * `type`, then the extra `options`. common.cl is the kernel API (stable; prefixed clip_/CLIP_):
+ *   clip_real_t     float or double (CLIP_REAL names the same scalar type for token pasting)
+ *   clip_complex_t  float2 or double2, (re, im), as complex data is stored
+ *   clip_elem_t     the element type: clip_complex_t when CLIP_COMPLEX, else clip_real_t
+ *   clip_real4_t    a vector of four reals; CLIP_CAT(a, b) pastes tokens through macros
+ *   complex arithmetic on clip_complex_t: clip_cmul(a, b), clip_cconjmul(a, b) = conj(a)*b,
+ *     clip_cdiv(a, b), clip_cabs(a), clip_carg(a), clip_cexp(a), clip_clog(a),
+ *     clip_cpowr(a, x) = a^x for a real x (principal branch, as MATLAB's power); + and - are the
+ *     vector operators
+ *   compensated sums: CLIP_TWOSUM(T, s, c, x) adds x to s keeping the rounding error in c,
+ *     CLIP_FOLD(s, c) the sum; clip_addc(&s, &c, v) the same for a line's running sum
+ * For f64/c64 the fp64 extension is enabled by common.cl; a device without it is refused before
+ * anything is built (CLIP_ERR_NO_FP64). A kernel gets the process's buffers through
+ * clip_proc_read_buffer / clip_proc_write_buffer and runs through clip_proc_enqueue. The kernel
+ * object belongs to the process and is released by the core (see the top of this file).
+ * Errors of the three calls below: CLIP_ERR_NO_FP64 (double type on a device without fp64),
+ * CLIP_ERR_BUILD (the message names the process and has the build log), CLIP_ERR_OPENCL (no
+ * kernel of that name in the program: clCreateKernel's code), CLIP_ERR_INVALID_ARG (options that
+ * with clip's own pass 1 KiB), CLIP_ERR_OUT_OF_MEMORY. */
+
+/* A kernel from OpenCL C source text `source` (a NUL-terminated string the caller keeps; the
+ * cache keys it by a hash of its contents). Also CLIP_ERR_INVALID_ARG: a NULL argument. */
+CLIP_API clip_status clip_proc_kernel_source(clip_process *p, const char *source, clip_type type,
+                                             const char *options, const char *kernel_name,
+                                             cl_kernel *k);
+/* The same from the file at `path`, read at each call (a changed file is a new program). Also
+ * CLIP_ERR_IO: the file cannot be read (the message names it). */
+CLIP_API clip_status clip_proc_kernel_file(clip_process *p, const char *path, clip_type type,
+                                           const char *options, const char *kernel_name,
+                                           cl_kernel *k);
+/* The built-in processes' call: the source is one of the files embedded in the library,
+ * kernels/SOURCE.cl, built as above. SOURCE "LIB+NAME" builds kernels/LIB.cl between common.cl
+ * and NAME.cl (shared building blocks that only some devices compile, such as tensor_core.cl); up
+ * to three such files, joined in order, as in "tensor_core+conv2+conv2_tensor". Built-in kernels
+ * also see common.cl's short aliases (real_t, complex_t, elem_t, real4_t; -DCLIP_SHORT_NAMES=1),
+ * which user sources do not, so that those names stay free for a user's kernel. Also
+ * CLIP_ERR_INVALID_ARG: no embedded source of that name, more than four names, a name of 64
+ * characters or more. */
 CLIP_API clip_status clip_proc_kernel(clip_process *p, const char *source, clip_type type,
                                       const char *options, const char *kernel_name, cl_kernel *k);
 

@@ -40,8 +40,8 @@ static const char *kind_name(clip_device_kind k) {
 }
 
 static mxArray *device_struct(const clip_device_info *d, size_t n, int def, int cur) {
-    static const char *fields[] = {"index", "name", "vendor", "type", "version", "isdefault",
-                                   "iscurrent"};
+    static const char *fields[] = {"index",   "name",      "vendor",   "type",
+                                   "version", "isdefault", "iscurrent"};
     mxArray *s = mxCreateStructMatrix(n, 1, 7, fields);
     for (size_t i = 0; i < n; i++) {
         mxSetField(s, i, "index", mxCreateDoubleScalar(d[i].index));
@@ -103,7 +103,8 @@ static clip_data *live(const mxArray *a, gw_error *e) {
     uint64_t id = 0;
     if (gw_id_arg(a, &id, e)) return NULL;
     clip_data *d = gw_handle_get(id);
-    if (!d) gw_fail(e, "clip:staleArray", "clip: this clip.Array's device data is gone (clear mex?)");
+    if (!d)
+        gw_fail(e, "clip:staleArray", "clip: this clip.Array's device data is gone (clear mex?)");
     return d;
 }
 
@@ -112,7 +113,8 @@ static int cmd_info(const mxArray *a, int nlhs, mxArray *plhs[], gw_error *e) {
     if (!d) return 1;
     int nd = clip_data_ndims(d);
     plhs[0] = mxCreateDoubleMatrix(1, nd, mxREAL);
-    for (int i = 0; i < nd; i++) mxGetPr(plhs[0])[i] = (double)clip_data_dim(d, i);
+    for (int i = 0; i < nd; i++)
+        mxGetPr(plhs[0])[i] = (double)clip_data_dim(d, i);
     clip_type t = clip_data_type(d);
     if (nlhs > 1) plhs[1] = mxCreateString(clip_type_is_double(t) ? "double" : "single");
     if (nlhs > 2) plhs[2] = mxCreateLogicalScalar(!clip_type_is_complex(t));
@@ -120,8 +122,8 @@ static int cmd_info(const mxArray *a, int nlhs, mxArray *plhs[], gw_error *e) {
 }
 
 static int cmd_stats(mxArray **out, gw_error *e) {
-    static const char *fields[] = {"to_device", "to_host", "bytes_to_device", "bytes_to_host",
-                                   "live_arrays", "cached_processes"};
+    static const char *fields[] = {"to_device",     "to_host",     "bytes_to_device",
+                                   "bytes_to_host", "live_arrays", "cached_processes"};
     clip_app *app = gw_app(e);
     clip_transfer_stats st;
     if (!app) return 1;
@@ -172,8 +174,19 @@ static int dispatch(const char *cmd, int nlhs, mxArray *plhs[], int nrhs, const 
         clip_status s = app ? clip_app_finish(app) : CLIP_OK;
         return !app || (s != CLIP_OK && gw_fail_clip(e, app, s));
     }
+    if (!strcmp(cmd, "plugin") && nrhs == 1) {
+        char *path = gw_string_arg(prhs[0], "the plugin's file", e);
+        if (!path) return 1;
+        clip_status s = clip_plugin_load(path);
+        mxFree(path);
+        return s != CLIP_OK && gw_fail_clip(e, NULL, s);
+    }
     if (!strcmp(cmd, "run") && nrhs == 4) {
         gw_handle_sweep();
+        /* CLIP_PLUGIN_PATH's plugins, as the CLI loads them: idempotent, so each run asks (a
+         * plugin added to the path later is found; a broken one is this call's error). */
+        clip_status ps = clip_plugins_load_env();
+        if (ps != CLIP_OK) return gw_fail_clip(e, NULL, ps);
         char *name = gw_string_arg(prhs[0], "the process name", e);
         if (!name) return 1;
         int failed = gw_run(name, nlhs, plhs, nrhs - 1, prhs + 1, e);
