@@ -79,11 +79,14 @@ class App:
         if need_app and self._p is None:
             raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
         self._lock.acquire()
-        if need_app and self._p is None:
+        try:  # a Ctrl-C from here on must not leave the lock taken
+            if need_app and self._p is None:
+                raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
+            if self._pending:
+                self._drain()
+        except BaseException:
             self._lock.release()
-            raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
-        if self._pending:
-            self._drain()
+            raise
 
     def _drain(self):
         while self._pending:
