@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 
-
 @pytest.fixture(scope="session")
 def clip_tool():
     tool = os.environ.get("CLIP_TOOL") or shutil.which("clip")
