@@ -11,10 +11,16 @@
             that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
             interleaved (one run of each per round), so that drift hits them alike
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
-Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere."""
+Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere, THREADS=N to give
+every contender N threads (POCL_MAX_PTHREAD_COUNT for PoCL, cv2.setNumThreads; SciPy's ndimage
+uses one): steadier figures on a machine that other jobs share."""
 import os
 import sys
 import time
+
+THREADS = os.environ.get("THREADS")
+if THREADS:
+    os.environ["POCL_MAX_PTHREAD_COUNT"] = THREADS  # read when PoCL starts: before clipcl
 
 import numpy as np
 
@@ -106,14 +112,16 @@ def conv2():
     import scipy.ndimage
     try:
         import cv2
+        if THREADS:
+            cv2.setNumThreads(int(THREADS))
     except ImportError:
         cv2 = None
         print("conv2: cv2 missing (Debian: python3-opencv): filter2D not timed")
     rng = np.random.default_rng(1)
     A = rng.random((2048, 2048), dtype=np.float32)
     AF = np.asfortranarray(A)
-    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s"
-          % (REPEAT, clipcl.default_app().device["name"]))
+    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s; "
+          "threads %s" % (REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
     # Accuracy input: values over 12 decades, side by side.
     H = (rng.random((512, 512)) * 10.0 ** rng.integers(-6, 7, (512, 512))).astype(np.float32)
     for ks in (7, 31):
