@@ -21,6 +21,10 @@ from . import _procs
 globals().update(_errors.CLASSES)
 
 __version__ = "0.1.0"
+__all__ = ["App", "ClipError", "DeviceArray", "asfortranarray", "call", "default_app",
+           "describe", "device_times", "devices", "empty", "finish", "has_format", "help_text",
+           "load", "load_plugin", "load_plugins_env", "processes", "refresh", "save",
+           "set_device", "stats", "to_device", "transfer_stats"] + sorted(_errors.CLASSES)
 
 
 def transfer_stats(app=None):
@@ -62,6 +66,7 @@ def _install_functions():
     for name, fn in refresh().items():
         if fn.__name__ not in g:
             g[fn.__name__] = fn
+            __all__.append(fn.__name__)
 
 
 def __getattr__(name):

@@ -6,7 +6,6 @@ app and its data and processes must not be used by two threads at the same time.
 therefore holds a lock that every call on it takes (threads sharing one app take turns), and
 threads that want to run at the same time each use an App of their own. Data freed by the
 garbage collector while another thread holds the lock is freed by the next call instead."""
-import os
 import threading
 from collections import OrderedDict
 

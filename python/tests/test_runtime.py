@@ -1,6 +1,5 @@
 """Memory, threads, the GIL, Ctrl-C, plugins."""
 import os
-import signal
 import subprocess
 import sys
 import textwrap
