@@ -78,6 +78,17 @@ def __getattr__(name):
     return fn
 
 
-if __import__("os").environ.get("CLIP_PLUGIN_PATH"):
-    load_plugins_env()
+def _load_env_plugins():
+    # A broken entry of CLIP_PLUGIN_PATH is a warning, as in the clip tool: the package still
+    # imports, with the processes that did load.
+    import os
+    import warnings
+    if os.environ.get("CLIP_PLUGIN_PATH"):
+        try:
+            _procs.load_plugins_env()
+        except ClipError as e:
+            warnings.warn("clipcl: CLIP_PLUGIN_PATH: %s" % e, RuntimeWarning, stacklevel=3)
+
+
+_load_env_plugins()
 _install_functions()
