@@ -186,12 +186,12 @@ _default_lock = threading.Lock()
 
 def default_app():
     """The app the functions use when not given app=: made at first use on CLIP_DEVICE's
-    device (or the best one), or the one set_device chose."""
+    device (or the best one), or the one set_device chose; made again after a close()."""
     global _default
     a = _default
-    if a is None:
+    if a is None or a._p is None:  # none yet, or the user closed it
         with _default_lock:
-            if _default is None:
+            if _default is None or _default._p is None:
                 _default = App()
             a = _default
     return a

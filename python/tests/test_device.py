@@ -101,3 +101,8 @@ def test_set_device_replaces_the_default_app():
         assert np.array_equal(clipcl.matmul(np.eye(3), np.eye(3)), np.eye(3))
     finally:
         G.free()
+
+
+def test_default_app_made_again_after_close():
+    clipcl.default_app().close()
+    assert np.array_equal(clipcl.matmul(np.eye(2), np.eye(2)), np.eye(2))
