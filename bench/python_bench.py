@@ -8,12 +8,19 @@
             scipy.ndimage.convolve, each the median of REPEAT runs in the same process; clip
             both with a Fortran-ordered input (wrapped, no host copy) and a C-ordered one (one
             copy), and the worst per-output error of each, in units of eps * (|A| conv |K|) at
-            that output, on a 512x512 image whose values span 1e-6..1e6
+            that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
+            interleaved (one run of each per round), so that drift hits them alike
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
-Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere."""
+Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere, THREADS=N to give
+every contender N threads (POCL_MAX_PTHREAD_COUNT for PoCL, cv2.setNumThreads; SciPy's ndimage
+uses one): steadier figures on a machine that other jobs share."""
 import os
 import sys
 import time
+
+THREADS = os.environ.get("THREADS")
+if THREADS:
+    os.environ["POCL_MAX_PTHREAD_COUNT"] = THREADS  # read when PoCL starts: before clipcl
 
 import numpy as np
 
@@ -62,21 +69,32 @@ def overhead():
         lib.clip_data_destroy(o)
 
     g = clipcl.to_device(a)
-    py, cc, dev = [], [], []
-    for _ in range(3):  # alternate, so that the machine's drift hits all three alike
-        py.append(median_us(lambda: clipcl.matmul(a, a), 1000))
-        cc.append(median_us(c_calls, 1000))
-        dev.append(median_us(lambda: clipcl.matmul(g, g), 1000))
+    cases = [("clipcl.matmul NumPy->NumPy", lambda: clipcl.matmul(a, a)),
+             ("the same C calls through cffi", c_calls),
+             ("clipcl.matmul on DeviceArrays", lambda: clipcl.matmul(g, g))]
+    for _, fn in cases:
+        for _ in range(200):
+            fn()
+    clipcl.finish()
+    # Interleaved call by call, three rounds of 1000, so that drift hits every case alike.
+    rounds = []
+    for _ in range(3):
+        ts = [[] for _ in cases]
+        for _ in range(1000):
+            for i, (_, fn) in enumerate(cases):
+                t = time.perf_counter()
+                fn()
+                ts[i].append(time.perf_counter() - t)
+        rounds.append([1e6 * float(np.median(x)) for x in ts])
     clipcl.finish()
     lib.clip_process_destroy(p)
     print("overhead: 1x1 matmul, median of 1000 calls (three rounds), device %s"
           % app.device["name"])
-    print("  clipcl.matmul NumPy->NumPy      %s us" % " / ".join("%.1f" % x for x in py))
-    print("  the same C calls through cffi   %s us" % " / ".join("%.1f" % x for x in cc))
-    print("  Python's share (difference)     %s us" %
-          " / ".join("%.1f" % (x - y) for x, y in zip(py, cc)))
-    print("  clipcl.matmul on DeviceArrays   %s us (enqueued, not waited for)" %
-          " / ".join("%.1f" % x for x in dev))
+    for i, (name, _) in enumerate(cases):
+        print("  %-34s %s us%s" % (name, " / ".join("%.1f" % r[i] for r in rounds),
+                                   " (enqueued, not waited for)" if i == 2 else ""))
+    print("  %-34s %s us" % ("Python's share (first - second)",
+                             " / ".join("%.1f" % (r[0] - r[1]) for r in rounds)))
 
 
 def per_output_error(got, A, K):
@@ -94,14 +112,16 @@ def conv2():
     import scipy.ndimage
     try:
         import cv2
+        if THREADS:
+            cv2.setNumThreads(int(THREADS))
     except ImportError:
         cv2 = None
         print("conv2: cv2 missing (Debian: python3-opencv): filter2D not timed")
     rng = np.random.default_rng(1)
     A = rng.random((2048, 2048), dtype=np.float32)
     AF = np.asfortranarray(A)
-    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s"
-          % (REPEAT, clipcl.default_app().device["name"]))
+    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s; "
+          "threads %s" % (REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
     # Accuracy input: values over 12 decades, side by side.
     H = (rng.random((512, 512)) * 10.0 ** rng.integers(-6, 7, (512, 512))).astype(np.float32)
     for ks in (7, 31):
@@ -119,24 +139,34 @@ def conv2():
         nd = lambda X: scipy.ndimage.convolve(X, K, mode="constant")
         cases.append(("scipy.ndimage.convolve", lambda: nd(A), nd))
         ref = clipcl.conv2(AF, K, shape="same")
-        times = {}
-        for name, fn, _ in cases:
-            got = fn()
+        times = {name: [] for name, _, _ in cases}
+        errs = {}
+        for name, fn, acc in cases:
+            got = fn()  # warm: kernels built, processes kept
             assert got.shape == ref.shape
-            dev = float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
-            n = REPEAT if "ndimage" not in name or ks < 15 else max(3, REPEAT // 5)
-            times[name] = median_us(fn, n, warm=2) / 1000
-            err = ""
-            if _ is not None:
-                err = "  worst per-output error %.3g eps" % per_output_error(_(H), H, K)
-            print("  %2dx%-2d %-30s %9.2f ms  (max diff from clip %.1e)%s" %
-                  (ks, ks, name, times[name], dev, err))
-        base = times["clip (Fortran-ordered A)"]
-        for name in times:
+            errs[name] = (float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))),
+                          per_output_error(acc(H), H, K) if acc is not None else None)
+        # Interleaved, one run of each case per round, so that the machine's drift (other jobs
+        # on its cores) falls on every case alike; ndimage at 31x31 (seconds a run) in 3 rounds.
+        for r in range(REPEAT):
+            for name, fn, _ in cases:
+                if "ndimage" in name and ks > 15 and r >= 3:
+                    continue
+                t = time.perf_counter()
+                fn()
+                times[name].append(1e3 * (time.perf_counter() - t))
+        med = {name: float(np.median(v)) for name, v in times.items()}
+        for name, _, _ in cases:
+            dev, err = errs[name]
+            print("  %2dx%-2d %-30s %9.2f ms  (max diff from clip %.1e)%s" % (
+                ks, ks, name, med[name], dev,
+                "  worst per-output error %.3g eps" % err if err is not None else ""))
+        base = med["clip (Fortran-ordered A)"]
+        for name in med:
             if not name.startswith("clip"):
                 print("  %2dx%-2d clip is %.2fx faster than %s (C-ordered A: %.2fx)" % (
-                    ks, ks, times[name] / base, name,
-                    times[name] / times["clip (C-ordered A, one copy)"]))
+                    ks, ks, med[name] / base, name,
+                    med[name] / med["clip (C-ordered A, one copy)"]))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
           ../shared/anchors/cupy_peers.py times them (cupyx.profiler.benchmark's GPU times, TF32
           off), in the same process; also clip from a NumPy array to a NumPy array (transfers
           included) for the record
-Environment: REPEAT (default 10), CLIP_DEVICE (default gpu)."""
+Environment: REPEAT (default 10), CLIP_DEVICE (default gpu), N (conv2's side, default 8192) and
+CHAIN_N (the chain's, default 4096), smaller for a trial run elsewhere; without CuPy the peers
+are left out."""
 import os
 import statistics
 import time
@@ -20,6 +22,8 @@ import numpy as np
 import clipcl
 
 REPEAT = int(os.environ.get("REPEAT", "10"))
+N = int(os.environ.get("N", "8192"))
+CHAIN_N = int(os.environ.get("CHAIN_N", "4096"))
 app = clipcl.default_app()
 print("clipcl on %s (%s)" % (app.device["name"], app.device["version"]))
 rng = np.random.default_rng(48)
@@ -30,7 +34,7 @@ def med(xs):
 
 
 def chain():
-    A = clipcl.to_device(rng.random((4096, 4096), dtype=np.float32))
+    A = clipcl.to_device(rng.random((CHAIN_N, CHAIN_N), dtype=np.float32))
     K = clipcl.to_device(rng.random((15, 15), dtype=np.float32))
 
     def run():
@@ -54,7 +58,7 @@ def chain():
         clipcl.finish()
         walls.append(1e3 * (time.perf_counter() - t0))
     each = {n: med([dict(p)[n] for p in parts]) for n, _ in parts[0]}
-    print("chain conv2 4096^2 15x15 -> matmul 4096 -> norm fro, DeviceArrays:")
+    print("chain conv2 %d^2 15x15 -> matmul %d -> norm fro, DeviceArrays:" % (CHAIN_N, CHAIN_N))
     print("  device times (median): %s; sum %.3f ms" % (
         ", ".join("%s %.3f" % kv for kv in each.items()), med(sums)))
     print("  wall time of the chain from Python (calls + finish): %.3f ms = %.3fx the sum" % (
@@ -62,23 +66,27 @@ def chain():
 
 
 def conv2():
-    import cupy as cp
-    from cupyx.profiler import benchmark
-    from cupyx.scipy import ndimage, signal
+    try:
+        import cupy as cp
+        from cupyx.profiler import benchmark
+        from cupyx.scipy import ndimage, signal
+    except ImportError:
+        cp = None
+        print("conv2: CuPy missing: its peers are left out")
 
     def cupy_ms(f, *a):
         r = benchmark(f, a, n_repeat=REPEAT, n_warmup=2)
         return float(np.median(r.gpu_times)) * 1e3
 
-    n = 8192
+    n = N
     host = rng.random((n, n), dtype=np.float32)
     A = clipcl.to_device(host)
-    x = cp.asarray(host)
+    x = cp.asarray(host) if cp is not None else None
     hostF = clipcl.asfortranarray(host)
     for k in (15, 7, 31):
         Kh = rng.random((k, k), dtype=np.float32)
         K = clipcl.to_device(Kh)
-        w = cp.asarray(Kh)
+        w = cp.asarray(Kh) if cp is not None else None
         clipcl.conv2(A, K, "same")
         clipcl.finish()
         dev = []
@@ -92,17 +100,20 @@ def conv2():
             clipcl.conv2(A, K, "same")
             clipcl.finish()
             wall.append(1e3 * (time.perf_counter() - t0))
-        peers = {"cupy ndimage.convolve": cupy_ms(ndimage.convolve, x, w, None, "constant")}
-        if k >= 15:
-            peers["cupy signal.fftconvolve"] = cupy_ms(signal.fftconvolve, x, w, "same")
-        best = min(peers, key=peers.get)
+        peers = {}
+        if cp is not None:
+            peers["cupy ndimage.convolve"] = cupy_ms(ndimage.convolve, x, w, None, "constant")
+            if k >= 15:
+                peers["cupy signal.fftconvolve"] = cupy_ms(signal.fftconvolve, x, w, "same")
         print("conv2 %d^2 %dx%d single 'same':" % (n, k, k))
         print("  clip device time %.4f ms (median of %d); from Python, DeviceArrays, call + "
               "finish %.4f ms" % (med(dev), REPEAT, med(wall)))
         for name, ms in peers.items():
             print("  %s %.4f ms" % (name, ms))
-        print("  clip is %.2fx faster than CuPy's fastest (%s) in device time" % (
-            peers[best] / med(dev), best))
+        if peers:
+            best = min(peers, key=peers.get)
+            print("  clip is %.2fx faster than CuPy's fastest (%s) in device time" % (
+                peers[best] / med(dev), best))
         h2h = []
         for _ in range(max(3, REPEAT // 2)):
             t0 = time.perf_counter()

@@ -16,5 +16,6 @@ A = clipcl.load(src, on_device=True)          # rows x cols (x channels), raw 0.
 K = np.ones((5, 5), np.float32) / 25
 S = clipcl.conv2(A, K, "same")                # MATLAB's conv2(A, K, 'same'); stays on the device
 G = clipcl.matmul(S, S, transa="t")           # S.' * S, S read transposed in place
-print("norm(S, 'fro') =", clipcl.norm(S, "fro").get()[0, 0], " norm(S.'*S) =", clipcl.norm(G).get()[0, 0])
+print("norm(S, 'fro') =", clipcl.norm(S, "fro").get()[0, 0])   # 1x1 results, MATLAB-style
+print("norm(S.'*S) =", clipcl.norm(G).get()[0, 0])
 print(clipcl.save(dst, S, sample="u8", fit="clamp"))  # says what it rounded; whole or absent

@@ -21,6 +21,10 @@ from . import _procs
 globals().update(_errors.CLASSES)
 
 __version__ = "0.1.0"
+__all__ = ["App", "ClipError", "DeviceArray", "asfortranarray", "call", "default_app",
+           "describe", "device_times", "devices", "empty", "finish", "has_format", "help_text",
+           "load", "load_plugin", "load_plugins_env", "processes", "refresh", "save",
+           "set_device", "stats", "to_device", "transfer_stats"] + sorted(_errors.CLASSES)
 
 
 def transfer_stats(app=None):
@@ -62,6 +66,7 @@ def _install_functions():
     for name, fn in refresh().items():
         if fn.__name__ not in g:
             g[fn.__name__] = fn
+            __all__.append(fn.__name__)
 
 
 def __getattr__(name):
@@ -73,6 +78,17 @@ def __getattr__(name):
     return fn
 
 
-if __import__("os").environ.get("CLIP_PLUGIN_PATH"):
-    load_plugins_env()
+def _load_env_plugins():
+    # A broken entry of CLIP_PLUGIN_PATH is a warning, as in the clip tool: the package still
+    # imports, with the processes that did load.
+    import os
+    import warnings
+    if os.environ.get("CLIP_PLUGIN_PATH"):
+        try:
+            _procs.load_plugins_env()
+        except ClipError as e:
+            warnings.warn("clipcl: CLIP_PLUGIN_PATH: %s" % e, RuntimeWarning, stacklevel=3)
+
+
+_load_env_plugins()
 _install_functions()

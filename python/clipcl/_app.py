@@ -6,7 +6,6 @@ app and its data and processes must not be used by two threads at the same time.
 therefore holds a lock that every call on it takes (threads sharing one app take turns), and
 threads that want to run at the same time each use an App of their own. Data freed by the
 garbage collector while another thread holds the lock is freed by the next call instead."""
-import os
 import threading
 from collections import OrderedDict
 
@@ -79,11 +78,14 @@ class App:
         if need_app and self._p is None:
             raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
         self._lock.acquire()
-        if need_app and self._p is None:
+        try:  # a Ctrl-C from here on must not leave the lock taken
+            if need_app and self._p is None:
+                raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
+            if self._pending:
+                self._drain()
+        except BaseException:
             self._lock.release()
-            raise _errors.fail("CLIP_ERR_INVALID_ARG", "this App was closed")
-        if self._pending:
-            self._drain()
+            raise
 
     def _drain(self):
         while self._pending:
@@ -184,12 +186,12 @@ _default_lock = threading.Lock()
 
 def default_app():
     """The app the functions use when not given app=: made at first use on CLIP_DEVICE's
-    device (or the best one), or the one set_device chose."""
+    device (or the best one), or the one set_device chose; made again after a close()."""
     global _default
     a = _default
-    if a is None:
+    if a is None or a._p is None:  # none yet, or the user closed it
         with _default_lock:
-            if _default is None:
+            if _default is None or _default._p is None:
                 _default = App()
             a = _default
     return a

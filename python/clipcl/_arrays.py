@@ -84,6 +84,26 @@ def dims_of(a):
     return (shape[0], 1) if shape else (1, 1)
 
 
+_DIMS = {}  # dims tuple -> const size_t[] (read only by clip; shared by every call)
+_PDATA = ffi.typeof("clip_data **")
+
+
+def cdims(dims):
+    """dims as a size_t[] for clip, made once per distinct tuple."""
+    c = _DIMS.get(dims)
+    if c is None:
+        if len(_DIMS) > 1024:
+            _DIMS.clear()
+        c = _DIMS[dims] = ffi.new("size_t[]", dims)
+    return c
+
+
+def host_ptr(a):
+    """A void * to Fortran-contiguous ndarray a's memory, as a cdata that keeps a alive (its
+    transpose is C-contiguous, which cffi's buffer access asks for)."""
+    return ffi.from_buffer(a.T)
+
+
 def empty(shape, dtype):
     """A Fortran-ordered array for a result, aligned to ALIGN bytes when large."""
     dtype = np.dtype(dtype)
@@ -101,10 +121,9 @@ def wrap(app, a):
     """A new clip_data over ndarray a (as_clip_array's result); the caller keeps a alive and
     frees the data (app._free_data) before a may go."""
     dims = dims_of(a)
-    cd = ffi.new("size_t[]", dims)
-    out = ffi.new("clip_data **")
-    app._check(lib.clip_data_wrap(app._p, _TO_CLIP[a.dtype], len(dims), cd,
-                                  ffi.cast("void *", a.ctypes.data), out))
+    out = ffi.new(_PDATA)
+    app._check(lib.clip_data_wrap(app._p, _TO_CLIP[a.dtype], len(dims), cdims(dims),
+                                  host_ptr(a), out))
     app._live += 1
     return out[0]
 
@@ -119,7 +138,7 @@ def read(app, d):
     """A new Fortran-ordered ndarray with d's contents (one device->host copy when the current
     copy is on the device). Called with app's lock held."""
     a = empty(shape_of(d), _FROM_CLIP[lib.clip_data_type(d)])
-    app._check(lib.clip_data_read(d, ffi.cast("void *", a.ctypes.data)))
+    app._check(lib.clip_data_read(d, host_ptr(a)))
     return a
 
 
@@ -169,7 +188,7 @@ class DeviceArray:
         a = empty(self.shape, self.dtype)
         app._acquire(need_app=False)
         _wait.blocking(app, lib.clip_data_app(d), self.nbytes, a, lib.clip_data_read, d,
-                       ffi.cast("void *", a.ctypes.data))
+                       host_ptr(a))
         return a
 
     numpy = get
@@ -213,14 +232,13 @@ def to_device(x, app=None):
         x = x.get()
     a = as_clip_array(x)
     dims = dims_of(a)
-    cd = ffi.new("size_t[]", dims)
-    out = ffi.new("clip_data **")
+    out = ffi.new(_PDATA)
     app._acquire()
     try:
-        app._check(lib.clip_data_create(app._p, _TO_CLIP[a.dtype], len(dims), cd, out))
+        app._check(lib.clip_data_create(app._p, _TO_CLIP[a.dtype], len(dims), cdims(dims), out))
         app._live += 1
         d = out[0]
-        s = lib.clip_data_write(d, ffi.cast("void *", a.ctypes.data))
+        s = lib.clip_data_write(d, host_ptr(a))
         if s:
             msg = ffi.string(lib.clip_app_last_error(app._p)).decode(errors="replace")
             lib.clip_data_destroy(d)

@@ -11,7 +11,8 @@ import threading
 import numpy as np
 
 from . import _errors
-from ._arrays import DeviceArray, as_clip_array, dims_of, dtype_of, empty, _TO_CLIP
+from ._arrays import (DeviceArray, _PDATA, _TO_CLIP, as_clip_array, cdims, dims_of, dtype_of,
+                      empty, host_ptr)
 from ._ffi import ffi, lib
 from ._wait import Session
 
@@ -73,12 +74,10 @@ def _kept(app, name, params, key):
 def _supply(app, w, k, want_outputs):
     """NumPy arrays for every output, wrapped and set as the process's outputs."""
     arrays = []
-    pd = ffi.new("clip_data **")
+    pd = ffi.new(_PDATA)
     for i, (t, dims) in enumerate(k.outs):
         a = empty(dims, dtype_of(t))
-        cd = ffi.new("size_t[]", dims)
-        app._check(lib.clip_data_wrap(app._p, t, len(dims), cd,
-                                      ffi.cast("void *", a.ctypes.data), pd))
+        app._check(lib.clip_data_wrap(app._p, t, len(dims), cdims(dims), host_ptr(a), pd))
         d = pd[0]
         app._live += 1
         w.defer(app._destroy_locked, d)
@@ -90,7 +89,7 @@ def _supply(app, w, k, want_outputs):
 
 def _remember(app, k):
     outs = []
-    pd = ffi.new("clip_data **")
+    pd = ffi.new(_PDATA)
     i = 0
     while lib.clip_process_output(k.p, i, pd) == 0:
         d = pd[0]
@@ -152,11 +151,10 @@ def run(name, inputs, params, on_device=None, app=None):
                 # region undefined.
                 d = wrapped.get(id(x))
                 if d is None:
-                    dims = dims_of(x)
-                    pd = ffi.new("clip_data **")
+                    dims = sig[i][1]
+                    pd = ffi.new(_PDATA)
                     app._check(lib.clip_data_wrap(app._p, _TO_CLIP[x.dtype], len(dims),
-                                                  ffi.new("size_t[]", dims),
-                                                  ffi.cast("void *", x.ctypes.data), pd))
+                                                  cdims(dims), host_ptr(x), pd))
                     d = wrapped[id(x)] = pd[0]
                     app._live += 1
                     w.defer(app._destroy_locked, d)
@@ -179,7 +177,7 @@ def run(name, inputs, params, on_device=None, app=None):
         app._check(lib.clip_process_launch(p))
         if keep:
             results = []
-            pd = ffi.new("clip_data **")
+            pd = ffi.new(_PDATA)
             for i in range(len(k.outs)):
                 app._check(lib.clip_process_output(p, i, pd))
                 results.append(DeviceArray(app, lib.clip_data_retain(pd[0])))

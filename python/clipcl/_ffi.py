@@ -85,7 +85,8 @@ typedef struct _IO_FILE FILE;
 clip_status clip_process_help(const clip_process_desc *d, FILE *f);
 
 typedef enum clip_sample { CLIP_SAMPLE_AUTO = 0, CLIP_SAMPLE_U8, CLIP_SAMPLE_U16,
-                           CLIP_SAMPLE_F32, CLIP_SAMPLE_F64 } clip_sample;
+                           CLIP_SAMPLE_F32, CLIP_SAMPLE_F64, CLIP_SAMPLE_I8, CLIP_SAMPLE_I16,
+                           CLIP_SAMPLE_U32, CLIP_SAMPLE_I32 } clip_sample;
 typedef enum clip_fit { CLIP_FIT_EXACT = 0, CLIP_FIT_CLAMP, CLIP_FIT_SCALE } clip_fit;
 typedef enum clip_third { CLIP_THIRD_AUTO = 0, CLIP_THIRD_CHANNELS, CLIP_THIRD_PAGES } clip_third;
 typedef struct clip_save_opts { clip_sample sample; clip_fit fit; clip_third third;

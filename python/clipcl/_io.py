@@ -9,7 +9,8 @@ from . import _errors
 from ._arrays import DeviceArray, as_clip_array, read, wrap
 from ._ffi import ffi, lib
 
-_SAMPLES = {None: 0, "auto": 0, "u8": 1, "u16": 2, "f32": 3, "f64": 4}
+_SAMPLES = {None: 0, "auto": 0, "u8": 1, "u16": 2, "f32": 3, "f64": 4, "i8": 5, "i16": 6,
+            "u32": 7, "i32": 8}
 
 
 def _app(app):
@@ -58,8 +59,8 @@ _THIRDS = {None: 0, "auto": 0, "channels": 1, "pages": 2}
 def save(path, x, sample=None, fit=None, third=None, var=None, v73=False, app=None):
     """Saves x (a NumPy array or a DeviceArray) by extension, through clip_save_with: a save
     keeps the values it is given or refuses them (ElementTypeError naming the count and the
-    range), and is whole or absent. sample: "u8" or "u16" for PNG and TIFF, "f32"/"f64" for TIFF
-    (default: the smallest that holds every value exactly). fit: "clamp" or "scale" to change
+    range), and is whole or absent. sample: "u8" or "u16" for PNG and TIFF; "i8", "i16", "u32",
+    "i32", "f32", "f64" for TIFF (default: the smallest that holds every value exactly). fit: "clamp" or "scale" to change
     values an integer sample cannot hold (default: refuse). third: "channels" or "pages" for a
     rows x cols x N TIFF (default: channels when N is 3 or 4). var and v73 for MAT (default
     variable "result", MAT 5). Returns what clip_save_with reports changed ("" when nothing)."""

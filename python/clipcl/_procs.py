@@ -59,7 +59,8 @@ def describe(desc):
          "summary": _s(lib.clip_process_desc_summary(desc)), "inputs": [], "outputs": [],
          "params": []}
     pn, pd = ffi.new("const char **"), ffi.new("const char **")
-    for key, n, get in (("inputs", lib.clip_process_desc_n_inputs(desc), lib.clip_process_desc_input),
+    for key, n, get in (("inputs", lib.clip_process_desc_n_inputs(desc),
+                         lib.clip_process_desc_input),
                         ("outputs", lib.clip_process_desc_n_outputs(desc),
                          lib.clip_process_desc_output)):
         for i in range(n):

@@ -31,6 +31,7 @@ class _Worker(threading.Thread):
         while True:
             job = self.jobs.get()
             job.run()
+            job = None  # nothing of the call outlives it here
             with _idle_lock:
                 _idle.append(self)
 
@@ -61,6 +62,7 @@ class _Job:
             self.status = self.fn(*self.args)
         except BaseException as e:  # noqa: only a cffi conversion error can land here
             self.error = e
+        self.args = None
         with self.mutex:
             self.done.set()
             handed = self.handed
@@ -133,8 +135,9 @@ class Session:
 
 def blocking(app, errp, nbytes, keep, fn, *args):
     """A session of one blocking call, for a caller that holds app's lock already: runs
-    fn(*args) as Session.wait does (errp: the clip_app whose last error tells why; keep: what must live until the device is done), then releases the lock (on Ctrl-C, the helper thread does
-    once the device is done) and raises the call's error, if any."""
+    fn(*args) as Session.wait does (errp: the clip_app whose last error tells why; keep: what
+    must live until the device is done), then releases the lock (on Ctrl-C, the helper thread
+    does once the device is done) and raises the call's error, if any."""
     w = Session(app)
     w.keep = keep
     try:

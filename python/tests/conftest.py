@@ -1,16 +1,9 @@
-"""Shared fixtures: the default app, the clip tool (CLIP_TOOL, set by ctest) and helpers."""
+"""Shared fixtures: the clip tool (CLIP_TOOL, set by ctest), a random generator, a comparison."""
 import os
 import shutil
 
 import numpy as np
 import pytest
-
-import clipcl
-
-
-@pytest.fixture(scope="session")
-def app():
-    return clipcl.default_app()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@
 # (ctest: python_install). Exit 77 (skipped) when the interpreter has no venv or pip.
 set -eu
 py=$1 src=$2 lib=$3 venv=$4
-if ! "$py" -c "import venv, ensurepip" 2>/dev/null && ! "$py" -m pip --version >/dev/null 2>&1; then
+if ! "$py" -c "import venv" 2>/dev/null || ! "$py" -m pip --version >/dev/null 2>&1; then
   echo "python_install: skipped: $py has no venv/pip (Debian: python3-venv python3-pip)"; exit 77
 fi
 rm -rf "$venv" "$venv.src"

@@ -89,3 +89,20 @@ def test_device_times():
         clipcl.matmul(A, A)
         clipcl.norm(A)
     assert [n for n, _ in t] == ["matmul", "norm"] and all(ms > 0 for _, ms in t)
+
+
+def test_set_device_replaces_the_default_app():
+    old = clipcl.default_app()
+    G = clipcl.to_device(np.eye(3))
+    new = clipcl.set_device(str(old.device["index"]))
+    try:
+        assert clipcl.default_app() is new and new is not old
+        assert np.array_equal(G.get(), np.eye(3))  # data of the old app stays valid
+        assert np.array_equal(clipcl.matmul(np.eye(3), np.eye(3)), np.eye(3))
+    finally:
+        G.free()
+
+
+def test_default_app_made_again_after_close():
+    clipcl.default_app().close()
+    assert np.array_equal(clipcl.matmul(np.eye(2), np.eye(2)), np.eye(2))

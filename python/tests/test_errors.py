@@ -89,3 +89,27 @@ def test_file_errors(tmp_path):
         clipcl.save(tmp_path / "a.xyz", np.ones((2, 2)))
     with pytest.raises(clipcl.InvalidArgumentError, match="sample"):
         clipcl.save(tmp_path / "a.png", np.ones((2, 2)), sample="u12")
+
+
+def test_device_array_of_another_app_than_app_kw():
+    with clipcl.App() as a, clipcl.App() as b:
+        G = clipcl.to_device(np.eye(2), a)
+        with pytest.raises(clipcl.InvalidArgumentError, match="app="):
+            clipcl.matmul(G, G, app=b)
+
+
+def test_mat_variable_missing(tmp_path):
+    if not clipcl.has_format("mat"):
+        pytest.skip("clip built without MAT")
+    clipcl.save(tmp_path / "a.mat", np.eye(2), var="x")
+    with pytest.raises(clipcl.ClipError, match="nope"):
+        clipcl.load(tmp_path / "a.mat", var="nope")
+
+
+def test_library_missing_is_an_import_error():
+    import subprocess
+    import sys
+    env = dict(os.environ, CLIP_LIBRARY="/nonexistent/libclip.so.0")
+    p = subprocess.run([sys.executable, "-c", "import clipcl"], capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert p.returncode != 0 and "ImportError" in p.stderr and "CLIP_LIBRARY" in p.stderr

@@ -82,7 +82,8 @@ def test_conv2_high_dynamic_range(rng, dtype):
 
 
 def test_conv2sep(rng):
-    u, v, A = rand(rng, (5, 1), np.float64), rand(rng, (1, 3), np.float64), rand(rng, (20, 30), np.float64)
+    u, v = rand(rng, (5, 1), np.float64), rand(rng, (1, 3), np.float64)
+    A = rand(rng, (20, 30), np.float64)
     close(clipcl.conv2sep(u, v, A, shape="same"),
           scipy.signal.convolve2d(A, u @ v, "same"), F64)
 

@@ -1,6 +1,5 @@
 """Memory, threads, the GIL, Ctrl-C, plugins."""
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -164,3 +163,9 @@ def test_plugin_functions():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, CLIP_PLUGIN_PATH=path), timeout=120)
     assert p.stdout.split() == ["True", "plugtest"], p.stdout + p.stderr
+    # A broken entry warns; the package still imports.
+    p = subprocess.run([sys.executable, "-c", "import clipcl; print(clipcl.conv2.__name__)"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, CLIP_PLUGIN_PATH="/nonexistent/x.so:" + path))
+    assert p.returncode == 0 and p.stdout.split() == ["conv2"], p.stdout + p.stderr
+    assert "RuntimeWarning" in p.stderr and "CLIP_PLUGIN_PATH" in p.stderr
