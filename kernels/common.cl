@@ -43,12 +43,17 @@ inline clip_complex_t clip_cmul(clip_complex_t a, clip_complex_t b) {
 inline clip_complex_t clip_cconjmul(clip_complex_t a, clip_complex_t b) {
     return (clip_complex_t)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
 }
+/* The helpers below call the math library. They are compiled for user kernels (whose builds
+ * define CLIP_USER_KERNEL) and for built-ins that ask (-DCLIP_COMPLEX_MATH): present in every
+ * program, even unused, they made PoCL's compiler output for the scale kernel pass 1 MB (it builds
+ * with -Dinline=), which test_save's 1 MB file-size limit caught. */
+#if defined(CLIP_USER_KERNEL) || defined(CLIP_COMPLEX_MATH)
 /* |a|, without overflow for large parts */
-inline clip_real_t clip_cabs(clip_complex_t a) { return hypot(a.x, a.y); }
+static inline clip_real_t clip_cabs(clip_complex_t a) { return hypot(a.x, a.y); }
 /* the argument of a, in (-pi, pi] */
-inline clip_real_t clip_carg(clip_complex_t a) { return atan2(a.y, a.x); }
+static inline clip_real_t clip_carg(clip_complex_t a) { return atan2(a.y, a.x); }
 /* a / b (Smith's scaling, so that |b| near the overflow threshold does not overflow) */
-inline clip_complex_t clip_cdiv(clip_complex_t a, clip_complex_t b) {
+static inline clip_complex_t clip_cdiv(clip_complex_t a, clip_complex_t b) {
     if (fabs(b.x) >= fabs(b.y)) {
         const clip_real_t r = b.y / b.x, d = b.x + b.y * r;
         return (clip_complex_t)((a.x + a.y * r) / d, (a.y - a.x * r) / d);
@@ -57,21 +62,22 @@ inline clip_complex_t clip_cdiv(clip_complex_t a, clip_complex_t b) {
     return (clip_complex_t)((a.x * r + a.y) / d, (a.y * r - a.x) / d);
 }
 /* e^a */
-inline clip_complex_t clip_cexp(clip_complex_t a) {
+static inline clip_complex_t clip_cexp(clip_complex_t a) {
     const clip_real_t m = exp(a.x);
     return (clip_complex_t)(m * cos(a.y), m * sin(a.y));
 }
 /* the principal logarithm of a: log|a| + i arg(a) */
-inline clip_complex_t clip_clog(clip_complex_t a) {
+static inline clip_complex_t clip_clog(clip_complex_t a) {
     return (clip_complex_t)(log(clip_cabs(a)), clip_carg(a));
 }
 /* a^x for a real x, principal branch (MATLAB's power): |a|^x (cos x arg a, sin x arg a); 0^x is
  * 0 for x > 0 */
-inline clip_complex_t clip_cpowr(clip_complex_t a, clip_real_t x) {
+static inline clip_complex_t clip_cpowr(clip_complex_t a, clip_real_t x) {
     if (a.x == 0 && a.y == 0) return (clip_complex_t)(x == 0 ? 1 : (x > 0 ? 0 : INFINITY), 0);
     const clip_real_t m = pow(clip_cabs(a), x), t = x * clip_carg(a);
     return (clip_complex_t)(m * cos(t), m * sin(t));
 }
+#endif
 
 /* s += x with the addition's rounding error added to c (Knuth's TwoSum: exact and branch-free),
  * so that s + c is the running sum to about twice the working precision however long the

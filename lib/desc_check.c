@@ -55,7 +55,7 @@ static int check_io(const clip_process_desc *d, const char *what, int n, int min
     return 0;
 }
 
-static int in_range(const clip_param_desc *pd, double v) {
+int clip_param_in_range(const clip_param_desc *pd, double v) {
     if (isnan(v)) return 0;
     if (pd->min_open ? !(v > pd->min) : !(v >= pd->min)) return 0;
     return pd->max_open ? v < pd->max : v <= pd->max;
@@ -103,7 +103,7 @@ static int check_param(const clip_process_desc *d, int i, char *why, size_t cap)
         (pd->min == pd->max && (pd->min_open || pd->max_open)))
         return fail(why, cap, "'%s': parameter '%s' has an empty range %c%g, %g%c", d->name,
                     pd->name, pd->min_open ? '(' : '[', pd->min, pd->max, pd->max_open ? ')' : ']');
-    if (!in_range(pd, pd->def))
+    if (!clip_param_in_range(pd, pd->def))
         return fail(why, cap, "'%s': parameter '%s': default %g is outside %c%g, %g%c", d->name,
                     pd->name, pd->def, pd->min_open ? '(' : '[', pd->min, pd->max,
                     pd->max_open ? ')' : ']');

@@ -190,5 +190,7 @@ void clip_registry_ensure(void);
 /* 0 when descriptor d is consistent; else non-zero with the reason, naming the process and the
  * field, in why (lib/desc_check.c). Never dereferences what a count says is absent. */
 int clip_desc_check(const clip_process_desc *d, char *why, size_t cap);
+/* Whether v lies in pd's range, its open ends excluded (NaN never does). */
+int clip_param_in_range(const clip_param_desc *pd, double v);
 
 #endif

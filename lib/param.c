@@ -49,15 +49,9 @@ static clip_status wrong_kind(const clip_process *p, int i, const char *given) {
                           kind_name(p->desc->params[i].kind), given);
 }
 
-static int in_range(const clip_param_desc *pd, double v) {
-    if (isnan(v)) return 0;
-    if (pd->min_open ? !(v > pd->min) : !(v >= pd->min)) return 0;
-    return pd->max_open ? v < pd->max : v <= pd->max;
-}
-
 static clip_status check_range(const clip_process *p, int i, double v) {
     const clip_param_desc *pd = &p->desc->params[i];
-    if (pd->has_range && !in_range(pd, v))
+    if (pd->has_range && !clip_param_in_range(pd, v))
         return clip_set_error(p->app, CLIP_ERR_PARAM_RANGE, "%s: %s = %g is outside %c%g, %g%c",
                               p->desc->name, pd->name, v, pd->min_open ? '(' : '[', pd->min,
                               pd->max, pd->max_open ? ')' : ']');

@@ -98,7 +98,8 @@ clip_status clip_program_user(clip_app *app, const char *label, const char *text
     const unsigned long long h = fnv1a(&text, 1, &len);
     char key[64];
     snprintf(key, sizeof key, "source:%016llx:%zu", h, len);
-    return clip_program_build(app, label, key, &text, 1, type, "", options, out);
+    return clip_program_build(app, label, key, &text, 1, type, "-DCLIP_USER_KERNEL=1", options,
+                              out);
 }
 
 clip_status clip_program_build(clip_app *app, const char *label, const char *source_key,

@@ -152,7 +152,9 @@ CLIP_API void clip_proc_set_variant(clip_process *p, const char *variant);
  *     vector operators
  *   compensated sums: CLIP_TWOSUM(T, s, c, x) adds x to s keeping the rounding error in c,
  *     CLIP_FOLD(s, c) the sum; clip_addc(&s, &c, v) the same for a line's running sum
- * For f64/c64 the fp64 extension is enabled by common.cl; a device without it is refused before
+ * A user's source is also built with -DCLIP_USER_KERNEL=1 (the complex helpers that call the
+ * math library are compiled only then, or with -DCLIP_COMPLEX_MATH, so that programs which do
+ * not use them stay small). For f64/c64 the fp64 extension is enabled by common.cl; a device without it is refused before
  * anything is built (CLIP_ERR_NO_FP64). A kernel gets the process's buffers through
  * clip_proc_read_buffer / clip_proc_write_buffer and runs through clip_proc_enqueue. The kernel
  * object belongs to the process and is released by the core (see the top of this file).
