@@ -19,7 +19,7 @@
 /* How long a load waits for a save of the same pair, committing beside it, to finish. */
 #define CFL_SETTLE_S 1.0
 
-static char *join(const char *base, const char *ext) {
+char *clip_cfl_path(const char *base, const char *ext) {
     size_t n = strlen(base), m = strlen(ext);
     char *s = malloc(n + m + 1);
     if (s) {
@@ -191,7 +191,7 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
                                       : "out");
     clip_clear_error(app);
     *out = NULL;
-    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
+    char *hdr = clip_cfl_path(base, ".hdr"), *cfl = clip_cfl_path(base, ".cfl");
     if (!hdr || !cfl) {
         free(hdr);
         free(cfl);
@@ -238,13 +238,31 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
     return s;
 }
 
+clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
+                           size_t dims[CLIP_MAX_DIMS]) {
+    if (!app || !base || !ndims || !dims)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "cfl_shape: NULL argument");
+    char *hdr = clip_cfl_path(base, ".hdr"), *text = NULL;
+    if (!hdr) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "cfl_shape: out of memory");
+    int fd = -1;
+    struct stat st;
+    clip_status s = read_header(app, hdr, &text, &fd, &st);
+    if (fd >= 0) close(fd);
+    if (s == CLIP_OK) s = clip_cfl_parse_header(app, hdr, text, ndims, dims);
+    free(text);
+    free(hdr);
+    return s;
+}
+
 /* ---------------------------------------------------------------- save */
 
-static clip_status write_header(clip_app *app, const char *path, clip_save_file *sf, clip_data *d) {
+clip_status clip_cfl_write_header(clip_app *app, const char *path, clip_save_file *sf,
+                                  const size_t dims[CLIP_MAX_DIMS]) {
     char text[32 + CFL_WRITE_DIMS * 21];
     size_t n = (size_t)snprintf(text, sizeof text, "# Dimensions\n");
     for (int i = 0; i < CFL_WRITE_DIMS; i++)
-        n += (size_t)snprintf(text + n, sizeof text - n, "%zu ", clip_data_dim(d, i));
+        n += (size_t)snprintf(text + n, sizeof text - n, "%zu ",
+                              i < CLIP_MAX_DIMS ? dims[i] : (size_t)1);
     n += (size_t)snprintf(text + n, sizeof text - n, "\n");
     if (clip_save_write(sf, text, n) != 0)
         return clip_save_error(app, "save_cfl", sf, path, "cannot write");
@@ -298,7 +316,7 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     const void *host = NULL;
     clip_status s = clip_data_host(d, &host);
     if (s != CLIP_OK) return s;
-    char *hdr = join(base, ".hdr"), *cfl = join(base, ".cfl");
+    char *hdr = clip_cfl_path(base, ".hdr"), *cfl = clip_cfl_path(base, ".cfl");
     /* Samples first, the header last: the header is what makes the pair loadable, and the
      * commit removes the old one before either rename (lib/save_file.h), so no kill leaves the
      * new samples under the old header. */
@@ -309,7 +327,10 @@ clip_status clip_save_cfl(clip_app *app, const char *base, clip_data *d) {
     if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", cfl, &sf[0]);
     if (s == CLIP_OK) s = clip_save_begin(app, "save_cfl", hdr, &sf[1]);
     if (s == CLIP_OK) s = write_samples(app, cfl, &sf[0], d, host);
-    if (s == CLIP_OK) s = write_header(app, hdr, &sf[1], d);
+    size_t dims[CLIP_MAX_DIMS];
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        dims[i] = clip_data_dim(d, i);
+    if (s == CLIP_OK) s = clip_cfl_write_header(app, hdr, &sf[1], dims);
     /* Both halves are verified before either replaces its target, so a failure here leaves the
      * old pair whole; what the commit itself may leave, lib/save_file.h says. */
     const clip_save_expect expect[2] = {{(uint64_t)clip_data_numel(d) * 2 * sizeof(float), NULL, 0},

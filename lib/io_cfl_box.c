@@ -13,19 +13,6 @@
 #include "io_internal.h"
 #include "save_file.h"
 
-#define CFL_WRITE_DIMS 16
-#define CFL_HDR_MAX 65536
-
-static char *join(const char *base, const char *ext) {
-    size_t n = strlen(base), m = strlen(ext);
-    char *s = malloc(n + m + 1);
-    if (s) {
-        memcpy(s, base, n);
-        memcpy(s + n, ext, m + 1);
-    }
-    return s;
-}
-
 /* The elements of one run of box (count, start) in an array of dims, and how many runs. */
 static size_t run_length(const size_t *dims, const size_t *start, const size_t *count,
                          size_t *runs) {
@@ -59,29 +46,6 @@ static int box_fits(const size_t *dims, const size_t *start, const size_t *count
     for (int d = 0; d < CLIP_MAX_DIMS; d++)
         if (start[d] > dims[d] || count[d] > dims[d] - start[d]) return 0;
     return 1;
-}
-
-clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
-                           size_t dims[CLIP_MAX_DIMS]) {
-    if (!app || !base || !ndims || !dims)
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "cfl_shape: NULL argument");
-    char *hdr = join(base, ".hdr");
-    if (!hdr) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "cfl_shape: out of memory");
-    FILE *f = fopen(hdr, "rb");
-    clip_status s = CLIP_OK;
-    char text[CFL_HDR_MAX + 1];
-    size_t n = 0;
-    if (!f)
-        s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: %s", hdr, strerror(errno));
-    else {
-        n = fread(text, 1, CFL_HDR_MAX, f);
-        if (ferror(f)) s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error", hdr);
-        fclose(f);
-    }
-    text[n] = '\0';
-    if (s == CLIP_OK) s = clip_cfl_parse_header(app, hdr, text, ndims, dims);
-    free(hdr);
-    return s;
 }
 
 static int pread_full(int fd, void *buf, size_t n, uint64_t off) {
@@ -119,7 +83,7 @@ clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *b
         if (clip_mul_size(bytes, dims[d], &bytes))
             return clip_set_error(app, CLIP_ERR_FORMAT, "load_cfl: %s: header size overflows",
                                   base);
-    char *cfl = join(base, ".cfl");
+    char *cfl = clip_cfl_path(base, ".cfl");
     if (!cfl) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_cfl_box: out of memory");
     int fd = -1;
     struct stat st;
@@ -169,9 +133,9 @@ static clip_status writer_new(clip_app *app, const char *base, int ndims, const 
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "cfl_writer: bad argument");
     clip_cfl_writer *w = calloc(1, sizeof *w);
     if (w) {
-        w->base = join(base, "");
-        w->cfl = join(base, ".cfl");
-        w->hdr = join(base, ".hdr");
+        w->base = clip_cfl_path(base, "");
+        w->cfl = clip_cfl_path(base, ".cfl");
+        w->hdr = clip_cfl_path(base, ".hdr");
     }
     if (!w || !w->base || !w->cfl || !w->hdr) {
         if (w) free(w->base), free(w->cfl), free(w->hdr);
@@ -295,14 +259,7 @@ clip_status clip_cfl_writer_finish(clip_cfl_writer *w, int commit) {
     clip_save_file sf[2] = {w->sf, CLIP_SAVE_FILE_INIT};
     s = clip_save_begin(app, "save_cfl", w->hdr, &sf[1]);
     if (s == CLIP_OK) {
-        char text[32 + CFL_WRITE_DIMS * 21];
-        size_t n = (size_t)snprintf(text, sizeof text, "# Dimensions\n");
-        for (int i = 0; i < CFL_WRITE_DIMS; i++)
-            n += (size_t)snprintf(text + n, sizeof text - n, "%zu ",
-                                  i < CLIP_MAX_DIMS ? w->dims[i] : (size_t)1);
-        n += (size_t)snprintf(text + n, sizeof text - n, "\n");
-        if (clip_save_write(&sf[1], text, n) != 0)
-            s = clip_save_error(app, "save_cfl", &sf[1], w->hdr, "cannot write");
+        s = clip_cfl_write_header(app, w->hdr, &sf[1], w->dims);
     }
     const char *paths[2] = {w->cfl, w->hdr};
     const clip_save_expect expect[2] = {{w->bytes, NULL, 0},

@@ -92,4 +92,13 @@ int clip_io_mat73_available(void);
 clip_status clip_cfl_parse_header(clip_app *app, const char *path, const char *text, int *ndims,
                                   size_t dims[CLIP_MAX_DIMS]);
 
+/* base + ext, malloc'd (NULL when out of memory): a CFL pair's file names (lib/io_cfl.c). */
+char *clip_cfl_path(const char *base, const char *ext);
+
+struct clip_save_file;
+/* Writes a CFL header for dims (CLIP_MAX_DIMS sizes; BART's 16 written, the rest 1) into the
+ * save file sf of path (lib/io_cfl.c). Errors: CLIP_ERR_IO, as clip_save_error. */
+clip_status clip_cfl_write_header(clip_app *app, const char *path, struct clip_save_file *sf,
+                                  const size_t dims[CLIP_MAX_DIMS]);
+
 #endif
