@@ -13,7 +13,9 @@
 #                            the Python package clipcl (python/) and its tests, with tifffile,
 #                            Pillow and h5py for the format conformance suite (tests/conformance),
 #                            and Open MPI (openmpi-bin, libopenmpi-dev) for clip-mpi and its test,
-#                            test_mpi (the demo runs on one host and needs no MPI)
+#                            test_mpi (the demo runs on one host and needs no MPI). python3-scipy
+#                            brings python3-dev with it (through python3-pythran); clipcl is cffi's
+#                            ABI mode and compiles nothing, so nothing of clip needs python3-dev
 #   install-deps.sh bench    + CLBlast, the anchor bench/gemm_bench times beside clip, clinfo
 #                            (bench/conv2_gpu.sh reads device properties with it), and OpenCV's
 #                            Python module (bench/python_bench.py times cv2.filter2D beside clip)
