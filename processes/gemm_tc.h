@@ -117,6 +117,11 @@ void clip_gemm_tc_fit(clip_gemm_params *prm, size_t lda, size_t ldb, size_t offa
  * Measured on the H100 and H200 (driver 580): bench/GEMM.md, "Past 48 KB". */
 #define CLIP_GEMM_WG_LOCAL (227 * 1024 - 256)
 
+/* Inf and NaN entries a row of op(A) or column of op(B) may hold and stay on the tensor cores
+ * (matmul_wg.cl, wg_rescale: their terms are added to the outputs apart); a row with more goes
+ * to wg_fix (fp32 FMA) whole. */
+#define CLIP_GEMM_WG_LIST 8
+
 /* Bytes of local memory the tensor set prm may take on dev: CLIP_GEMM_WG_LOCAL for a wgmma set,
  * the device's local memory for an mma.sync set. */
 size_t clip_gemm_tc_local_room(const clip_gemm_params *prm, const clip_device_info *dev);
