@@ -256,9 +256,13 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
     barrier(CLK_LOCAL_MEM_FENCE);
     if (flagged) {
         uint l = 0xffffffffu, h = 0u;
-        for (int k = WG_VALS * kl; k < K; k += 32 * WG_VALS)
-            for (int e = 0; e < WG_VALS && k + e < K; e++) {
-                const uint m = tf32_mag(wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e));
+#pragma unroll 2
+        for (int k = WG_VALS * kl; k < K; k += 32 * WG_VALS) {
+            float x[WG_VALS];
+            for (int e = 0; e < WG_VALS; e++)
+                x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+            for (int e = 0; e < WG_VALS; e++) {
+                const uint m = tf32_mag(x[e]);
                 if (m >= 0x7f800000u) {
                     const uint c = atomic_inc(&cnt[j]);
                     if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
@@ -266,6 +270,7 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
                     l = min(l, m), h = max(h, m);
                 }
             }
+        }
         atomic_min(&lo[j], l);
         atomic_max(&hi[j], h);
     }
@@ -631,11 +636,23 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
         return;
     }
     const wg_range g = wg_flags(PW, f_at, mtiles, ntiles);
-    const int flagged = WG_PARTS == 2 && (g.fat[tm] == stamp || g.fbt[tn] == stamp);
+    if (WG_PARTS == 1 || (g.fat[tm] != stamp && g.fbt[tn] != stamp)) {
 #pragma unroll
-    for (int e = 0; e < WG_ACC; e += 2)
-        wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
-                  flagged, g, stamp);
+        for (int e = 0; e < WG_ACC; e += 2)
+            wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C,
+                      ldc, 0, g, stamp);
+    } else {
+        /* A flagged tile: one copy of the longer path, not unrolled into the kernel 32 times
+         * (bench/GEMM.md, "Scaled rows"), the accumulators through an array it indexes. */
+        float t[WG_ACC];
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            t[e] = acc[e];
+#pragma unroll 1
+        for (int e = 0; e < WG_ACC; e += 2)
+            wg_store2(e, t[e], t[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                      1, g, stamp);
+    }
 }
 
 /* The split tail of gemm_wg: work-group (r, e/2) sums accumulators e and e + 1 of tail tile r's
