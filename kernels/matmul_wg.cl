@@ -184,7 +184,12 @@ inline void wg_pack_one(const int r, const int k, const int rows, const int K,
         outside |= tf32_outside(x[j]);
     }
     /* A value outside the split's range: the row is wg_rescale's. */
-    if (outside) F[r] = stamp, FT[r / tile] = stamp;
+    if (outside) {
+        /* Every work-item of a row stores there: a load first spares most of those stores to
+         * one word where the whole operand is outside (1.7x the packing's time without). */
+        if (F[r] != stamp) F[r] = stamp;
+        if (FT[r / tile] != stamp) FT[r / tile] = stamp;
+    }
 #endif
     wg_put_parts(W, tile, slices, r, k, big, small);
 }
@@ -648,7 +653,7 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
 #pragma unroll
         for (int e = 0; e < WG_ACC; e++)
             t[e] = acc[e];
-#pragma unroll 1
+#pragma unroll 4
         for (int e = 0; e < WG_ACC; e += 2)
             wg_store2(e, t[e], t[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
                       1, g, stamp);

@@ -197,9 +197,13 @@ int clip_gemm_is_2d(const clip_data *d);
      clip_gemm_variant_names,                                                                      \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "       \
      "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32 for "    \
-     "values 0 or 2^-112 <= |x| < 2^126; wgmma on sm_90, where rows of op(A) and columns of "      \
-     "op(B) holding other values (subnormals, tiny or huge values, Inf, NaN) are computed by "     \
-     "fp32 FMA instead: a few such rows cost up to 1.8x, all of them ~32x (H200, 4096^3))",        \
+     "values 0 or 2^-112 <= |x| < 2^126; wgmma on sm_90: a row of op(A) or column of op(B) "       \
+     "holding other values (subnormals, tiny or huge values) is scaled into that range by a "      \
+     "power of two and its outputs scaled back, its Inf and NaN (up to 8) packed as 0 and their "  \
+     "terms added after, so every output is as accurate as fp32 FMA's and non-finite where fp32 "  \
+     "FMA makes it so (H200 4096^3: a few NaN/Inf 1.1x, every row subnormal 1.3x); a row that no " \
+     "shift holds (2^-140 beside 2^120) or with more Inf/NaN is computed by fp32 FMA; the "        \
+     "mma.sync kernel (below sm_90) computes a tile holding such a value by fp32 FMA)",            \
      0,                                                                                            \
      0,                                                                                            \
      0},                                                                                           \
