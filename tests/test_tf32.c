@@ -8,10 +8,14 @@
  *     for every value in the range (0, or 2^-112 <= |x| < 2^126);
  *   - tf32_outside and tf32_tiny: exactly the values outside it, and every value whose split
  *     loses accuracy among them (subnormals, ~1e-36);
- *   - a model of the GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being exact
- *     in fp32, for rows and columns in range; one fp32 FMA chain for rows and columns flagged)
- *     on subnormal and ~1e-36 operands mixed with rows in range: every output within the K-term
- *     bound of fp32, and without the rule the same model past it (so the check can fail). */
+ *   - a model of the wgmma GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being
+ *     exact in fp32; rows and columns outside the range scaled into it by tf32_scale and
+ *     tf32_scaled, the sums scaled back, their Inf and NaN terms added by tf32_add_term; one
+ *     fp32 FMA chain for rows no shift holds or with more than 8 Inf/NaN) on subnormal and
+ *     ~1e-36 operands mixed with rows in range, and on Inf, NaN, Inf * 0, near-FLT_MAX and mixed
+ *     rows: every finite output within the K-term bound of fp32, every non-finite one as an fp32
+ *     FMA chain gives it, and without the rule the same model past them (so the check can
+ *     fail). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
