@@ -315,8 +315,8 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
-            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize))           \
-                nan = 1, tc_note_nan(nbox, i0 + v % TC_M, j0 + jt);                                \
+            TC_NOTE(tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize),       \
+                    i0 + v % TC_M, j0 + jt);                                                       \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
@@ -620,13 +620,15 @@ inline int tc_filter_tiny(__global const float *K, int tid, int count) {
 /* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
  * when `all` (a value of the group's input or of the filter is under the split's range, where
  * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
- * the plain direct sum: work-item tid scans rows and columns as it flushed them. */
+ * the plain direct sum: work-item tid scans rows and columns as it flushed them, for NaN only
+ * inside `box` (rows box[0]..box[1], columns box[2]..box[3]: TC_NOTE). */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize, int all,
                    __local const int *box) {
     /* NaN outputs only: the columns of the box (tc_note_nan) that this segment holds, and
-     * there its rows (a span of a compute unit read back whole took 2 ms at 8192^2 31x31). */
+     * there its rows (reading a compute unit's whole span back was ~1.6 of the 2.1 ms that a few
+     * NaN cost at 8192^2 31x31: bench/CONV2.md, "NaN outputs in a box"). */
     const int jl = all ? 0 : max(box[2] - j0, 0), jh = all ? tj - 1 : min(box[3] - j0, tj - 1);
     for (int v = jl * TC_GM + tid; v < (jh + 1) * TC_GM; v += 128) {
         const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
@@ -666,6 +668,21 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
 #error "the first form's groups need TJ, their columns"
 #endif
 
+/* An output stored (`stored`: it came out NaN) at (i, j): where a work-group walks a span, a NaN
+ * widens its box (tc_note_nan) so that tc_fix reads back only that part of the span; a group of
+ * TJ columns reads back its own few (nbox holds them all from the start) and keeps the plain
+ * flag. */
+#if TC_SPANS
+#define TC_NOTE(stored, i, j)                                                                      \
+    if (stored) nan = 1, tc_note_nan(nbox, (i), (j))
+#define TC_NBOX_LO INT_MAX
+#define TC_NBOX_HI -1
+#else
+#define TC_NOTE(stored, i, j) nan |= (stored)
+#define TC_NBOX_LO 0
+#define TC_NBOX_HI (INT_MAX / 2)
+#endif
+
 #if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
@@ -697,7 +714,8 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     float d1[TC_ND];
 #endif
     int nan = 0, tiny = tc_filter_tiny(K, tid, 128);
-    if (tid == 0) anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+    if (tid == 0)
+        anynan = anytiny = 0, nbox[0] = nbox[2] = TC_NBOX_LO, nbox[1] = nbox[3] = TC_NBOX_HI;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -800,7 +818,7 @@ conv2_tensor(CONV2_ARGS) {
     const int blk = 0;
     int nan = 0, tiny = 0;
     if (lid == 0) {
-        anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+        anynan = anytiny = 0, nbox[0] = nbox[2] = TC_NBOX_LO, nbox[1] = nbox[3] = TC_NBOX_HI;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
@@ -836,8 +854,8 @@ conv2_tensor(CONV2_ARGS) {
                                   row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
-                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize))
-                                nan = 1, tc_note_nan(nbox, i0 + row, j0 + jt);
+                            TC_NOTE(tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize),
+                                    i0 + row, j0 + jt);
                     }
                     tc_mbar_arrive(yempty + Q % 2);
                 }

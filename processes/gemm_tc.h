@@ -37,10 +37,10 @@
  *     (a warp per 8x8 block of a tile, its lanes along K): correct, and that much slower.
  * A scaled output that comes out NaN, or Inf where the scaling raised the values, is recomputed
  * by one work-item's fp32 FMA loop. Cost, measured on an H200 at 4096^3 (bench/GEMM.md, "Scaled
- * rows"): none on data in range (1.427 against 1.446 ms before wg_rescale existed), 1.10x with
- * 3 NaN and 2 Inf in A and 2 -Inf in B, 1.06x with 4 values of +-0.9 FLT_MAX, 1.25x with every
- * row of A (or column of B) subnormal or ~1e-36 (1.80 against 1.44 ms; it was 32x through
- * wg_fix).
+ * rows"): none on data in range (1.430 against 1.442 ms before wg_rescale existed), 1.11x with
+ * 3 NaN and 2 Inf in A and 2 -Inf in B, 1.07x with 4 values of +-0.9 FLT_MAX, 1.20x with every
+ * row of A or column of B subnormal (1.72 against 1.43 ms; 32x through wg_fix before), 1.25x
+ * with every row ~1e-36 (the call before the packing's last change).
  * The mma.sync kernel (auto never takes it: variant tensor below compute capability 9.0 or with
  * CLIP_GEMM_WGMMA=0) holds the rule per tile: a work-group whose fragments hold a value outside
  * the range computes its whole tile by fp32 FMA, each output by one work-item's K-long loop
