@@ -315,8 +315,8 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
-            TC_NOTE(tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize),       \
-                    i0 + v % TC_M, j0 + jt);                                                       \
+            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize))           \
+                nan = 1, tc_note_nan(nbox, i0 + v % TC_M, j0 + jt);                                \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
@@ -621,7 +621,7 @@ inline int tc_filter_tiny(__global const float *K, int tid, int count) {
  * when `all` (a value of the group's input or of the filter is under the split's range, where
  * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
  * the plain direct sum: work-item tid scans rows and columns as it flushed them, for NaN only
- * inside `box` (rows box[0]..box[1], columns box[2]..box[3]: TC_NOTE). */
+ * inside `box` (rows box[0]..box[1], columns box[2]..box[3]: tc_note_nan). */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize, int all,
@@ -668,21 +668,6 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
 #error "the first form's groups need TJ, their columns"
 #endif
 
-/* An output stored (`stored`: it came out NaN) at (i, j): where a work-group walks a span, a NaN
- * widens its box (tc_note_nan) so that tc_fix reads back only that part of the span; a group of
- * TJ columns reads back its own few (nbox holds them all from the start) and keeps the plain
- * flag. */
-#if TC_SPANS
-#define TC_NOTE(stored, i, j)                                                                      \
-    if (stored) nan = 1, tc_note_nan(nbox, (i), (j))
-#define TC_NBOX_LO INT_MAX
-#define TC_NBOX_HI -1
-#else
-#define TC_NOTE(stored, i, j) nan |= (stored)
-#define TC_NBOX_LO 0
-#define TC_NBOX_HI (INT_MAX / 2)
-#endif
-
 #if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
     (void)skipz;
@@ -714,8 +699,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     float d1[TC_ND];
 #endif
     int nan = 0, tiny = tc_filter_tiny(K, tid, 128);
-    if (tid == 0)
-        anynan = anytiny = 0, nbox[0] = nbox[2] = TC_NBOX_LO, nbox[1] = nbox[3] = TC_NBOX_HI;
+    if (tid == 0) anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -818,7 +802,7 @@ conv2_tensor(CONV2_ARGS) {
     const int blk = 0;
     int nan = 0, tiny = 0;
     if (lid == 0) {
-        anynan = anytiny = 0, nbox[0] = nbox[2] = TC_NBOX_LO, nbox[1] = nbox[3] = TC_NBOX_HI;
+        anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
@@ -854,8 +838,8 @@ conv2_tensor(CONV2_ARGS) {
                                   row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
-                            TC_NOTE(tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize),
-                                    i0 + row, j0 + jt);
+                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize))
+                                nan = 1, tc_note_nan(nbox, i0 + row, j0 + jt);
                     }
                     tc_mbar_arrive(yempty + Q % 2);
                 }
