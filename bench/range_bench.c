@@ -9,9 +9,10 @@
  * (default tiled for matmul, block for conv2)
  *
  * For each kind: the chained time of a launch (tools/timing.h) of the variant and of the FFMA
- * variant; the error of 4096 sampled outputs against a double reference, in eps = 2^-24 of the
- * sum of |a||b| at that output (largest and mean); and whether every output's class (NaN, +Inf,
- * -Inf, finite) is the same in both variants' results. */
+ * variant, and after each variant's name the device time of each command of one launch, ms
+ * ("[pack+scale+product+fix]"); the error of 4096 sampled outputs against a double reference, in
+ * eps = 2^-24 of the sum of |a||b| at that output (largest and mean); and whether every output's
+ * class (NaN, +Inf, -Inf, finite) is the same in both variants' results. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -114,6 +115,16 @@ static double run(clip_app *app, const problem *pr, clip_data *a, clip_data *b, 
     snprintf(chosen, cap, "%s", clip_process_variant(p));
     double ms = 0;
     if (clip_tool_chain_ms(app, p, clip_tool_now_s() + 20, 16, &ms) != CLIP_OK) die(app, "time");
+    /* one more launch, its commands timed one by one (the packing, scaling, product, fixes) */
+    double each[8] = {0};
+    size_t count = 0;
+    if (clip_process_set_timing(p, 1) != CLIP_OK || clip_process_launch(p) != CLIP_OK ||
+        clip_process_command_times(p, each, 8, &count, NULL) != CLIP_OK)
+        die(app, "command times");
+    size_t at = strlen(chosen);
+    for (size_t i = 0; i < count && i < 8 && at + 12 < cap; i++)
+        at += (size_t)snprintf(chosen + at, cap - at, "%s%.3f", i ? "+" : " [", each[i]);
+    if (count && at + 2 < cap) snprintf(chosen + at, cap - at, "]");
     clip_data *c = NULL;
     if (clip_process_output(p, 0, &c) != CLIP_OK || clip_data_read(c, out) != CLIP_OK)
         die(app, "output");
@@ -179,7 +190,7 @@ int main(int argc, char **argv) {
         if (!ca || !cb) die(app, "memory");
         memcpy(ca, A, sizeof(float) * n * n), memcpy(cb, B, sizeof(float) * nb);
         pr.A = ca, pr.B = cb;
-        char v1[160], v2[160];
+        char v1[320], v2[320];
         const double t1 = run(app, &pr, a, b, variant, o1, v1, sizeof v1);
         const double t2 = run(app, &pr, a, b, ffma, o2, v2, sizeof v2);
         double m1, e1, m2, e2;

@@ -193,6 +193,15 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
     return isnan(v);
 }
 
+/* Widens the group's box of NaN outputs (rows box[0]..box[1], columns box[2]..box[3]) to
+ * output (i, j): tc_fix then reads back only the outputs inside it, not the whole span. */
+inline void tc_note_nan(__local int *box, const int i, const int j) {
+    atomic_min(&box[0], i);
+    atomic_max(&box[1], i);
+    atomic_min(&box[2], j);
+    atomic_max(&box[3], j);
+}
+
 /* TC_ASYNC 1 (the default with TC_SS): the next part's columns come by cp.async into local
  * memory, no registers held through the steps (H200 8192^2: 63x63 6.30 ms against 6.54 through
  * registers, 33x33 4.43 against 4.82; with A from registers it costs more than it saves, 31x31
@@ -306,7 +315,8 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
-            nan |= tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize);        \
+            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize))           \
+                nan = 1, tc_note_nan(nbox, i0 + v % TC_M, j0 + jt);                                \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
@@ -610,14 +620,19 @@ inline int tc_filter_tiny(__global const float *K, int tid, int count) {
 /* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
  * when `all` (a value of the group's input or of the filter is under the split's range, where
  * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
- * the plain direct sum: work-item tid scans rows and columns as it flushed them. */
+ * the plain direct sum: work-item tid scans rows and columns as it flushed them, for NaN only
+ * inside `box` (rows box[0]..box[1], columns box[2]..box[3]: tc_note_nan). */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
-                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize,
-                   int all) {
-    for (int v = tid; v < TC_GM * tj; v += 128) {
+                   int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize, int all,
+                   __local const int *box) {
+    /* NaN outputs only: the columns of the box (tc_note_nan) that this segment holds, and
+     * there its rows (reading a compute unit's whole span back was ~1.6 of the 2.1 ms that a few
+     * NaN cost at 8192^2 31x31: bench/CONV2.md, "NaN outputs in a box"). */
+    const int jl = all ? 0 : max(box[2] - j0, 0), jh = all ? tj - 1 : min(box[3] - j0, tj - 1);
+    for (int v = jl * TC_GM + tid; v < (jh + 1) * TC_GM; v += 128) {
         const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-        if (i < mo && j < no && (all || isnan(C[j * (long)mo + i])))
+        if (i < mo && j < no && (all || (i >= box[0] && i <= box[1] && isnan(C[j * (long)mo + i]))))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
                       kinfo);
     }
@@ -665,7 +680,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[2 * TC_XS] __attribute__((aligned(128)));
     __local float ys[TC_CW * TC_M];
-    __local int anynan, anytiny;
+    __local int anynan, anytiny, nbox[4];
     const int tid = (int)get_local_id(0), w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
     const int mrow = TC_S * (16 * w + g);
 #if TC_SS
@@ -684,7 +699,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     float d1[TC_ND];
 #endif
     int nan = 0, tiny = tc_filter_tiny(K, tid, 128);
-    if (tid == 0) anynan = anytiny = 0;
+    if (tid == 0) anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -735,11 +750,11 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #if TC_SPANS
     if (anynan || anytiny)
         TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                       normalize, anytiny))
+                       normalize, anytiny, nbox))
 #else
     if (anynan || anytiny)
         tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
-               anytiny);
+               anytiny, nbox);
 #endif
 }
 #else /* TC_WS */
@@ -780,14 +795,14 @@ conv2_tensor(CONV2_ARGS) {
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
     __local float yall[TC_WSC * 2 * TC_CW * TC_M];
     __local ulong bars[8];
-    __local int anynan, anytiny;
+    __local int anynan, anytiny, nbox[4];
     __local ulong *full = bars, *empty = bars + 2, *yfull = bars + 4, *yempty = bars + 6;
     const int lid = (int)get_local_id(0), wg = lid / 128, tid = lid % 128;
     const int w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
     const int blk = 0;
     int nan = 0, tiny = 0;
     if (lid == 0) {
-        anynan = anytiny = 0;
+        anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
@@ -823,7 +838,8 @@ conv2_tensor(CONV2_ARGS) {
                                   row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
-                            nan |= tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize);
+                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize))
+                                nan = 1, tc_note_nan(nbox, i0 + row, j0 + jt);
                     }
                     tc_mbar_arrive(yempty + Q % 2);
                 }
@@ -842,7 +858,7 @@ conv2_tensor(CONV2_ARGS) {
         TC_BAR_SYNC(1, 128);
         if (anynan || anytiny)
             TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                           normalize, anytiny))
+                           normalize, anytiny, nbox))
     } else {
 #ifdef TC_WSREGS_C
         TC_SETMAXNREG(inc, TC_WSREGS_C);

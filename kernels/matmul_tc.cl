@@ -1,5 +1,6 @@
 /* SGEMM on tensor cores, fp32-accurate by 3xTF32: C = alpha*A*B + beta*C, column-major, real
- * single precision, built after tensor_core.cl and tf32.cl, and only for NVIDIA sm_80+ (processes/gemm_tc.c).
+ * single precision, built after tensor_core.cl and tf32.cl, and only for NVIDIA sm_80+
+ * (processes/gemm_tc.c).
  *
  * Each work-group computes a TC_MWG x TC_NWG tile of C with (TC_MWG/TC_WM) x (TC_NWG/TC_WN) warps,
  * each warp a TC_WM x TC_WN tile of m16n8k8 mma tiles. K runs in slices of TC_KWG through
@@ -19,7 +20,11 @@
  * M, N and K are free: copies past an edge are zero-filled, stores past it skipped. beta == 0
  * does not read C (BLAS semantics). Outputs that come out NaN are recomputed in plain fp32 (see
  * tc_split): Inf and NaN propagate as in an fp32 GEMM, at the cost of a K-long loop for each
- * such output (a product full of NaN runs at the speed of a naive kernel). */
+ * such output (a product full of NaN runs at the speed of a naive kernel). With 3xTF32 a
+ * work-group whose fragments hold a value outside the split's range (tf32.cl: subnormals,
+ * normals under 2^-112, 2^126 and more, Inf, NaN) recomputes its whole tile so, each output by
+ * one work-item's K-long fp32 FMA loop: correct, and as slow as that for such data (the wgmma
+ * kernels, which auto takes, scale such rows instead: matmul_wg.cl). */
 #define TC_PA (TC_MWG + 8)
 #define TC_PB (TC_KWG + 4)
 #define TC_THREADS (32 * (TC_MWG / TC_WM) * (TC_NWG / TC_WN))
@@ -99,8 +104,15 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
 #pragma unroll
         for (int j = 0; j < TC_NI; j++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+            for (int e = 0; e < 4; e++)
+                acc[i][j][e] = 0.0f;
 
+    /* The 3xTF32 range rule (tf32.cl): a value outside it in any fragment the work-group
+     * multiplies makes it compute its whole tile by fp32 FMA at the end (the wgmma kernels scale
+     * rows and columns instead: matmul_wg.cl). */
+    __local int any_outside;
+    int outside = 0;
+    if (tid == 0) any_outside = 0; /* (read after the loop's barriers) */
     const int slices = (K + TC_KWG - 1) / TC_KWG;
     for (int s = 0; s < TC_STAGES - 1; s++) {
         if (s < slices)
@@ -112,13 +124,13 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
     const int lrow = wn0 + (lane / 16) * 8 + lane % 8, lcol = ((lane / 8) % 2) * 4;
 
     for (int i = 0; i < slices; i++) {
-        TC_CP_WAIT(TC_STAGES - 2); /* slice i has landed (this work-item's copies) */
+        TC_CP_WAIT(TC_STAGES - 2);    /* slice i has landed (this work-item's copies) */
         barrier(CLK_LOCAL_MEM_FENCE); /* ... everyone's; and slice i-1's buffer is free */
         const int next = i + TC_STAGES - 1;
         if (next < slices)
             tc_load_slice(as_all + (next % TC_STAGES) * TC_KWG * TC_PA,
-                          bs_all + (next % TC_STAGES) * TC_NWG * TC_PB, A, lda, B, ldb, M, N, K,
-                          m0, n0, next * TC_KWG, tid);
+                          bs_all + (next % TC_STAGES) * TC_NWG * TC_PB, A, lda, B, ldb, M, N, K, m0,
+                          n0, next * TC_KWG, tid);
         tc_cp_commit();
 
         __local const float *as = as_all + (i % TC_STAGES) * TC_KWG * TC_PA;
@@ -133,6 +145,10 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
 #pragma unroll
                 for (int mi = 0; mi < TC_MI; mi++) {
                     __local const float *p = as + (k0 + 8 * q + t) * TC_PA + wm0 + mi * 16 + g;
+#if TC_PASSES == 3
+                    outside |= tf32_outside(p[0]) | tf32_outside(p[8]) |
+                               tf32_outside(p[4 * TC_PA]) | tf32_outside(p[4 * TC_PA + 8]);
+#endif
                     tc_split(p[0], &abig[q][mi][0], &asmall[q][mi][0]);
                     tc_split(p[8], &abig[q][mi][1], &asmall[q][mi][1]);
                     tc_split(p[4 * TC_PA], &abig[q][mi][2], &asmall[q][mi][2]);
@@ -149,6 +165,10 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
                     uint bbig[TC_PROMOTE][2], bsmall[TC_PROMOTE][2];
 #pragma unroll
                     for (int q = 0; q < TC_PROMOTE; q++) {
+#if TC_PASSES == 3
+                        outside |= tf32_outside(as_float(raw[q][2 * h])) |
+                                   tf32_outside(as_float(raw[q][2 * h + 1]));
+#endif
                         tc_split(as_float(raw[q][2 * h]), &bbig[q][0], &bsmall[q][0]);
                         tc_split(as_float(raw[q][2 * h + 1]), &bbig[q][1], &bsmall[q][1]);
                     }
@@ -175,7 +195,8 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
                             tc_mma_tf32(part, abig[q][mi], bbig[q]);
                         }
 #pragma unroll
-                        for (int e = 0; e < 4; e++) acc[mi][nj + h][e] += part[e];
+                        for (int e = 0; e < 4; e++)
+                            acc[mi][nj + h][e] += part[e];
                     }
 #endif
                 }
@@ -183,6 +204,10 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
         }
     }
     TC_CP_WAIT(0); /* no copy may outlive the work-group (the trailing groups are empty) */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (outside) any_outside = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int redo = any_outside;
 
     /* C fragment (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1) of each mma tile. */
 #pragma unroll
@@ -196,11 +221,13 @@ gemm_tc(const int M, const int N, const int K, const float alpha, const float be
                 if (row < M && col < N) {
                     float r = acc[mi][nj][e];
                     /* NaN: a NaN or infinite operand (tc_split), or a TF32 rounding past
-                     * FLT_MAX. The plain fp32 dot product gives what an fp32 GEMM gives. */
-                    if (isnan(r)) {
+                     * FLT_MAX; redo: a value outside the split's range in the tile. The plain
+                     * fp32 dot product gives what an fp32 GEMM gives. */
+                    if (redo || isnan(r)) {
                         r = 0.0f;
                         for (int q = 0; q < K; q++)
-                            r = fma(A[(size_t)q * (size_t)lda + row], B[(size_t)col * (size_t)ldb + q], r);
+                            r = fma(A[(size_t)q * (size_t)lda + row],
+                                    B[(size_t)col * (size_t)ldb + q], r);
                     }
                     __global float *c = C + (size_t)col * (size_t)ldc + row;
                     *c = beta != 0.0f ? alpha * r + beta * *c : alpha * r;

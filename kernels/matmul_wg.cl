@@ -86,20 +86,63 @@ inline float wg_value(__global const elem_t *X, const int ld, const int along_k,
 #endif
 }
 
-/* The flags of the 3xTF32 range rule (tf32.cl) in the workspace from word f_at: a word for each
- * packed row of op(A) (FA) and each packed row of op(B) (FB: column j of a complex op(B) is
- * packed rows 2j and 2j + 1, flagged alike), and one for each tile of them (FAT, FBT). wg_pack
- * writes `stamp` (a number of the call, never 0) where a row holds a value outside the range;
- * other words hold other calls' stamps or anything, so only equality with this call's stamp
- * counts, and nothing has to be cleared. A stale word that equals it by chance only sends
- * correct outputs the slower way. */
-inline void wg_flags(__global float *W, const ulong f_at, const int mtiles, const int ntiles,
-                     __global uint **FA, __global uint **FAT, __global uint **FB,
-                     __global uint **FBT) {
-    *FA = (__global uint *)(W + f_at);
-    *FAT = *FA + (size_t)mtiles * WG_RA;
-    *FB = *FAT + mtiles;
-    *FBT = *FB + (size_t)ntiles * WG_RB;
+/* The words of the 3xTF32 range rule (tf32.cl) in the workspace from word f_at: a flag for each
+ * packed row of op(A) (fa) and each packed row of op(B) (fb: column j of a complex op(B) is packed
+ * rows 2j and 2j + 1, flagged alike), and one for each tile of them (fat, fbt). wg_pack writes
+ * `stamp` (a number of the call, never 0) where a row holds a value outside the range; other
+ * words hold other calls' stamps or anything, so only equality with this call's stamp counts,
+ * and nothing has to be cleared. A stale word that equals it by chance only sends correct
+ * outputs the slower way. For each flagged row wg_rescale then writes its mode (sa, sb: the
+ * shift of its scaling and the count of its listed non-finite entries, or WG_FFMA), their
+ * indices along K (la, lb: WG_LIST a row), and the stamp in xat / xbt for a tile that holds a
+ * row of mode WG_FFMA (wg_fix's). */
+#ifndef WG_LIST
+#define WG_LIST 8
+#endif
+#define WG_FFMA 0xffffffffu /* a mode: the row's outputs are wg_fix's (fp32 FMA) */
+#define WG_MODE0 512u       /* a mode: no shift, nothing listed (a row not flagged) */
+typedef struct {
+    __global uint *fa, *fat, *fb, *fbt, *sa, *sb, *xat, *xbt, *la, *lb;
+} wg_range;
+
+inline wg_range wg_flags(__global float *W, const ulong f_at, const int mtiles, const int ntiles) {
+    wg_range g;
+    const size_t ra = (size_t)mtiles * WG_RA, rb = (size_t)ntiles * WG_RB;
+    g.fa = (__global uint *)(W + f_at);
+    g.fat = g.fa + ra;
+    g.fb = g.fat + mtiles;
+    g.fbt = g.fb + rb;
+    g.sa = g.fbt + ntiles;
+    g.sb = g.sa + ra;
+    g.xat = g.sb + rb;
+    g.xbt = g.xat + mtiles;
+    g.la = g.xbt + ntiles;
+    g.lb = g.la + ra * WG_LIST;
+    return g;
+}
+
+/* A mode's shift and count of listed entries (WG_FFMA aside). */
+inline int wg_shift(const uint mode) {
+    return (int)(mode & 1023u) - 512;
+}
+inline int wg_listed(const uint mode) {
+    return (int)(mode >> 10);
+}
+
+/* Stores a group of 4 split values (big, small) of packed row r, K from k, into W (tiles of
+ * `tile` rows, `slices` slices): 16 bytes, a row of a core matrix, each part. */
+inline void wg_put_parts(__global float *restrict W, const int tile, const int slices, const int r,
+                         const int k, const uint *big, const uint *small) {
+    const int rt = r / tile, rr = r % tile, s = k / WG_SLICE, kc = (k % WG_SLICE) / WG_VALS;
+    __global uint *blk = (__global uint *)W +
+                         ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
+    const int pos = ((rr / 8) * 2 + kc) * 32 + (rr % 8) * 4;
+    vstore4((uint4)(big[0], big[1], big[2], big[3]), 0, blk + pos);
+#if WG_PARTS == 2
+    vstore4((uint4)(small[0], small[1], small[2], small[3]), 0, blk + tile * 8 + pos);
+#else
+    (void)small;
+#endif
 }
 
 /* Packs element group (r, k..k+WG_VALS-1) of the rows x K real matrix of wg_value (mode = side +
@@ -128,16 +171,11 @@ inline void wg_pack_one(const int r, const int k, const int rows, const int K,
                 if (k + j < K) x[j] = wg_value(X, ld, along_k, mode & 1, mode >> 1, r, k + j);
         }
     }
-    const int rt = r / tile, rr = r % tile, s = k / WG_SLICE, kc = (k % WG_SLICE) / WG_VALS;
-    __global uint *blk = (__global uint *)W +
-                         ((size_t)rt * (size_t)slices + (size_t)s) * (size_t)(tile * 8 * WG_PARTS);
-    const int pos = ((rr / 8) * 2 + kc) * 32 + (rr % 8) * 4;
     uint big[4], small[4];
 #if WG_HALF
     for (int j = 0; j < 4; j++)
         big[j] = WG_HALF == 1 ? tc_pack_bf16(x[2 * j], x[2 * j + 1])
                               : tc_pack_f16(x[2 * j], x[2 * j + 1]);
-    (void)small;
     (void)F, (void)FT, (void)stamp;
 #else
     int outside = 0;
@@ -145,13 +183,15 @@ inline void wg_pack_one(const int r, const int k, const int rows, const int K,
         tc_split(x[j], &big[j], &small[j]);
         outside |= tf32_outside(x[j]);
     }
-    /* A value outside the split's range: the row's outputs are wg_fix's. */
-    if (outside) F[r] = stamp, FT[r / tile] = stamp;
+    /* A value outside the split's range: the row is wg_rescale's. */
+    if (outside) {
+        /* Every work-item of a row stores there: a load first spares most of those stores to
+         * one word where the whole operand is outside (1.7x the packing's time without). */
+        if (F[r] != stamp) F[r] = stamp;
+        if (FT[r / tile] != stamp) FT[r / tile] = stamp;
+    }
 #endif
-    vstore4((uint4)(big[0], big[1], big[2], big[3]), 0, blk + pos);
-#if WG_PARTS == 2
-    vstore4((uint4)(small[0], small[1], small[2], small[3]), 0, blk + tile * 8 + pos);
-#endif
+    wg_put_parts(W, tile, slices, r, k, big, small);
 }
 
 /* Packs both operands in one launch (dimension 2: 0 op(A), 1 op(B) at W + b_at), K the packed
@@ -167,9 +207,8 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
         const int mode_b, __global float *restrict W, const ulong b_at, const ulong f_at,
         const uint stamp) {
     const int side = (int)get_global_id(2);
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(W, f_at, (rows_a + WG_RA - 1) / WG_RA, (rows_b + WG_RB - 1) / WG_RB, &FA, &FAT, &FB,
-             &FBT);
+    const wg_range rg =
+        wg_flags(W, f_at, (rows_a + WG_RA - 1) / WG_RA, (rows_b + WG_RB - 1) / WG_RB);
     int r = (int)get_global_id(0), q = (int)get_global_id(1);
     if (!(side ? b_along_k : a_along_k)) {
         const int lid = (int)get_local_id(0) + 8 * (int)get_local_id(1);
@@ -180,12 +219,89 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
     }
     const int k = WG_VALS * q;
     if (side == 0)
-        wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices, FA, FAT,
-                    stamp);
+        wg_pack_one(r, k, rows_a, K, A + offa, lda, a_along_k, mode_a, W, WG_RA, slices, rg.fa,
+                    rg.fat, stamp);
     else
-        wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices, FB,
-                    FBT, stamp);
+        wg_pack_one(r, k, rows_b, K, B + offb, ldb, b_along_k, mode_b, W + b_at, WG_RB, slices,
+                    rg.fb, rg.fbt, stamp);
 }
+
+#if WG_PARTS == 2
+/* The rows that wg_pack flagged, brought into the range where one power of two does it
+ * (tf32.cl, tf32_scale): a work-group takes 8 packed rows of op(A) or op(B) (group b: A's rows
+ * 8b.., then B's), returns at once where their tile holds no flag (every group on data in
+ * range), and otherwise, its 256 work-items 32 a row along K: finds each flagged row's least and
+ * largest non-zero finite magnitude and lists its Inf and NaN entries (WG_LIST at most; complex
+ * rows list none), writes the row's mode (wg_flags), and packs the row again scaled by 2^s, its
+ * Inf and NaN as zero. A row that no shift brings into the range, or that holds more non-finite
+ * entries than the list (a complex row: any), keeps its packing and has mode WG_FFMA: its outputs
+ * are wg_fix's. Arguments as wg_pack's. */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+wg_rescale(const int K, const int slices, const int rows_a, __global const elem_t *restrict A,
+           const ulong offa, const int lda, const int a_along_k, const int mode_a, const int rows_b,
+           __global const elem_t *restrict B, const ulong offb, const int ldb, const int b_along_k,
+           const int mode_b, __global float *restrict W, const ulong b_at, const ulong f_at,
+           const uint stamp) {
+    const int mt = (rows_a + WG_RA - 1) / WG_RA, nt = (rows_b + WG_RB - 1) / WG_RB;
+    const wg_range g = wg_flags(W, f_at, mt, nt);
+    const int blocks_a = mt * WG_RA / 8, side = (int)get_group_id(0) >= blocks_a;
+    const int lid = (int)get_local_id(0), j = lid % 8, kl = lid / 8;
+    const int r = ((int)get_group_id(0) - (side ? blocks_a : 0)) * 8 + j;
+    const int tile = side ? WG_RB : WG_RA;
+    __global uint *F = side ? g.fb : g.fa, *S = side ? g.sb : g.sa, *L = side ? g.lb : g.la;
+    __global uint *X = side ? g.xbt : g.xat;
+    if ((side ? g.fbt : g.fat)[r / tile] != stamp) return;
+    __global const elem_t *src = side ? B + offb : A + offa;
+    const int ld = side ? ldb : lda, along_k = side ? b_along_k : a_along_k;
+    const int mode = side ? mode_b : mode_a;
+    const int flagged = F[r] == stamp;
+    __local uint lo[8], hi[8], cnt[8];
+    __local int shift[8];
+    if (lid < 8) lo[lid] = 0xffffffffu, hi[lid] = 0u, cnt[lid] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (flagged) {
+        uint l = 0xffffffffu, h = 0u;
+#pragma unroll 2
+        for (int k = WG_VALS * kl; k < K; k += 32 * WG_VALS) {
+            float x[WG_VALS];
+            for (int e = 0; e < WG_VALS; e++)
+                x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+            for (int e = 0; e < WG_VALS; e++) {
+                const uint m = tf32_mag(x[e]);
+                if (m >= 0x7f800000u) {
+                    const uint c = atomic_inc(&cnt[j]);
+                    if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
+                } else if (m) {
+                    l = min(l, m), h = max(h, m);
+                }
+            }
+        }
+        atomic_min(&lo[j], l);
+        atomic_max(&hi[j], h);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 8 && flagged) {
+        int s;
+        const int listable = CLIP_COMPLEX ? cnt[j] == 0u : cnt[j] <= WG_LIST;
+        const int ok = tf32_scale(lo[j], hi[j], &s) && listable;
+        S[r] = ok ? (uint)(s + 512) | cnt[j] << 10 : WG_FFMA;
+        shift[j] = ok ? s : 1024;
+        if (!ok) X[r / tile] = stamp;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!flagged || shift[j] == 1024) return;
+    const int s = shift[j];
+    for (int k = WG_VALS * kl; k < slices * WG_SLICE; k += 32 * WG_VALS) {
+        uint big[4], small[4];
+        for (int e = 0; e < 4; e++) {
+            const float x =
+                k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+            tc_split(tf32_scaled(x, s), &big[e], &small[e]);
+        }
+        wg_put_parts(side ? W + b_at : W, tile, slices, r, k, big, small);
+    }
+}
+#endif
 
 /* op(A)'s element (r, k) and op(B)'s (k, c) from the stored matrices, for the NaN fixup (TRANSA
  * and TRANSB: 0 none, 1 transpose, 2 conjugate transpose). */
@@ -230,26 +346,61 @@ inline void wg_put(__global elem_t *c, elem_t r, const elem_t alpha, const elem_
 #endif
 }
 
+/* The output of a flagged tile's row and column whose modes ma and mb (wg_flags) are not WG_FFMA:
+ * the sum v (the finite part, of values scaled by 2^(shift ma + shift mb)) scaled back, plus the
+ * terms of the rows' listed Inf and NaN entries (tf32_add_term). *full is set where the sum must
+ * be computed whole in fp32 instead: it is NaN (products or sums of values in range that
+ * overflow), or Inf where the scaling raised the values (an overflow that the unscaled values
+ * need not have). */
+inline float wg_unscale(float v, const uint ma, const uint mb, const int row, const int col,
+                        __global const elem_t *restrict A, const int lda,
+                        __global const elem_t *restrict B, const int ldb, const wg_range g,
+                        int *full) {
+    const int t = wg_shift(ma) + wg_shift(mb);
+    *full = isnan(v) || (t > 0 && isinf(v));
+    if (*full) return v;
+    v = ldexp(v, -t);
+#if !CLIP_COMPLEX
+    for (int i = 0; i < wg_listed(ma); i++) {
+        const int q = (int)g.la[(size_t)row * WG_LIST + i];
+        v = tf32_add_term(v, A_AT(row, q), B_AT(q, col));
+    }
+    for (int i = 0; i < wg_listed(mb); i++) {
+        const int q = (int)g.lb[(size_t)col * WG_LIST + i];
+        v = tf32_add_term(v, A_AT(row, q), B_AT(q, col));
+    }
+#endif
+    return v;
+}
+
 /* Writes accumulators e and e + 1 (e even) of work-item tid of tile (tm, tn), v0 and v1, to C:
  * alpha * v + beta * C, NaN outputs recomputed in fp32 from A and B. When `flagged` (the tile's
- * rows or columns hold a value outside the 3xTF32 range), outputs of flagged rows and columns
- * are left to wg_fix. */
+ * rows or columns hold a value outside the 3xTF32 range), outputs of rows and columns of mode
+ * WG_FFMA are left to wg_fix, and those of scaled rows and columns are wg_unscale's. */
 inline void wg_store2(const int e, const float v0, const float v1, const int tm, const int tn,
                       const int tid, const int M, const int N, const int K, const elem_t alpha,
                       const elem_t beta, __global const elem_t *restrict A, const int lda,
                       __global const elem_t *restrict B, const int ldb, __global elem_t *C,
-                      const int ldc, const int flagged, __global const uint *FA,
-                      __global const uint *FB, const uint stamp) {
-    const int wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const int row = tm * WG_RA + wg * 64 + 16 * w + g + 8 * ((e % 4) / 2);
+                      const int ldc, const int flagged, const wg_range g, const uint stamp) {
+    const int wg = tid / 128, w = (tid % 128) / 32, lane = tid % 32, gr = lane / 4, t = lane % 4;
+    const int row = tm * WG_RA + wg * 64 + 16 * w + gr + 8 * ((e % 4) / 2);
     const int col0 = tn * WG_RB + 2 * t + 8 * (e / 4);
 #if CLIP_COMPLEX
     /* Columns 2j and 2j + 1 of the real product are C(:, j)'s real and imaginary parts. */
     const int col = col0 / 2;
     if (row >= M || col >= N) return;
-    if (flagged && (FA[row] == stamp || FB[col0] == stamp)) return; /* wg_fix's */
     complex_t r = (complex_t)(v0, v1);
-    if (isnan(r.x) || isnan(r.y)) {
+    int full = isnan(r.x) || isnan(r.y);
+    if (flagged) {
+        const uint ma = g.fa[row] == stamp ? g.sa[row] : WG_MODE0;
+        const uint mb = g.fb[col0] == stamp ? g.sb[col0] : WG_MODE0;
+        if (ma == WG_FFMA || mb == WG_FFMA) return; /* wg_fix's */
+        int f0, f1;
+        r.x = wg_unscale(v0, ma, mb, row, col0, A, lda, B, ldb, g, &f0);
+        r.y = wg_unscale(v1, ma, mb, row, col0 + 1, A, lda, B, ldb, g, &f1);
+        full = f0 || f1;
+    }
+    if (full) {
         r = (complex_t)(0.0f);
         for (int q = 0; q < K; q++) {
             const complex_t x = wg_conj_if(A_AT(row, q), TRANSA == 2);
@@ -261,16 +412,22 @@ inline void wg_store2(const int e, const float v0, const float v1, const int tm,
     wg_put(C + (size_t)col * (size_t)ldc + row, r, alpha, beta);
 #else
     if (row >= M) return;
-    const int row_flagged = flagged && FA[row] == stamp;
+    const uint ma = flagged && g.fa[row] == stamp ? g.sa[row] : WG_MODE0;
     for (int h = 0; h < 2; h++) {
         const int col = col0 + h;
         if (col >= N) return;
-        if (row_flagged || (flagged && FB[col] == stamp)) continue; /* wg_fix's */
         float r = h ? v1 : v0;
-        /* NaN: with 3xTF32 only from products or sums of values in range that overflow (their
-         * rows and columns are not flagged); with one part also a NaN or infinite operand, or a
-         * rounding past the range (FLT_MAX in TF32 or BF16, 65504 in FP16). Recomputed in fp32. */
-        if (isnan(r)) {
+        /* NaN: with 3xTF32 only from products or sums of values in range that overflow; with one
+         * part also a NaN or infinite operand, or a rounding past the range (FLT_MAX in TF32 or
+         * BF16, 65504 in FP16). Recomputed in fp32. */
+        int full = isnan(r);
+        if (flagged) {
+            const uint mb = g.fb[col] == stamp ? g.sb[col] : WG_MODE0;
+            if (ma == WG_FFMA || mb == WG_FFMA) continue; /* wg_fix's */
+            if (ma != WG_MODE0 || mb != WG_MODE0)
+                r = wg_unscale(r, ma, mb, row, col, A, lda, B, ldb, g, &full);
+        }
+        if (full) {
             r = 0.0f;
             for (int q = 0; q < K; q++)
                 r = fma(A_AT(row, q), B_AT(q, col), r);
@@ -483,13 +640,24 @@ gemm_wg(const int M, const int N, const int K, const elem_t alpha, const elem_t 
             dst[e * WG_THREADS] = acc[e];
         return;
     }
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
-    const int flagged = WG_PARTS == 2 && (FAT[tm] == stamp || FBT[tn] == stamp);
+    const wg_range g = wg_flags(PW, f_at, mtiles, ntiles);
+    if (WG_PARTS == 1 || (g.fat[tm] != stamp && g.fbt[tn] != stamp)) {
 #pragma unroll
-    for (int e = 0; e < WG_ACC; e += 2)
-        wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
-                  flagged, FA, FB, stamp);
+        for (int e = 0; e < WG_ACC; e += 2)
+            wg_store2(e, acc[e], acc[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C,
+                      ldc, 0, g, stamp);
+    } else {
+        /* A flagged tile: one copy of the longer path, not unrolled into the kernel 32 times
+         * (bench/GEMM.md, "Scaled rows"), the accumulators through an array it indexes. */
+        float t[WG_ACC];
+#pragma unroll
+        for (int e = 0; e < WG_ACC; e++)
+            t[e] = acc[e];
+#pragma unroll 4
+        for (int e = 0; e < WG_ACC; e += 2)
+            wg_store2(e, t[e], t[e + 1], tm, tn, tid, M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                      1, g, stamp);
+    }
 }
 
 /* The split tail of gemm_wg: work-group (r, e/2) sums accumulators e and e + 1 of tail tile r's
@@ -514,12 +682,11 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
         v0 += src[(size_t)c * (WG_THREADS * WG_ACC)];
         v1 += src[(size_t)c * (WG_THREADS * WG_ACC) + WG_THREADS];
     }
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    const wg_range g = wg_flags(PW, f_at, mtiles, ntiles);
     const int tm = tile % mtiles, tn = tile / mtiles;
-    const int flagged = WG_PARTS == 2 && (FAT[tm] == stamp || FBT[tn] == stamp);
+    const int flagged = WG_PARTS == 2 && (g.fat[tm] == stamp || g.fbt[tn] == stamp);
     wg_store2(e, v0, v1, tm, tn, tid, M, N, K, alpha, beta, A + offa, lda, B + offb, ldb, C + offc,
-              ldc, flagged, FA, FB, stamp);
+              ldc, flagged, g, stamp);
 }
 
 /* ---- Outputs outside the 3xTF32 range ---------------------------------------------------------
@@ -533,12 +700,12 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
  * outputs of flagged rows and columns. */
 #if CLIP_COMPLEX
 #define WG_FIX_B 4
-#define WG_FB(col) FB[2 * (col)]
+#define WG_FB(F, col) (F)[2 * (col)]
 #define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
 #define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
 #else
 #define WG_FIX_B 8
-#define WG_FB(col) FB[col]
+#define WG_FB(F, col) (F)[col]
 #define WG_OPA(r, q) A_AT(r, q)
 #define WG_OPB(q, c) B_AT(q, c)
 #endif
@@ -575,8 +742,7 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
        const int tail_tiles, const int splits, __global float *restrict PW, const ulong poff,
        const ulong f_at, const uint stamp) {
     (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
-    __global uint *FA, *FAT, *FB, *FBT;
-    wg_flags(PW, f_at, mtiles, ntiles, &FA, &FAT, &FB, &FBT);
+    const wg_range g = wg_flags(PW, f_at, mtiles, ntiles);
     A += offa, B += offb, C += offc;
     const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
     const int tcols = WG_RB / (CLIP_COMPLEX ? 2 : 1); /* columns of C a packed tile holds */
@@ -584,12 +750,14 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
     __local uchar frow[WG_RA], fcol[WG_RB]; /* the tile's flagged rows and columns */
     for (int p = (int)get_group_id(0); p < mtiles * ntiles; p += (int)get_num_groups(0)) {
         const int tm = p % mtiles, tn = p / mtiles;
-        if (FAT[tm] != stamp && FBT[tn] != stamp) continue;
+        if (g.xat[tm] != stamp && g.xbt[tn] != stamp) continue;
         barrier(CLK_LOCAL_MEM_FENCE); /* (the last tile's blocks have read them) */
         for (int e = lid; e < WG_RA; e += WG_FIX_T)
-            frow[e] = tm * WG_RA + e < M && FA[tm * WG_RA + e] == stamp;
+            frow[e] = tm * WG_RA + e < M && g.fa[tm * WG_RA + e] == stamp &&
+                      g.sa[tm * WG_RA + e] == WG_FFMA;
         for (int e = lid; e < tcols; e += WG_FIX_T)
-            fcol[e] = tn * tcols + e < N && WG_FB(tn * tcols + e) == stamp;
+            fcol[e] = tn * tcols + e < N && WG_FB(g.fb, tn * tcols + e) == stamp &&
+                      WG_FB(g.sb, tn * tcols + e) == WG_FFMA;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int blk = warp; blk < blocks; blk += WG_FIX_T / 32) {
             /* Each row of blocks rotated by its index: a flagged column's blocks (one in each

@@ -16,9 +16,10 @@
  * rounding cannot reach Inf, and 2^126 leaves the near-FLT_MAX values, whose products and sums
  * sit at the end of the range, to fp32 FMA). The kernels find the rows and columns (GEMM) or
  * work-groups (conv2: its low end) that hold anything else (subnormals, normals under 2^-112,
- * values of 2^126 and more, Inf, NaN) and compute those outputs in plain fp32 FMA instead. Data
- * in range whose products or sums overflow give Inf as fp32 does, where the order of the sum
- * allows (any two fp32 orders may differ there); NaN outputs are recomputed in fp32. */
+ * values of 2^126 and more, Inf, NaN): the wgmma GEMM scales such rows into the range (below),
+ * the mma.sync GEMM and conv2 compute those outputs in plain fp32 FMA instead. Data in range
+ * whose products or sums overflow give Inf as fp32 does, where the order of the sum allows (any
+ * two fp32 orders may differ there); NaN outputs are recomputed in fp32. */
 #define TF32_TINY 0x1p-112f
 #define TF32_HUGE 0x1p126f
 
@@ -58,4 +59,53 @@ inline int tf32_outside(float x) {
  * so one unsigned comparison leaves it out). */
 inline int tf32_tiny(float x) {
     return (as_uint(x) << 1) - 1u < (as_uint(TF32_TINY) << 1) - 1u;
+}
+
+/* ---- Rows outside the range, brought into it -------------------------------------------------
+ * A row of op(A) or column of op(B) (GEMM) that holds values outside the range is scaled by an
+ * exact power of two 2^s so that every non-zero finite value of it is inside, and its outputs are
+ * scaled back by 2^-(s_row + s_col) (one rounding, where the output is subnormal); its Inf and
+ * NaN entries (at most a few a row) are packed as zero and their terms added to the outputs
+ * after, in fp32 (tf32_add_term). That is possible when the row's largest and smallest non-zero
+ * finite magnitudes lie within 2^238 of each other (tf32_scale); rows where they do not, or with
+ * more non-finite entries than the kernel lists, go to fp32 FMA whole. */
+
+/* The magnitude's bits of x (the sign cleared), ordered as the magnitudes: subnormals under
+ * FLT_MIN, Inf at 0x7f800000 and NaN above. */
+inline uint tf32_mag(float x) {
+    return as_uint(x) & 0x7fffffffu;
+}
+
+/* floor(log2 |x|) of a finite non-zero magnitude m (tf32_mag), subnormals included (-149 for
+ * the least). */
+inline int tf32_ilogb(uint m) {
+    return m >= 0x00800000u ? (int)(m >> 23) - 127 : -118 - (int)clz(m);
+}
+
+/* Whether a row whose non-zero finite magnitudes run from lo to hi (tf32_mag; hi 0 when it holds
+ * none) can be brought into the range, and the least shift *s that does it (0 where it is in
+ * range already): then 2^-112 <= lo 2^s and hi 2^s < 2^126. */
+inline int tf32_scale(uint lo, uint hi, int *s) {
+    *s = 0;
+    if (hi == 0u) return 1;
+    const int el = tf32_ilogb(lo), eh = tf32_ilogb(hi);
+    if (el < -112)
+        *s = -112 - el;
+    else if (eh > 125)
+        *s = 125 - eh;
+    return el + *s >= -112 && eh + *s <= 125;
+}
+
+/* x scaled by 2^s as its row's packing takes it: exact for the non-zero finite values
+ * tf32_scale brought into the range; Inf and NaN become 0 (their terms are added apart). */
+inline float tf32_scaled(float x, int s) {
+    return tf32_mag(x) >= 0x7f800000u ? 0.0f : ldexp(x, s);
+}
+
+/* An output v of scaled rows (the finite part, scaled back) plus one term a*b whose a or b is
+ * Inf or NaN: the product and the sum in fp32, so the output's class is the one fp32 FMA gives
+ * in any order of the terms (NaN from any NaN, from Inf * 0 or from Infs of both signs; Inf
+ * from Infs of one sign with finite rest). */
+inline float tf32_add_term(float v, float a, float b) {
+    return v + a * b;
 }

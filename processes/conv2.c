@@ -55,8 +55,8 @@
  *              2^-112 (kernels/tf32.cl); NaN outputs recomputed by a direct sum, and every
  *              output of a work-group whose inputs or filter hold a smaller non-zero value
  *              (subnormals): on an H200 at 4096^2 31x31 a subnormal image took 14.3 ms against
- *              0.32, a few NaN/Inf pixels 1.17x (15x15) to 2.8x (31x31) at 8192^2,
- *              bench/CONV2.md, "Values outside the 3xTF32 range").
+ *              0.32, a few NaN/Inf pixels 1.06x (15x15) to 1.5x (31x31) at 8192^2,
+ *              bench/CONV2.md, "Values outside the 3xTF32 range", "NaN outputs in a box").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -201,7 +201,7 @@ static const clip_param_desc conv2_params[] = {
      "by 3xTF32 for values 0 or |x| >= 2^-112; a work-group whose part of A or whose K holds "
      "a smaller non-zero value (subnormals) recomputes its outputs by the plain direct sum, "
      "~45x the time where all do (H200, 4096^2 31x31); NaN outputs likewise, a few NaN or Inf "
-     "values 1.2x (15x15) to 2.8x (31x31) at 8192^2)",
+     "values 1.06x (15x15) to 1.5x (31x31) at 8192^2)",
      0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off", 0, 0,

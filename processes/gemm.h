@@ -197,9 +197,13 @@ int clip_gemm_is_2d(const clip_data *d);
      clip_gemm_variant_names,                                                                      \
      "kernel: auto (tuned set, else by device and size), tiled (local memory), direct (CPU "       \
      "caches), small, tensor (f32 on NVIDIA tensor cores, sm_80+, fp32-accurate by 3xTF32 for "    \
-     "values 0 or 2^-112 <= |x| < 2^126; wgmma on sm_90, where rows of op(A) and columns of "      \
-     "op(B) holding other values (subnormals, tiny or huge values, Inf, NaN) are computed by "     \
-     "fp32 FMA instead: a few such rows cost up to 1.8x, all of them ~32x (H200, 4096^3))",       \
+     "values 0 or 2^-112 <= |x| < 2^126; wgmma on sm_90: a row of op(A) or column of op(B) "       \
+     "holding other values (subnormals, tiny or huge values) is scaled into that range by a "      \
+     "power of two and its outputs scaled back, its Inf and NaN (up to 8) packed as 0 and their "  \
+     "terms added after, so every output is as accurate as fp32 FMA's and non-finite where fp32 "  \
+     "FMA makes it so (H200 4096^3: a few NaN/Inf 1.1x, every row subnormal 1.2x); a row that no " \
+     "shift holds (2^-140 beside 2^120) or with more Inf/NaN is computed by fp32 FMA; the "        \
+     "mma.sync kernel (below sm_90) computes a tile holding such a value by fp32 FMA)",            \
      0,                                                                                            \
      0,                                                                                            \
      0},                                                                                           \
@@ -380,9 +384,10 @@ typedef struct clip_gemm {
     cl_kernel kernel, reduce;
     cl_kernel fixup; /* sums the stream-K tail, when prm.sk > 0 and the grid has a tail */
     cl_kernel pack;  /* a wgmma tensor set: splits and lays out the operands (gemm_tc.h) */
-    /* a wgmma set of precision fp32: the fp32 FMA kernel of the rows and columns that hold a
-     * value outside the 3xTF32 range (gemm_tc.h) */
-    cl_kernel fix_range;
+    /* a wgmma set of precision fp32: the kernel that scales the rows and columns that hold a
+     * value outside the 3xTF32 range into it, and the fp32 FMA kernel of those it cannot
+     * (gemm_tc.h) */
+    cl_kernel rescale, fix_range;
     size_t pack_m, pack_n, pack_k; /* the largest product its packed operands hold */
     size_t sk_groups;              /* the stream-K work-groups: compute units x prm.sk */
     cl_mem work;       /* ksplit partial products, or the stream-K work-groups' partial tiles */

@@ -112,7 +112,8 @@ static size_t wg_flag_words(const clip_gemm_params *o, clip_type t, size_t m, si
     const size_t cx = clip_type_is_complex(t) ? 2 : 1;
     const size_t mt = (m + (size_t)o->mwg - 1) / (size_t)o->mwg;
     const size_t nt = (cx * n + (size_t)o->nwg - 1) / (size_t)o->nwg;
-    return mt * ((size_t)o->mwg + 1) + nt * ((size_t)o->nwg + 1);
+    /* flags, modes and lists of the rows, flags of the tiles twice (matmul_wg.cl, wg_flags) */
+    return (mt * (size_t)o->mwg + nt * (size_t)o->nwg) * (2 + CLIP_GEMM_WG_LIST) + 2 * (mt + nt);
 }
 
 /* This call's stamp for the range flags: a different non-zero number each call, so that flags
@@ -277,9 +278,9 @@ void clip_gemm_tc_options(const clip_gemm_params *p, char *buf, size_t cap) {
     if (p->wgmma)
         snprintf(buf, cap,
                  "-DCLIP_SM90A -DWG_M=%d -DWG_KS=%d -DWG_STAGES=%d -DWG_PARTS=%d -DWG_HALF=%d "
-                 "-DWG_N=%d -DTRANSA=%d -DTRANSB=%d -DWG_PIPE=%d",
+                 "-DWG_N=%d -DTRANSA=%d -DTRANSB=%d -DWG_PIPE=%d -DWG_LIST=%d",
                  p->mdimc, p->kwg / (int)wg_slice_k(p), p->stages, (int)wg_parts(p), wg_half(p),
-                 p->nwg, p->transa, p->transb, p->pipe);
+                 p->nwg, p->transa, p->transb, p->pipe, CLIP_GEMM_WG_LIST);
     else
         snprintf(buf, cap,
                  "-DTC_MWG=%d -DTC_NWG=%d -DTC_KWG=%d -DTC_WM=%d -DTC_WN=%d -DTC_STAGES=%d "
@@ -300,6 +301,8 @@ static clip_status build_set(clip_process *p, clip_type t, const clip_gemm_param
     if (s == CLIP_OK && prm->wgmma) s = clip_proc_kernel(p, src, t, opts, "wg_pack", &g->pack);
     if (s == CLIP_OK && prm->wgmma && prm->sk > 0)
         s = clip_proc_kernel(p, src, t, opts, "gemm_wg_reduce", &g->fixup);
+    if (s == CLIP_OK && prm->wgmma && wg_parts(prm) == 2)
+        s = clip_proc_kernel(p, src, t, opts, "wg_rescale", &g->rescale);
     if (s == CLIP_OK && prm->wgmma && wg_parts(prm) == 2)
         s = clip_proc_kernel(p, src, t, opts, "wg_fix", &g->fix_range);
     if (s == CLIP_OK && prm->wgmma && m > 0 && n > 0 && k > 0) {
@@ -377,6 +380,14 @@ static clip_status enqueue_pack(clip_process *p, const clip_gemm *g, size_t m, s
     size_t local[3] = {8, 16, 1};
     size_t global[3] = {pa > pb ? pa : pb, ((size_t)slices * 2 + 15) / 16 * 16, 2};
     if (s == CLIP_OK) s = clip_proc_enqueue(p, kr, 3, global, local);
+    /* The flagged rows scaled into the 3xTF32 range (matmul_wg.cl, wg_rescale): a work-group of
+     * 256 for each 8 packed rows; on data in range each finds no flag in its tile and returns. */
+    if (g->rescale) {
+        for (cl_uint i = 0; i < 18 && s == CLIP_OK; i++)
+            s = clip_proc_arg(p, g->rescale, i, sizes[i], vals[i]);
+        size_t rl = 256, rg = (pa + pb) / 8 * rl;
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, g->rescale, 1, &rg, &rl);
+    }
     return s;
 }
 

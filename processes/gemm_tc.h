@@ -21,16 +21,30 @@
  * (a subnormal keeps ~2^-7 of itself, a value ~1e-36 ~2^-16), above it the rounding may reach
  * Inf and products and sums sit at the end of the range (in range, an output that overflows is
  * +-Inf where the sum's order makes it so, as between any two fp32 orders; NaN outputs are
- * recomputed in fp32). The wgmma kernels enforce the range: wg_pack flags each row of
- * op(A) and column of op(B) that holds a value outside it (subnormals, normals under 2^-112,
- * values of 2^126 and more, Inf, NaN), gemm_wg leaves their outputs, and wg_fix computes them by
- * fp32 FMA (IEEE Inf and NaN where fp32 FMA puts them). Cost, measured on an H200 at 4096^3
- * (bench/GEMM.md, "Values outside the 3xTF32 range"): none on data in range (1.45 against 1.42
- * ms, within 2%), 1.55x with 4 rows of +-0.9 FLT_MAX, 1.83x with 3 NaN and 2 Inf in A and 2 -Inf
- * in B, 32x with every row subnormal (47.5 ms; the FFMA kernel takes 2.8). The mma.sync kernel
- * (auto never takes it: variant tensor below compute capability 9.0 or with CLIP_GEMM_WGMMA=0)
- * does not: it splits every value and recomputes only NaN outputs, so subnormal and tiny
- * operands lose accuracy there. */
+ * recomputed in fp32). The wgmma kernels hold the rule for every input: wg_pack flags each row
+ * of op(A) and column of op(B) that holds a value outside the range (subnormals, normals under
+ * 2^-112, values of 2^126 and more, Inf, NaN), and wg_rescale, for each flagged row or column,
+ *   - scales it by the power of two 2^s (the least shift) that brings every non-zero finite
+ *     value of it into the range, where one does (its largest and least non-zero finite
+ *     magnitudes within 2^238 of each other: tf32_scale), and the product's outputs of it are
+ *     scaled back by 2^-(s_row + s_col), exactly but for the rounding of a subnormal output;
+ *   - packs its Inf and NaN entries, up to CLIP_GEMM_WG_LIST of them, as zero and lists them:
+ *     each output of the row or column adds their terms a*b to its finite part in fp32, so it
+ *     is NaN or +-Inf exactly where fp32 FMA makes it so (NaN from a NaN, Inf * 0 or Infs of
+ *     both signs; +-Inf from Infs of one sign);
+ *   - otherwise (no shift holds the row: 2^-140 beside 2^120; more non-finite entries than the
+ *     list; a complex row with any) leaves its outputs to wg_fix, which computes them by fp32 FMA
+ *     (a warp per 8x8 block of a tile, its lanes along K): correct, and that much slower.
+ * A scaled output that comes out NaN, or Inf where the scaling raised the values, is recomputed
+ * by one work-item's fp32 FMA loop. Cost, measured on an H200 at 4096^3 (bench/GEMM.md, "Scaled
+ * rows"): none on data in range (1.430 against 1.442 ms before wg_rescale existed), 1.11x with
+ * 3 NaN and 2 Inf in A and 2 -Inf in B, 1.07x with 4 values of +-0.9 FLT_MAX, 1.20x with every
+ * row of A or column of B subnormal (1.72 against 1.43 ms; 32x through wg_fix before), 1.25x
+ * with every row ~1e-36 (the call before the packing's last change).
+ * The mma.sync kernel (auto never takes it: variant tensor below compute capability 9.0 or with
+ * CLIP_GEMM_WGMMA=0) holds the rule per tile: a work-group whose fragments hold a value outside
+ * the range computes its whole tile by fp32 FMA, each output by one work-item's K-long loop
+ * (correct; for a matrix of subnormals as slow as a naive kernel). */
 #ifndef CLIP_PROCESSES_GEMM_TC_H
 #define CLIP_PROCESSES_GEMM_TC_H
 
@@ -116,6 +130,11 @@ void clip_gemm_tc_fit(clip_gemm_params *prm, size_t lda, size_t ldb, size_t offa
  * Hopper thread block may hold; 256 bytes of it stay for the transaction barriers and alignment.
  * Measured on the H100 and H200 (driver 580): bench/GEMM.md, "Past 48 KB". */
 #define CLIP_GEMM_WG_LOCAL (227 * 1024 - 256)
+
+/* Inf and NaN entries a row of op(A) or column of op(B) may hold and stay on the tensor cores
+ * (matmul_wg.cl, wg_rescale: their terms are added to the outputs apart); a row with more goes
+ * to wg_fix (fp32 FMA) whole. */
+#define CLIP_GEMM_WG_LIST 8
 
 /* Bytes of local memory the tensor set prm may take on dev: CLIP_GEMM_WG_LOCAL for a wgmma set,
  * the device's local memory for an mma.sync set. */

@@ -8,10 +8,14 @@
  *     for every value in the range (0, or 2^-112 <= |x| < 2^126);
  *   - tf32_outside and tf32_tiny: exactly the values outside it, and every value whose split
  *     loses accuracy among them (subnormals, ~1e-36);
- *   - a model of the GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being exact
- *     in fp32, for rows and columns in range; one fp32 FMA chain for rows and columns flagged)
- *     on subnormal and ~1e-36 operands mixed with rows in range: every output within the K-term
- *     bound of fp32, and without the rule the same model past it (so the check can fail). */
+ *   - a model of the wgmma GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being
+ *     exact in fp32; rows and columns outside the range scaled into it by tf32_scale and
+ *     tf32_scaled, the sums scaled back, their Inf and NaN terms added by tf32_add_term; one
+ *     fp32 FMA chain for rows no shift holds or with more than 8 Inf/NaN) on subnormal and
+ *     ~1e-36 operands mixed with rows in range, and on Inf, NaN, Inf * 0, near-FLT_MAX and mixed
+ *     rows: every finite output within the K-term bound of fp32, every non-finite one as an fp32
+ *     FMA chain gives it, and without the rule the same model past them (so the check can
+ *     fail). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,27 +34,64 @@ static const char *const kernels_src =
     "    out[4 * i + 2] = s;\n"
     "    out[4 * i + 3] = (uint)tf32_outside(x[i]) | (uint)tf32_tiny(x[i]) << 1;\n"
     "}\n"
-    "/* C(i, j) of A (m x k) and B (k x n), column-major; rule: flagged rows and columns by FMA. "
-    "*/\n"
+    "/* The mode of a row (stride 1) or column of X, length k, as matmul_wg.cl's wg_rescale finds\n"
+    " * it: *s its shift, *listed its Inf and NaN entries; returns 1 where it goes to FMA. */\n"
+    "int row_mode(__global const float *X, const int at, const int step, const int k, int *s,\n"
+    "             int *listed) {\n"
+    "    uint lo = 0xffffffffu, hi = 0u;\n"
+    "    int flag = 0, c = 0;\n"
+    "    for (int q = 0; q < k; q++) {\n"
+    "        const float x = X[at + q * step];\n"
+    "        const uint mg = tf32_mag(x);\n"
+    "        flag |= tf32_outside(x);\n"
+    "        if (mg >= 0x7f800000u) c++;\n"
+    "        else if (mg) lo = min(lo, mg), hi = max(hi, mg);\n"
+    "    }\n"
+    "    *s = 0, *listed = 0;\n"
+    "    if (!flag) return 0;\n"
+    "    *listed = c;\n"
+    "    return !tf32_scale(lo, hi, s) || c > 8;\n"
+    "}\n"
+    "/* C(i, j) of A (m x k) and B (k x n), column-major, as the wgmma kernels compute it (the\n"
+    " * tensor cores' products of TF32 parts being exact in fp32); rule 0: every value split as "
+    "it\n"
+    " * is; rule 1: rows and columns outside the range scaled, their Inf and NaN terms added "
+    "after,\n"
+    " * or by one FMA chain where no shift holds them or they hold more than 8 non-finite. */\n"
     "__kernel void model(const int m, const int n, const int k, __global const float *A,\n"
     "                    __global const float *B, __global float *C, const int rule) {\n"
     "    const int i = (int)get_global_id(0), j = (int)get_global_id(1);\n"
-    "    int flag = 0;\n"
-    "    for (int q = 0; rule && q < k; q++)\n"
-    "        flag |= tf32_outside(A[i + q * m]) | tf32_outside(B[q + j * k]);\n"
+    "    int sa = 0, sb = 0, la = 0, lb = 0, ffma = 0;\n"
+    "    if (rule) ffma = row_mode(A, i, m, k, &sa, &la) | row_mode(B, j * k, 1, k, &sb, &lb);\n"
     "    float acc = 0.0f;\n"
     "    for (int q = 0; q < k; q++) {\n"
     "        const float a = A[i + q * m], b = B[q + j * k];\n"
-    "        if (flag) {\n"
+    "        if (ffma) {\n"
     "            acc = fma(a, b, acc);\n"
     "            continue;\n"
     "        }\n"
     "        uint ab, as, bb, bs;\n"
-    "        tf32_split(a, &ab, &as);\n"
-    "        tf32_split(b, &bb, &bs);\n"
+    "        tf32_split(rule ? tf32_scaled(a, sa) : a, &ab, &as);\n"
+    "        tf32_split(rule ? tf32_scaled(b, sb) : b, &bb, &bs);\n"
     "        acc = fma(as_float(as), as_float(bb), acc);\n"
     "        acc = fma(as_float(ab), as_float(bs), acc);\n"
     "        acc = fma(as_float(ab), as_float(bb), acc);\n"
+    "    }\n"
+    "    if (rule && !ffma) {\n"
+    "        const int t = sa + sb;\n"
+    "        if (isnan(acc) || (t > 0 && isinf(acc))) {\n"
+    "            acc = 0.0f;\n"
+    "            for (int q = 0; q < k; q++)\n"
+    "                acc = fma(A[i + q * m], B[q + j * k], acc);\n"
+    "        } else {\n"
+    "            acc = ldexp(acc, -t);\n"
+    "            for (int q = 0; la && q < k; q++)\n"
+    "                if (tf32_mag(A[i + q * m]) >= 0x7f800000u)\n"
+    "                    acc = tf32_add_term(acc, A[i + q * m], B[q + j * k]);\n"
+    "            for (int q = 0; lb && q < k; q++)\n"
+    "                if (tf32_mag(B[q + j * k]) >= 0x7f800000u)\n"
+    "                    acc = tf32_add_term(acc, A[i + q * m], B[q + j * k]);\n"
+    "        }\n"
     "    }\n"
     "    C[i + j * m] = acc;\n"
     "}\n";
@@ -217,7 +258,16 @@ static int model_case(env *e, const char *what, size_t m, size_t k, size_t n, co
                     s += (double)A[i + q * m] * B[q + j * k];
                     sb += fabs((double)A[i + q * m] * B[q + j * k]);
                 }
-                const double er = fabs(C[i + j * m] - s) / sb;
+                /* non-finite: the class of an fp32 FMA chain over the same terms */
+                float f = 0.0f;
+                for (size_t q = 0; q < k && !isfinite(s); q++)
+                    f = fmaf(A[i + q * m], B[q + j * k], f);
+                const float got = C[i + j * m];
+                if (!isfinite(s)) {
+                    if (!(isnan(f) ? isnan(got) : got == f)) past[rule]++;
+                    continue;
+                }
+                const double er = fabs(got - s) / sb;
                 if (!(er <= (double)(k + 4) * 0x1p-23)) past[rule]++;
                 if (!(er <= worst[rule])) worst[rule] = er;
             }
@@ -232,7 +282,9 @@ static int model_case(env *e, const char *what, size_t m, size_t k, size_t n, co
 }
 
 /* Operands of the issue's classes (A or B subnormal against ~1e10, ~1e-36), and mixed: every
- * third row of A subnormal beside rows in range. */
+ * third row of A subnormal beside rows in range; then Inf and NaN, few or many a row, in
+ * subnormal, huge and ordinary rows, and a row no shift brings into the range (2^-140 and
+ * 2^120): every non-finite output the same as an fp32 FMA chain's. */
 static void test_model(env *e, unsigned long long *seed) {
     const size_t m = 48, k = 300, n = 40;
     float *A = malloc(sizeof(float) * m * k), *B = malloc(sizeof(float) * k * n);
@@ -255,6 +307,23 @@ static void test_model(env *e, unsigned long long *seed) {
         /* (~1e-36 loses less: up to 1.9x FFMA's error in issue 45, inside this bound) */
         if (cases[c].fails_without) CHECK(without > 0);
     }
+    for (size_t q = 0; q < m * k; q++)
+        A[q] = (float)tu_rand(seed);
+    for (size_t q = 0; q < k * n; q++)
+        B[q] = (float)tu_rand(seed);
+    for (size_t q = 0; q < k; q++) {
+        A[4 + q * m] = (float)ldexp(A[4 + q * m], -131);
+        A[6 + q * m] = (float)ldexp(A[6 + q * m], 115);
+        B[q + 9 * k] = (float)ldexp(B[q + 9 * k], -128);
+    }
+    A[1 + 5 * m] = NAN, A[2 + 3 * m] = INFINITY, A[2 + 250 * m] = -INFINITY;
+    A[3 + 11 * m] = INFINITY, B[11 + 17 * k] = 0.0f;
+    A[4 + 99 * m] = -INFINITY, A[6 + 7 * m] = 0.9f * FLT_MAX, B[200 + 9 * k] = NAN;
+    for (size_t q = 0; q < 12; q++)
+        A[8 + (3 * q + 1) * m] = NAN;
+    A[10] = 0x1p-140f, A[10 + m] = 0x1p120f;
+    int without = 0;
+    CHECK(model_case(e, "Inf, NaN, mixed rows", m, k, n, A, B, &without) == 0);
     free(A), free(B);
 }
 
