@@ -21,9 +21,11 @@
  * that does not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its
  * first piece. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 #include "clip/clip.h"
 #include "clip/plan.h"
 #include "run_args.h"
+#include "schedule.h"
 
 static int rank, ranks;
 static char host[64];
@@ -92,11 +95,148 @@ static char *cfl_base(const char *path) {
     return b;
 }
 
-static void bcast_bytes(void *p, size_t n) {
-    for (size_t off = 0; off < n; off += (size_t)1 << 30) {
-        size_t k = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
-        MPI_Bcast((char *)p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+/* n bytes at p from `root` to every rank of c, in chunks an int can count. A rank with p NULL
+ * receives them into a scratch chunk and drops them (a rank that stopped, still in the call). */
+static void bcast_on(void *p, size_t n, int root, MPI_Comm c) {
+    const size_t chunk = (size_t)64 << 20;
+    char *scratch = NULL;
+    if (!p && n && !(scratch = malloc(n < chunk ? n : chunk))) {
+        fprintf(stderr, "clip-mpi: rank %d of %d (%s): out of memory for a broadcast\n", rank,
+                ranks, host);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t k = n - off < chunk ? n - off : chunk;
+        MPI_Bcast(p ? (char *)p + off : scratch, (int)k, MPI_BYTE, root, c);
+    }
+    free(scratch);
+}
+
+static void bcast_bytes(void *p, size_t n) {
+    bcast_on(p, n, 0, MPI_COMM_WORLD);
+}
+
+/* What this rank's pieces read, and how: the boxes it holds, the broadcasts of its groups. */
+typedef struct feed {
+    clip_app *app;
+    const schedule *sc;
+    const clip_plan_info *info;
+    MPI_Comm *comm; /* one per group of sc, MPI_COMM_NULL where this rank is not in it */
+    const char *base[RUN_ARGS_MAX];
+    clip_data **held; /* sc->n_boxes: the boxes this rank holds */
+    size_t *last;     /* sc->n_boxes: the last round this rank reads each box in, plus 1 */
+    int bad;          /* CLIP_TEST_MPI_BAD_RANK is this rank: read under a missing name */
+    int stopped;      /* this rank runs no more pieces (it failed, or a box it needs did) */
+    uint64_t from_files, received; /* bytes */
+    uint64_t boxes; /* bytes of its pieces' boxes, each piece counted (what reading every
+                       piece's boxes from the files would read) */
+} feed;
+
+/* Box b read from its input's file into *d: 1, or 0 (said, and the rank stops). */
+static int load_box(feed *f, size_t b, clip_data **d) {
+    const sched_box *x = &f->sc->boxes[b];
+    char base[4200];
+    snprintf(base, sizeof base, "%s%s", f->base[x->input], f->bad ? ".missing" : "");
+    if (clip_load_cfl_box(f->app, base, &f->info->pieces[x->piece].in[x->input], d) != CLIP_OK) {
+        say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
+        f->stopped = 1;
+        return 0;
+    }
+    f->from_files += x->bytes;
+    return 1;
+}
+
+/* Shared box b: its reader reads it and broadcasts it to its group, the others keep it. A rank
+ * outside the group does nothing. 1, or 0 when this rank failed (said); a box its reader could
+ * not read stops the group's ranks without blaming them (the reader says why). */
+static int fetch(feed *f, size_t b) {
+    const sched_box *x = &f->sc->boxes[b];
+    const unsigned char *g = f->sc->groups + (size_t)x->group * (size_t)ranks;
+    if (!g[rank]) return 1;
+    int root = 0, ok = 1;
+    for (int r = 0; r < x->reader; r++)
+        root += g[r] != 0;
+    long long head[3 + CLIP_MAX_DIMS] = {0};
+    clip_data *d = NULL;
+    if (rank == x->reader) {
+        if (!f->stopped) ok = load_box(f, b, &d);
+        head[0] = d != NULL;
+        if (d) {
+            head[1] = (long long)clip_data_type(d);
+            head[2] = clip_data_ndims(d);
+            for (int k = 0; k < CLIP_MAX_DIMS; k++)
+                head[3 + k] = (long long)clip_data_dim(d, k);
+        }
+    }
+    MPI_Bcast(head, 3 + CLIP_MAX_DIMS, MPI_LONG_LONG, root, f->comm[x->group]);
+    if (!head[0]) {
+        f->stopped = 1;
+        return ok;
+    }
+    size_t dims[CLIP_MAX_DIMS], bytes = clip_type_size((clip_type)head[1]);
+    for (int k = 0; k < CLIP_MAX_DIMS; k++)
+        dims[k] = (size_t)head[3 + k], bytes *= dims[k];
+    void *buf = NULL;
+    if (rank == x->reader) {
+        const void *h = NULL;
+        if (clip_data_host(d, &h) == CLIP_OK)
+            buf = (void *)h;
+        else
+            ok = 0, say("%s", clip_app_last_error(f->app)); /* the others still get bytes */
+    } else if (!f->stopped) {
+        if (clip_data_create(f->app, (clip_type)head[1], (int)head[2], dims, &d) != CLIP_OK ||
+            clip_data_host_write(d, &buf) != CLIP_OK) {
+            say("%s", clip_app_last_error(f->app));
+            ok = 0;
+            f->stopped = 1;
+        }
+        f->received += bytes;
+    }
+    bcast_on(buf, bytes, root, f->comm[x->group]);
+    if (f->stopped || !ok) {
+        clip_data_destroy(d);
+        f->stopped = 1;
+    } else {
+        f->held[b] = d;
+    }
+    return ok;
+}
+
+/* An input's identity on this rank, to see it change during the run. */
+typedef struct identity {
+    struct stat st;
+    int have;
+} identity;
+
+static void identity_of(const char *base, identity *id) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.cfl", base);
+    id->have = stat(path, &id->st) == 0;
+}
+
+static int identity_changed(const char *base, const identity *was) {
+    identity now;
+    identity_of(base, &now);
+    const struct stat *a = &was->st, *b = &now.st;
+    return was->have != now.have ||
+           (now.have &&
+            (a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
+             a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
+             a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec));
+}
+
+/* CLIP_TEST_MPI_CHANGE_RANK: the first sample of base.cfl negated in place, as a writer
+ * elsewhere would change the file underneath the run. */
+static void change_input(const char *base) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.cfl", base);
+    int fd = open(path, O_RDWR);
+    unsigned char v[4];
+    if (fd >= 0 && pread(fd, v, 4, 0) == 4) {
+        v[3] ^= 0x80;
+        if (pwrite(fd, v, 4, 0) != 4) say("test hook: cannot change %s", path);
+    }
+    if (fd >= 0) close(fd);
 }
 
 /* Input i's identity as this rank sees it: shape, size and modification time, hashed. */
@@ -184,8 +324,12 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             ok = 0;
         }
     unsigned long long fp[RUN_ARGS_MAX] = {0}, lo[RUN_ARGS_MAX], hi[RUN_ARGS_MAX];
-    for (int i = 0; i < n_in && ok; i++)
+    identity ident[RUN_ARGS_MAX];
+    memset(ident, 0, sizeof ident);
+    for (int i = 0; i < n_in && ok; i++) {
         fp[i] = fingerprint(in_base[i], nd[i], dims[i]);
+        identity_of(in_base[i], &ident[i]);
+    }
     if (agree(ok, "reading the inputs' headers")) {
         MPI_Allreduce(fp, lo, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(fp, hi, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
@@ -295,9 +439,28 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
         ok = agree(ok, "opening the output file");
     }
-    /* 5. this rank's pieces */
-    size_t mine =
-        info.n > (size_t)rank ? (info.n - (size_t)rank + (size_t)ranks - 1) / (size_t)ranks : 0;
+    /* 5. the schedule: which rank runs which piece, who reads which box (schedule.h) */
+    schedule sc;
+    memset(&sc, 0, sizeof sc);
+    if (ok && schedule_make(&info, ranks, &sc) != 0) say("out of memory for the schedule"), ok = 0;
+    ok = agree(ok, "scheduling the pieces");
+    MPI_Comm *comm = ok ? calloc(sc.n_groups + 1, sizeof *comm) : NULL;
+    for (size_t g = 0; ok && g < sc.n_groups; g++) /* the same order on every rank */
+        MPI_Comm_split(MPI_COMM_WORLD,
+                       sc.groups[g * (size_t)ranks + (size_t)rank] ? 0 : MPI_UNDEFINED, rank,
+                       &comm[g]);
+    size_t mine = 0;
+    for (size_t i = 0; ok && i < info.n; i++)
+        mine += sc.owner[i] == rank;
+    feed f = {app, &sc, &info, comm, {0}, NULL, NULL, 0, 0, 0, 0, 0};
+    for (int j = 0; j < n_in; j++)
+        f.base[j] = in_base[j];
+    f.held = ok ? calloc(sc.n_boxes + 1, sizeof *f.held) : NULL;
+    f.last = ok ? calloc(sc.n_boxes + 1, sizeof *f.last) : NULL;
+    if (ok && (!f.held || !f.last || !comm)) say("out of memory for the schedule"), ok = 0;
+    for (size_t i = 0; ok && i < info.n; i++)
+        for (int j = 0; sc.owner[i] == rank && j < n_in; j++)
+            f.last[sc.box_of[i * (size_t)n_in + (size_t)j]] = sc.local[i] + 1; /* round + 1 */
     size_t part_bytes[RUN_ARGS_MAX] = {0};
     unsigned char *partials[RUN_ARGS_MAX] = {0};
     for (int j = 0; j < n_out && ok; j++) {
@@ -310,21 +473,33 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     }
     times tm;
     memset(&tm, 0, sizeof tm);
-    const char *bad = getenv("CLIP_TEST_MPI_BAD_RANK"),
-               *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK");
+    const char *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK"),
+               *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK");
+    f.bad = getenv("CLIP_TEST_MPI_BAD_RANK") && atoi(getenv("CLIP_TEST_MPI_BAD_RANK")) == rank;
     if (ok && (ok = clip_process_create(app, name, &q) == CLIP_OK && set_params(q, a)) == 0)
         say("%s", clip_app_last_error(app));
-    for (size_t i = (size_t)rank, k = 0; ok && i < info.n; i += (size_t)ranks, k++) {
+    ok = agree(ok, "preparing the pieces");
+    /* a rank that failed, or lost a box another rank could not read, runs no more pieces but
+     * still takes its part in the broadcasts, so that no rank waits on it */
+    f.stopped = !ok;
+    size_t next = 0;
+    for (size_t i = 0; !f.stopped && i < info.n; i++) {
+        if (sc.owner[i] != rank) continue;
+        const size_t k = sc.local[i];
         clip_data *in[RUN_ARGS_MAX] = {0}, *out[RUN_ARGS_MAX] = {0};
         double t0 = now_ms();
-        for (int j = 0; j < n_in && ok; j++) {
-            char base[4200];
-            snprintf(base, sizeof base, "%s%s", in_base[j],
-                     bad && atoi(bad) == rank ? ".missing" : "");
-            if (clip_load_cfl_box(app, base, &info.pieces[i].in[j], &in[j]) != CLIP_OK) ok = 0;
+        while (next < sc.n_shared && sc.boxes[sc.shared[next]].round <= k)
+            if (!fetch(&f, sc.shared[next++])) ok = 0;
+        for (int j = 0; j < n_in && !f.stopped; j++) {
+            const size_t b = sc.box_of[i * (size_t)n_in + (size_t)j];
+            if (!f.held[b] && !load_box(&f, b, &f.held[b])) ok = 0;
+            f.boxes += sc.boxes[b].bytes;
+            in[j] = f.held[b];
         }
         double t1 = now_ms();
-        if (ok) ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK;
+        if (f.stopped) break;
+        if (!(ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK))
+            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
         double t2 = now_ms();
         for (int j = 0; j < n_out && ok; j++) {
             if (info.combined[j]) {
@@ -335,12 +510,13 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
                 ok = clip_cfl_writer_put(wr[j], out[j], &info.pieces[i].keep[j],
                                          info.pieces[i].at[j]) == CLIP_OK;
             }
+            if (!ok) say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
         }
         double t3 = now_ms();
-        for (int j = 0; j < n_in; j++)
-            clip_data_destroy(in[j]);
+        for (size_t b = 0; b < sc.n_boxes; b++) /* boxes no later piece of this rank reads */
+            if (f.held[b] && f.last[b] == k + 1) clip_data_destroy(f.held[b]), f.held[b] = NULL;
         if (!ok) {
-            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+            f.stopped = 1;
             break;
         }
         tm.read += t1 - t0, tm.compute += t2 - t1, tm.write += t3 - t2;
@@ -351,7 +527,20 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             strcat(tm.pieces, ",...");
         tm.n++;
         if (kill_at && atoi(kill_at) == rank) raise(SIGKILL);
+        if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_base[0]);
     }
+    while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
+        if (!fetch(&f, sc.shared[next++])) ok = 0;
+    for (size_t b = 0; f.held && b < sc.n_boxes; b++)
+        clip_data_destroy(f.held[b]);
+    /* an input changed while the pieces read it: the output would mix two versions of it */
+    for (int i = 0; i < n_in && ok; i++)
+        if (identity_changed(in_base[i], &ident[i])) {
+            say("%s changed during the run (its size, modification time or inode): the output "
+                "would mix two versions of it; nothing is saved",
+                a->inputs[i]);
+            ok = 0;
+        }
     ok = agree(ok, "running the pieces");
     /* 6. placed outputs: every rank's writes on disk, then rank 0 commits */
     for (int j = 0; j < n_out; j++)
@@ -383,14 +572,10 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             displs = calloc((size_t)ranks, sizeof *displs);
             all = malloc(info.n * part_bytes[j] + 1);
             ordered = malloc(info.n * part_bytes[j] + 1);
-            for (int r = 0, off = 0; counts && displs && r < ranks; r++) {
-                size_t m = info.n > (size_t)r
-                               ? (info.n - (size_t)r + (size_t)ranks - 1) / (size_t)ranks
-                               : 0;
-                counts[r] = (int)(m * part_bytes[j]);
-                displs[r] = off;
-                off += counts[r];
-            }
+            for (size_t i = 0; counts && i < info.n; i++)
+                counts[sc.owner[i]] += (int)part_bytes[j];
+            for (int r = 1; counts && displs && r < ranks; r++)
+                displs[r] = displs[r - 1] + counts[r - 1];
         }
         MPI_Gatherv(partials[j], (int)(mine * part_bytes[j]), MPI_BYTE, all, counts, displs,
                     MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -400,8 +585,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             ok = counts && displs && all && ordered;
             for (size_t i = 0; ok && i < info.n; i++)
                 memcpy(ordered + i * part_bytes[j],
-                       all + displs[i % (size_t)ranks] + (i / (size_t)ranks) * part_bytes[j],
-                       part_bytes[j]);
+                       all + displs[sc.owner[i]] + sc.local[i] * part_bytes[j], part_bytes[j]);
             ok = ok && clip_process_output(p, j, &y) == CLIP_OK &&
                  clip_data_host_write(y, &res) == CLIP_OK &&
                  clip_process_combine(p, j, ordered, info.n, res) == CLIP_OK &&
@@ -417,15 +601,23 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         char line[1400];
         const clip_device_info *dev = clip_app_device(app);
         snprintf(line, sizeof line,
-                 "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms, compute %.1f ms, "
-                 "write %.1f ms",
+                 "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms (%llu bytes from files, "
+                 "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms",
                  rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
-                 tm.read, tm.compute, tm.write);
+                 tm.read, (unsigned long long)f.from_files, (unsigned long long)f.received,
+                 (unsigned long long)f.boxes, tm.compute, tm.write);
         char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
         MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (rank == 0 && lines) {
-            printf("plan: %zu pieces over %d rank%s (--parts %d)\n", info.n, ranks,
+            printf("plan: %zu pieces over %d rank%s (--parts %d), ", info.n, ranks,
                    ranks == 1 ? "" : "s", parts);
+            if (sc.grid_rows)
+                printf("dealt over a %d x %d grid of ranks", sc.grid_rows, sc.grid_cols);
+            else
+                printf("dealt round robin");
+            printf("; %zu input boxes, %zu of them read once and broadcast to the ranks that "
+                   "share them\n",
+                   sc.n_boxes, sc.n_shared);
             for (int r = 0; r < ranks; r++)
                 printf("%s\n", lines + (size_t)r * sizeof line);
         }
@@ -436,6 +628,12 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         free(in_base[j]);
         free(out_base[j]);
     }
+    for (size_t g = 0; comm && g < sc.n_groups; g++)
+        if (comm[g] != MPI_COMM_NULL) MPI_Comm_free(&comm[g]);
+    free(comm);
+    free(f.held);
+    free(f.last);
+    schedule_free(&sc);
     clip_process_destroy(q);
     clip_process_destroy(p);
     clip_plan_info_free(&info);

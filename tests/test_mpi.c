@@ -133,6 +133,23 @@ static void whole(const mcase *c, clip_data **in, const char *out) {
     clip_process_destroy(p);
 }
 
+/* Sums over the --time lines of every rank: the bytes read from files, received by broadcast,
+ * and the bytes of the rank's pieces' boxes (what reading each piece's boxes would read). */
+static void bytes_of(const char *log, unsigned long long *files, unsigned long long *received,
+                     unsigned long long *boxes, int *lines) {
+    *files = *received = *boxes = 0;
+    *lines = 0;
+    for (const char *l = strstr(log, "; read "); l; l = strstr(l + 1, "; read ")) {
+        unsigned long long f = 0, r = 0, b = 0;
+        double ms = 0;
+        if (sscanf(l, "; read %lf ms (%llu bytes from files, %llu received; its pieces' boxes %llu",
+                   &ms, &f, &r, &b) == 4) {
+            *files += f, *received += r, *boxes += b;
+            ++*lines;
+        }
+    }
+}
+
 /* Every file left in dir whose name starts with `prefix` (an output or its temporaries). */
 static int leftovers(const char *prefix) {
     DIR *d = opendir(dir);
@@ -183,8 +200,8 @@ int main(void) {
         for (int r = 1; r <= 4; r++) {
             char args[512], out[64];
             snprintf(out, sizeof out, "%s-%d", m->name, r);
-            snprintf(args, sizeof args, "run %s %s -o %s.cfl %s --parts 12", m->name, m->inputs,
-                     out, m->params);
+            snprintf(args, sizeof args, "run %s %s -o %s.cfl %s --parts 12 --time", m->name,
+                     m->inputs, out, m->params);
             int rc = mpirun(r, NULL, args, log, sizeof log);
             int same_r1 = 0, same_whole = 0;
             char r1[64];
@@ -197,6 +214,22 @@ int main(void) {
             CHECK(rc == 0);
             CHECK(same_r1 && d1 == 0);
             CHECK(m->tol == 0 ? same_whole : dw <= m->tol);
+            /* every distinct box of the inputs is read from its file once, by one rank, and
+             * broadcast to the ranks that share it; with matmul's blocks (op(A)'s row bands by
+             * op(B)'s column bands) that is all of A and all of B once, however many ranks */
+            unsigned long long files = 0, recv = 0, boxes = 0;
+            int lines = 0;
+            bytes_of(log, &files, &recv, &boxes, &lines);
+            CHECK(lines == r);
+            if (!strcmp(m->name, "matmul")) {
+                const unsigned long long ab = 8ULL * (da[0] * da[1] + db[0] * db[1]);
+                printf("          read from files %llu bytes in all (A and B: %llu), received "
+                       "%llu, pieces' boxes %llu\n",
+                       files, ab, recv, boxes);
+                CHECK(files == ab);
+                CHECK(boxes > 4 * ab); /* what each piece reading its own boxes would read */
+                CHECK(r < 4 || strstr(log, "dealt over a 2 x 2 grid of ranks") != NULL);
+            }
         }
     }
     /* a stack larger than one rank's allowed memory: pieces streamed through each rank */
@@ -237,6 +270,20 @@ int main(void) {
         CHECK(strstr(log, "rank 1 of 3") && strstr(log, "a.missing.hdr: No such file"));
         CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed") != NULL);
         CHECK(leftovers("bad") == 0);
+    }
+    /* an input changed during the run (rank 1 negates its first sample after its first piece):
+     * detected before the output is committed, nothing left */
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "cp %s/a.cfl %s/m.cfl && cp %s/a.hdr %s/m.hdr", dir, dir, dir,
+                 dir);
+        CHECK(shell(cmd, NULL, 0) == 0);
+        int rc = mpirun(3, "CLIP_TEST_MPI_CHANGE_RANK=1",
+                        "run scale m.cfl -o changed.cfl --parts 12", log, sizeof log);
+        printf("m.cfl changed during the run by rank 1 of 3: exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 1 of 3") && strstr(log, "m.cfl changed during the run"));
+        CHECK(leftovers("changed") == 0);
     }
     /* a rank killed mid-run (SIGKILL after its first piece) */
     {
