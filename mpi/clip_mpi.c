@@ -35,6 +35,7 @@
 
 #include "clip/clip.h"
 #include "clip/plan.h"
+#include "io_thread.h"
 #include "run_args.h"
 #include "schedule.h"
 
@@ -121,29 +122,91 @@ typedef struct feed {
     clip_app *app;
     const schedule *sc;
     const clip_plan_info *info;
-    MPI_Comm *comm; /* one per group of sc, MPI_COMM_NULL where this rank is not in it */
-    const char *base[RUN_ARGS_MAX];
-    clip_data **held; /* sc->n_boxes: the boxes this rank holds */
-    size_t *last;     /* sc->n_boxes: the last round this rank reads each box in, plus 1 */
-    int bad;          /* CLIP_TEST_MPI_BAD_RANK is this rank: read under a missing name */
-    int stopped;      /* this rank runs no more pieces (it failed, or a box it needs did) */
+    MPI_Comm *comm;                /* one per group of sc, MPI_COMM_NULL outside it */
+    char base[RUN_ARGS_MAX][4200]; /* the inputs' CFL bases, as this rank reads them */
+    io_thread *io;                 /* reads ahead, writes behind */
+    clip_data **held;              /* sc->n_boxes: the boxes this rank holds */
+    void **mem;                    /* sc->n_boxes: the memory a held box wraps (this rank's read) */
+    io_job **ahead;                /* sc->n_boxes: reads of boxes in flight on the I/O thread */
+    size_t *last;                  /* sc->n_boxes: the last round this rank reads a box in, + 1 */
+    int stopped; /* this rank runs no more pieces (it failed, or a box it needs did) */
     uint64_t from_files, received; /* bytes */
-    uint64_t boxes; /* bytes of its pieces' boxes, each piece counted (what reading every
-                       piece's boxes from the files would read) */
+    uint64_t boxes;    /* bytes of its pieces' boxes, each piece counted (what reading every
+                          piece's boxes from the files would read) */
+    double io_read_ms; /* the I/O thread's time reading this rank's boxes */
 } feed;
 
-/* Box b read from its input's file into *d: 1, or 0 (said, and the rank stops). */
-static int load_box(feed *f, size_t b, clip_data **d) {
+static void *box_memory(uint64_t bytes) {
+    void *m = NULL;
+    return posix_memalign(&m, 4096, bytes ? (size_t)bytes : 1) == 0 ? m : NULL;
+}
+
+/* Box b's read queued on the I/O thread, unless it is held or queued already. */
+static void read_ahead(feed *f, size_t b) {
+    if (f->held[b] || f->ahead[b] || f->stopped) return;
     const sched_box *x = &f->sc->boxes[b];
-    char base[4200];
-    snprintf(base, sizeof base, "%s%s", f->base[x->input], f->bad ? ".missing" : "");
-    if (clip_load_cfl_box(f->app, base, &f->info->pieces[x->piece].in[x->input], d) != CLIP_OK) {
-        say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
+    io_job *j = calloc(1, sizeof *j);
+    void *m = j ? box_memory(x->bytes) : NULL;
+    if (!m) {
+        free(j);
+        return; /* read when needed instead */
+    }
+    j->base = f->base[x->input];
+    j->box = f->info->pieces[x->piece].in[x->input];
+    j->buf = m;
+    io_submit(f->io, j);
+    f->ahead[b] = j;
+}
+
+/* Box b read from its input's file (waiting for its read ahead, or reading it now) and held:
+ * 1, or 0 (said, and the rank stops). */
+static int load_box(feed *f, size_t b) {
+    const sched_box *x = &f->sc->boxes[b];
+    const clip_box *box = &f->info->pieces[x->piece].in[x->input];
+    void *m = NULL;
+    clip_status s = CLIP_OK;
+    const char *why = NULL;
+    if (f->ahead[b]) {
+        io_job *j = f->ahead[b];
+        io_wait(f->io, j);
+        m = j->buf;
+        f->io_read_ms += j->ms;
+        s = j->status;
+        if (s != CLIP_OK) {
+            say("piece %zu of %zu: %s", x->piece + 1, f->info->n, j->error);
+            why = "";
+        }
+        free(j);
+        f->ahead[b] = NULL;
+    } else if (!(m = box_memory(x->bytes))) {
+        say("piece %zu of %zu: out of memory for a %llu-byte box", x->piece + 1, f->info->n,
+            (unsigned long long)x->bytes);
+        s = CLIP_ERR_OUT_OF_MEMORY;
+        why = "";
+    } else {
+        s = clip_cfl_read_box(f->app, f->base[x->input], box, m);
+    }
+    int ndb = 2;
+    for (int d = 0; d < CLIP_MAX_DIMS; d++)
+        if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
+    if (s == CLIP_OK) s = clip_data_wrap(f->app, CLIP_C32, ndb, box->count, m, &f->held[b]);
+    if (s != CLIP_OK) {
+        if (!why)
+            say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
+        free(m);
         f->stopped = 1;
         return 0;
     }
+    f->mem[b] = m;
     f->from_files += x->bytes;
     return 1;
+}
+
+static void release(feed *f, size_t b) {
+    clip_data_destroy(f->held[b]);
+    free(f->mem[b]);
+    f->held[b] = NULL;
+    f->mem[b] = NULL;
 }
 
 /* Shared box b: its reader reads it and broadcasts it to its group, the others keep it. A rank
@@ -159,7 +222,7 @@ static int fetch(feed *f, size_t b) {
     long long head[3 + CLIP_MAX_DIMS] = {0};
     clip_data *d = NULL;
     if (rank == x->reader) {
-        if (!f->stopped) ok = load_box(f, b, &d);
+        if (!f->stopped && (ok = load_box(f, b)) != 0) d = f->held[b];
         head[0] = d != NULL;
         if (d) {
             head[1] = (long long)clip_data_type(d);
@@ -193,7 +256,9 @@ static int fetch(feed *f, size_t b) {
         f->received += bytes;
     }
     bcast_on(buf, bytes, root, f->comm[x->group]);
-    if (f->stopped || !ok) {
+    if (rank == x->reader) {
+        if (!ok) release(f, b), f->stopped = 1;
+    } else if (f->stopped || !ok) {
         clip_data_destroy(d);
         f->stopped = 1;
     } else {
@@ -259,7 +324,8 @@ static unsigned long long fingerprint(const char *base, int nd, const size_t *di
 }
 
 typedef struct times {
-    double read, compute, write;
+    double read, compute, write; /* what this rank's own thread spent waiting or computing */
+    double io_write;             /* the I/O thread's time writing this rank's output boxes */
     char pieces[1024];
     size_t n;
 } times;
@@ -298,6 +364,39 @@ static clip_app *open_app(const run_args *a) {
     }
     clip_app *app = NULL;
     return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
+}
+
+/* A write of piece pc's kept box of output j, from a copy of out's host contents h (the
+ * process's output is its own until its next piece), for the I/O thread; NULL: out of memory. */
+static io_job *write_behind(clip_cfl_writer *w, clip_data *out, const void *h, const clip_piece *pc,
+                            int j) {
+    io_job *job = calloc(1, sizeof *job);
+    size_t bytes = clip_type_size(clip_data_type(out));
+    for (int d = 0; job && d < CLIP_MAX_DIMS; d++)
+        bytes *= (job->dims[d] = clip_data_dim(out, d));
+    if (!job || !(job->buf = malloc(bytes ? bytes : 1))) {
+        free(job);
+        return NULL;
+    }
+    memcpy(job->buf, h, bytes);
+    job->write = 1;
+    job->w = w;
+    job->type = clip_data_type(out);
+    job->keep = pc->keep[j];
+    memcpy(job->at, pc->at[j], sizeof job->at);
+    return job;
+}
+
+/* Waits for a write behind and frees it: 1, or 0 when it failed (said). */
+static int write_done(feed *f, io_job **job, times *tm) {
+    io_wait(f->io, *job);
+    const int ok = (*job)->status == CLIP_OK;
+    if (!ok) say("%s", (*job)->error);
+    tm->io_write += (*job)->ms;
+    free((*job)->buf);
+    free(*job);
+    *job = NULL;
+    return ok;
 }
 
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
@@ -452,12 +551,20 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     size_t mine = 0;
     for (size_t i = 0; ok && i < info.n; i++)
         mine += sc.owner[i] == rank;
-    feed f = {app, &sc, &info, comm, {0}, NULL, NULL, 0, 0, 0, 0, 0};
+    feed f;
+    memset(&f, 0, sizeof f);
+    f.app = app, f.sc = &sc, f.info = &info, f.comm = comm;
+    const int bad =
+        getenv("CLIP_TEST_MPI_BAD_RANK") && atoi(getenv("CLIP_TEST_MPI_BAD_RANK")) == rank;
     for (int j = 0; j < n_in; j++)
-        f.base[j] = in_base[j];
+        snprintf(f.base[j], sizeof f.base[j], "%s%s", in_base[j], bad ? ".missing" : "");
     f.held = ok ? calloc(sc.n_boxes + 1, sizeof *f.held) : NULL;
+    f.mem = ok ? calloc(sc.n_boxes + 1, sizeof *f.mem) : NULL;
+    f.ahead = ok ? calloc(sc.n_boxes + 1, sizeof *f.ahead) : NULL;
     f.last = ok ? calloc(sc.n_boxes + 1, sizeof *f.last) : NULL;
-    if (ok && (!f.held || !f.last || !comm)) say("out of memory for the schedule"), ok = 0;
+    if (ok && (!f.held || !f.mem || !f.ahead || !f.last || !comm))
+        say("out of memory for the schedule"), ok = 0;
+    if (ok && io_start(&f.io) != 0) say("cannot start the I/O thread"), ok = 0;
     for (size_t i = 0; ok && i < info.n; i++)
         for (int j = 0; sc.owner[i] == rank && j < n_in; j++)
             f.last[sc.box_of[i * (size_t)n_in + (size_t)j]] = sc.local[i] + 1; /* round + 1 */
@@ -475,14 +582,16 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     memset(&tm, 0, sizeof tm);
     const char *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK"),
                *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK");
-    f.bad = getenv("CLIP_TEST_MPI_BAD_RANK") && atoi(getenv("CLIP_TEST_MPI_BAD_RANK")) == rank;
     if (ok && (ok = clip_process_create(app, name, &q) == CLIP_OK && set_params(q, a)) == 0)
         say("%s", clip_app_last_error(app));
     ok = agree(ok, "preparing the pieces");
-    /* a rank that failed, or lost a box another rank could not read, runs no more pieces but
-     * still takes its part in the broadcasts, so that no rank waits on it */
+    /* Piece k's compute overlaps the I/O thread's reads of piece k + 1's boxes (those this rank
+     * reads from the files) and its writes of piece k - 1's output boxes. A rank that failed,
+     * or lost a box another rank could not read, runs no more pieces but still takes its part
+     * in the broadcasts, so that no rank waits on it. */
     f.stopped = !ok;
     size_t next = 0;
+    io_job *writing[RUN_ARGS_MAX] = {0}; /* the previous piece's output boxes */
     for (size_t i = 0; !f.stopped && i < info.n; i++) {
         if (sc.owner[i] != rank) continue;
         const size_t k = sc.local[i];
@@ -492,29 +601,45 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             if (!fetch(&f, sc.shared[next++])) ok = 0;
         for (int j = 0; j < n_in && !f.stopped; j++) {
             const size_t b = sc.box_of[i * (size_t)n_in + (size_t)j];
-            if (!f.held[b] && !load_box(&f, b, &f.held[b])) ok = 0;
+            if (!f.held[b] && !load_box(&f, b)) ok = 0;
             f.boxes += sc.boxes[b].bytes;
             in[j] = f.held[b];
         }
-        double t1 = now_ms();
         if (f.stopped) break;
+        size_t i2 = i + 1; /* this rank's next piece: its file reads go ahead */
+        while (i2 < info.n && sc.owner[i2] != rank)
+            i2++;
+        for (int j = 0; i2 < info.n && j < n_in; j++) {
+            const size_t b = sc.box_of[i2 * (size_t)n_in + (size_t)j];
+            if (sc.boxes[b].group < 0) read_ahead(&f, b);
+        }
+        for (size_t s2 = next; i2 < info.n && s2 < sc.n_shared; s2++) {
+            const sched_box *x = &sc.boxes[sc.shared[s2]];
+            if (x->round > k + 1) break;
+            if (x->reader == rank) read_ahead(&f, sc.shared[s2]);
+        }
+        double t1 = now_ms();
         if (!(ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK))
             say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
         double t2 = now_ms();
+        for (int j = 0; j < n_out && ok; j++) /* the previous piece's writes are done */
+            if (writing[j] && !write_done(&f, &writing[j], &tm)) ok = 0;
         for (int j = 0; j < n_out && ok; j++) {
-            if (info.combined[j]) {
-                const void *h = NULL;
-                ok = clip_data_host(out[j], &h) == CLIP_OK;
-                if (ok) memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
+            const void *h = NULL;
+            if (!(ok = clip_data_host(out[j], &h) == CLIP_OK)) {
+                say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+            } else if (info.combined[j]) {
+                memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
+            } else if (!(writing[j] = write_behind(wr[j], out[j], h, &info.pieces[i], j))) {
+                say("piece %zu of %zu: out of memory for its output box", i + 1, info.n);
+                ok = 0;
             } else {
-                ok = clip_cfl_writer_put(wr[j], out[j], &info.pieces[i].keep[j],
-                                         info.pieces[i].at[j]) == CLIP_OK;
+                io_submit(f.io, writing[j]);
             }
-            if (!ok) say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
         }
         double t3 = now_ms();
         for (size_t b = 0; b < sc.n_boxes; b++) /* boxes no later piece of this rank reads */
-            if (f.held[b] && f.last[b] == k + 1) clip_data_destroy(f.held[b]), f.held[b] = NULL;
+            if (f.held[b] && f.last[b] == k + 1) release(&f, b);
         if (!ok) {
             f.stopped = 1;
             break;
@@ -531,8 +656,19 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     }
     while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
         if (!fetch(&f, sc.shared[next++])) ok = 0;
+    double tl = now_ms();
+    for (int j = 0; j < n_out; j++) /* the last piece's writes */
+        if (writing[j] && !write_done(&f, &writing[j], &tm)) ok = 0;
+    tm.write += now_ms() - tl;
+    for (size_t b = 0; f.ahead && b < sc.n_boxes; b++) /* reads ahead a stop left unused */
+        if (f.ahead[b]) {
+            io_wait(f.io, f.ahead[b]);
+            free(f.ahead[b]->buf);
+            free(f.ahead[b]);
+        }
+    io_stop(f.io);
     for (size_t b = 0; f.held && b < sc.n_boxes; b++)
-        clip_data_destroy(f.held[b]);
+        if (f.held[b]) release(&f, b);
     /* an input changed while the pieces read it: the output would mix two versions of it */
     for (int i = 0; i < n_in && ok; i++)
         if (identity_changed(in_base[i], &ident[i])) {
@@ -598,14 +734,15 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     tm.write += now_ms() - tw;
     /* 8. --time: each rank's line, printed by rank 0 in rank order */
     if (a->time) {
-        char line[1400];
+        char line[1600];
         const clip_device_info *dev = clip_app_device(app);
         snprintf(line, sizeof line,
                  "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms (%llu bytes from files, "
-                 "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms",
+                 "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms; "
+                 "I/O thread beside them: reads %.1f ms, writes %.1f ms",
                  rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
                  tm.read, (unsigned long long)f.from_files, (unsigned long long)f.received,
-                 (unsigned long long)f.boxes, tm.compute, tm.write);
+                 (unsigned long long)f.boxes, tm.compute, tm.write, f.io_read_ms, tm.io_write);
         char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
         MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (rank == 0 && lines) {
