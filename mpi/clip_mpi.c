@@ -96,6 +96,45 @@ static char *cfl_base(const char *path) {
     return b;
 }
 
+static int ends_mat(const char *s, size_t n) {
+    return n >= 4 && !strncmp(s + n - 4, ".mat", 4);
+}
+
+/* An input word: x.cfl (a CFL pair), or x.mat or x.mat:NAME (a MAT 7.3 variable). */
+typedef struct input {
+    char *file;      /* the file (x.cfl, x.mat) */
+    char *base;      /* what its reader takes: the CFL base x, or the MAT file */
+    const char *var; /* MAT: the variable (into the word), or NULL */
+    int mat;
+    clip_type type;
+    int nd;
+    size_t dims[CLIP_MAX_DIMS];
+} input;
+
+/* 1, or 0 when the word is neither (the caller says so). */
+static int input_parse(const char *word, input *in) {
+    memset(in, 0, sizeof *in);
+    const size_t n = strlen(word);
+    const char *colon = strrchr(word, ':');
+    if ((in->base = cfl_base(word))) {
+        in->file = malloc(n + 1);
+        if (in->file) memcpy(in->file, word, n + 1);
+        in->type = CLIP_C32;
+        return 1;
+    }
+    size_t m = ends_mat(word, n)                                 ? n
+               : colon && ends_mat(word, (size_t)(colon - word)) ? (size_t)(colon - word)
+                                                                 : 0;
+    if (!m) return 0;
+    in->mat = 1;
+    in->var = m < n && word[m + 1] ? word + m + 1 : NULL;
+    in->file = malloc(m + 1);
+    in->base = malloc(m + 1);
+    if (in->file) memcpy(in->file, word, m), in->file[m] = '\0';
+    if (in->base) memcpy(in->base, word, m), in->base[m] = '\0';
+    return 1;
+}
+
 /* n bytes at p from `root` to every rank of c, in chunks an int can count. A rank with p NULL
  * receives them into a scratch chunk and drops them (a rank that stopped, still in the call). */
 static void bcast_on(void *p, size_t n, int root, MPI_Comm c) {
@@ -123,7 +162,8 @@ typedef struct feed {
     const schedule *sc;
     const clip_plan_info *info;
     MPI_Comm *comm;                /* one per group of sc, MPI_COMM_NULL outside it */
-    char base[RUN_ARGS_MAX][4200]; /* the inputs' CFL bases, as this rank reads them */
+    char base[RUN_ARGS_MAX][4200]; /* what the inputs' readers take, as this rank reads them */
+    const input *in;               /* the inputs */
     io_thread *io;                 /* reads ahead, writes behind */
     clip_data **held;              /* sc->n_boxes: the boxes this rank holds */
     void **mem;                    /* sc->n_boxes: the memory a held box wraps (this rank's read) */
@@ -143,7 +183,7 @@ static void *box_memory(uint64_t bytes) {
 
 /* Box b's read queued on the I/O thread, unless it is held or queued already. */
 static void read_ahead(feed *f, size_t b) {
-    if (f->held[b] || f->ahead[b] || f->stopped) return;
+    if (f->held[b] || f->ahead[b]) return;
     const sched_box *x = &f->sc->boxes[b];
     io_job *j = calloc(1, sizeof *j);
     void *m = j ? box_memory(x->bytes) : NULL;
@@ -152,47 +192,42 @@ static void read_ahead(feed *f, size_t b) {
         return; /* read when needed instead */
     }
     j->base = f->base[x->input];
+    j->mat = f->in[x->input].mat;
+    j->var = f->in[x->input].var;
     j->box = f->info->pieces[x->piece].in[x->input];
     j->buf = m;
     io_submit(f->io, j);
     f->ahead[b] = j;
 }
 
-/* Box b read from its input's file (waiting for its read ahead, or reading it now) and held:
- * 1, or 0 (said, and the rank stops). */
+/* Box b read from its input's file and held: its read ahead waited for, or read now, on the I/O
+ * thread either way (HDF5 is not thread-safe: one thread reads). 1, or 0 (said, and the rank
+ * stops). */
 static int load_box(feed *f, size_t b) {
     const sched_box *x = &f->sc->boxes[b];
     const clip_box *box = &f->info->pieces[x->piece].in[x->input];
-    void *m = NULL;
-    clip_status s = CLIP_OK;
-    const char *why = NULL;
-    if (f->ahead[b]) {
-        io_job *j = f->ahead[b];
-        io_wait(f->io, j);
-        m = j->buf;
-        f->io_read_ms += j->ms;
-        s = j->status;
-        if (s != CLIP_OK) {
-            say("piece %zu of %zu: %s", x->piece + 1, f->info->n, j->error);
-            why = "";
-        }
-        free(j);
-        f->ahead[b] = NULL;
-    } else if (!(m = box_memory(x->bytes))) {
+    if (!f->ahead[b]) read_ahead(f, b);
+    io_job *j = f->ahead[b];
+    if (!j) {
         say("piece %zu of %zu: out of memory for a %llu-byte box", x->piece + 1, f->info->n,
             (unsigned long long)x->bytes);
-        s = CLIP_ERR_OUT_OF_MEMORY;
-        why = "";
-    } else {
-        s = clip_cfl_read_box(f->app, f->base[x->input], box, m);
+        f->stopped = 1;
+        return 0;
     }
+    io_wait(f->io, j);
+    void *m = j->buf;
+    f->io_read_ms += j->ms;
+    f->ahead[b] = NULL;
+    clip_status s = j->status;
+    if (s != CLIP_OK) say("piece %zu of %zu: %s", x->piece + 1, f->info->n, j->error);
+    free(j);
     int ndb = 2;
     for (int d = 0; d < CLIP_MAX_DIMS; d++)
         if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
-    if (s == CLIP_OK) s = clip_data_wrap(f->app, CLIP_C32, ndb, box->count, m, &f->held[b]);
+    if (s == CLIP_OK && (s = clip_data_wrap(f->app, f->in[x->input].type, ndb, box->count, m,
+                                            &f->held[b])) != CLIP_OK)
+        say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
     if (s != CLIP_OK) {
-        if (!why)
-            say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
         free(m);
         f->stopped = 1;
         return 0;
@@ -273,15 +308,13 @@ typedef struct identity {
     int have;
 } identity;
 
-static void identity_of(const char *base, identity *id) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s.cfl", base);
+static void identity_of(const char *path, identity *id) {
     id->have = stat(path, &id->st) == 0;
 }
 
-static int identity_changed(const char *base, const identity *was) {
+static int identity_changed(const char *path, const identity *was) {
     identity now;
-    identity_of(base, &now);
+    identity_of(path, &now);
     const struct stat *a = &was->st, *b = &now.st;
     return was->have != now.have ||
            (now.have &&
@@ -290,11 +323,9 @@ static int identity_changed(const char *base, const identity *was) {
              a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec));
 }
 
-/* CLIP_TEST_MPI_CHANGE_RANK: the first sample of base.cfl negated in place, as a writer
- * elsewhere would change the file underneath the run. */
-static void change_input(const char *base) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s.cfl", base);
+/* CLIP_TEST_MPI_CHANGE_RANK: the file's fourth byte (a CFL's first sample's sign) flipped in
+ * place, as a writer elsewhere would change the file underneath the run. */
+static void change_input(const char *path) {
     int fd = open(path, O_RDWR);
     unsigned char v[4];
     if (fd >= 0 && pread(fd, v, 4, 0) == 4) {
@@ -305,15 +336,14 @@ static void change_input(const char *base) {
 }
 
 /* Input i's identity as this rank sees it: shape, size and modification time, hashed. */
-static unsigned long long fingerprint(const char *base, int nd, const size_t *dims) {
+static unsigned long long fingerprint(const char *path, int nd, const size_t *dims, clip_type t) {
     unsigned long long h = 1469598103934665603ULL;
 #define MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ULL)
     MIX(nd);
+    MIX(t);
     for (int d = 0; d < CLIP_MAX_DIMS; d++)
         MIX(dims[d]);
-    char path[4200];
     struct stat st;
-    snprintf(path, sizeof path, "%s.cfl", base);
     if (stat(path, &st) == 0) {
         MIX(st.st_size);
         MIX(st.st_mtim.tv_sec);
@@ -401,18 +431,24 @@ static int write_done(feed *f, io_job **job, times *tm) {
 
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     const int n_in = a->n_inputs, n_out = a->n_outputs;
-    char *in_base[RUN_ARGS_MAX] = {0}, *out_base[RUN_ARGS_MAX] = {0};
-    int nd[RUN_ARGS_MAX] = {0};
-    size_t dims[RUN_ARGS_MAX][CLIP_MAX_DIMS];
+    char *out_base[RUN_ARGS_MAX] = {0};
+    input in_[RUN_ARGS_MAX];
+    memset(in_, 0, sizeof in_);
     int ok = 1;
-    /* 1. inputs: CFL only, the same on every rank */
+    /* 1. inputs: CFL pairs and MAT 7.3 variables (read by boxes), the same on every rank */
     for (int i = 0; i < n_in && ok; i++) {
-        in_base[i] = cfl_base(a->inputs[i]);
-        if (!in_base[i]) {
-            say("%s: clip-mpi reads .cfl inputs only (read by boxes); convert it with clip run",
+        if (!input_parse(a->inputs[i], &in_[i])) {
+            say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), by "
+                "boxes; convert it with clip run",
                 a->inputs[i]);
             ok = 0;
-        } else if (clip_cfl_shape(app, in_base[i], &nd[i], dims[i]) != CLIP_OK) {
+        } else if (!in_[i].file || !in_[i].base) {
+            say("out of memory");
+            ok = 0;
+        } else if ((in_[i].mat
+                        ? clip_mat73_shape(app, in_[i].file, in_[i].var, &in_[i].nd, in_[i].dims,
+                                           &in_[i].type)
+                        : clip_cfl_shape(app, in_[i].base, &in_[i].nd, in_[i].dims)) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
             ok = 0;
         }
@@ -426,8 +462,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     identity ident[RUN_ARGS_MAX];
     memset(ident, 0, sizeof ident);
     for (int i = 0; i < n_in && ok; i++) {
-        fp[i] = fingerprint(in_base[i], nd[i], dims[i]);
-        identity_of(in_base[i], &ident[i]);
+        fp[i] = fingerprint(in_[i].file, in_[i].nd, in_[i].dims, in_[i].type);
+        identity_of(in_[i].file, &ident[i]);
     }
     if (agree(ok, "reading the inputs' headers")) {
         MPI_Allreduce(fp, lo, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
@@ -452,7 +488,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         clip_data *shape[RUN_ARGS_MAX] = {0};
         ok = clip_process_create(app, name, &p) == CLIP_OK && set_params(p, a);
         for (int i = 0; i < n_in && ok; i++) {
-            ok = clip_data_create_deferred(app, CLIP_C32, nd[i], dims[i], &shape[i]) == CLIP_OK &&
+            ok = clip_data_create_deferred(app, in_[i].type, in_[i].nd, in_[i].dims, &shape[i]) ==
+                     CLIP_OK &&
                  clip_process_set_input(p, i, shape[i]) == CLIP_OK;
         }
         if (ok) ok = clip_process_plan(p, parts, &info) == CLIP_OK;
@@ -491,7 +528,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             clip_status s = clip_process_create(app, name, &w);
             if (s == CLIP_OK && !set_params(w, a)) s = CLIP_ERR_INVALID_ARG;
             for (int i = 0; i < n_in && s == CLIP_OK; i++)
-                if ((s = clip_load(app, a->inputs[i], &in[i])) == CLIP_OK)
+                if ((s = clip_load_with(app, in_[i].file, &(clip_load_opts){.var = in_[i].var},
+                                        &in[i])) == CLIP_OK)
                     s = clip_process_set_input(w, i, in[i]);
             if (s == CLIP_OK) s = clip_process_init(w);
             if (s == CLIP_OK) s = clip_process_launch(w);
@@ -508,7 +546,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (rank == 0 && ok && a->time) printf("rank 0: ran whole (the process made no pieces)\n");
         clip_process_destroy(p);
         for (int i = 0; i < RUN_ARGS_MAX; i++)
-            free(in_base[i]), free(out_base[i]);
+            free(in_[i].file), free(in_[i].base), free(out_base[i]);
         return ok ? 0 : 1;
     }
     /* 4. output files: rank 0 makes each placed one's temporary, the others join it */
@@ -541,7 +579,11 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     /* 5. the schedule: which rank runs which piece, who reads which box (schedule.h) */
     schedule sc;
     memset(&sc, 0, sizeof sc);
-    if (ok && schedule_make(&info, ranks, &sc) != 0) say("out of memory for the schedule"), ok = 0;
+    size_t elem[RUN_ARGS_MAX];
+    for (int j = 0; j < n_in; j++)
+        elem[j] = clip_type_size(in_[j].type);
+    if (ok && schedule_make(&info, ranks, elem, &sc) != 0)
+        say("out of memory for the schedule"), ok = 0;
     ok = agree(ok, "scheduling the pieces");
     MPI_Comm *comm = ok ? calloc(sc.n_groups + 1, sizeof *comm) : NULL;
     for (size_t g = 0; ok && g < sc.n_groups; g++) /* the same order on every rank */
@@ -553,11 +595,11 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         mine += sc.owner[i] == rank;
     feed f;
     memset(&f, 0, sizeof f);
-    f.app = app, f.sc = &sc, f.info = &info, f.comm = comm;
+    f.app = app, f.sc = &sc, f.info = &info, f.comm = comm, f.in = in_;
     const int bad =
         getenv("CLIP_TEST_MPI_BAD_RANK") && atoi(getenv("CLIP_TEST_MPI_BAD_RANK")) == rank;
     for (int j = 0; j < n_in; j++)
-        snprintf(f.base[j], sizeof f.base[j], "%s%s", in_base[j], bad ? ".missing" : "");
+        snprintf(f.base[j], sizeof f.base[j], "%s%s", in_[j].base, bad ? ".missing" : "");
     f.held = ok ? calloc(sc.n_boxes + 1, sizeof *f.held) : NULL;
     f.mem = ok ? calloc(sc.n_boxes + 1, sizeof *f.mem) : NULL;
     f.ahead = ok ? calloc(sc.n_boxes + 1, sizeof *f.ahead) : NULL;
@@ -652,7 +694,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             strcat(tm.pieces, ",...");
         tm.n++;
         if (kill_at && atoi(kill_at) == rank) raise(SIGKILL);
-        if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_base[0]);
+        if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_[0].file);
     }
     while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
         if (!fetch(&f, sc.shared[next++])) ok = 0;
@@ -671,7 +713,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (f.held[b]) release(&f, b);
     /* an input changed while the pieces read it: the output would mix two versions of it */
     for (int i = 0; i < n_in && ok; i++)
-        if (identity_changed(in_base[i], &ident[i])) {
+        if (identity_changed(in_[i].file, &ident[i])) {
             say("%s changed during the run (its size, modification time or inode): the output "
                 "would mix two versions of it; nothing is saved",
                 a->inputs[i]);
@@ -762,7 +804,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     }
     for (int j = 0; j < RUN_ARGS_MAX; j++) {
         free(partials[j]);
-        free(in_base[j]);
+        free(in_[j].file);
+        free(in_[j].base);
         free(out_base[j]);
     }
     for (size_t g = 0; comm && g < sc.n_groups; g++)

@@ -37,6 +37,7 @@ static void *run(void *arg) {
         const double t0 = now_ms();
         clip_status s =
             j->write ? clip_cfl_writer_put_host(j->w, j->type, j->dims, j->buf, &j->keep, j->at)
+            : j->mat ? clip_mat73_read_box(NULL, j->base, j->var, &j->box, j->buf)
                      : clip_cfl_read_box(NULL, j->base, &j->box, j->buf);
         const double ms = now_ms() - t0;
         pthread_mutex_lock(&t->lock);

@@ -1,6 +1,7 @@
 /* One helper thread per rank that reads input boxes ahead and writes output boxes behind while
  * the rank's own thread computes (clip-mpi's overlap of read, compute and write). It calls only
- * the clip functions that use no app (clip_cfl_read_box, clip_cfl_writer_put_host), as one app
+ * the clip functions that use no app (clip_cfl_read_box, clip_mat73_read_box,
+ * clip_cfl_writer_put_host), as one app
  * serves one thread at a time (clip/app.h). Jobs run one at a time, in the order submitted. */
 #ifndef CLIP_MPI_IO_THREAD_H
 #define CLIP_MPI_IO_THREAD_H
@@ -8,9 +9,12 @@
 #include "clip/io.h"
 
 typedef struct io_job {
-    int write; /* 0: read box `box` of the CFL pair `base` into buf (8 bytes an element);
-                  1: write box `keep` of buf (an array of `type` and dims) at `at` of w */
+    int write; /* 0: read box `box` of the CFL pair `base` (mat: of variable var of the MAT 7.3
+                  file base) into buf; 1: write box `keep` of buf (an array of `type` and
+                  dims) at `at` of w */
     const char *base;
+    int mat;
+    const char *var;
     clip_box box;
     clip_cfl_writer *w;
     clip_type type;

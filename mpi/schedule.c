@@ -14,15 +14,15 @@ static int box_cmp(const void *a, const void *b) {
     return c ? c : (i > j) - (i < j);
 }
 
-static uint64_t box_bytes(const clip_box *b) {
-    uint64_t n = 8;
+static uint64_t box_bytes(const clip_box *b, size_t elem) {
+    uint64_t n = elem;
     for (int d = 0; d < CLIP_MAX_DIMS; d++)
         n *= b->count[d];
     return n;
 }
 
 /* The distinct boxes of every input, numbered in order of first use within each input. */
-static int number_boxes(const clip_plan_info *info, schedule *s) {
+static int number_boxes(const clip_plan_info *info, const size_t *elem, schedule *s) {
     size_t *idx = malloc(info->n * sizeof *idx), *first = malloc(info->n * sizeof *first);
     s->boxes = malloc(info->n * (size_t)(info->n_inputs ? info->n_inputs : 1) * sizeof *s->boxes);
     if (!idx || !first || !s->boxes) {
@@ -51,7 +51,7 @@ static int number_boxes(const clip_plan_info *info, schedule *s) {
                 memset(b, 0, sizeof *b);
                 b->input = j;
                 b->piece = i;
-                b->bytes = box_bytes(&info->pieces[i].in[j]);
+                b->bytes = box_bytes(&info->pieces[i].in[j], elem[j]);
                 b->group = -1;
             }
         }
@@ -134,7 +134,7 @@ static int shared_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int schedule_make(const clip_plan_info *info, int ranks, schedule *s) {
+int schedule_make(const clip_plan_info *info, int ranks, const size_t *elem, schedule *s) {
     memset(s, 0, sizeof *s);
     s->ranks = ranks;
     s->n = info->n;
@@ -143,7 +143,7 @@ int schedule_make(const clip_plan_info *info, int ranks, schedule *s) {
     s->owner = malloc(n * sizeof *s->owner);
     s->local = malloc(n * sizeof *s->local);
     s->box_of = malloc(n * n_in * sizeof *s->box_of);
-    if (!s->owner || !s->local || !s->box_of || number_boxes(info, s) != 0) goto oom;
+    if (!s->owner || !s->local || !s->box_of || number_boxes(info, elem, s) != 0) goto oom;
     for (size_t i = 0; i < info->n; i++)
         s->owner[i] = (int)(i % (size_t)ranks);
     pick_grid(info, s);

@@ -31,7 +31,7 @@
 typedef struct sched_box {
     int input;      /* the input it is a box of */
     size_t piece;   /* the first piece that reads it: pieces[piece].in[input] is the box */
-    uint64_t bytes; /* its size in the file (c32: 8 bytes an element) */
+    uint64_t bytes; /* its size in memory (the input's element size times its elements) */
     int reader;     /* the rank that reads it from the file */
     int group;      /* the ranks that need it (index into groups); -1: each rank that needs it reads
                        it itself (one rank, or the groups were more than SCHED_MAX_GROUPS) */
@@ -55,8 +55,9 @@ typedef struct schedule {
     size_t *shared; /* n_shared boxes with a group, in the order every rank fetches them */
 } schedule;
 
-/* Fills s from the plan for `ranks` ranks. 0, or -1 when out of memory (s is then freed). */
-int schedule_make(const clip_plan_info *info, int ranks, schedule *s);
+/* Fills s from the plan for `ranks` ranks; elem[j]: input j's bytes an element. 0, or -1 when out
+ * of memory (s is then freed). */
+int schedule_make(const clip_plan_info *info, int ranks, const size_t *elem, schedule *s);
 void schedule_free(schedule *s);
 
 #endif

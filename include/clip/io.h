@@ -249,6 +249,29 @@ CLIP_API clip_status clip_load_cfl_box(clip_app *app, const char *base, const cl
 CLIP_API clip_status clip_cfl_read_box(clip_app *app, const char *base, const clip_box *box,
                                        void *dst);
 
+/* ---- MAT 7.3 by boxes: a MAT 7.3 file is HDF5, and a box of a variable is a hyperslab that
+ * HDF5 reads alone (the chunks it touches, for a chunked variable). Built with HDF5 and matio
+ * (clip_io_has("mat73") and CLIP_WITH_HDF5); else every call is CLIP_ERR_UNSUPPORTED saying so.
+ * Numeric and logical variables as clip_load_mat reads them: the dataset's dimensions reversed
+ * are MATLAB's, complex is a compound of "real" and "imag"; the clip type is the class's
+ * (single, small integers and logical f32, double and large integers f64; complex c32/c64).
+ * app may be NULL (errors to the calling thread's last error); HDF5 as Debian builds it is not
+ * thread-safe, so one thread at a time may call these. */
+
+/* Shape and clip type of variable var (NULL: the first numeric one) of the MAT 7.3 file at path,
+ * from its metadata alone. Errors: CLIP_ERR_FORMAT (not HDF5, no such variable, not numeric),
+ * CLIP_ERR_DIMS, CLIP_ERR_UNSUPPORTED, CLIP_ERR_INVALID_ARG. */
+CLIP_API clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, int *ndims,
+                                      size_t dims[CLIP_MAX_DIMS], clip_type *type);
+/* Box `box` of that variable into dst: the box's counts of the variable's clip type, in
+ * column-major order. Errors: as clip_mat73_shape's, CLIP_ERR_INVALID_ARG (a box outside the
+ * variable), CLIP_ERR_FORMAT (HDF5 could not read it). */
+CLIP_API clip_status clip_mat73_read_box(clip_app *app, const char *path, const char *var,
+                                         const clip_box *box, void *dst);
+/* As clip_mat73_read_box, into a new object of the box's counts (the caller's). */
+CLIP_API clip_status clip_load_mat73_box(clip_app *app, const char *path, const char *var,
+                                         const clip_box *box, clip_data **out);
+
 /* One CFL pair written by boxes, by one or several writers (processes, possibly on several
  * hosts over a shared file system). The creator makes the samples' temporary in base's
  * directory, with a name the others open (clip_cfl_writer_temp: "<base>.cfl.tmp-HOST-PID-..."),
