@@ -1,24 +1,30 @@
 /* clip-mpi: `clip run` over MPI ranks, one rank per device.
  *
- *   mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM VALUE]... [--parts P]
- *                                                        [--device SPEC] [--time]
+ *   mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM VALUE]... [--parts P]
+ *                                                    [--device SPEC] [--time]
+ *   IN: x.cfl, or a MAT 7.3 variable x.mat / x.mat:NAME
  *
  * A thin layer over the plan (clip/plan.h): it never names a process. Rank 0 plans the process
  * from the inputs' shapes (clip_process_plan over P parts, default R) and broadcasts the pieces
  * as plain data, so every rank runs the same pieces whatever its device or tuning cache says.
- * Rank r runs pieces r, r + R, ...: it reads only its input boxes from the .cfl files
- * (clip_load_cfl_box), runs each piece (clip_process_run_piece) and writes its placed output
- * boxes into one output file at their offsets (clip_cfl_writer); partials of combined outputs
- * (norm, dot) are gathered to rank 0 and combined in piece order by the process's own combine
- * (clip_process_combine). With the same P the result is the same for every R.
+ * Every rank derives the same schedule from them (schedule.h: which rank runs which piece, over
+ * a 2-D grid of ranks where the pieces are the pairs of two inputs' boxes; each distinct input
+ * box read from its file once, by one rank, and broadcast to the ranks that need it). A rank
+ * runs its pieces in order while its I/O thread (io_thread.h) reads the next piece's boxes and
+ * writes the previous piece's output boxes into one output file at their offsets
+ * (clip_cfl_writer); partials of combined outputs (norm, dot) are gathered to rank 0 and
+ * combined in piece order by the process's own combine (clip_process_combine). With the same P
+ * the result is the same for every R.
  * The output appears whole under its name after every rank's writes are on disk (rank 0 commits
  * after an agreement), or not at all. A rank that fails says so, naming itself and the cause;
- * every rank then stops (an agreement after each phase), and the temporary is removed. A rank
- * that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0 removes the
- * temporary on that signal.
+ * every rank then stops (an agreement after each phase), and the temporary is removed. An input
+ * whose identity (inode, size, times) changed during the run stops every rank before the
+ * commit. A rank that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0
+ * removes the temporary on that signal.
  * Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`.
  * Test hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name
  * that does not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its
+ * first piece; CLIP_TEST_MPI_CHANGE_RANK=r makes rank r change its first input's file after its
  * first piece. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
@@ -370,7 +376,7 @@ static int set_params(clip_process *p, const run_args *a) {
 
 static int usage(void) {
     if (rank == 0)
-        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM V]... "
+        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM V]... "
                         "[--parts P] [--device SPEC] [--time]\n");
     return 2;
 }

@@ -6,9 +6,12 @@
  * variant); within rounding where the pieces' partials are combined (norm, dot: chunk sums added
  * in piece order instead of one running sum) or the blocks of C pick another GEMM tile than the
  * whole product (matmul). Then a stack larger than one rank's allowed memory (CLIP_TEST_MAX_ALLOC)
- * streamed through each rank, a process that does not split (run whole on rank 0), a bad input on
- * one rank, and a rank killed mid-run: the last two must stop every rank with a message naming
- * the rank, and leave no output and no temporary. */
+ * streamed through each rank, a process that does not split (run whole on rank 0), MAT 7.3
+ * inputs read by hyperslab boxes (h5py-made), a bad input on one rank, an input changed during
+ * the run, and a rank killed mid-run: the last three must stop every rank with a message naming
+ * the rank or the file, and leave no output and no temporary. The --time lines give the bytes
+ * each rank read from files: matmul's must add up to A and B once (each distinct box read by one
+ * rank and broadcast to the ranks that share it), for every rank count. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdint.h>
