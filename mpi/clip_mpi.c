@@ -818,6 +818,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (comm[g] != MPI_COMM_NULL) MPI_Comm_free(&comm[g]);
     free(comm);
     free(f.held);
+    free(f.mem);
+    free(f.ahead);
     free(f.last);
     schedule_free(&sc);
     clip_process_destroy(q);

@@ -273,6 +273,15 @@ int main(void) {
         CHECK(strstr(log, "rank 1 of 3") && strstr(log, "a.missing.hdr: No such file"));
         CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed") != NULL);
         CHECK(leftovers("bad") == 0);
+        /* the reader of boxes that other ranks wait for: it says that it failed, and they stop
+         * without being blamed */
+        rc = mpirun(4, "CLIP_TEST_MPI_BAD_RANK=1", "run matmul a.cfl b.cfl -o bad.cfl --parts 12",
+                    log, sizeof log);
+        printf("bad input on rank 1 of 4, a reader of shared boxes (matmul): exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 1 of 4") && strstr(log, ".missing.hdr: No such file"));
+        CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed\n") != NULL);
+        CHECK(leftovers("bad") == 0);
     }
     /* MAT 7.3 inputs read by hyperslabs: h5py writes A as a MATLAB 7.3 file (a complex single
      * variable, chunked and compressed as MATLAB writes them; the same values as a real double),
