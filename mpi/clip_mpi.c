@@ -402,19 +402,15 @@ static clip_app *open_app(const run_args *a) {
     return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
 }
 
-/* A write of piece pc's kept box of output j, from a copy of out's host contents h (the
- * process's output is its own until its next piece), for the I/O thread; NULL: out of memory. */
+/* A write of piece pc's kept box of output j from out's host contents h, for the I/O thread
+ * (h stays out's until the process that made it runs its next piece); NULL: out of memory. */
 static io_job *write_behind(clip_cfl_writer *w, clip_data *out, const void *h, const clip_piece *pc,
                             int j) {
     io_job *job = calloc(1, sizeof *job);
-    size_t bytes = clip_type_size(clip_data_type(out));
-    for (int d = 0; job && d < CLIP_MAX_DIMS; d++)
-        bytes *= (job->dims[d] = clip_data_dim(out, d));
-    if (!job || !(job->buf = malloc(bytes ? bytes : 1))) {
-        free(job);
-        return NULL;
-    }
-    memcpy(job->buf, h, bytes);
+    if (!job) return NULL;
+    for (int d = 0; d < CLIP_MAX_DIMS; d++)
+        job->dims[d] = clip_data_dim(out, d);
+    job->buf = (void *)h; /* read only: the thread converts it as it writes */
     job->write = 1;
     job->w = w;
     job->type = clip_data_type(out);
@@ -429,7 +425,6 @@ static int write_done(feed *f, io_job **job, times *tm) {
     const int ok = (*job)->status == CLIP_OK;
     if (!ok) say("%s", (*job)->error);
     tm->io_write += (*job)->ms;
-    free((*job)->buf);
     free(*job);
     *job = NULL;
     return ok;
@@ -486,7 +481,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         ok = 0;
     }
     /* 2. the plan, made on rank 0 and sent as plain data */
-    clip_process *p = NULL, *q = NULL;
+    clip_process *p = NULL, *q[2] = {NULL, NULL};
     clip_plan_info info;
     memset(&info, 0, sizeof info);
     const int go = ok;
@@ -630,16 +625,20 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     memset(&tm, 0, sizeof tm);
     const char *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK"),
                *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK");
-    if (ok && (ok = clip_process_create(app, name, &q) == CLIP_OK && set_params(q, a)) == 0)
-        say("%s", clip_app_last_error(app));
+    /* two processes, piece by piece in turn: one's output is written behind while the other
+     * computes, with no copy (as the single-host runtime's two lanes a device) */
+    for (int l = 0; l < 2 && ok; l++)
+        if ((ok = clip_process_create(app, name, &q[l]) == CLIP_OK && set_params(q[l], a)) == 0)
+            say("%s", clip_app_last_error(app));
     ok = agree(ok, "preparing the pieces");
     /* Piece k's compute overlaps the I/O thread's reads of piece k + 1's boxes (those this rank
-     * reads from the files) and its writes of piece k - 1's output boxes. A rank that failed,
+     * reads from the files) and its writes of piece k - 1's output boxes (from the other
+     * process's output, kept until that process's next piece). A rank that failed,
      * or lost a box another rank could not read, runs no more pieces but still takes its part
      * in the broadcasts, so that no rank waits on it. */
     f.stopped = !ok;
     size_t next = 0;
-    io_job *writing[RUN_ARGS_MAX] = {0}; /* the previous piece's output boxes */
+    io_job *writing[2][RUN_ARGS_MAX] = {{0}}; /* each process's last piece's output boxes */
     for (size_t i = 0; !f.stopped && i < info.n; i++) {
         if (sc.owner[i] != rank) continue;
         const size_t k = sc.local[i];
@@ -666,33 +665,35 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             if (x->round > k + 1) break;
             if (x->reader == rank) read_ahead(&f, sc.shared[s2]);
         }
+        const int lane = (int)(k % 2);
         double t1 = now_ms();
-        if (!(ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK))
-            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+        for (int j = 0; j < n_out; j++) /* this process's previous output is written */
+            if (writing[lane][j] && !write_done(&f, &writing[lane][j], &tm)) ok = 0;
         double t2 = now_ms();
-        for (int j = 0; j < n_out && ok; j++) /* the previous piece's writes are done */
-            if (writing[j] && !write_done(&f, &writing[j], &tm)) ok = 0;
+        if (ok && !(ok = clip_process_run_piece(q[lane], &info, i, in, out) == CLIP_OK))
+            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+        double t3 = now_ms();
         for (int j = 0; j < n_out && ok; j++) {
             const void *h = NULL;
             if (!(ok = clip_data_host(out[j], &h) == CLIP_OK)) {
                 say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
             } else if (info.combined[j]) {
                 memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
-            } else if (!(writing[j] = write_behind(wr[j], out[j], h, &info.pieces[i], j))) {
-                say("piece %zu of %zu: out of memory for its output box", i + 1, info.n);
+            } else if (!(writing[lane][j] = write_behind(wr[j], out[j], h, &info.pieces[i], j))) {
+                say("piece %zu of %zu: out of memory", i + 1, info.n);
                 ok = 0;
             } else {
-                io_submit(f.io, writing[j]);
+                io_submit(f.io, writing[lane][j]);
             }
         }
-        double t3 = now_ms();
+        double t4 = now_ms();
         for (size_t b = 0; b < sc.n_boxes; b++) /* boxes no later piece of this rank reads */
             if (f.held[b] && f.last[b] == k + 1) release(&f, b);
         if (!ok) {
             f.stopped = 1;
             break;
         }
-        tm.read += t1 - t0, tm.compute += t2 - t1, tm.write += t3 - t2;
+        tm.read += t1 - t0, tm.compute += t3 - t2, tm.write += (t2 - t1) + (t4 - t3);
         size_t used = strlen(tm.pieces);
         if (used + 24 < sizeof tm.pieces)
             snprintf(tm.pieces + used, sizeof tm.pieces - used, "%s%zu", tm.n ? "," : "", i + 1);
@@ -705,8 +706,9 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
         if (!fetch(&f, sc.shared[next++])) ok = 0;
     double tl = now_ms();
-    for (int j = 0; j < n_out; j++) /* the last piece's writes */
-        if (writing[j] && !write_done(&f, &writing[j], &tm)) ok = 0;
+    for (int l = 0; l < 2; l++) /* the last pieces' writes */
+        for (int j = 0; j < n_out; j++)
+            if (writing[l][j] && !write_done(&f, &writing[l][j], &tm)) ok = 0;
     tm.write += now_ms() - tl;
     for (size_t b = 0; f.ahead && b < sc.n_boxes; b++) /* reads ahead a stop left unused */
         if (f.ahead[b]) {
@@ -822,7 +824,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     free(f.ahead);
     free(f.last);
     schedule_free(&sc);
-    clip_process_destroy(q);
+    clip_process_destroy(q[0]);
+    clip_process_destroy(q[1]);
     clip_process_destroy(p);
     clip_plan_info_free(&info);
     return ok ? 0 : 1;
