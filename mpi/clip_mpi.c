@@ -41,12 +41,17 @@
 
 #include "clip/clip.h"
 #include "clip/plan.h"
+#include "feed.h"
+#include "inputs.h"
 #include "io_thread.h"
+#include "ranks.h"
 #include "run_args.h"
 #include "schedule.h"
 
-static int rank, ranks;
-static char host[64];
+_Static_assert(RUN_ARGS_MAX <= FEED_MAX_INPUTS, "a feed holds every input clip run takes");
+
+int rank, ranks;
+char host[64];
 /* Rank 0's output temporaries, removed on SIGTERM (mpirun stopping the job). */
 static char temps[RUN_ARGS_MAX][4096];
 
@@ -62,8 +67,7 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* This rank's failure, said once, naming the rank. */
-static void say(const char *fmt, ...) {
+void say(const char *fmt, ...) {
     char msg[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -71,6 +75,10 @@ static void say(const char *fmt, ...) {
     va_end(ap);
     fprintf(stderr, "clip-mpi: rank %d of %d (%s): %s\n", rank, ranks, host, msg);
     fflush(stderr);
+}
+
+static void bcast_bytes(void *p, size_t n) {
+    bcast_on(p, n, 0, MPI_COMM_WORLD);
 }
 
 /* Every rank's agreement that all went well: 1, or 0 on every rank when any rank failed (rank 0
@@ -91,272 +99,6 @@ static int agree(int ok, const char *phase) {
     }
     free(all);
     return every;
-}
-
-/* IN's base name: "x.cfl" -> "x"; NULL for another extension. */
-static char *cfl_base(const char *path) {
-    size_t n = strlen(path);
-    if (n < 5 || strcmp(path + n - 4, ".cfl") != 0) return NULL;
-    char *b = malloc(n - 3);
-    if (b) memcpy(b, path, n - 4), b[n - 4] = '\0';
-    return b;
-}
-
-static int ends_mat(const char *s, size_t n) {
-    return n >= 4 && !strncmp(s + n - 4, ".mat", 4);
-}
-
-/* An input word: x.cfl (a CFL pair), or x.mat or x.mat:NAME (a MAT 7.3 variable). */
-typedef struct input {
-    char *file;      /* the file (x.cfl, x.mat) */
-    char *base;      /* what its reader takes: the CFL base x, or the MAT file */
-    const char *var; /* MAT: the variable (into the word), or NULL */
-    int mat;
-    clip_type type;
-    int nd;
-    size_t dims[CLIP_MAX_DIMS];
-} input;
-
-/* 1, or 0 when the word is neither (the caller says so). */
-static int input_parse(const char *word, input *in) {
-    memset(in, 0, sizeof *in);
-    const size_t n = strlen(word);
-    const char *colon = strrchr(word, ':');
-    if ((in->base = cfl_base(word))) {
-        in->file = malloc(n + 1);
-        if (in->file) memcpy(in->file, word, n + 1);
-        in->type = CLIP_C32;
-        return 1;
-    }
-    size_t m = ends_mat(word, n)                                 ? n
-               : colon && ends_mat(word, (size_t)(colon - word)) ? (size_t)(colon - word)
-                                                                 : 0;
-    if (!m) return 0;
-    in->mat = 1;
-    in->var = m < n && word[m + 1] ? word + m + 1 : NULL;
-    in->file = malloc(m + 1);
-    in->base = malloc(m + 1);
-    if (in->file) memcpy(in->file, word, m), in->file[m] = '\0';
-    if (in->base) memcpy(in->base, word, m), in->base[m] = '\0';
-    return 1;
-}
-
-/* n bytes at p from `root` to every rank of c, in chunks an int can count. A rank with p NULL
- * receives them into a scratch chunk and drops them (a rank that stopped, still in the call). */
-static void bcast_on(void *p, size_t n, int root, MPI_Comm c) {
-    const size_t chunk = (size_t)64 << 20;
-    char *scratch = NULL;
-    if (!p && n && !(scratch = malloc(n < chunk ? n : chunk))) {
-        fprintf(stderr, "clip-mpi: rank %d of %d (%s): out of memory for a broadcast\n", rank,
-                ranks, host);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    for (size_t off = 0; off < n; off += chunk) {
-        size_t k = n - off < chunk ? n - off : chunk;
-        MPI_Bcast(p ? (char *)p + off : scratch, (int)k, MPI_BYTE, root, c);
-    }
-    free(scratch);
-}
-
-static void bcast_bytes(void *p, size_t n) {
-    bcast_on(p, n, 0, MPI_COMM_WORLD);
-}
-
-/* What this rank's pieces read, and how: the boxes it holds, the broadcasts of its groups. */
-typedef struct feed {
-    clip_app *app;
-    const schedule *sc;
-    const clip_plan_info *info;
-    MPI_Comm *comm;                /* one per group of sc, MPI_COMM_NULL outside it */
-    char base[RUN_ARGS_MAX][4200]; /* what the inputs' readers take, as this rank reads them */
-    const input *in;               /* the inputs */
-    io_thread *io;                 /* reads ahead, writes behind */
-    clip_data **held;              /* sc->n_boxes: the boxes this rank holds */
-    void **mem;                    /* sc->n_boxes: the memory a held box wraps (this rank's read) */
-    io_job **ahead;                /* sc->n_boxes: reads of boxes in flight on the I/O thread */
-    size_t *last;                  /* sc->n_boxes: the last round this rank reads a box in, + 1 */
-    int stopped; /* this rank runs no more pieces (it failed, or a box it needs did) */
-    uint64_t from_files, received; /* bytes */
-    uint64_t boxes;    /* bytes of its pieces' boxes, each piece counted (what reading every
-                          piece's boxes from the files would read) */
-    double io_read_ms; /* the I/O thread's time reading this rank's boxes */
-} feed;
-
-static void *box_memory(uint64_t bytes) {
-    void *m = NULL;
-    return posix_memalign(&m, 4096, bytes ? (size_t)bytes : 1) == 0 ? m : NULL;
-}
-
-/* Box b's read queued on the I/O thread, unless it is held or queued already. */
-static void read_ahead(feed *f, size_t b) {
-    if (f->held[b] || f->ahead[b]) return;
-    const sched_box *x = &f->sc->boxes[b];
-    io_job *j = calloc(1, sizeof *j);
-    void *m = j ? box_memory(x->bytes) : NULL;
-    if (!m) {
-        free(j);
-        return; /* read when needed instead */
-    }
-    j->base = f->base[x->input];
-    j->mat = f->in[x->input].mat;
-    j->var = f->in[x->input].var;
-    j->box = f->info->pieces[x->piece].in[x->input];
-    j->buf = m;
-    io_submit(f->io, j);
-    f->ahead[b] = j;
-}
-
-/* Box b read from its input's file and held: its read ahead waited for, or read now, on the I/O
- * thread either way (HDF5 is not thread-safe: one thread reads). 1, or 0 (said, and the rank
- * stops). */
-static int load_box(feed *f, size_t b) {
-    const sched_box *x = &f->sc->boxes[b];
-    const clip_box *box = &f->info->pieces[x->piece].in[x->input];
-    if (!f->ahead[b]) read_ahead(f, b);
-    io_job *j = f->ahead[b];
-    if (!j) {
-        say("piece %zu of %zu: out of memory for a %llu-byte box", x->piece + 1, f->info->n,
-            (unsigned long long)x->bytes);
-        f->stopped = 1;
-        return 0;
-    }
-    io_wait(f->io, j);
-    void *m = j->buf;
-    f->io_read_ms += j->ms;
-    f->ahead[b] = NULL;
-    clip_status s = j->status;
-    if (s != CLIP_OK) say("piece %zu of %zu: %s", x->piece + 1, f->info->n, j->error);
-    free(j);
-    int ndb = 2;
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
-    if (s == CLIP_OK && (s = clip_data_wrap(f->app, f->in[x->input].type, ndb, box->count, m,
-                                            &f->held[b])) != CLIP_OK)
-        say("piece %zu of %zu: %s", x->piece + 1, f->info->n, clip_app_last_error(f->app));
-    if (s != CLIP_OK) {
-        free(m);
-        f->stopped = 1;
-        return 0;
-    }
-    f->mem[b] = m;
-    f->from_files += x->bytes;
-    return 1;
-}
-
-static void release(feed *f, size_t b) {
-    clip_data_destroy(f->held[b]);
-    free(f->mem[b]);
-    f->held[b] = NULL;
-    f->mem[b] = NULL;
-}
-
-/* Shared box b: its reader reads it and broadcasts it to its group, the others keep it. A rank
- * outside the group does nothing. 1, or 0 when this rank failed (said); a box its reader could
- * not read stops the group's ranks without blaming them (the reader says why). */
-static int fetch(feed *f, size_t b) {
-    const sched_box *x = &f->sc->boxes[b];
-    const unsigned char *g = f->sc->groups + (size_t)x->group * (size_t)ranks;
-    if (!g[rank]) return 1;
-    int root = 0, ok = 1;
-    for (int r = 0; r < x->reader; r++)
-        root += g[r] != 0;
-    long long head[3 + CLIP_MAX_DIMS] = {0};
-    clip_data *d = NULL;
-    if (rank == x->reader) {
-        if (!f->stopped && (ok = load_box(f, b)) != 0) d = f->held[b];
-        head[0] = d != NULL;
-        if (d) {
-            head[1] = (long long)clip_data_type(d);
-            head[2] = clip_data_ndims(d);
-            for (int k = 0; k < CLIP_MAX_DIMS; k++)
-                head[3 + k] = (long long)clip_data_dim(d, k);
-        }
-    }
-    MPI_Bcast(head, 3 + CLIP_MAX_DIMS, MPI_LONG_LONG, root, f->comm[x->group]);
-    if (!head[0]) {
-        f->stopped = 1;
-        return ok;
-    }
-    size_t dims[CLIP_MAX_DIMS], bytes = clip_type_size((clip_type)head[1]);
-    for (int k = 0; k < CLIP_MAX_DIMS; k++)
-        dims[k] = (size_t)head[3 + k], bytes *= dims[k];
-    void *buf = NULL;
-    if (rank == x->reader) {
-        const void *h = NULL;
-        if (clip_data_host(d, &h) == CLIP_OK)
-            buf = (void *)h;
-        else
-            ok = 0, say("%s", clip_app_last_error(f->app)); /* the others still get bytes */
-    } else if (!f->stopped) {
-        if (clip_data_create(f->app, (clip_type)head[1], (int)head[2], dims, &d) != CLIP_OK ||
-            clip_data_host_write(d, &buf) != CLIP_OK) {
-            say("%s", clip_app_last_error(f->app));
-            ok = 0;
-            f->stopped = 1;
-        }
-        f->received += bytes;
-    }
-    bcast_on(buf, bytes, root, f->comm[x->group]);
-    if (rank == x->reader) {
-        if (!ok) release(f, b), f->stopped = 1;
-    } else if (f->stopped || !ok) {
-        clip_data_destroy(d);
-        f->stopped = 1;
-    } else {
-        f->held[b] = d;
-    }
-    return ok;
-}
-
-/* An input's identity on this rank, to see it change during the run. */
-typedef struct identity {
-    struct stat st;
-    int have;
-} identity;
-
-static void identity_of(const char *path, identity *id) {
-    id->have = stat(path, &id->st) == 0;
-}
-
-static int identity_changed(const char *path, const identity *was) {
-    identity now;
-    identity_of(path, &now);
-    const struct stat *a = &was->st, *b = &now.st;
-    return was->have != now.have ||
-           (now.have &&
-            (a->st_dev != b->st_dev || a->st_ino != b->st_ino || a->st_size != b->st_size ||
-             a->st_mtim.tv_sec != b->st_mtim.tv_sec || a->st_mtim.tv_nsec != b->st_mtim.tv_nsec ||
-             a->st_ctim.tv_sec != b->st_ctim.tv_sec || a->st_ctim.tv_nsec != b->st_ctim.tv_nsec));
-}
-
-/* CLIP_TEST_MPI_CHANGE_RANK: the file's fourth byte (a CFL's first sample's sign) flipped in
- * place, as a writer elsewhere would change the file underneath the run. */
-static void change_input(const char *path) {
-    int fd = open(path, O_RDWR);
-    unsigned char v[4];
-    if (fd >= 0 && pread(fd, v, 4, 0) == 4) {
-        v[3] ^= 0x80;
-        if (pwrite(fd, v, 4, 0) != 4) say("test hook: cannot change %s", path);
-    }
-    if (fd >= 0) close(fd);
-}
-
-/* Input i's identity as this rank sees it: shape, size and modification time, hashed. */
-static unsigned long long fingerprint(const char *path, int nd, const size_t *dims, clip_type t) {
-    unsigned long long h = 1469598103934665603ULL;
-#define MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ULL)
-    MIX(nd);
-    MIX(t);
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        MIX(dims[d]);
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        MIX(st.st_size);
-        MIX(st.st_mtim.tv_sec);
-        MIX(st.st_mtim.tv_nsec);
-    }
-#undef MIX
-    return h;
 }
 
 typedef struct times {
@@ -400,34 +142,6 @@ static clip_app *open_app(const run_args *a) {
     }
     clip_app *app = NULL;
     return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
-}
-
-/* A write of piece pc's kept box of output j from out's host contents h, for the I/O thread
- * (h stays out's until the process that made it runs its next piece); NULL: out of memory. */
-static io_job *write_behind(clip_cfl_writer *w, clip_data *out, const void *h, const clip_piece *pc,
-                            int j) {
-    io_job *job = calloc(1, sizeof *job);
-    if (!job) return NULL;
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        job->dims[d] = clip_data_dim(out, d);
-    job->buf = (void *)h; /* read only: the thread converts it as it writes */
-    job->write = 1;
-    job->w = w;
-    job->type = clip_data_type(out);
-    job->keep = pc->keep[j];
-    memcpy(job->at, pc->at[j], sizeof job->at);
-    return job;
-}
-
-/* Waits for a write behind and frees it: 1, or 0 when it failed (said). */
-static int write_done(feed *f, io_job **job, times *tm) {
-    io_wait(f->io, *job);
-    const int ok = (*job)->status == CLIP_OK;
-    if (!ok) say("%s", (*job)->error);
-    tm->io_write += (*job)->ms;
-    free(*job);
-    *job = NULL;
-    return ok;
 }
 
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
@@ -645,10 +359,10 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         clip_data *in[RUN_ARGS_MAX] = {0}, *out[RUN_ARGS_MAX] = {0};
         double t0 = now_ms();
         while (next < sc.n_shared && sc.boxes[sc.shared[next]].round <= k)
-            if (!fetch(&f, sc.shared[next++])) ok = 0;
+            if (!feed_fetch(&f, sc.shared[next++])) ok = 0;
         for (int j = 0; j < n_in && !f.stopped; j++) {
             const size_t b = sc.box_of[i * (size_t)n_in + (size_t)j];
-            if (!f.held[b] && !load_box(&f, b)) ok = 0;
+            if (!f.held[b] && !feed_load(&f, b)) ok = 0;
             f.boxes += sc.boxes[b].bytes;
             in[j] = f.held[b];
         }
@@ -658,17 +372,17 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             i2++;
         for (int j = 0; i2 < info.n && j < n_in; j++) {
             const size_t b = sc.box_of[i2 * (size_t)n_in + (size_t)j];
-            if (sc.boxes[b].group < 0) read_ahead(&f, b);
+            if (sc.boxes[b].group < 0) feed_read_ahead(&f, b);
         }
         for (size_t s2 = next; i2 < info.n && s2 < sc.n_shared; s2++) {
             const sched_box *x = &sc.boxes[sc.shared[s2]];
             if (x->round > k + 1) break;
-            if (x->reader == rank) read_ahead(&f, sc.shared[s2]);
+            if (x->reader == rank) feed_read_ahead(&f, sc.shared[s2]);
         }
         const int lane = (int)(k % 2);
         double t1 = now_ms();
         for (int j = 0; j < n_out; j++) /* this process's previous output is written */
-            if (writing[lane][j] && !write_done(&f, &writing[lane][j], &tm)) ok = 0;
+            if (writing[lane][j] && !write_done(&f, &writing[lane][j], &tm.io_write)) ok = 0;
         double t2 = now_ms();
         if (ok && !(ok = clip_process_run_piece(q[lane], &info, i, in, out) == CLIP_OK))
             say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
@@ -688,7 +402,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
         double t4 = now_ms();
         for (size_t b = 0; b < sc.n_boxes; b++) /* boxes no later piece of this rank reads */
-            if (f.held[b] && f.last[b] == k + 1) release(&f, b);
+            if (f.held[b] && f.last[b] == k + 1) feed_release(&f, b);
         if (!ok) {
             f.stopped = 1;
             break;
@@ -704,11 +418,11 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_[0].file);
     }
     while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
-        if (!fetch(&f, sc.shared[next++])) ok = 0;
+        if (!feed_fetch(&f, sc.shared[next++])) ok = 0;
     double tl = now_ms();
     for (int l = 0; l < 2; l++) /* the last pieces' writes */
         for (int j = 0; j < n_out; j++)
-            if (writing[l][j] && !write_done(&f, &writing[l][j], &tm)) ok = 0;
+            if (writing[l][j] && !write_done(&f, &writing[l][j], &tm.io_write)) ok = 0;
     tm.write += now_ms() - tl;
     for (size_t b = 0; f.ahead && b < sc.n_boxes; b++) /* reads ahead a stop left unused */
         if (f.ahead[b]) {
@@ -718,7 +432,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
     io_stop(f.io);
     for (size_t b = 0; f.held && b < sc.n_boxes; b++)
-        if (f.held[b]) release(&f, b);
+        if (f.held[b]) feed_release(&f, b);
     /* an input changed while the pieces read it: the output would mix two versions of it */
     for (int i = 0; i < n_in && ok; i++)
         if (identity_changed(in_[i].file, &ident[i])) {
