@@ -240,7 +240,7 @@ clip_status clip_load_cfl(clip_app *app, const char *base, clip_data **out) {
 
 clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
                            size_t dims[CLIP_MAX_DIMS]) {
-    if (!app || !base || !ndims || !dims)
+    if (!base || !ndims || !dims)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "cfl_shape: NULL argument");
     char *hdr = clip_cfl_path(base, ".hdr"), *text = NULL;
     if (!hdr) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "cfl_shape: out of memory");

@@ -64,11 +64,9 @@ static int pread_full(int fd, void *buf, size_t n, uint64_t off) {
     return 0;
 }
 
-clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *box,
-                              clip_data **out) {
-    if (!app || !base || !box || !out)
+clip_status clip_cfl_read_box(clip_app *app, const char *base, const clip_box *box, void *dst) {
+    if (!base || !box || !dst)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_cfl_box: NULL argument");
-    *out = NULL;
     int nd = 0;
     size_t dims[CLIP_MAX_DIMS];
     clip_status s = clip_cfl_shape(app, base, &nd, dims);
@@ -92,23 +90,32 @@ clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *b
         s = clip_set_error(app, CLIP_ERR_FORMAT,
                            "load_cfl: %s: %llu bytes, but the header's sizes need %zu", cfl,
                            (unsigned long long)st.st_size, bytes);
-    int ndb = 2;
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
-    clip_data *d = NULL;
-    void *host = NULL;
-    if (s == CLIP_OK) s = clip_data_create(app, CLIP_C32, ndb, box->count, &d);
-    if (s == CLIP_OK) s = clip_data_host_write(d, &host);
     size_t runs = 0;
     const size_t len = run_length(dims, box->start, box->count, &runs);
     for (size_t r = 0; r < runs && s == CLIP_OK; r++) {
         uint64_t off = (uint64_t)run_offset(dims, box->start, box->count, len, r) * 8;
-        if (pread_full(fd, (char *)host + r * len * 8, len * 8, off) != 0)
+        if (pread_full(fd, (char *)dst + r * len * 8, len * 8, off) != 0)
             s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", cfl,
                                errno ? strerror(errno) : "the file ended early");
     }
     if (fd >= 0) close(fd);
     free(cfl);
+    return s;
+}
+
+clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *box,
+                              clip_data **out) {
+    if (!app || !base || !box || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_cfl_box: NULL argument");
+    *out = NULL;
+    int ndb = 2;
+    for (int d = 0; d < CLIP_MAX_DIMS; d++)
+        if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
+    clip_data *d = NULL;
+    void *host = NULL;
+    clip_status s = clip_data_create(app, CLIP_C32, ndb, box->count, &d);
+    if (s == CLIP_OK) s = clip_data_host_write(d, &host);
+    if (s == CLIP_OK) s = clip_cfl_read_box(app, base, box, host);
     if (s != CLIP_OK) {
         clip_data_destroy(d);
         return s;
@@ -194,32 +201,29 @@ clip_status clip_cfl_writer_join(clip_app *app, const char *base, const char *te
     return s;
 }
 
-clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box *keep,
-                                const size_t *at) {
-    if (!w || !d || !keep || !at)
-        return clip_set_error(w ? w->app : NULL, CLIP_ERR_INVALID_ARG, "cfl_writer_put: NULL");
-    clip_app *app = w->app;
-    if (!box_fits(d->dims, keep->start, keep->count) || !box_fits(w->dims, at, keep->count))
+/* Box keep of an array of `type` and dims at host, converted to c32 and written at `at`;
+ * errors to app (NULL: the calling thread's). */
+static clip_status put_host(clip_cfl_writer *w, clip_app *app, clip_type type, const size_t *dims,
+                            const void *h, const clip_box *keep, const size_t *at) {
+    if (!box_fits(dims, keep->start, keep->count) || !box_fits(w->dims, at, keep->count))
         return clip_set_error(app, CLIP_ERR_INVALID_ARG,
                               "save_cfl: %s: a box outside the data or "
                               "the file",
                               w->cfl);
-    const void *h = NULL;
-    clip_status s = clip_data_host(d, &h);
-    if (s != CLIP_OK) return s;
-    const int cx = clip_type_is_complex(d->type), dbl = clip_type_is_double(d->type);
+    clip_status s = CLIP_OK;
+    const int cx = clip_type_is_complex(type), dbl = clip_type_is_double(type);
     size_t runs = 0;
-    /* runs of the kept box within d, each written where the same run of the box lands in the
-     * file; the file's run may be shorter (the box whole in d's leading dimensions, not in the
-     * file's), so runs are cut to the shorter of the two */
+    /* runs of the kept box within the data, each written where the same run of the box lands
+     * in the file; the file's run may be shorter (the box whole in the data's leading
+     * dimensions, not in the file's), so runs are cut to the shorter of the two */
     size_t fruns = 0;
-    const size_t len_d = run_length(d->dims, keep->start, keep->count, &runs);
+    const size_t len_d = run_length(dims, keep->start, keep->count, &runs);
     const size_t len_f = run_length(w->dims, at, keep->count, &fruns);
     const size_t len = len_d < len_f ? len_d : len_f, total = len ? runs * len_d / len : 0;
     enum { CHUNK = 4096 };
     float buf[2 * CHUNK];
     for (size_t r = 0; r < total && s == CLIP_OK; r++) {
-        size_t src = run_offset(d->dims, keep->start, keep->count, len, r);
+        size_t src = run_offset(dims, keep->start, keep->count, len, r);
         uint64_t dst = (uint64_t)run_offset(w->dims, at, keep->count, len, r) * 8;
         for (size_t k = 0; k < len && s == CLIP_OK; k += CHUNK) {
             size_t n = len - k < CHUNK ? len - k : CHUNK;
@@ -239,6 +243,25 @@ clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box
         }
     }
     return s;
+}
+
+clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box *keep,
+                                const size_t *at) {
+    if (!w || !d || !keep || !at)
+        return clip_set_error(w ? w->app : NULL, CLIP_ERR_INVALID_ARG, "cfl_writer_put: NULL");
+    const void *h = NULL;
+    clip_status s = clip_data_host(d, &h);
+    if (s != CLIP_OK) return s;
+    return put_host(w, w->app, d->type, d->dims, h, keep, at);
+}
+
+clip_status clip_cfl_writer_put_host(clip_cfl_writer *w, clip_type type, const size_t *dims,
+                                     const void *host, const clip_box *keep, const size_t *at) {
+    if (!w || !dims || !host || !keep || !at)
+        return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "cfl_writer_put_host: NULL");
+    if (type != CLIP_F32 && type != CLIP_F64 && type != CLIP_C32 && type != CLIP_C64)
+        return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "cfl_writer_put_host: bad type");
+    return put_host(w, NULL, type, dims, host, keep, at);
 }
 
 clip_status clip_cfl_writer_finish(clip_cfl_writer *w, int commit) {

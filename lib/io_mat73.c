@@ -185,6 +185,159 @@ clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var,
     return s;
 }
 
+/* Opens path and the variable (var, or the first numeric one): its dataset in *ds and file in
+ * *f (both to close), its shape, type and the memory type to read it through (to close).
+ * CLIP_ERR_FORMAT naming what was not found. Call inside H5E_BEGIN_TRY. */
+static clip_status open_var(clip_app *app, const char *path, const char *var, hid_t *f, hid_t *ds,
+                            int *ndims, size_t dims[CLIP_MAX_DIMS], clip_type *type, hid_t *mt) {
+    *f = *ds = *mt = -1;
+    pick p = {var, 0, "", ""};
+    if ((*f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_mat73_box: %s: not a MAT 7.3 (HDF5) file, or unreadable", path);
+    H5Literate(*f, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, &p);
+    if (!p.name[0] && !var) {
+        p.logical_ok = 1;
+        H5Literate(*f, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, &p);
+    }
+    if (!p.name[0] || (*ds = H5Dopen2(*f, p.name, H5P_DEFAULT)) < 0)
+        return var ? clip_set_error(app, CLIP_ERR_FORMAT,
+                                    "load_mat73_box: %s: no numeric variable named '%s'", path, var)
+                   : clip_set_error(app, CLIP_ERR_FORMAT, "load_mat73_box: %s: no numeric variable",
+                                    path);
+    hid_t space = H5Dget_space(*ds), ft = H5Dget_type(*ds);
+    const int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    hsize_t h[32];
+    clip_status s = CLIP_OK;
+    if (r < 0 || r > CLIP_MAX_DIMS || H5Sget_simple_extent_dims(space, h, NULL) != r)
+        s = clip_set_error(app, CLIP_ERR_DIMS,
+                           "load_mat73_box: %s: variable '%s' has %d dimensions (clip holds up "
+                           "to %d)",
+                           path, p.name, r, CLIP_MAX_DIMS);
+    for (int i = 0; i < CLIP_MAX_DIMS; i++)
+        dims[i] = s == CLIP_OK && i < r ? (size_t)h[r - 1 - i] : 1;
+    *ndims = r < 2 ? 2 : r;
+    const int complex = ft >= 0 && is_complex(ft);
+    const H5T_class_t tc = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
+    if (s == CLIP_OK && !complex && tc != H5T_INTEGER && tc != H5T_FLOAT)
+        s = clip_set_error(app, CLIP_ERR_FORMAT,
+                           "load_mat73_box: %s: variable '%s' (class %s) is stored as neither "
+                           "numbers nor a real/imag compound",
+                           path, p.name, p.cls);
+    if (s == CLIP_OK) {
+        *type = (clip_type)type_of(p.cls, complex);
+        const int dbl = clip_type_is_double(*type);
+        hid_t num = dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+        const size_t half = dbl ? sizeof(double) : sizeof(float);
+        if (complex) {
+            *mt = H5Tcreate(H5T_COMPOUND, 2 * half);
+            if (*mt >= 0 &&
+                (H5Tinsert(*mt, "real", 0, num) < 0 || H5Tinsert(*mt, "imag", half, num) < 0)) {
+                H5Tclose(*mt);
+                *mt = -1;
+            }
+        } else {
+            *mt = H5Tcopy(num);
+        }
+        if (*mt < 0)
+            s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat73_box: %s: out of memory",
+                               path);
+    }
+    if (ft >= 0) H5Tclose(ft);
+    if (space >= 0) H5Sclose(space);
+    return s;
+}
+
+static void close_var(hid_t f, hid_t ds, hid_t mt) {
+    if (mt >= 0) H5Tclose(mt);
+    if (ds >= 0) H5Dclose(ds);
+    if (f >= 0) H5Fclose(f);
+}
+
+clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, int *ndims,
+                             size_t dims[CLIP_MAX_DIMS], clip_type *type) {
+    if (!path || !ndims || !dims || !type)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "mat73_shape: NULL argument");
+    clip_status s = CLIP_OK;
+    H5E_BEGIN_TRY {
+        hid_t f, ds, mt;
+        s = open_var(app, path, var, &f, &ds, ndims, dims, type, &mt);
+        close_var(f, ds, mt);
+    }
+    H5E_END_TRY;
+    return s;
+}
+
+clip_status clip_mat73_read_box(clip_app *app, const char *path, const char *var,
+                                const clip_box *box, void *dst) {
+    if (!path || !box || !dst)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "mat73_read_box: NULL argument");
+    clip_status s = CLIP_OK;
+    H5E_BEGIN_TRY {
+        hid_t f, ds, mt, file_space = -1, mem_space = -1;
+        int nd = 0;
+        size_t dims[CLIP_MAX_DIMS];
+        clip_type t;
+        s = open_var(app, path, var, &f, &ds, &nd, dims, &t, &mt);
+        for (int i = 0; s == CLIP_OK && i < CLIP_MAX_DIMS; i++)
+            if (box->start[i] > dims[i] || box->count[i] > dims[i] - box->start[i])
+                s = clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                                   "load_mat73_box: %s: the box lies outside the variable", path);
+        /* HDF5 lists MATLAB's dimensions in reverse: the box's too */
+        const int r = nd;
+        hsize_t start[CLIP_MAX_DIMS], count[CLIP_MAX_DIMS];
+        size_t numel = 1;
+        for (int i = 0; i < r; i++) {
+            start[r - 1 - i] = box->start[i];
+            count[r - 1 - i] = box->count[i];
+            numel *= box->count[i];
+        }
+        if (s == CLIP_OK && numel) {
+            file_space = H5Dget_space(ds);
+            const int dr = file_space < 0 ? -1 : H5Sget_simple_extent_ndims(file_space);
+            /* a dataset of fewer than 2 dimensions reads as its own rank */
+            const hsize_t *st = start + (r - (dr < 0 ? r : dr)),
+                          *ct = count + (r - (dr < 0 ? r : dr));
+            if (dr < 0 || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, st, NULL, ct, NULL) < 0 ||
+                (mem_space = H5Screate_simple(dr, ct, NULL)) < 0 ||
+                H5Dread(ds, mt, mem_space, file_space, H5P_DEFAULT, dst) < 0)
+                s = clip_set_error(app, CLIP_ERR_FORMAT,
+                                   "load_mat73_box: %s: cannot read a box of the variable (HDF5)",
+                                   path);
+        }
+        if (mem_space >= 0) H5Sclose(mem_space);
+        if (file_space >= 0) H5Sclose(file_space);
+        close_var(f, ds, mt);
+    }
+    H5E_END_TRY;
+    return s;
+}
+
+clip_status clip_load_mat73_box(clip_app *app, const char *path, const char *var,
+                                const clip_box *box, clip_data **out) {
+    if (!app || !path || !box || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG, "load_mat73_box: NULL argument");
+    *out = NULL;
+    int nd = 0;
+    size_t dims[CLIP_MAX_DIMS];
+    clip_type t;
+    clip_status s = clip_mat73_shape(app, path, var, &nd, dims, &t);
+    int ndb = 2;
+    for (int d = 0; d < CLIP_MAX_DIMS; d++)
+        if (box->count[d] != 1) ndb = d + 1 > ndb ? d + 1 : ndb;
+    clip_data *d = NULL;
+    void *host = NULL;
+    if (s == CLIP_OK) s = clip_data_create(app, t, ndb, box->count, &d);
+    if (s == CLIP_OK) s = clip_data_host_write(d, &host);
+    if (s == CLIP_OK && clip_data_numel(d)) s = clip_mat73_read_box(app, path, var, box, host);
+    if (s != CLIP_OK) {
+        clip_data_destroy(d);
+        return s;
+    }
+    *out = d;
+    return CLIP_OK;
+}
+
 #else
 
 clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var, uint64_t file_size,
@@ -196,6 +349,31 @@ clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var,
     (void)out;
     *found = 0;
     return CLIP_OK;
+}
+
+static clip_status no_hdf5(clip_app *app) {
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED,
+                          "MAT 7.3 boxes: clip was built without HDF5 (CLIP_WITH_HDF5, "
+                          "CLIP_WITH_MATIO; Debian: libmatio-dev libhdf5-dev)");
+}
+
+clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, int *ndims,
+                             size_t dims[CLIP_MAX_DIMS], clip_type *type) {
+    (void)path, (void)var, (void)ndims, (void)dims, (void)type;
+    return no_hdf5(app);
+}
+
+clip_status clip_mat73_read_box(clip_app *app, const char *path, const char *var,
+                                const clip_box *box, void *dst) {
+    (void)path, (void)var, (void)box, (void)dst;
+    return no_hdf5(app);
+}
+
+clip_status clip_load_mat73_box(clip_app *app, const char *path, const char *var,
+                                const clip_box *box, clip_data **out) {
+    (void)path, (void)var, (void)box;
+    if (out) *out = NULL;
+    return no_hdf5(app);
 }
 
 #endif

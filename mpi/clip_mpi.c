@@ -1,29 +1,37 @@
 /* clip-mpi: `clip run` over MPI ranks, one rank per device.
  *
- *   mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM VALUE]... [--parts P]
- *                                                        [--device SPEC] [--time]
+ *   mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM VALUE]... [--parts P]
+ *                                                    [--device SPEC] [--time]
+ *   IN: x.cfl, or a MAT 7.3 variable x.mat / x.mat:NAME
  *
  * A thin layer over the plan (clip/plan.h): it never names a process. Rank 0 plans the process
  * from the inputs' shapes (clip_process_plan over P parts, default R) and broadcasts the pieces
  * as plain data, so every rank runs the same pieces whatever its device or tuning cache says.
- * Rank r runs pieces r, r + R, ...: it reads only its input boxes from the .cfl files
- * (clip_load_cfl_box), runs each piece (clip_process_run_piece) and writes its placed output
- * boxes into one output file at their offsets (clip_cfl_writer); partials of combined outputs
- * (norm, dot) are gathered to rank 0 and combined in piece order by the process's own combine
- * (clip_process_combine). With the same P the result is the same for every R.
+ * Every rank derives the same schedule from them (schedule.h: which rank runs which piece, over
+ * a 2-D grid of ranks where the pieces are the pairs of two inputs' boxes; each distinct input
+ * box read from its file once, by one rank, and broadcast to the ranks that need it). A rank
+ * runs its pieces in order while its I/O thread (io_thread.h) reads the next piece's boxes and
+ * writes the previous piece's output boxes into one output file at their offsets
+ * (clip_cfl_writer); partials of combined outputs (norm, dot) are gathered to rank 0 and
+ * combined in piece order by the process's own combine (clip_process_combine). With the same P
+ * the result is the same for every R.
  * The output appears whole under its name after every rank's writes are on disk (rank 0 commits
  * after an agreement), or not at all. A rank that fails says so, naming itself and the cause;
- * every rank then stops (an agreement after each phase), and the temporary is removed. A rank
- * that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0 removes the
- * temporary on that signal.
+ * every rank then stops (an agreement after each phase), and the temporary is removed. An input
+ * whose identity (inode, size, times) changed during the run stops every rank before the
+ * commit. A rank that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0
+ * removes the temporary on that signal.
  * Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`.
  * Test hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name
  * that does not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its
+ * first piece; CLIP_TEST_MPI_CHANGE_RANK=r makes rank r change its first input's file after its
  * first piece. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +41,17 @@
 
 #include "clip/clip.h"
 #include "clip/plan.h"
+#include "feed.h"
+#include "inputs.h"
+#include "io_thread.h"
+#include "ranks.h"
 #include "run_args.h"
+#include "schedule.h"
 
-static int rank, ranks;
-static char host[64];
+_Static_assert(RUN_ARGS_MAX <= FEED_MAX_INPUTS, "a feed holds every input clip run takes");
+
+int rank, ranks;
+char host[64];
 /* Rank 0's output temporaries, removed on SIGTERM (mpirun stopping the job). */
 static char temps[RUN_ARGS_MAX][4096];
 
@@ -52,8 +67,7 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* This rank's failure, said once, naming the rank. */
-static void say(const char *fmt, ...) {
+void say(const char *fmt, ...) {
     char msg[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -61,6 +75,10 @@ static void say(const char *fmt, ...) {
     va_end(ap);
     fprintf(stderr, "clip-mpi: rank %d of %d (%s): %s\n", rank, ranks, host, msg);
     fflush(stderr);
+}
+
+static void bcast_bytes(void *p, size_t n) {
+    bcast_on(p, n, 0, MPI_COMM_WORLD);
 }
 
 /* Every rank's agreement that all went well: 1, or 0 on every rank when any rank failed (rank 0
@@ -83,43 +101,9 @@ static int agree(int ok, const char *phase) {
     return every;
 }
 
-/* IN's base name: "x.cfl" -> "x"; NULL for another extension. */
-static char *cfl_base(const char *path) {
-    size_t n = strlen(path);
-    if (n < 5 || strcmp(path + n - 4, ".cfl") != 0) return NULL;
-    char *b = malloc(n - 3);
-    if (b) memcpy(b, path, n - 4), b[n - 4] = '\0';
-    return b;
-}
-
-static void bcast_bytes(void *p, size_t n) {
-    for (size_t off = 0; off < n; off += (size_t)1 << 30) {
-        size_t k = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
-        MPI_Bcast((char *)p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
-    }
-}
-
-/* Input i's identity as this rank sees it: shape, size and modification time, hashed. */
-static unsigned long long fingerprint(const char *base, int nd, const size_t *dims) {
-    unsigned long long h = 1469598103934665603ULL;
-#define MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ULL)
-    MIX(nd);
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        MIX(dims[d]);
-    char path[4200];
-    struct stat st;
-    snprintf(path, sizeof path, "%s.cfl", base);
-    if (stat(path, &st) == 0) {
-        MIX(st.st_size);
-        MIX(st.st_mtim.tv_sec);
-        MIX(st.st_mtim.tv_nsec);
-    }
-#undef MIX
-    return h;
-}
-
 typedef struct times {
-    double read, compute, write;
+    double read, compute, write; /* what this rank's own thread spent waiting or computing */
+    double io_write;             /* the I/O thread's time writing this rank's output boxes */
     char pieces[1024];
     size_t n;
 } times;
@@ -134,7 +118,7 @@ static int set_params(clip_process *p, const run_args *a) {
 
 static int usage(void) {
     if (rank == 0)
-        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN.cfl... -o OUT.cfl [--PARAM V]... "
+        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM V]... "
                         "[--parts P] [--device SPEC] [--time]\n");
     return 2;
 }
@@ -162,18 +146,24 @@ static clip_app *open_app(const run_args *a) {
 
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     const int n_in = a->n_inputs, n_out = a->n_outputs;
-    char *in_base[RUN_ARGS_MAX] = {0}, *out_base[RUN_ARGS_MAX] = {0};
-    int nd[RUN_ARGS_MAX] = {0};
-    size_t dims[RUN_ARGS_MAX][CLIP_MAX_DIMS];
+    char *out_base[RUN_ARGS_MAX] = {0};
+    input in_[RUN_ARGS_MAX];
+    memset(in_, 0, sizeof in_);
     int ok = 1;
-    /* 1. inputs: CFL only, the same on every rank */
+    /* 1. inputs: CFL pairs and MAT 7.3 variables (read by boxes), the same on every rank */
     for (int i = 0; i < n_in && ok; i++) {
-        in_base[i] = cfl_base(a->inputs[i]);
-        if (!in_base[i]) {
-            say("%s: clip-mpi reads .cfl inputs only (read by boxes); convert it with clip run",
+        if (!input_parse(a->inputs[i], &in_[i])) {
+            say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), by "
+                "boxes; convert it with clip run",
                 a->inputs[i]);
             ok = 0;
-        } else if (clip_cfl_shape(app, in_base[i], &nd[i], dims[i]) != CLIP_OK) {
+        } else if (!in_[i].file || !in_[i].base) {
+            say("out of memory");
+            ok = 0;
+        } else if ((in_[i].mat
+                        ? clip_mat73_shape(app, in_[i].file, in_[i].var, &in_[i].nd, in_[i].dims,
+                                           &in_[i].type)
+                        : clip_cfl_shape(app, in_[i].base, &in_[i].nd, in_[i].dims)) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
             ok = 0;
         }
@@ -184,8 +174,12 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             ok = 0;
         }
     unsigned long long fp[RUN_ARGS_MAX] = {0}, lo[RUN_ARGS_MAX], hi[RUN_ARGS_MAX];
-    for (int i = 0; i < n_in && ok; i++)
-        fp[i] = fingerprint(in_base[i], nd[i], dims[i]);
+    identity ident[RUN_ARGS_MAX];
+    memset(ident, 0, sizeof ident);
+    for (int i = 0; i < n_in && ok; i++) {
+        fp[i] = fingerprint(in_[i].file, in_[i].nd, in_[i].dims, in_[i].type);
+        identity_of(in_[i].file, &ident[i]);
+    }
     if (agree(ok, "reading the inputs' headers")) {
         MPI_Allreduce(fp, lo, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(fp, hi, n_in, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
@@ -201,7 +195,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         ok = 0;
     }
     /* 2. the plan, made on rank 0 and sent as plain data */
-    clip_process *p = NULL, *q = NULL;
+    clip_process *p = NULL, *q[2] = {NULL, NULL};
     clip_plan_info info;
     memset(&info, 0, sizeof info);
     const int go = ok;
@@ -209,7 +203,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         clip_data *shape[RUN_ARGS_MAX] = {0};
         ok = clip_process_create(app, name, &p) == CLIP_OK && set_params(p, a);
         for (int i = 0; i < n_in && ok; i++) {
-            ok = clip_data_create_deferred(app, CLIP_C32, nd[i], dims[i], &shape[i]) == CLIP_OK &&
+            ok = clip_data_create_deferred(app, in_[i].type, in_[i].nd, in_[i].dims, &shape[i]) ==
+                     CLIP_OK &&
                  clip_process_set_input(p, i, shape[i]) == CLIP_OK;
         }
         if (ok) ok = clip_process_plan(p, parts, &info) == CLIP_OK;
@@ -248,7 +243,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             clip_status s = clip_process_create(app, name, &w);
             if (s == CLIP_OK && !set_params(w, a)) s = CLIP_ERR_INVALID_ARG;
             for (int i = 0; i < n_in && s == CLIP_OK; i++)
-                if ((s = clip_load(app, a->inputs[i], &in[i])) == CLIP_OK)
+                if ((s = clip_load_with(app, in_[i].file, &(clip_load_opts){.var = in_[i].var},
+                                        &in[i])) == CLIP_OK)
                     s = clip_process_set_input(w, i, in[i]);
             if (s == CLIP_OK) s = clip_process_init(w);
             if (s == CLIP_OK) s = clip_process_launch(w);
@@ -265,7 +261,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (rank == 0 && ok && a->time) printf("rank 0: ran whole (the process made no pieces)\n");
         clip_process_destroy(p);
         for (int i = 0; i < RUN_ARGS_MAX; i++)
-            free(in_base[i]), free(out_base[i]);
+            free(in_[i].file), free(in_[i].base), free(out_base[i]);
         return ok ? 0 : 1;
     }
     /* 4. output files: rank 0 makes each placed one's temporary, the others join it */
@@ -295,9 +291,40 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
         ok = agree(ok, "opening the output file");
     }
-    /* 5. this rank's pieces */
-    size_t mine =
-        info.n > (size_t)rank ? (info.n - (size_t)rank + (size_t)ranks - 1) / (size_t)ranks : 0;
+    /* 5. the schedule: which rank runs which piece, who reads which box (schedule.h) */
+    schedule sc;
+    memset(&sc, 0, sizeof sc);
+    size_t elem[RUN_ARGS_MAX];
+    for (int j = 0; j < n_in; j++)
+        elem[j] = clip_type_size(in_[j].type);
+    if (ok && schedule_make(&info, ranks, elem, &sc) != 0)
+        say("out of memory for the schedule"), ok = 0;
+    ok = agree(ok, "scheduling the pieces");
+    MPI_Comm *comm = ok ? calloc(sc.n_groups + 1, sizeof *comm) : NULL;
+    for (size_t g = 0; ok && g < sc.n_groups; g++) /* the same order on every rank */
+        MPI_Comm_split(MPI_COMM_WORLD,
+                       sc.groups[g * (size_t)ranks + (size_t)rank] ? 0 : MPI_UNDEFINED, rank,
+                       &comm[g]);
+    size_t mine = 0;
+    for (size_t i = 0; ok && i < info.n; i++)
+        mine += sc.owner[i] == rank;
+    feed f;
+    memset(&f, 0, sizeof f);
+    f.app = app, f.sc = &sc, f.info = &info, f.comm = comm, f.in = in_;
+    const int bad =
+        getenv("CLIP_TEST_MPI_BAD_RANK") && atoi(getenv("CLIP_TEST_MPI_BAD_RANK")) == rank;
+    for (int j = 0; j < n_in; j++)
+        snprintf(f.base[j], sizeof f.base[j], "%s%s", in_[j].base, bad ? ".missing" : "");
+    f.held = ok ? calloc(sc.n_boxes + 1, sizeof *f.held) : NULL;
+    f.mem = ok ? calloc(sc.n_boxes + 1, sizeof *f.mem) : NULL;
+    f.ahead = ok ? calloc(sc.n_boxes + 1, sizeof *f.ahead) : NULL;
+    f.last = ok ? calloc(sc.n_boxes + 1, sizeof *f.last) : NULL;
+    if (ok && (!f.held || !f.mem || !f.ahead || !f.last || !comm))
+        say("out of memory for the schedule"), ok = 0;
+    if (ok && io_start(&f.io) != 0) say("cannot start the I/O thread"), ok = 0;
+    for (size_t i = 0; ok && i < info.n; i++)
+        for (int j = 0; sc.owner[i] == rank && j < n_in; j++)
+            f.last[sc.box_of[i * (size_t)n_in + (size_t)j]] = sc.local[i] + 1; /* round + 1 */
     size_t part_bytes[RUN_ARGS_MAX] = {0};
     unsigned char *partials[RUN_ARGS_MAX] = {0};
     for (int j = 0; j < n_out && ok; j++) {
@@ -310,40 +337,77 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     }
     times tm;
     memset(&tm, 0, sizeof tm);
-    const char *bad = getenv("CLIP_TEST_MPI_BAD_RANK"),
-               *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK");
-    if (ok && (ok = clip_process_create(app, name, &q) == CLIP_OK && set_params(q, a)) == 0)
-        say("%s", clip_app_last_error(app));
-    for (size_t i = (size_t)rank, k = 0; ok && i < info.n; i += (size_t)ranks, k++) {
+    const char *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK"),
+               *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK");
+    /* two processes, piece by piece in turn: one's output is written behind while the other
+     * computes, with no copy (as the single-host runtime's two lanes a device) */
+    for (int l = 0; l < 2 && ok; l++)
+        if ((ok = clip_process_create(app, name, &q[l]) == CLIP_OK && set_params(q[l], a)) == 0)
+            say("%s", clip_app_last_error(app));
+    ok = agree(ok, "preparing the pieces");
+    /* Piece k's compute overlaps the I/O thread's reads of piece k + 1's boxes (those this rank
+     * reads from the files) and its writes of piece k - 1's output boxes (from the other
+     * process's output, kept until that process's next piece). A rank that failed,
+     * or lost a box another rank could not read, runs no more pieces but still takes its part
+     * in the broadcasts, so that no rank waits on it. */
+    f.stopped = !ok;
+    size_t next = 0;
+    io_job *writing[2][RUN_ARGS_MAX] = {{0}}; /* each process's last piece's output boxes */
+    for (size_t i = 0; !f.stopped && i < info.n; i++) {
+        if (sc.owner[i] != rank) continue;
+        const size_t k = sc.local[i];
         clip_data *in[RUN_ARGS_MAX] = {0}, *out[RUN_ARGS_MAX] = {0};
         double t0 = now_ms();
-        for (int j = 0; j < n_in && ok; j++) {
-            char base[4200];
-            snprintf(base, sizeof base, "%s%s", in_base[j],
-                     bad && atoi(bad) == rank ? ".missing" : "");
-            if (clip_load_cfl_box(app, base, &info.pieces[i].in[j], &in[j]) != CLIP_OK) ok = 0;
+        while (next < sc.n_shared && sc.boxes[sc.shared[next]].round <= k)
+            if (!feed_fetch(&f, sc.shared[next++])) ok = 0;
+        for (int j = 0; j < n_in && !f.stopped; j++) {
+            const size_t b = sc.box_of[i * (size_t)n_in + (size_t)j];
+            if (!f.held[b] && !feed_load(&f, b)) ok = 0;
+            f.boxes += sc.boxes[b].bytes;
+            in[j] = f.held[b];
         }
+        if (f.stopped) break;
+        size_t i2 = i + 1; /* this rank's next piece: its file reads go ahead */
+        while (i2 < info.n && sc.owner[i2] != rank)
+            i2++;
+        for (int j = 0; i2 < info.n && j < n_in; j++) {
+            const size_t b = sc.box_of[i2 * (size_t)n_in + (size_t)j];
+            if (sc.boxes[b].group < 0) feed_read_ahead(&f, b);
+        }
+        for (size_t s2 = next; i2 < info.n && s2 < sc.n_shared; s2++) {
+            const sched_box *x = &sc.boxes[sc.shared[s2]];
+            if (x->round > k + 1) break;
+            if (x->reader == rank) feed_read_ahead(&f, sc.shared[s2]);
+        }
+        const int lane = (int)(k % 2);
         double t1 = now_ms();
-        if (ok) ok = clip_process_run_piece(q, &info, i, in, out) == CLIP_OK;
+        for (int j = 0; j < n_out; j++) /* this process's previous output is written */
+            if (writing[lane][j] && !write_done(&f, &writing[lane][j], &tm.io_write)) ok = 0;
         double t2 = now_ms();
+        if (ok && !(ok = clip_process_run_piece(q[lane], &info, i, in, out) == CLIP_OK))
+            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+        double t3 = now_ms();
         for (int j = 0; j < n_out && ok; j++) {
-            if (info.combined[j]) {
-                const void *h = NULL;
-                ok = clip_data_host(out[j], &h) == CLIP_OK;
-                if (ok) memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
+            const void *h = NULL;
+            if (!(ok = clip_data_host(out[j], &h) == CLIP_OK)) {
+                say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+            } else if (info.combined[j]) {
+                memcpy(partials[j] + k * part_bytes[j], h, part_bytes[j]);
+            } else if (!(writing[lane][j] = write_behind(wr[j], out[j], h, &info.pieces[i], j))) {
+                say("piece %zu of %zu: out of memory", i + 1, info.n);
+                ok = 0;
             } else {
-                ok = clip_cfl_writer_put(wr[j], out[j], &info.pieces[i].keep[j],
-                                         info.pieces[i].at[j]) == CLIP_OK;
+                io_submit(f.io, writing[lane][j]);
             }
         }
-        double t3 = now_ms();
-        for (int j = 0; j < n_in; j++)
-            clip_data_destroy(in[j]);
+        double t4 = now_ms();
+        for (size_t b = 0; b < sc.n_boxes; b++) /* boxes no later piece of this rank reads */
+            if (f.held[b] && f.last[b] == k + 1) feed_release(&f, b);
         if (!ok) {
-            say("piece %zu of %zu: %s", i + 1, info.n, clip_app_last_error(app));
+            f.stopped = 1;
             break;
         }
-        tm.read += t1 - t0, tm.compute += t2 - t1, tm.write += t3 - t2;
+        tm.read += t1 - t0, tm.compute += t3 - t2, tm.write += (t2 - t1) + (t4 - t3);
         size_t used = strlen(tm.pieces);
         if (used + 24 < sizeof tm.pieces)
             snprintf(tm.pieces + used, sizeof tm.pieces - used, "%s%zu", tm.n ? "," : "", i + 1);
@@ -351,7 +415,32 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             strcat(tm.pieces, ",...");
         tm.n++;
         if (kill_at && atoi(kill_at) == rank) raise(SIGKILL);
+        if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_[0].file);
     }
+    while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
+        if (!feed_fetch(&f, sc.shared[next++])) ok = 0;
+    double tl = now_ms();
+    for (int l = 0; l < 2; l++) /* the last pieces' writes */
+        for (int j = 0; j < n_out; j++)
+            if (writing[l][j] && !write_done(&f, &writing[l][j], &tm.io_write)) ok = 0;
+    tm.write += now_ms() - tl;
+    for (size_t b = 0; f.ahead && b < sc.n_boxes; b++) /* reads ahead a stop left unused */
+        if (f.ahead[b]) {
+            io_wait(f.io, f.ahead[b]);
+            free(f.ahead[b]->buf);
+            free(f.ahead[b]);
+        }
+    io_stop(f.io);
+    for (size_t b = 0; f.held && b < sc.n_boxes; b++)
+        if (f.held[b]) feed_release(&f, b);
+    /* an input changed while the pieces read it: the output would mix two versions of it */
+    for (int i = 0; i < n_in && ok; i++)
+        if (identity_changed(in_[i].file, &ident[i])) {
+            say("%s changed during the run (its size, modification time or inode): the output "
+                "would mix two versions of it; nothing is saved",
+                a->inputs[i]);
+            ok = 0;
+        }
     ok = agree(ok, "running the pieces");
     /* 6. placed outputs: every rank's writes on disk, then rank 0 commits */
     for (int j = 0; j < n_out; j++)
@@ -383,14 +472,10 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             displs = calloc((size_t)ranks, sizeof *displs);
             all = malloc(info.n * part_bytes[j] + 1);
             ordered = malloc(info.n * part_bytes[j] + 1);
-            for (int r = 0, off = 0; counts && displs && r < ranks; r++) {
-                size_t m = info.n > (size_t)r
-                               ? (info.n - (size_t)r + (size_t)ranks - 1) / (size_t)ranks
-                               : 0;
-                counts[r] = (int)(m * part_bytes[j]);
-                displs[r] = off;
-                off += counts[r];
-            }
+            for (size_t i = 0; counts && i < info.n; i++)
+                counts[sc.owner[i]] += (int)part_bytes[j];
+            for (int r = 1; counts && displs && r < ranks; r++)
+                displs[r] = displs[r - 1] + counts[r - 1];
         }
         MPI_Gatherv(partials[j], (int)(mine * part_bytes[j]), MPI_BYTE, all, counts, displs,
                     MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -400,8 +485,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             ok = counts && displs && all && ordered;
             for (size_t i = 0; ok && i < info.n; i++)
                 memcpy(ordered + i * part_bytes[j],
-                       all + displs[i % (size_t)ranks] + (i / (size_t)ranks) * part_bytes[j],
-                       part_bytes[j]);
+                       all + displs[sc.owner[i]] + sc.local[i] * part_bytes[j], part_bytes[j]);
             ok = ok && clip_process_output(p, j, &y) == CLIP_OK &&
                  clip_data_host_write(y, &res) == CLIP_OK &&
                  clip_process_combine(p, j, ordered, info.n, res) == CLIP_OK &&
@@ -414,18 +498,27 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     tm.write += now_ms() - tw;
     /* 8. --time: each rank's line, printed by rank 0 in rank order */
     if (a->time) {
-        char line[1400];
+        char line[1600];
         const clip_device_info *dev = clip_app_device(app);
         snprintf(line, sizeof line,
-                 "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms, compute %.1f ms, "
-                 "write %.1f ms",
+                 "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms (%llu bytes from files, "
+                 "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms; "
+                 "I/O thread beside them: reads %.1f ms, writes %.1f ms",
                  rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
-                 tm.read, tm.compute, tm.write);
+                 tm.read, (unsigned long long)f.from_files, (unsigned long long)f.received,
+                 (unsigned long long)f.boxes, tm.compute, tm.write, f.io_read_ms, tm.io_write);
         char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
         MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (rank == 0 && lines) {
-            printf("plan: %zu pieces over %d rank%s (--parts %d)\n", info.n, ranks,
+            printf("plan: %zu pieces over %d rank%s (--parts %d), ", info.n, ranks,
                    ranks == 1 ? "" : "s", parts);
+            if (sc.grid_rows)
+                printf("dealt over a %d x %d grid of ranks", sc.grid_rows, sc.grid_cols);
+            else
+                printf("dealt round robin");
+            printf("; %zu input boxes, %zu of them read once and broadcast to the ranks that "
+                   "share them\n",
+                   sc.n_boxes, sc.n_shared);
             for (int r = 0; r < ranks; r++)
                 printf("%s\n", lines + (size_t)r * sizeof line);
         }
@@ -433,10 +526,20 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     }
     for (int j = 0; j < RUN_ARGS_MAX; j++) {
         free(partials[j]);
-        free(in_base[j]);
+        free(in_[j].file);
+        free(in_[j].base);
         free(out_base[j]);
     }
-    clip_process_destroy(q);
+    for (size_t g = 0; comm && g < sc.n_groups; g++)
+        if (comm[g] != MPI_COMM_NULL) MPI_Comm_free(&comm[g]);
+    free(comm);
+    free(f.held);
+    free(f.mem);
+    free(f.ahead);
+    free(f.last);
+    schedule_free(&sc);
+    clip_process_destroy(q[0]);
+    clip_process_destroy(q[1]);
     clip_process_destroy(p);
     clip_plan_info_free(&info);
     return ok ? 0 : 1;

@@ -244,8 +244,9 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
 }
 
 /* Blocks of C: a grid of r bands of op(A)'s rows by c bands of op(B)'s columns, r * c near the
- * target. Column bands only (every piece reads all of A) while A is small beside a device's
- * largest allocation; square-ish grids otherwise, so that no piece needs all of A. */
+ * target. Over more than 4 devices (or ranks) a grid shaped like a grid of the devices; over
+ * fewer, column bands only (every piece reads all of A) while A is small beside a device's
+ * largest allocation, square-ish grids otherwise, so that no piece needs all of A. */
 static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
     matmul_state *st = clip_proc_state(p);
     int si = -1;
@@ -255,7 +256,21 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
     if (st->m == 0 || st->n == 0 || st->k == 0) return CLIP_OK;
     const size_t target = clip_plan_target(pl);
     size_t r = 1, c = target;
-    if ((uint64_t)clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl)) {
+    const size_t devices = (size_t)clip_plan_devices(pl);
+    if (devices > 4) {
+        /* a grid that is a multiple of a grid of the devices (pr x pc = devices, pr the divisor
+         * nearest the square root), so that the blocks deal evenly over a grid of devices or
+         * ranks (clip-mpi broadcasts a band to the devices of one grid row or column): D devices
+         * read sqrt(D) (|A| + |B|) in all instead of column bands' D |A| + |B|. Up to 4 devices
+         * the column bands stay (measured on 2 GPUs, with stream-K band widths). */
+        size_t pr = 1, f = 1;
+        for (size_t d = 1; d * d <= devices; d++)
+            if (devices % d == 0) pr = d;
+        while (f * f * devices < target)
+            f++;
+        r = pr * f;
+        c = devices / pr * f;
+    } else if ((uint64_t)clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl)) {
         while (r * r < target)
             r++;
         c = r;

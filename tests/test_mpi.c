@@ -6,9 +6,12 @@
  * variant); within rounding where the pieces' partials are combined (norm, dot: chunk sums added
  * in piece order instead of one running sum) or the blocks of C pick another GEMM tile than the
  * whole product (matmul). Then a stack larger than one rank's allowed memory (CLIP_TEST_MAX_ALLOC)
- * streamed through each rank, a process that does not split (run whole on rank 0), a bad input on
- * one rank, and a rank killed mid-run: the last two must stop every rank with a message naming
- * the rank, and leave no output and no temporary. */
+ * streamed through each rank, a process that does not split (run whole on rank 0), MAT 7.3
+ * inputs read by hyperslab boxes (h5py-made), a bad input on one rank, an input changed during
+ * the run, and a rank killed mid-run: the last three must stop every rank with a message naming
+ * the rank or the file, and leave no output and no temporary. The --time lines give the bytes
+ * each rank read from files: matmul's must add up to A and B once (each distinct box read by one
+ * rank and broadcast to the ranks that share it), for every rank count. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdint.h>
@@ -133,6 +136,23 @@ static void whole(const mcase *c, clip_data **in, const char *out) {
     clip_process_destroy(p);
 }
 
+/* Sums over the --time lines of every rank: the bytes read from files, received by broadcast,
+ * and the bytes of the rank's pieces' boxes (what reading each piece's boxes would read). */
+static void bytes_of(const char *log, unsigned long long *files, unsigned long long *received,
+                     unsigned long long *boxes, int *lines) {
+    *files = *received = *boxes = 0;
+    *lines = 0;
+    for (const char *l = strstr(log, "; read "); l; l = strstr(l + 1, "; read ")) {
+        unsigned long long f = 0, r = 0, b = 0;
+        double ms = 0;
+        if (sscanf(l, "; read %lf ms (%llu bytes from files, %llu received; its pieces' boxes %llu",
+                   &ms, &f, &r, &b) == 4) {
+            *files += f, *received += r, *boxes += b;
+            ++*lines;
+        }
+    }
+}
+
 /* Every file left in dir whose name starts with `prefix` (an output or its temporaries). */
 static int leftovers(const char *prefix) {
     DIR *d = opendir(dir);
@@ -183,8 +203,8 @@ int main(void) {
         for (int r = 1; r <= 4; r++) {
             char args[512], out[64];
             snprintf(out, sizeof out, "%s-%d", m->name, r);
-            snprintf(args, sizeof args, "run %s %s -o %s.cfl %s --parts 12", m->name, m->inputs,
-                     out, m->params);
+            snprintf(args, sizeof args, "run %s %s -o %s.cfl %s --parts 12 --time", m->name,
+                     m->inputs, out, m->params);
             int rc = mpirun(r, NULL, args, log, sizeof log);
             int same_r1 = 0, same_whole = 0;
             char r1[64];
@@ -197,6 +217,22 @@ int main(void) {
             CHECK(rc == 0);
             CHECK(same_r1 && d1 == 0);
             CHECK(m->tol == 0 ? same_whole : dw <= m->tol);
+            /* every distinct box of the inputs is read from its file once, by one rank, and
+             * broadcast to the ranks that share it; with matmul's blocks (op(A)'s row bands by
+             * op(B)'s column bands) that is all of A and all of B once, however many ranks */
+            unsigned long long files = 0, recv = 0, boxes = 0;
+            int lines = 0;
+            bytes_of(log, &files, &recv, &boxes, &lines);
+            CHECK(lines == r);
+            if (!strcmp(m->name, "matmul")) {
+                const unsigned long long ab = 8ULL * (da[0] * da[1] + db[0] * db[1]);
+                printf("          read from files %llu bytes in all (A and B: %llu), received "
+                       "%llu, pieces' boxes %llu\n",
+                       files, ab, recv, boxes);
+                CHECK(files == ab);
+                CHECK(boxes > 4 * ab); /* what each piece reading its own boxes would read */
+                CHECK(r < 4 || strstr(log, "dealt over a 2 x 2 grid of ranks") != NULL);
+            }
         }
     }
     /* a stack larger than one rank's allowed memory: pieces streamed through each rank */
@@ -237,6 +273,105 @@ int main(void) {
         CHECK(strstr(log, "rank 1 of 3") && strstr(log, "a.missing.hdr: No such file"));
         CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed") != NULL);
         CHECK(leftovers("bad") == 0);
+        /* the reader of boxes that other ranks wait for: it says that it failed, and they stop
+         * without being blamed */
+        rc = mpirun(4, "CLIP_TEST_MPI_BAD_RANK=1", "run matmul a.cfl b.cfl -o bad.cfl --parts 12",
+                    log, sizeof log);
+        printf("bad input on rank 1 of 4, a reader of shared boxes (matmul): exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 1 of 4") && strstr(log, ".missing.hdr: No such file"));
+        CHECK(strstr(log, "every rank stops (running the pieces): rank 1 failed\n") != NULL);
+        CHECK(leftovers("bad") == 0);
+    }
+    /* MAT 7.3 inputs read by hyperslabs: h5py writes A as a MATLAB 7.3 file (a complex single
+     * variable, chunked and compressed as MATLAB writes them; the same values as a real double),
+     * and the ranks read boxes of it: the same bits as from a.cfl, and as the whole run */
+    {
+        int nd = 0;
+        size_t md[CLIP_MAX_DIMS];
+        clip_type mt;
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && /usr/bin/python3 -c \"\n"
+                 "import numpy as np, h5py\n"
+                 "a = np.fromfile('a.cfl', dtype=np.complex64).reshape((300, 200), order='F')\n"
+                 "with h5py.File('a73.mat', 'w', userblock_size=512) as f:\n"
+                 "    d = np.empty(a.T.shape, dtype=[('real', '<f4'), ('imag', '<f4')])\n"
+                 "    d['real'], d['imag'] = a.T.real, a.T.imag\n"
+                 "    x = f.create_dataset('x', data=d, chunks=(50, 64), compression='gzip')\n"
+                 "    x.attrs['MATLAB_class'] = np.bytes_(b'single')\n"
+                 "    y = f.create_dataset('y', data=np.ascontiguousarray(a.T.real.astype('f8')))\n"
+                 "    y.attrs['MATLAB_class'] = np.bytes_(b'double')\n"
+                 "h = b'MATLAB 7.3 MAT-file, HDF5 schema 1.00 .'.ljust(116) + bytes(8) + "
+                 "b'\\x00\\x02IM'\n"
+                 "open('a73.mat', 'r+b').write(h.ljust(512, bytes(1)))\n"
+                 "\"",
+                 dir);
+        char probe[256];
+        path_of(probe, sizeof probe, "a.cfl");
+        if (clip_mat73_shape(app, probe, NULL, &nd, md, &mt) == CLIP_ERR_UNSUPPORTED) {
+            printf("MAT 7.3 boxes: skipped (%s)\n", clip_app_last_error(app));
+        } else if (shell(cmd, log, sizeof log) != 0) {
+            printf("MAT 7.3 boxes: skipped (h5py could not write the file: %s)\n", log);
+        } else {
+            char m73[256];
+            path_of(m73, sizeof m73, "a73.mat");
+            CHECK_OK(app, clip_mat73_shape(app, m73, "x", &nd, md, &mt));
+            CHECK(nd == 2 && md[0] == 300 && md[1] == 200 && mt == CLIP_C32);
+            int same = 0, same2 = 0, same3 = 0;
+            int rc = mpirun(3, NULL, "run matmul a73.mat:x b.cfl -o mm73.cfl --parts 12", log,
+                            sizeof log);
+            diff_cfl("mm73", "matmul-1", &same);
+            printf("matmul of MAT 7.3 x (c32, chunked, gzip) by b.cfl on 3 ranks: exit %d, "
+                   "against a.cfl's %s\n",
+                   rc, same ? "bit for bit" : "DIFFERS");
+            if (rc) fprintf(stderr, "%s", log);
+            CHECK(rc == 0 && same);
+            rc = mpirun(2, NULL, "run scale a73.mat:y -o s73.cfl --a 3 --b -0.5 --parts 12", log,
+                        sizeof log);
+            clip_data *y = NULL;
+            CHECK_OK(app, clip_load_mat(app, m73, "y", &y));
+            const mcase m = {"scale", "", "--a 3 --b -0.5", 1, {"y"}, 0};
+            clip_data *in[1] = {y};
+            whole(&m, in, "s73-whole");
+            diff_cfl("s73", "s73-whole", &same2);
+            /* a box loaded alone against the whole variable */
+            clip_box bx = {{120, 35}, {70, 90}};
+            for (int d = 2; d < CLIP_MAX_DIMS; d++)
+                bx.start[d] = 0, bx.count[d] = 1;
+            clip_data *box = NULL;
+            CHECK_OK(app, clip_load_mat73_box(app, m73, "y", &bx, &box));
+            const double *hb = NULL, *hy = NULL;
+            if (box && y) {
+                clip_data_host(box, (const void **)&hb);
+                clip_data_host(y, (const void **)&hy);
+                same3 = clip_data_type(box) == CLIP_F64;
+                for (size_t j = 0; same3 && j < 90; j++)
+                    for (size_t i = 0; i < 70; i++)
+                        same3 &= hb[j * 70 + i] == hy[(35 + j) * 300 + 120 + i];
+            }
+            printf("scale of MAT 7.3 y (f64) on 2 ranks: exit %d, against the whole run %s; a "
+                   "70x90 box of y %s\n",
+                   rc, same2 ? "bit for bit" : "DIFFERS",
+                   same3 ? "equals the variable's" : "DIFFERS");
+            CHECK(rc == 0 && same2 && same3);
+            clip_data_destroy(box);
+            clip_data_destroy(y);
+        }
+    }
+    /* an input changed during the run (rank 1 negates its first sample after its first piece):
+     * detected before the output is committed, nothing left */
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "cp %s/a.cfl %s/m.cfl && cp %s/a.hdr %s/m.hdr", dir, dir, dir,
+                 dir);
+        CHECK(shell(cmd, NULL, 0) == 0);
+        int rc = mpirun(3, "CLIP_TEST_MPI_CHANGE_RANK=1",
+                        "run scale m.cfl -o changed.cfl --parts 12", log, sizeof log);
+        printf("m.cfl changed during the run by rank 1 of 3: exit %d\n%s", rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "rank 1 of 3") && strstr(log, "m.cfl changed during the run"));
+        CHECK(leftovers("changed") == 0);
     }
     /* a rank killed mid-run (SIGKILL after its first piece) */
     {

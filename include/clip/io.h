@@ -231,7 +231,8 @@ CLIP_API int clip_io_has(const char *format);
 /* ---- CFL by boxes: a runner that reads only the parts it needs, and writers (MPI ranks) that
  * put their parts into one file ----------------------------------------------------------- */
 
-/* The shape of base's pair, from base.hdr alone. Errors: CLIP_ERR_IO, CLIP_ERR_FORMAT,
+/* The shape of base's pair, from base.hdr alone. app may be NULL (errors then go to the calling
+ * thread's last error, clip_app_last_error(NULL)). Errors: CLIP_ERR_IO, CLIP_ERR_FORMAT,
  * CLIP_ERR_DIMS, CLIP_ERR_INVALID_ARG. */
 CLIP_API clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
                                     size_t dims[CLIP_MAX_DIMS]);
@@ -240,6 +241,36 @@ CLIP_API clip_status clip_cfl_shape(clip_app *app, const char *base, int *ndims,
  * Errors: as clip_load_cfl's, and CLIP_ERR_INVALID_ARG (a box outside the array). */
 CLIP_API clip_status clip_load_cfl_box(clip_app *app, const char *base, const clip_box *box,
                                        clip_data **out);
+
+/* As clip_load_cfl_box, into caller memory: dst receives the box's elements as complex float
+ * (8 bytes each, the box's counts in column-major order). app may be NULL: errors then go to the
+ * calling thread's last error (clip_app_last_error(NULL)), so a thread that is not the app's
+ * (an I/O thread reading ahead) may call it. Errors: as clip_load_cfl_box's. */
+CLIP_API clip_status clip_cfl_read_box(clip_app *app, const char *base, const clip_box *box,
+                                       void *dst);
+
+/* ---- MAT 7.3 by boxes: a MAT 7.3 file is HDF5, and a box of a variable is a hyperslab that
+ * HDF5 reads alone (the chunks it touches, for a chunked variable). Built with HDF5 and matio
+ * (clip_io_has("mat73") and CLIP_WITH_HDF5); else every call is CLIP_ERR_UNSUPPORTED saying so.
+ * Numeric and logical variables as clip_load_mat reads them: the dataset's dimensions reversed
+ * are MATLAB's, complex is a compound of "real" and "imag"; the clip type is the class's
+ * (single, small integers and logical f32, double and large integers f64; complex c32/c64).
+ * app may be NULL (errors to the calling thread's last error); HDF5 as Debian builds it is not
+ * thread-safe, so one thread at a time may call these. */
+
+/* Shape and clip type of variable var (NULL: the first numeric one) of the MAT 7.3 file at path,
+ * from its metadata alone. Errors: CLIP_ERR_FORMAT (not HDF5, no such variable, not numeric),
+ * CLIP_ERR_DIMS, CLIP_ERR_UNSUPPORTED, CLIP_ERR_INVALID_ARG. */
+CLIP_API clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, int *ndims,
+                                      size_t dims[CLIP_MAX_DIMS], clip_type *type);
+/* Box `box` of that variable into dst: the box's counts of the variable's clip type, in
+ * column-major order. Errors: as clip_mat73_shape's, CLIP_ERR_INVALID_ARG (a box outside the
+ * variable), CLIP_ERR_FORMAT (HDF5 could not read it). */
+CLIP_API clip_status clip_mat73_read_box(clip_app *app, const char *path, const char *var,
+                                         const clip_box *box, void *dst);
+/* As clip_mat73_read_box, into a new object of the box's counts (the caller's). */
+CLIP_API clip_status clip_load_mat73_box(clip_app *app, const char *path, const char *var,
+                                         const clip_box *box, clip_data **out);
 
 /* One CFL pair written by boxes, by one or several writers (processes, possibly on several
  * hosts over a shared file system). The creator makes the samples' temporary in base's
@@ -264,6 +295,13 @@ CLIP_API clip_status clip_cfl_writer_join(clip_app *app, const char *base, const
  * Errors: CLIP_ERR_INVALID_ARG (a box outside d or the file), CLIP_ERR_IO, and clip_data_host's. */
 CLIP_API clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box *keep,
                                          const size_t *at);
+/* As clip_cfl_writer_put, from host memory: `host` holds an array of `type` (f32, f64, c32 or
+ * c64) and dims (CLIP_MAX_DIMS sizes). It uses no app: another thread than w's app's may call it
+ * (an I/O thread writing behind), while no other thread uses w; errors go to the calling
+ * thread's last error (clip_app_last_error(NULL)). Errors: as clip_cfl_writer_put's. */
+CLIP_API clip_status clip_cfl_writer_put_host(clip_cfl_writer *w, clip_type type,
+                                              const size_t *dims, const void *host,
+                                              const clip_box *keep, const size_t *at);
 /* Ends w (freed either way). A joined writer with `commit` flushes its writes to disk (fsync);
  * the creator with `commit` commits the pair, without it removes the temporary. Errors:
  * CLIP_ERR_IO (a write or flush that failed; the pair not whole in size). */
