@@ -414,6 +414,7 @@ clip_status clip_data_split_source(clip_data *d, int shared_context, int *from_d
 clip_status clip_data_read(clip_data *d, void *dst) {
     if (!d || (!dst && d->bytes))
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_read: NULL argument");
+    d->host_reads++;
     if (d->bytes == 0) return CLIP_OK;
     clip_advise_huge_pages(dst, d->bytes);
     if (d->host_valid) {
@@ -460,6 +461,7 @@ clip_status clip_data_host(clip_data *d, const void **ptr) {
     if (!d || !ptr)
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host: NULL argument");
     *ptr = NULL;
+    d->host_reads++;
     clip_status s = to_host(d);
     if (s != CLIP_OK) return s;
     *ptr = d->host;

@@ -82,7 +82,9 @@ struct clip_data {
     struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
     cl_mem pinned;                       /* host is page-locked memory mapped from this buffer
                                             (lib/host_pinned.h); NULL when host is ordinary memory */
-    int zero_pending; /* host storage not made yet, and must be zeros when it is */
+    int zero_pending;         /* host storage not made yet, and must be zeros when it is */
+    unsigned long host_reads; /* clip_data_host / clip_data_read calls: a process's init that
+                                 reads an input's values is seen by it (clip_process_rebind) */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */
