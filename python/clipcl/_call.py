@@ -26,7 +26,7 @@ _timing = threading.local()
 
 
 class _Kept:
-    __slots__ = ("p", "known", "outs", "timing", "flag", "reinits")
+    __slots__ = ("p", "known", "outs", "timing", "flag")
 
     def __init__(self, p):
         self.p = p
@@ -34,7 +34,6 @@ class _Kept:
         self.outs = None     # [(clip type, dims)] after the first init
         self.timing = True   # clip_process_set_timing's state (on at create)
         self.flag = ffi.new("int *")  # clip_process_rebind's reinit
-        self.reinits = 0     # rebinds that had to init again (an input whose values init read)
 
 
 def param_text(name, v):
@@ -175,15 +174,17 @@ def run(name, inputs, params, on_device=None, app=None):
             # bound by a rebind, which keeps that init).
             for i in range(n_in):
                 app._check(lib.clip_process_set_input(p, i, ins[i]))
+            app._counts["inits"] += 1
             app._check(lib.clip_process_init(p))
             _remember(app, k)
         outs = None if keep else _supply(app, w, k)
         if not (first and keep):
             couts = ffi.new("clip_data *[]", [d for _, d in outs]) if outs else ffi.NULL
             k.known = False  # until the rebind succeeds: a failed one left no init to keep
+            app._counts["rebinds"] += 1
             app._check(lib.clip_process_rebind(p, ins, couts, k.flag))
             k.known = True
-            k.reinits += k.flag[0]
+            app._counts["rebind_inits"] += k.flag[0]
         want_timing = timing is not None
         if k.timing != want_timing:
             app._check(lib.clip_process_set_timing(p, 1 if want_timing else 0))
