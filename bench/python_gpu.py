@@ -40,7 +40,7 @@ def chain():
     def run():
         C = clipcl.conv2(A, K, "same")
         D = clipcl.matmul(C, C)
-        return clipcl.norm(D, "fro")
+        return C, D, clipcl.norm(D, "fro")
 
     for _ in range(3):
         run()
