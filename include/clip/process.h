@@ -9,6 +9,8 @@
  *   clip_process_launch(p);                         enqueues and returns at once
  *   clip_process_output(p, 0, &out);                borrowed output, data on the device
  *                                                   (a split launch: on the host; see launch)
+ *   clip_process_rebind(p, inputs, outputs, NULL);  other data of the same types and sizes:
+ *                                                   init's work kept where that is safe
  * Launching A then B with A's output as B's input never copies through the host.
  * When init fails nothing is enqueued, the message is in clip_app_last_error(app), and the app
  * and the process stay usable (fix the parameter and call init again).
@@ -205,7 +207,8 @@ CLIP_API void clip_process_unbind(clip_process *p);
  * input's values waits for it and downloads it). Otherwise the process inits again with the new
  * data, as clip_process_init would, and *reinit (when not NULL) is set to 1; 0 when init's work
  * was kept. A rebind that changes nothing of a parameter, type or shape therefore never gives
- * another result than set_input/set_output/init would.
+ * another result than set_input/set_output/init would (one exception by design: a tuning-cache
+ * entry written after the init, clip/process_author.h, is read from the next init on).
  *
  * Errors: CLIP_ERR_INVALID_ARG (NULL p or inputs, a NULL input, data of another app, an output
  * that is one of the inputs where the process does not work in place), CLIP_ERR_NOT_INITIALIZED,
