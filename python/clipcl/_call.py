@@ -106,6 +106,40 @@ def _remember(app, k):
     k.known = True
 
 
+def _bind(app, w, k, ins, n_in, keep):
+    """Binds the call's inputs (and NumPy results, unless keep) to kept process k: an init at
+    its first call, then a rebind that keeps it. Returns the NumPy results [(array, data)]."""
+    p = k.p
+    first = not k.known
+    if first:
+        # First call of these kinds: init learns the outputs' kinds (NumPy results are then
+        # bound by a rebind, which keeps that init).
+        for i in range(n_in):
+            app._check(lib.clip_process_set_input(p, i, ins[i]))
+        app._counts["inits"] += 1
+        app._check(lib.clip_process_init(p))
+        _remember(app, k)
+    outs = None if keep else _supply(app, w, k)
+    if not (first and keep):
+        couts = ffi.new("clip_data *[]", [d for _, d in outs]) if outs else ffi.NULL
+        k.known = False  # until the rebind succeeds: a failed one left no init to keep
+        app._counts["rebinds"] += 1
+        app._check(lib.clip_process_rebind(p, ins, couts, k.flag))
+        k.known = True
+        app._counts["rebind_inits"] += k.flag[0]
+    return outs
+
+
+def _evict_others(app, k):
+    """Destroys every kept process of app but k (their inits' temporaries and device memory go
+    with them); False when there was none."""
+    others = [key for key, v in app._cache.items() if v is not k]
+    for key in others:
+        lib.clip_process_destroy(app._cache.pop(key).p)
+    app._counts["evictions"] += len(others)
+    return bool(others)
+
+
 def run(name, inputs, params, on_device=None, app=None):
     """Runs process `name` on `inputs` (NumPy arrays, anything np.asarray takes, or
     DeviceArrays) with `params` ((name, value) pairs, set as `clip run` text). Returns the
@@ -168,23 +202,13 @@ def run(name, inputs, params, on_device=None, app=None):
                     w.defer(app._destroy_locked, d)
                     in_place = in_place or bool(lib.clip_data_in_place(d))
             ins[i] = d
-        first = not k.known
-        if first:
-            # First call of these kinds: init learns the outputs' kinds (NumPy results are then
-            # bound by a rebind, which keeps that init).
-            for i in range(n_in):
-                app._check(lib.clip_process_set_input(p, i, ins[i]))
-            app._counts["inits"] += 1
-            app._check(lib.clip_process_init(p))
-            _remember(app, k)
-        outs = None if keep else _supply(app, w, k)
-        if not (first and keep):
-            couts = ffi.new("clip_data *[]", [d for _, d in outs]) if outs else ffi.NULL
-            k.known = False  # until the rebind succeeds: a failed one left no init to keep
-            app._counts["rebinds"] += 1
-            app._check(lib.clip_process_rebind(p, ins, couts, k.flag))
-            k.known = True
-            app._counts["rebind_inits"] += k.flag[0]
+        try:
+            outs = _bind(app, w, k, ins, n_in, keep)
+        except _errors.BY_NAME["CLIP_ERR_OUT_OF_MEMORY"]:
+            # The kept processes hold their inits' temporaries: without them it may fit.
+            if not _evict_others(app, k):
+                raise
+            outs = _bind(app, w, k, ins, n_in, keep)
         want_timing = timing is not None
         if k.timing != want_timing:
             app._check(lib.clip_process_set_timing(p, 1 if want_timing else 0))

@@ -110,3 +110,21 @@ def test_threads_share_kept_processes(rng):
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+def test_out_of_memory_drops_the_other_kept_processes(rng, monkeypatch):
+    """Kept processes hold their inits' temporaries: a call that runs out of memory destroys
+    the others and tries once more (here it fails again: the data alone is over the limit)."""
+    monkeypatch.setenv("CLIP_TEST_MAX_ALLOC", "16384")  # read when the App is made
+    with clipcl.App() as app:
+        monkeypatch.delenv("CLIP_TEST_MAX_ALLOC")
+        for n in (2, 3, 4):
+            A = rng.standard_normal((n, n))
+            close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+        assert app.stats()["kept_processes"] == 3
+        with pytest.raises(clipcl.OutOfMemoryError, match="largest allocation"):
+            clipcl.matpow(rng.standard_normal((64, 64)), 2, app=app)  # 32 KiB, no plan
+        st = app.stats()
+        assert st["evictions"] == 3 and st["kept_processes"] == 1, st
+        A = rng.standard_normal((2, 2))
+        close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
