@@ -128,3 +128,12 @@ def test_out_of_memory_drops_the_other_kept_processes(rng, monkeypatch):
         assert st["evictions"] == 3 and st["kept_processes"] == 1, st
         A = rng.standard_normal((2, 2))
         close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+
+
+def test_result_larger_than_the_machine_refused(rng, monkeypatch):
+    from clipcl import _arrays
+    monkeypatch.setattr(_arrays, "HOST_MEMORY", 100000)
+    with clipcl.App() as app:
+        with pytest.raises(clipcl.OutOfMemoryError, match="larger than this machine's memory"):
+            clipcl.matmul(np.ones((200, 1)), np.ones((1, 200)), app=app)  # 320000 bytes
+        assert app.stats()["live_data"] == 0
