@@ -6,9 +6,11 @@
   conv2     2048x2048 single 'same' at 7x7 and 31x31, NumPy in and NumPy out, against
             cv2.filter2D (OpenCV: Debian's python3-opencv, scripts/install-deps.sh bench) and
             scipy.ndimage.convolve, each the median of REPEAT runs in the same process; clip
-            both with a Fortran-ordered input (wrapped, no host copy) and a C-ordered one (one
-            copy), and the worst per-output error of each, in units of eps * (|A| conv |K|) at
-            that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
+            from a Fortran-ordered input made by NumPy (wrapped; NumPy's allocation is not
+            aligned as PoCL's buffers, so it is staged: one copy), one made by
+            clipcl.asfortranarray (aligned: read in place, no copy) and a C-ordered one (one
+            transposing copy); the worst per-output error of each, in units of eps * (|A| conv
+            |K|) at that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
             interleaved (one run of each per round), so that drift hits them alike
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
 Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere, THREADS=N to give
@@ -53,24 +55,50 @@ def overhead():
     pd = ffi.new("clip_data **")
     ptr = ffi.new("const void **")
 
-    def c_calls():  # what clipcl does per call, without Python around it
+    ins = ffi.new("clip_data *[]", 2)
+    outs = ffi.new("clip_data *[]", 1)
+    reinit = ffi.new("int *")
+
+    def wrap2():
         lib.clip_data_wrap(app._p, 0, 2, dims, ffi.cast("void *", a.ctypes.data), pd)
         d = pd[0]
         lib.clip_data_wrap(app._p, 0, 2, dims, ffi.cast("void *", out.ctypes.data), pd)
-        o = pd[0]
-        lib.clip_process_set_input(p, 0, d)
-        lib.clip_process_set_input(p, 1, d)
-        lib.clip_process_set_output(p, 0, o)
-        lib.clip_process_init(p)
+        return d, pd[0]
+
+    def c_calls():  # what clipcl does per call, without Python around it: a kept init, rebound
+        d, o = wrap2()
+        ins[0] = ins[1] = d
+        outs[0] = o
+        lib.clip_process_rebind(p, ins, outs, reinit)
         lib.clip_process_launch(p)
         lib.clip_data_host(o, ptr)
-        lib.clip_process_unbind(p)
+        lib.clip_process_detach(p)
         lib.clip_data_destroy(d)
         lib.clip_data_destroy(o)
+
+    def c_init(proc, keep_init=False):  # with an init at every call (clipcl before rebind)
+        d, o = wrap2()
+        lib.clip_process_set_input(proc, 0, d)
+        lib.clip_process_set_input(proc, 1, d)
+        lib.clip_process_set_output(proc, 0, o)
+        lib.clip_process_init(proc)
+        if not keep_init:
+            lib.clip_process_launch(proc)
+            lib.clip_data_host(o, ptr)
+        (lib.clip_process_detach if keep_init else lib.clip_process_unbind)(proc)
+        lib.clip_data_destroy(d)
+        lib.clip_data_destroy(o)
+
+    c_init(p, keep_init=True)  # p's init, kept for c_calls' rebinds
+    q = ffi.new("clip_process **")
+    lib.clip_process_create(app._p, b"matmul", q)
+    pi = q[0]
+    lib.clip_process_set_timing(pi, 0)
 
     g = clipcl.to_device(a)
     cases = [("clipcl.matmul NumPy->NumPy", lambda: clipcl.matmul(a, a)),
              ("the same C calls through cffi", c_calls),
+             ("C calls, init at every call", lambda: c_init(pi)),
              ("clipcl.matmul on DeviceArrays", lambda: clipcl.matmul(g, g))]
     for _, fn in cases:
         for _ in range(200):
@@ -88,11 +116,12 @@ def overhead():
         rounds.append([1e6 * float(np.median(x)) for x in ts])
     clipcl.finish()
     lib.clip_process_destroy(p)
+    lib.clip_process_destroy(pi)
     print("overhead: 1x1 matmul, median of 1000 calls (three rounds), device %s"
           % app.device["name"])
     for i, (name, _) in enumerate(cases):
         print("  %-34s %s us%s" % (name, " / ".join("%.1f" % r[i] for r in rounds),
-                                   " (enqueued, not waited for)" if i == 2 else ""))
+                                   " (enqueued, not waited for)" if i == 3 else ""))
     print("  %-34s %s us" % ("Python's share (first - second)",
                              " / ".join("%.1f" % (r[0] - r[1]) for r in rounds)))
 
@@ -119,7 +148,8 @@ def conv2():
         print("conv2: cv2 missing (Debian: python3-opencv): filter2D not timed")
     rng = np.random.default_rng(1)
     A = rng.random((2048, 2048), dtype=np.float32)
-    AF = np.asfortranarray(A)
+    AF = np.asfortranarray(A)  # NumPy's allocation: 16 bytes past a page, staged (one copy)
+    AFa = clipcl.asfortranarray(A)  # aligned as the device's buffers: read in place
     print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s; "
           "threads %s" % (REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
     # Accuracy input: values over 12 decades, side by side.
@@ -131,6 +161,8 @@ def conv2():
         Kf = np.ascontiguousarray(K[::-1, ::-1])
         cases = [("clip (Fortran-ordered A)", lambda: clipcl.conv2(AF, K, shape="same"),
                   lambda X: clipcl.conv2(np.asfortranarray(X), K, shape="same")),
+                 ("clip (aligned Fortran-ordered A)", lambda: clipcl.conv2(AFa, K, shape="same"),
+                  None),
                  ("clip (C-ordered A, one copy)", lambda: clipcl.conv2(A, K, shape="same"),
                   None)]
         if cv2 is not None:
@@ -164,9 +196,10 @@ def conv2():
         base = med["clip (Fortran-ordered A)"]
         for name in med:
             if not name.startswith("clip"):
-                print("  %2dx%-2d clip is %.2fx faster than %s (C-ordered A: %.2fx)" % (
-                    ks, ks, med[name] / base, name,
-                    med[name] / med["clip (C-ordered A, one copy)"]))
+                print("  %2dx%-2d clip is %.2fx faster than %s (aligned A: %.2fx, C-ordered A: "
+                      "%.2fx)" % (ks, ks, med[name] / base, name,
+                                  med[name] / med["clip (aligned Fortran-ordered A)"],
+                                  med[name] / med["clip (C-ordered A, one copy)"]))
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def chain():
     def run():
         C = clipcl.conv2(A, K, "same")
         D = clipcl.matmul(C, C)
-        return clipcl.norm(D, "fro")
+        return C, D, clipcl.norm(D, "fro")
 
     for _ in range(3):
         run()
@@ -51,18 +51,35 @@ def chain():
             run()
         sums.append(sum(ms for _, ms in t))
         parts.append(t)
-    walls = []
+    walls, calls, held = [], [], []
     for _ in range(REPEAT):
         t0 = time.perf_counter()
         run()
+        t1 = time.perf_counter()
         clipcl.finish()
         walls.append(1e3 * (time.perf_counter() - t0))
+        calls.append(1e3 * (t1 - t0))
+    # The same with every round's results held until the end: no device array is freed (and no
+    # buffer released) inside a timed round.
+    keep = []
+    for _ in range(REPEAT):
+        t0 = time.perf_counter()
+        keep.append(run())
+        clipcl.finish()
+        held.append(1e3 * (time.perf_counter() - t0))
+    del keep
+    st = app.stats()
     each = {n: med([dict(p)[n] for p in parts]) for n, _ in parts[0]}
     print("chain conv2 %d^2 15x15 -> matmul %d -> norm fro, DeviceArrays:" % (CHAIN_N, CHAIN_N))
     print("  device times (median): %s; sum %.3f ms" % (
         ", ".join("%s %.3f" % kv for kv in each.items()), med(sums)))
     print("  wall time of the chain from Python (calls + finish): %.3f ms = %.3fx the sum" % (
         med(walls), med(walls) / med(sums)))
+    print("  of which the three calls (enqueue, before finish) %.3f ms; with every round's "
+          "results held (none freed in the round) %.3f ms = %.3fx" % (
+              med(calls), med(held), med(held) / med(sums)))
+    print("  app.stats(): inits %d, rebinds %d, rebind_inits %d" % (
+        st["inits"], st["rebinds"], st["rebind_inits"]))
 
 
 def conv2():

@@ -64,6 +64,7 @@ static void free_app(clip_app *app) {
         for (int l = CLIP_LANES - 1; l >= 0; l--) clip_app_release(app->lanes[d][l]);
     if (app->queue) {
         clFinish(app->queue);
+        clip_buffer_pool_release(app);
         clip_programs_release(app);
         clReleaseCommandQueue(app->queue);
     }

@@ -219,11 +219,51 @@ clip_data *clip_data_retain(clip_data *d) {
     return d;
 }
 
+/* The device buffer pool. Where the device has memory of its own, a buffer of destroyed data is
+ * kept (up to CLIP_BUFFER_POOL of them, together at most an eighth of the device's memory) for
+ * the next data of the same byte count: a chain that makes new outputs at every call (the
+ * Python binding's device arrays) then neither allocates nor releases device memory. Releasing
+ * a buffer that enqueued work still uses may make a driver wait for that work, which would
+ * serialise a chain's host calls with its device work. Reuse is safe because every command
+ * on an app's data runs on that app's in-order queue (split launches wait for their lanes
+ * before they return): the next data's commands come after the last ones of the data it
+ * replaces. */
+static int pool_put(clip_app *app, cl_mem mem, size_t bytes) {
+    size_t total = bytes;
+    for (int i = 0; i < app->n_pool; i++)
+        total += app->pool_bytes[i];
+    const uint64_t cap = app->info.global_mem ? app->info.global_mem / 8 : 0;
+    if (app->n_pool >= CLIP_BUFFER_POOL || total > cap) return 0;
+    app->pool_mem[app->n_pool] = mem;
+    app->pool_bytes[app->n_pool++] = bytes;
+    return 1;
+}
+
+static cl_mem pool_take(clip_app *app, size_t bytes) {
+    for (int i = 0; i < app->n_pool; i++) {
+        if (app->pool_bytes[i] != bytes) continue;
+        cl_mem m = app->pool_mem[i];
+        app->n_pool--;
+        app->pool_mem[i] = app->pool_mem[app->n_pool];
+        app->pool_bytes[i] = app->pool_bytes[app->n_pool];
+        return m;
+    }
+    return NULL;
+}
+
+void clip_buffer_pool_release(clip_app *app) {
+    for (int i = 0; i < app->n_pool; i++)
+        clReleaseMemObject(app->pool_mem[i]);
+    app->n_pool = 0;
+}
+
 void clip_data_destroy(clip_data *d) {
     if (!d || --d->refs > 0) return;
     /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
-     * they finish, so releasing here is safe. */
-    if (d->mem)
+     * they finish, so releasing here is safe; so is pooling it (pool_put). */
+    if (d->mem && !d->in_place && !d->stage && pool_put(d->app, d->mem, d->bytes))
+        d->mem = NULL;
+    else if (d->mem)
         clReleaseMemObject(d->mem);
     else
         clip_host_block_put(d->stage_block); /* with a buffer, free_stage gives it back once
@@ -302,7 +342,15 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
     }
     void *over = d->in_place ? d->host : d->stage;
     cl_mem_flags flags = CL_MEM_READ_WRITE | (over ? CL_MEM_USE_HOST_PTR : 0);
-    d->mem = e ? NULL : clCreateBuffer(d->app->context, flags, d->bytes, over, &e);
+    const int faulted = e != CL_SUCCESS;
+    d->mem = faulted || over ? NULL : pool_take(d->app, d->bytes);
+    if (d->mem) return CLIP_OK;
+    d->mem = faulted ? NULL : clCreateBuffer(d->app->context, flags, d->bytes, over, &e);
+    if (!faulted && e == CL_MEM_OBJECT_ALLOCATION_FAILURE && d->app->n_pool) {
+        clip_buffer_pool_release(d->app); /* the memory the pool held may be what is missing */
+        e = CL_SUCCESS;
+        d->mem = clCreateBuffer(d->app->context, flags, d->bytes, over, &e);
+    }
     if (d->mem && d->stage) {
         e = clSetMemObjectDestructorCallback(d->mem, free_stage, d->stage_block);
         if (e != CL_SUCCESS) {
@@ -414,6 +462,7 @@ clip_status clip_data_split_source(clip_data *d, int shared_context, int *from_d
 clip_status clip_data_read(clip_data *d, void *dst) {
     if (!d || (!dst && d->bytes))
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_read: NULL argument");
+    d->host_reads++;
     if (d->bytes == 0) return CLIP_OK;
     clip_advise_huge_pages(dst, d->bytes);
     if (d->host_valid) {
@@ -460,6 +509,7 @@ clip_status clip_data_host(clip_data *d, const void **ptr) {
     if (!d || !ptr)
         return clip_set_error(d ? d->app : NULL, CLIP_ERR_INVALID_ARG, "data_host: NULL argument");
     *ptr = NULL;
+    d->host_reads++;
     clip_status s = to_host(d);
     if (s != CLIP_OK) return s;
     *ptr = d->host;

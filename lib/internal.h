@@ -36,6 +36,9 @@ typedef struct clip_chosen_device {
 /* The devices criteria name, the primary first; *count of them. Errors as clip_app_create's. */
 clip_status clip_choose_devices(const clip_criteria *crit, clip_chosen_device *out, int *count);
 
+/* How many device buffers an app keeps for reuse (struct clip_app's pool). */
+#define CLIP_BUFFER_POOL 4
+
 struct clip_app {
     int refs;       /* user handle + every data and process alive */
     int user_alive; /* the user has not called clip_app_destroy yet */
@@ -59,7 +62,15 @@ struct clip_app {
     struct clip_app *lanes[CLIP_MAX_APP_DEVICES][CLIP_LANES];
     struct clip_app *parent;       /* set in a lane: the app it serves (lanes never split) */
     struct clip_app *program_home; /* set in a lane: the app whose program cache it shares */
+    /* Device buffers of destroyed data, kept for the next data of the same size (lib/data.c,
+     * clip_data_destroy and clip_data_ensure_buffer); released with the app. */
+    cl_mem pool_mem[CLIP_BUFFER_POOL];
+    size_t pool_bytes[CLIP_BUFFER_POOL];
+    int n_pool;
 };
+
+/* Releases the app's pooled device buffers (lib/data.c); called when the app is freed. */
+void clip_buffer_pool_release(clip_app *app);
 
 struct clip_data {
     int refs;
@@ -82,7 +93,9 @@ struct clip_data {
     struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
     cl_mem pinned;                       /* host is page-locked memory mapped from this buffer
                                             (lib/host_pinned.h); NULL when host is ordinary memory */
-    int zero_pending; /* host storage not made yet, and must be zeros when it is */
+    int zero_pending;         /* host storage not made yet, and must be zeros when it is */
+    unsigned long host_reads; /* clip_data_host / clip_data_read calls: a process's init that
+                                 reads an input's values is seen by it (clip_process_rebind) */
 };
 
 /* Sets app's last error (or the thread's no-app message when app is NULL) and returns s. */

@@ -67,7 +67,7 @@ clip_status clip_process_set_real(clip_process *p, const char *name, double valu
     if ((s = check_range(p, i, value)) != CLIP_OK) return s;
     p->values[i] = value;
     p->named[i] = -1;
-    p->initialized = 0;
+    p->initialized = p->detached = 0;
     return CLIP_OK;
 }
 
@@ -81,7 +81,7 @@ clip_status clip_process_set_int(clip_process *p, const char *name, long value) 
     if ((s = check_range(p, i, (double)value)) != CLIP_OK) return s;
     p->values[i] = (double)value;
     p->named[i] = -1;
-    p->initialized = 0;
+    p->initialized = p->detached = 0;
     return CLIP_OK;
 }
 
@@ -92,7 +92,7 @@ clip_status clip_process_set_bool(clip_process *p, const char *name, int value) 
     if (s != CLIP_OK) return s;
     if (p->desc->params[i].kind != CLIP_PARAM_BOOL) return wrong_kind(p, i, "bool");
     p->values[i] = value ? 1.0 : 0.0;
-    p->initialized = 0;
+    p->initialized = p->detached = 0;
     return CLIP_OK;
 }
 
@@ -110,7 +110,7 @@ clip_status clip_process_set_choice(clip_process *p, const char *name, const cha
         if (!strcmp(pd->choices[c], value)) {
             p->values[i] = real_named ? NAN : c;
             p->named[i] = real_named ? c : -1;
-            p->initialized = 0;
+            p->initialized = p->detached = 0;
             return CLIP_OK;
         }
     }

@@ -36,8 +36,15 @@ static void release_init(clip_process *p) {
             p->outputs[i] = NULL;
         }
     }
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        free(p->seen[i]);
+        p->seen[i] = NULL;
+        p->seen_bytes[i] = 0;
+    }
     p->initialized = 0;
     p->planned = 0;
+    p->detached = 0;
+    p->reusable = 0;
     memset(p->combine, 0, sizeof p->combine);
     p->variant[0] = '\0';
 }
@@ -117,7 +124,7 @@ clip_status clip_process_set_input(clip_process *p, int index, clip_data *d) {
     clip_data_retain(d);
     clip_data_destroy(p->inputs[index]);
     p->inputs[index] = d;
-    p->initialized = 0;
+    p->initialized = p->detached = 0;
     return CLIP_OK;
 }
 
@@ -217,6 +224,37 @@ static clip_status unknown_param_read(clip_process *p, const char *when) {
                           p->desc->name, when, p->unknown_param);
 }
 
+/* The largest input whose values a rebind compares; an init that read a larger one's values makes
+ * every rebind init again. */
+#define REBIND_VALUES_MAX ((size_t)1 << 20)
+
+/* Records the types and dims the init just done saw and, for a process that may be rebound, a copy
+ * of the values init read of each input (seen through the input's read count; reads_before holds
+ * the counts before init). A copy that cannot be made makes rebinds init again. */
+static void record_io(clip_process *p, const unsigned long *reads_before) {
+    p->reusable = p->desc->rebind && !p->plan && !p->planned;
+    for (int k = 0; k < 2; k++) {
+        const int n = k ? p->desc->n_outputs : p->desc->n_inputs;
+        for (int i = 0; i < n; i++) {
+            const clip_data *d = k ? p->outputs[i] : p->inputs[i];
+            p->io_type[k][i] = d->type;
+            p->io_ndims[k][i] = d->ndims;
+            memcpy(p->io_dims[k][i], d->dims, sizeof d->dims);
+        }
+    }
+    for (int i = 0; i < p->desc->n_inputs && p->reusable; i++) {
+        clip_data *d = p->inputs[i];
+        if (d->host_reads == reads_before[i] || d->bytes == 0) continue;
+        p->seen[i] = d->bytes <= REBIND_VALUES_MAX ? malloc(d->bytes) : NULL;
+        if (!p->seen[i] || clip_data_read(d, p->seen[i]) != CLIP_OK) {
+            clip_clear_error(p->app); /* not init's failure: rebinds init again */
+            p->reusable = 0;
+            continue;
+        }
+        p->seen_bytes[i] = d->bytes;
+    }
+}
+
 clip_status clip_process_init(clip_process *p) {
     if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_init: process is NULL");
     clip_clear_error(p->app);
@@ -226,12 +264,16 @@ clip_status clip_process_init(clip_process *p) {
             return clip_set_error(p->app, CLIP_ERR_MISSING_INPUT, "%s: input %d (%s) is not set",
                                   p->desc->name, i, p->desc->input_names[i]);
     p->unknown_param[0] = '\0';
+    unsigned long reads[CLIP_PROCESS_MAX_IO];
+    for (int i = 0; i < p->desc->n_inputs; i++)
+        reads[i] = p->inputs[i]->host_reads;
     clip_status s = init_split_or_whole(p);
     if (p->unknown_param[0]) s = unknown_param_read(p, "init"); /* the cause of any other error */
     if (s != CLIP_OK) {
         release_init(p);
         return s;
     }
+    record_io(p, reads);
     p->initialized = 1;
     return CLIP_OK;
 }
@@ -390,4 +432,149 @@ const char *clip_process_variant(const clip_process *p) {
 }
 const clip_process_desc *clip_process_descriptor(const clip_process *p) {
     return p ? p->desc : NULL;
+}
+
+/* CLIP_ERR_TYPE / CLIP_ERR_SHAPE unless d has the type and dims the last init saw of input
+ * (k = 0) or output (k = 1) i. */
+static clip_status check_kind(clip_process *p, int k, int i, const clip_data *d) {
+    const char *what = k ? "output" : "input";
+    const char *name = k ? p->desc->output_names[i] : p->desc->input_names[i];
+    if (d->type != p->io_type[k][i])
+        return clip_set_error(p->app, CLIP_ERR_TYPE,
+                              "%s: rebind: %s %d (%s) is %s, the init saw %s (set it and init "
+                              "again for another type)",
+                              p->desc->name, what, i, name, clip_type_name(d->type),
+                              clip_type_name(p->io_type[k][i]));
+    if (d->ndims == p->io_ndims[k][i] && !memcmp(d->dims, p->io_dims[k][i], sizeof d->dims))
+        return CLIP_OK;
+    char have[128], had[128] = "";
+    size_t off = 0;
+    for (int j = 0; j < p->io_ndims[k][i] && off < sizeof had; j++)
+        off += (size_t)snprintf(had + off, sizeof had - off, "%s%zu", j ? "x" : "",
+                                p->io_dims[k][i][j]);
+    return clip_set_error(p->app, CLIP_ERR_SHAPE,
+                          "%s: rebind: %s %d (%s) is %s, the init saw %s (set it and init again "
+                          "for another shape)",
+                          p->desc->name, what, i, name, clip_dims_str(d, have, sizeof have), had);
+}
+
+/* Whether every input whose values init read holds the same bytes now. */
+static clip_status same_values(clip_process *p, clip_data *const *inputs, int *same) {
+    *same = 1;
+    for (int i = 0; i < p->desc->n_inputs && *same; i++) {
+        if (!p->seen[i]) continue;
+        const void *h = NULL;
+        clip_status s = clip_data_host(inputs[i], &h);
+        if (s != CLIP_OK) return s;
+        *same = !memcmp(h, p->seen[i], p->seen_bytes[i]);
+    }
+    return CLIP_OK;
+}
+
+/* The rebind that cannot keep init's work: the data set as set_input/set_output would, then
+ * init. */
+static clip_status rebind_init(clip_process *p, clip_data *const *inputs, clip_data *const *outputs,
+                               int *reinit) {
+    clip_status s = CLIP_OK;
+    for (int i = 0; i < p->desc->n_inputs && s == CLIP_OK; i++)
+        s = clip_process_set_input(p, i, inputs[i]);
+    for (int i = 0; i < p->desc->n_outputs && s == CLIP_OK; i++) {
+        if (outputs && outputs[i]) {
+            s = clip_process_set_output(p, i, outputs[i]);
+        } else if (p->user_output[i]) { /* init makes this one */
+            release_init(p);
+            clip_data_destroy(p->outputs[i]);
+            p->outputs[i] = NULL;
+            p->user_output[i] = 0;
+        }
+    }
+    if (s == CLIP_OK) s = clip_process_init(p);
+    if (s == CLIP_OK && reinit) *reinit = 1;
+    return s;
+}
+
+clip_status clip_process_rebind(clip_process *p, clip_data *const *inputs,
+                                clip_data *const *outputs, int *reinit) {
+    if (reinit) *reinit = 0;
+    if (!p) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "process_rebind: process is NULL");
+    clip_clear_error(p->app);
+    const clip_process_desc *D = p->desc;
+    if (!inputs && D->n_inputs)
+        return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: rebind: inputs is NULL", D->name);
+    for (int i = 0; i < D->n_inputs; i++)
+        if (!inputs[i] || inputs[i]->app != p->app)
+            return clip_set_error(p->app, CLIP_ERR_INVALID_ARG, "%s: rebind: input %d (%s) %s",
+                                  D->name, i, D->input_names[i],
+                                  inputs[i] ? "belongs to another app" : "is NULL");
+    for (int i = 0; outputs && i < D->n_outputs; i++)
+        if (outputs[i] && outputs[i]->app != p->app)
+            return clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                                  "%s: rebind: output %d (%s) belongs to another app", D->name, i,
+                                  D->output_names[i]);
+    if (!p->initialized && !p->detached)
+        return clip_set_error(p->app, CLIP_ERR_NOT_INITIALIZED,
+                              "%s: rebind needs a successful init first (and no parameter, input "
+                              "or output set since)",
+                              D->name);
+    clip_status s = CLIP_OK;
+    for (int i = 0; i < D->n_inputs && s == CLIP_OK; i++)
+        s = check_kind(p, 0, i, inputs[i]);
+    for (int i = 0; outputs && i < D->n_outputs && s == CLIP_OK; i++)
+        if (outputs[i]) s = check_kind(p, 1, i, outputs[i]);
+    for (int i = 0; outputs && !D->in_place && i < D->n_outputs && s == CLIP_OK; i++)
+        for (int j = 0; j < D->n_inputs && s == CLIP_OK; j++)
+            if (outputs[i] && outputs[i] == inputs[j])
+                s = clip_set_error(p->app, CLIP_ERR_INVALID_ARG,
+                                   "%s: rebind: output %d is input %d: this process reads its "
+                                   "inputs in another order than it writes",
+                                   D->name, i, j);
+    int keep = p->reusable;
+    if (s == CLIP_OK && keep) s = same_values(p, inputs, &keep);
+    if (s != CLIP_OK) return s;
+    if (!keep) return rebind_init(p, inputs, outputs, reinit);
+    /* New outputs first, so that a failure leaves the process as it was. */
+    clip_data *fresh[CLIP_PROCESS_MAX_IO] = {0};
+    for (int i = 0; i < D->n_outputs && s == CLIP_OK; i++)
+        if (!outputs || !outputs[i])
+            s = clip_data_create(p->app, p->io_type[1][i], p->io_ndims[1][i], p->io_dims[1][i],
+                                 &fresh[i]);
+    if (s != CLIP_OK) {
+        for (int i = 0; i < D->n_outputs; i++)
+            clip_data_destroy(fresh[i]);
+        return s;
+    }
+    for (int i = 0; i < D->n_inputs; i++) {
+        clip_data_retain(inputs[i]); /* first: it may be the input it replaces */
+        clip_data_destroy(p->inputs[i]);
+        p->inputs[i] = inputs[i];
+    }
+    for (int i = 0; i < D->n_outputs; i++) {
+        const int given = outputs && outputs[i];
+        clip_data *d = given ? clip_data_retain(outputs[i]) : fresh[i];
+        clip_data_destroy(p->outputs[i]); /* the process's reference, made or given */
+        p->outputs[i] = d;
+        p->user_output[i] = given;
+    }
+    p->initialized = 1;
+    p->detached = 0;
+    return CLIP_OK;
+}
+
+void clip_process_detach(clip_process *p) {
+    if (!p) return;
+    if (!p->initialized && !p->detached) {
+        clip_process_unbind(p);
+        return;
+    }
+    const int reusable = p->reusable && !p->plan;
+    if (p->plan) release_init(p); /* its pieces read these very data objects */
+    for (int i = 0; i < CLIP_PROCESS_MAX_IO; i++) {
+        clip_data_destroy(p->inputs[i]);
+        clip_data_destroy(p->outputs[i]); /* the process's reference, made or given */
+        p->inputs[i] = p->outputs[i] = NULL;
+        p->user_output[i] = 0;
+    }
+    p->initialized = 0;
+    p->detached = 1;
+    p->reusable = reusable;
 }

@@ -45,6 +45,15 @@ struct clip_process {
     int deferred_outputs;                         /* clip_process_plan: outputs the plan hook makes
                                                      stand for their shapes (no host storage) */
     clip_combine_fn combine[CLIP_PROCESS_MAX_IO]; /* the last clip_process_plan's combines */
+    /* clip_process_rebind: what the last successful init saw. */
+    int detached; /* clip_process_detach: no data bound, the record kept */
+    int reusable; /* init's work may serve other data of the recorded kinds
+                     (descriptor's rebind, not split, values within reach) */
+    clip_type io_type[2][CLIP_PROCESS_MAX_IO]; /* [0] inputs, [1] outputs */
+    int io_ndims[2][CLIP_PROCESS_MAX_IO];
+    size_t io_dims[2][CLIP_PROCESS_MAX_IO][CLIP_MAX_DIMS];
+    void *seen[CLIP_PROCESS_MAX_IO]; /* the values init read of input i (NULL: none read) */
+    size_t seen_bytes[CLIP_PROCESS_MAX_IO];
 };
 
 /* ---- lib/plan.c: split launches ---- */

@@ -223,6 +223,7 @@ static clip_status dot_launch(clip_process *p) {
 
 const clip_process_desc clip_process_dot = {
     .abi = CLIP_PROCESS_ABI,
+    .rebind = 1,
     .name = "dot",
     .summary = "MATLAB's dot(a, b) = sum(conj(a).*b) of vectors, and dot(A, B, dim) of arrays",
     .n_inputs = 2,

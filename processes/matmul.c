@@ -351,6 +351,7 @@ static clip_status matmul_launch(clip_process *p) {
 
 const clip_process_desc clip_process_matmul = {
     .abi = CLIP_PROCESS_ABI,
+    .rebind = 1,
     .name = "matmul",
     .summary = "matrix product op(A)*op(B) (MATLAB: A*B, A.'*B, A'*B, A*B', ..., mtimes)",
     .n_inputs = 2,

@@ -402,6 +402,7 @@ static void norm_release(clip_process *p) {
 
 const clip_process_desc clip_process_norm = {
     .abi = CLIP_PROCESS_ABI,
+    .rebind = 1,
     .name = "norm",
     .summary = "MATLAB's norm(v, p) of a vector, norm(A, p) of a matrix (p = 1, 2, Inf, fro) "
                "and vecnorm(A, p, dim)",

@@ -92,6 +92,7 @@ static const clip_process_desc gamma_desc = {
     .launch = gamma_launch,
     .plan = gamma_plan,
     .in_place = 1,
+    .rebind = 1,
 };
 
 clip_status gamma_register(void) {

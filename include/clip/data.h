@@ -28,7 +28,9 @@
  *
  * Ownership: data objects are reference counted. clip_data_destroy() releases the caller's
  * reference; a process that uses data as an input or output holds its own reference, so
- * destroying data a process still uses is safe.
+ * destroying data a process still uses is safe. Where the device has memory of its own, the
+ * buffer of destroyed data may be kept by its app (four at most, an eighth of the device's memory
+ * together) for the next data of the same size, and is released with the app.
  */
 #ifndef CLIP_DATA_H
 #define CLIP_DATA_H
@@ -114,10 +116,10 @@ CLIP_API clip_status clip_data_create_from(clip_app *app, clip_type type, int nd
  * and read back into `host` directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
  * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
- * clip_data_destroy and every process holding it as an input or output: destroy or unbind
- * those) and the device work that used it has finished (clip_app_finish, or reading an output
- * of that work with clip_data_host). The contents are whatever `host` holds (host copy valid).
- * `host` may be NULL only when numel is 0; any alignment of the element type is accepted.
+ * clip_data_destroy and every process holding it as an input or output: destroy, unbind or
+ * detach those) and the device work that used it has finished (clip_app_finish, or reading an
+ * output of that work with clip_data_host). The contents are whatever `host` holds (host copy
+ * valid). `host` may be NULL only when numel is 0; any alignment of the element type is accepted.
  * A sync of staged data copies all of it: such data is best written through clip_data_host_write
  * or by processes, not element by element between launches. On Linux, large wrapped memory (and
  * clip_data_read's destination) is advised into transparent huge pages (madvise MADV_HUGEPAGE on

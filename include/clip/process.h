@@ -9,6 +9,8 @@
  *   clip_process_launch(p);                         enqueues and returns at once
  *   clip_process_output(p, 0, &out);                borrowed output, data on the device
  *                                                   (a split launch: on the host; see launch)
+ *   clip_process_rebind(p, inputs, outputs, NULL);  other data of the same types and sizes:
+ *                                                   init's work kept where that is safe
  * Launching A then B with A's output as B's input never copies through the host.
  * When init fails nothing is enqueued, the message is in clip_app_last_error(app), and the app
  * and the process stay usable (fix the parameter and call init again).
@@ -185,6 +187,44 @@ CLIP_API clip_status clip_process_command_times(clip_process *p, double *ms, siz
  * alive through them, e.g. data wrapped over memory the program is about to free. NULL is a
  * no-op. */
 CLIP_API void clip_process_unbind(clip_process *p);
+
+/* Runs an initialised process on other data of the same kinds, without a new init where that is
+ * safe: a repeated call or a chain then costs its launch only. inputs holds the process's
+ * n_inputs data (none NULL); outputs is NULL or holds n_outputs entries, each the data to write
+ * output i into (as clip_process_set_output) or NULL for a new output the process creates, of
+ * the same type and dims as before (the previous one is released by the process: a caller who
+ * retained it keeps it, unchanged by later launches). The process takes references as set_input
+ * and set_output do and drops those to the data it held.
+ *
+ * p must be initialised (clip_process_init succeeded and nothing was set since) or detached
+ * (clip_process_detach after such an init). Every input, and every output given, must have the
+ * type and dims (and number of dims) of the one the last init saw: else CLIP_ERR_TYPE or
+ * CLIP_ERR_SHAPE, naming it, and nothing changes (for other shapes: set_input and init).
+ * Init's kernels, temporaries and choices are then kept when the descriptor declares `rebind`
+ * (clip/process_author.h; every built-in does), the work was not split over devices or pieces,
+ * and every input whose values init read (conv2's K, for its separable test) holds the same bytes
+ * as then (compared with a copy the core kept, up to 1 MiB an input; reading a device-resident
+ * input's values waits for it and downloads it). Otherwise the process inits again with the new
+ * data, as clip_process_init would, and *reinit (when not NULL) is set to 1; 0 when init's work
+ * was kept. A rebind that changes nothing of a parameter, type or shape therefore never gives
+ * another result than set_input/set_output/init would (one exception by design: a tuning-cache
+ * entry written after the init, clip/process_author.h, is read from the next init on).
+ *
+ * Errors: CLIP_ERR_INVALID_ARG (NULL p or inputs, a NULL input, data of another app, an output
+ * that is one of the inputs where the process does not work in place), CLIP_ERR_NOT_INITIALIZED,
+ * CLIP_ERR_TYPE, CLIP_ERR_SHAPE, CLIP_ERR_OUT_OF_MEMORY (a new output, the values' copy), what
+ * reading an input's values returns (CLIP_ERR_OPENCL), and init's errors when it inits again
+ * (then, as after a failed init, the process holds the new data and is not initialised). */
+CLIP_API clip_status clip_process_rebind(clip_process *p, clip_data *const *inputs,
+                                         clip_data *const *outputs, int *reinit);
+
+/* Drops the process's references to its inputs and outputs, keeping what init made and the
+ * types and dims it saw, so that clip_process_rebind can run it on new data without another init
+ * (and the data is not kept alive meanwhile: the Python binding's cache). Does not wait for the
+ * last launch (OpenCL keeps what enqueued work uses); its times stay readable. launch and output
+ * are CLIP_ERR_NOT_INITIALIZED until a rebind. A split process drops its plan too (its rebind
+ * inits again). On a process that is not initialised: as clip_process_unbind. NULL is a no-op. */
+CLIP_API void clip_process_detach(clip_process *p);
 
 /* A short name of the kernel variant init chose (e.g. "small 8x8x8 wg 8x8 vw 1"), or "" before
  * init. */

@@ -54,7 +54,7 @@ typedef struct clip_param_desc {
 
 /* The descriptor layout this header declares; a descriptor carries it in `abi` and
  * registration refuses any other value (a plugin built against another clip). */
-#define CLIP_PROCESS_ABI 1
+#define CLIP_PROCESS_ABI 2
 
 typedef struct clip_plan clip_plan;
 
@@ -89,6 +89,15 @@ struct clip_process_desc {
      * (CLIP_ERR_INVALID_ARG): a product, transpose or filter reads its inputs in another order
      * than it writes, and would read what it has already overwritten. */
     int in_place;
+    /* Non-zero lets clip_process_rebind keep init's work for new inputs and outputs of the same
+     * types and dims. The author promises that (1) launch reaches every input and output afresh
+     * (clip_proc_input, clip_proc_input_buffer, clip_process_output, ...) and init keeps no cl_mem
+     * or clip_data of them; (2) init depends on the inputs only through their types and dims and
+     * through values it reads with clip_data_host or clip_data_read (the core sees those reads,
+     * keeps a copy of what was read and inits again when a rebound input's values differ: conv2's
+     * K); (3) init writes nothing into an output. 0 (the safe default): every rebind inits again.
+     */
+    int rebind;
 };
 
 /* Adds a process to the registry (the descriptor must outlive every use, e.g. be static). The
@@ -154,14 +163,14 @@ CLIP_API void clip_proc_set_variant(clip_process *p, const char *variant);
  *     CLIP_FOLD(s, c) the sum; clip_addc(&s, &c, v) the same for a line's running sum
  * A user's source is also built with -DCLIP_USER_KERNEL=1 (the complex helpers that call the
  * math library are compiled only then, or with -DCLIP_COMPLEX_MATH, so that programs which do
- * not use them stay small). For f64/c64 the fp64 extension is enabled by common.cl; a device without it is refused before
- * anything is built (CLIP_ERR_NO_FP64). A kernel gets the process's buffers through
- * clip_proc_read_buffer / clip_proc_write_buffer and runs through clip_proc_enqueue. The kernel
- * object belongs to the process and is released by the core (see the top of this file).
- * Errors of the three calls below: CLIP_ERR_NO_FP64 (double type on a device without fp64),
- * CLIP_ERR_BUILD (the message names the process and has the build log), CLIP_ERR_OPENCL (no
- * kernel of that name in the program: clCreateKernel's code), CLIP_ERR_INVALID_ARG (options that
- * with clip's own pass 1 KiB), CLIP_ERR_OUT_OF_MEMORY. */
+ * not use them stay small). For f64/c64 the fp64 extension is enabled by common.cl; a device
+ * without it is refused before anything is built (CLIP_ERR_NO_FP64). A kernel gets the process's
+ * buffers through clip_proc_read_buffer / clip_proc_write_buffer and runs through
+ * clip_proc_enqueue. The kernel object belongs to the process and is released by the core (see the
+ * top of this file). Errors of the three calls below: CLIP_ERR_NO_FP64 (double type on a device
+ * without fp64), CLIP_ERR_BUILD (the message names the process and has the build log),
+ * CLIP_ERR_OPENCL (no kernel of that name in the program: clCreateKernel's code),
+ * CLIP_ERR_INVALID_ARG (options that with clip's own pass 1 KiB), CLIP_ERR_OUT_OF_MEMORY. */
 
 /* A kernel from OpenCL C source text `source` (a NUL-terminated string the caller keeps; the
  * cache keys it by a hash of its contents). Also CLIP_ERR_INVALID_ARG: a NULL argument. */

@@ -2,16 +2,16 @@
  * is cheap, but destroying one waits for the device (clip_process_destroy finishes the queue),
  * which made every call wait for its own work; and a result written straight into the MATLAB
  * array needs its size before init. A kept process gives both: it is never destroyed per call,
- * and it remembers the output types and sizes its last init made for this key. Inits still run
- * per call: an input's values may steer init (conv2 reads K to choose the separable path), and
- * init costs 1-32 us on PoCL (matmul, matpow, conv2, scale at 512^2, measured). */
+ * and it remembers the output types and sizes its first init made for this key. Later calls
+ * rebind it to their data (clip_process_rebind), which keeps the init unless init read an
+ * input's values and they changed (conv2's K and the separable path). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gateway.h"
 
-/* Enough for the distinct calls of a script's inner loop; each entry holds only a process with
- * its parameters (no data, no temporaries: clip_process_unbind). */
+/* Enough for the distinct calls of a script's inner loop; each entry holds a process with its
+ * parameters and its init, but no data between calls (clip_process_detach). */
 enum { CAP = 32 };
 
 typedef struct slot {

@@ -165,17 +165,14 @@ static void remember_outputs(gw_cached *entry, clip_process *p) {
     entry->known = 1;
 }
 
-/* MATLAB arrays for the first `want` outputs, wrapped and set as the process's outputs, so that
- * it writes its results where MATLAB gets them (split complex results are copied instead). */
-static int supply_outputs(call *c, clip_process *p, const gw_cached *entry, int want,
-                          gw_error *e) {
-    for (int i = 0; i < want && i < entry->n_out; i++) {
+/* MATLAB arrays for the first `want` outputs, wrapped (c->out) for clip_process_rebind, so that
+ * the process writes its results where MATLAB gets them (split complex results are copied
+ * instead: no wrap). */
+static int supply_outputs(call *c, const gw_cached *entry, int want, gw_error *e) {
+    for (int i = 0; i < want && i < entry->n_out; i++)
         if (gw_new_output(c->app, entry->out_type[i], entry->out_nd[i], entry->out_dims[i],
                           &c->mx[i], &c->out[i], e))
             return 1;
-        clip_status s = c->out[i] ? clip_process_set_output(p, i, c->out[i]) : CLIP_OK;
-        if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);
-    }
     return 0;
 }
 
@@ -229,22 +226,26 @@ static int run_process(const char *name, const params *ps, call *c, int keep, in
     if (make_key(name, ps, c, key, e)) return 1;
     clip_process *p = *used = process_for(name, ps, key, c, &entry, e);
     if (!p) return 1;
-    for (size_t i = 0; i < c->nin; i++) {
-        clip_status s = clip_process_set_input(p, (int)i, c->in[i]);
+    const int want = nlhs < 1 ? 1 : nlhs, first = !entry->known;
+    clip_status s = CLIP_OK;
+    if (first) { /* init learns the outputs' types and sizes for this key */
+        for (size_t i = 0; i < c->nin && s == CLIP_OK; i++)
+            s = clip_process_set_input(p, (int)i, c->in[i]);
+        if (s == CLIP_OK) s = clip_process_init(p);
         if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);
-    }
-    const int want = nlhs < 1 ? 1 : nlhs, supplied = !keep && entry->known;
-    if (supplied && supply_outputs(c, p, entry, want, e)) return 1;
-    clip_status s = clip_process_init(p);
-    if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);
-    if (!entry->known) {
         remember_outputs(entry, p);
-        /* First call with this key: now that the sizes are known, init again onto MATLAB
-         * arrays (init is cheap; the results then need no copy). */
-        if (!keep) {
-            if (supply_outputs(c, p, entry, want, e)) return 1;
-            if ((s = clip_process_init(p)) != CLIP_OK) return gw_fail_clip(e, c->app, s);
-        }
+    }
+    if (!keep && supply_outputs(c, entry, want, e)) return 1;
+    if (!first || !keep) {
+        /* The kept init on this call's data (it inits again only where init read an input's
+         * values and they changed: conv2's K); NULL outputs are made by the process. */
+        clip_data *outs[GW_MAX_IO] = {0}; /* n_outputs <= CLIP_PROC_MAX_IO = GW_MAX_IO */
+        for (int i = 0; i < entry->n_out; i++)
+            outs[i] = c->out[i];
+        entry->known = 0; /* until the rebind succeeds: a failed one leaves no init */
+        s = clip_process_rebind(p, c->in, outs, NULL);
+        if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);
+        entry->known = 1;
     }
     if ((s = clip_process_launch(p)) != CLIP_OK) return gw_fail_clip(e, c->app, s);
     return take_outputs(c, p, keep, nlhs, plhs, e);
@@ -273,7 +274,7 @@ int gw_run(const char *name, int nlhs, mxArray *plhs[], int nrhs, const mxArray 
     if (!failed) failed = run_process(name, &ps, &c, keep, nlhs, plhs, &p, e);
     /* A failure may leave enqueued work that reads or writes MATLAB memory freed below. */
     if (failed) clip_app_finish(c.app);
-    clip_process_unbind(p);
+    clip_process_detach(p); /* keeps the init for the next call with this key */
     for (int i = 0; i < GW_MAX_IO; i++) {
         if (failed) gw_handle_free(c.ids[i]);
         clip_data_destroy(c.out[i]); /* before the MATLAB array it is wrapped over */

@@ -68,6 +68,7 @@ class App:
         self._pending = []              # clip_data* freed by the GC while the lock was held
         self._cache = OrderedDict()     # key -> _Kept (processes kept for reuse, unbound)
         self._live = 0                  # clip_data objects of this app held by Python
+        self._counts = {"inits": 0, "rebinds": 0, "rebind_inits": 0, "evictions": 0}
         self.device = _device_dict(lib.clip_app_device(self._p)[0])
         self.devices = [_device_dict(lib.clip_app_device_at(self._p, i)[0])
                         for i in range(lib.clip_app_device_count(self._p))]
@@ -133,10 +134,16 @@ class App:
 
     def stats(self):
         """transfer_stats() plus live_data (clip data objects Python holds on this app: device
-        arrays and temporaries) and kept_processes (processes kept for reuse)."""
+        arrays and temporaries), kept_processes (processes kept for reuse), and the calls' counts
+        since the app was made: inits (clip_process_init, a process's first call of its kinds),
+        rebinds (clip_process_rebind, every later call, and a first call's NumPy results),
+        rebind_inits (those rebinds that had to init again: an input whose values init read
+        had changed) and evictions (kept processes destroyed to retry a call that ran out of
+        memory)."""
         d = self.transfer_stats()
         d["live_data"] = self._live + 0
         d["kept_processes"] = len(self._cache)
+        d.update(self._counts)
         return d
 
     def close(self):

@@ -15,6 +15,8 @@ are. Other types are converted the way clip's loaders convert MATLAB's integer c
 bool, int8, uint8, int16, uint16 and float16 to float32 (exact); int32, uint32, int64 and
 uint64 to float64 (exact for 32-bit integers; 64-bit ones past 2^53 round). Anything else
 (object, strings, datetimes, long double) is refused with clipcl.ElementTypeError."""
+import os
+
 import numpy as np
 
 from . import _errors
@@ -33,6 +35,19 @@ for _t in (np.int32, np.uint32, np.int64, np.uint64):
 # without a copy (PoCL asks for 128 bytes; a page covers any device).
 ALIGN = 4096
 _SMALL = 1 << 16  # below this many bytes an aligned result is not worth its padding
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 0
+
+
+# The machine's memory: a result larger than this is refused before it is allocated, since on a
+# system that overcommits the allocation succeeds and the process is killed when clip fills it
+# (seen on the GPU machine with a 4 TiB product). 0: unknown, no check.
+HOST_MEMORY = _physical_memory()
 
 
 def dtype_of(t):
@@ -110,9 +125,18 @@ def empty(shape, dtype):
     n = dtype.itemsize
     for s in shape:
         n *= s
+    if HOST_MEMORY and n > HOST_MEMORY:
+        raise _errors.fail("CLIP_ERR_OUT_OF_MEMORY", "a %s result of %s (%d bytes) is larger than "
+                           "this machine's memory (%d bytes)" % (
+                               dtype.name, "x".join(str(x) for x in shape), n, HOST_MEMORY))
     if n < _SMALL:
         return np.empty(shape, dtype, order="F")
-    raw = np.empty(n + ALIGN, np.uint8)
+    try:
+        raw = np.empty(n + ALIGN, np.uint8)
+    except MemoryError:
+        raise _errors.fail("CLIP_ERR_OUT_OF_MEMORY", "cannot allocate a %s result of %s (%d "
+                           "bytes) on the host" % (dtype.name, "x".join(str(x) for x in shape),
+                                                   n)) from None
     off = (-raw.ctypes.data) % ALIGN
     return raw[off:off + n].view(dtype).reshape(shape, order="F")
 

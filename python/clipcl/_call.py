@@ -1,10 +1,15 @@
 """Runs one clip process on NumPy arrays and DeviceArrays: the Python twin of the MEX gateway's
 run.c. Parameters are set as text, exactly as `clip run NAME --name value` sets them (so the
-CLI and Python give the same values for the same inputs). A process is kept per app for each
-(name, parameters, input types and sizes), up to KEPT of them, unbound between calls, so a
-repeated call skips creation and knows its results' sizes before init: NumPy results are then
-allocated first and clip writes into them (clip_data_wrap as the process's output), with no copy
-of clip's in between."""
+CLI and Python give the same values for the same inputs). An initialised process is kept per app
+for each (name, parameters, input types and sizes), up to KEPT of them (least recently used
+destroyed first), detached between calls (clip_process_detach: it holds no data, so no NumPy
+memory or DeviceArray is kept alive by the cache). A repeated call rebinds it to its new data
+(clip_process_rebind), which keeps the init (kernels, temporaries, choices) unless the
+process's init read an input whose values changed (conv2's K when it weighs the separable path):
+a repeated call or a chain then costs its launch. Its results' sizes are known before the call,
+so NumPy results are allocated first and clip writes into them (clip_data_wrap as the process's
+output), with no copy of clip's in between. Every call holds its app's lock, so a kept process is
+never used by two threads at once."""
 import math
 import threading
 
@@ -21,13 +26,14 @@ _timing = threading.local()
 
 
 class _Kept:
-    __slots__ = ("p", "known", "outs", "timing")
+    __slots__ = ("p", "known", "outs", "timing", "flag")
 
     def __init__(self, p):
         self.p = p
         self.known = False
         self.outs = None     # [(clip type, dims)] after the first init
         self.timing = True   # clip_process_set_timing's state (on at create)
+        self.flag = ffi.new("int *")  # clip_process_rebind's reinit
 
 
 def param_text(name, v):
@@ -71,8 +77,8 @@ def _kept(app, name, params, key):
     return k
 
 
-def _supply(app, w, k, want_outputs):
-    """NumPy arrays for every output, wrapped and set as the process's outputs."""
+def _supply(app, w, k):
+    """NumPy arrays for every output, wrapped (for clip_process_rebind)."""
     arrays = []
     pd = ffi.new(_PDATA)
     for i, (t, dims) in enumerate(k.outs):
@@ -81,7 +87,6 @@ def _supply(app, w, k, want_outputs):
         d = pd[0]
         app._live += 1
         w.defer(app._destroy_locked, d)
-        app._check(lib.clip_process_set_output(k.p, i, d))
         arrays.append((a, d))
         w.keep.append(a)  # before anything can fail: the device may write it until the end
     return arrays
@@ -99,6 +104,40 @@ def _remember(app, k):
         i += 1
     k.outs = outs
     k.known = True
+
+
+def _bind(app, w, k, ins, n_in, keep):
+    """Binds the call's inputs (and NumPy results, unless keep) to kept process k: an init at
+    its first call, then a rebind that keeps it. Returns the NumPy results [(array, data)]."""
+    p = k.p
+    first = not k.known
+    if first:
+        # First call of these kinds: init learns the outputs' kinds (NumPy results are then
+        # bound by a rebind, which keeps that init).
+        for i in range(n_in):
+            app._check(lib.clip_process_set_input(p, i, ins[i]))
+        app._counts["inits"] += 1
+        app._check(lib.clip_process_init(p))
+        _remember(app, k)
+    outs = None if keep else _supply(app, w, k)
+    if not (first and keep):
+        couts = ffi.new("clip_data *[]", [d for _, d in outs]) if outs else ffi.NULL
+        k.known = False  # until the rebind succeeds: a failed one left no init to keep
+        app._counts["rebinds"] += 1
+        app._check(lib.clip_process_rebind(p, ins, couts, k.flag))
+        k.known = True
+        app._counts["rebind_inits"] += k.flag[0]
+    return outs
+
+
+def _evict_others(app, k):
+    """Destroys every kept process of app but k (their inits' temporaries and device memory go
+    with them); False when there was none."""
+    others = [key for key, v in app._cache.items() if v is not k]
+    for key in others:
+        lib.clip_process_destroy(app._cache.pop(key).p)
+    app._counts["evictions"] += len(others)
+    return bool(others)
 
 
 def run(name, inputs, params, on_device=None, app=None):
@@ -139,10 +178,13 @@ def run(name, inputs, params, on_device=None, app=None):
     with Session(app) as w:
         k = _kept(app, name, ptext, key)
         p = k.p
-        w.defer(lib.clip_process_unbind, p)
+        # Drops the call's data, keeps the init for the next call of the same kinds.
+        w.defer(lib.clip_process_detach, p)
         w.keep = [prepared]
         in_place = False
         wrapped = {}
+        n_in = len(prepared)
+        ins = ffi.new("clip_data *[]", max(n_in, 1))
         for i, x in enumerate(prepared):
             if isinstance(x, DeviceArray):
                 d = x._ptr()
@@ -159,16 +201,14 @@ def run(name, inputs, params, on_device=None, app=None):
                     app._live += 1
                     w.defer(app._destroy_locked, d)
                     in_place = in_place or bool(lib.clip_data_in_place(d))
-            app._check(lib.clip_process_set_input(p, i, d))
-        outs = None
-        if not keep and k.known:
-            outs = _supply(app, w, k, True)
-        app._check(lib.clip_process_init(p))
-        if not k.known:
-            _remember(app, k)
-            if not keep:
-                outs = _supply(app, w, k, True)
-                app._check(lib.clip_process_init(p))
+            ins[i] = d
+        try:
+            outs = _bind(app, w, k, ins, n_in, keep)
+        except _errors.BY_NAME["CLIP_ERR_OUT_OF_MEMORY"]:
+            # The kept processes hold their inits' temporaries: without them it may fit.
+            if not _evict_others(app, k):
+                raise
+            outs = _bind(app, w, k, ins, n_in, keep)
         want_timing = timing is not None
         if k.timing != want_timing:
             app._check(lib.clip_process_set_timing(p, 1 if want_timing else 0))

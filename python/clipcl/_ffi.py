@@ -75,6 +75,9 @@ clip_status clip_process_time_ms(clip_process *p, double *ms);
 clip_status clip_process_command_times(clip_process *p, double *ms, size_t cap, size_t *count,
                                        double *span_ms);
 void clip_process_unbind(clip_process *p);
+clip_status clip_process_rebind(clip_process *p, clip_data *const *inputs,
+                                clip_data *const *outputs, int *reinit);
+void clip_process_detach(clip_process *p);
 const char *clip_process_variant(const clip_process *p);
 size_t clip_process_count(void);
 const clip_process_desc *clip_process_nth(size_t i);

@@ -1,0 +1,139 @@
+"""Kept processes (clip_process_rebind): a repeated call or chain inits once, keeps giving the
+right values on new data, inits again when an input whose values init read changes, and the
+cache stays bounded."""
+import threading
+
+import numpy as np
+import pytest
+import scipy.signal
+
+import clipcl
+from clipcl import _call
+
+from conftest import close
+
+
+def conv2_same(A, K):
+    return scipy.signal.convolve2d(A, K, "same")
+
+
+def test_repeated_calls_init_once(rng):
+    with clipcl.App() as app:
+        K = rng.standard_normal((5, 7))
+        for i in range(6):
+            A = rng.standard_normal((40, 33))
+            close(clipcl.conv2(A, K, shape="same", app=app), conv2_same(A, K), 1e-12)
+        st = app.stats()
+        assert st["inits"] == 1, st
+        assert st["rebinds"] == 6 and st["rebind_inits"] == 0, st
+        # Another shape is another kept process: one more init.
+        A = rng.standard_normal((41, 33))
+        close(clipcl.conv2(A, K, shape="same", app=app), conv2_same(A, K), 1e-12)
+        assert app.stats()["inits"] == 2
+
+
+def test_chain_on_device_inits_once_and_keeps_old_results(rng):
+    with clipcl.App() as app:
+        K = clipcl.to_device(rng.standard_normal((3, 3)), app)
+        kept = []
+        for i in range(4):
+            Ah = rng.standard_normal((24, 24))
+            A = clipcl.to_device(Ah, app)
+            C = clipcl.conv2(A, K, shape="same")
+            D = clipcl.matmul(C, C)
+            y = clipcl.norm(D, "fro")
+            Cw = conv2_same(Ah, K.get())
+            kept.append((C, D, y, Cw))
+        for C, D, y, Cw in kept:  # each round's results are its own, not overwritten later
+            close(C.get(), Cw, 1e-12)
+            close(D.get(), Cw @ Cw, 1e-12)
+            close(y.get(), [[np.linalg.norm(Cw @ Cw, "fro")]], 1e-12)
+        st = app.stats()
+        assert st["inits"] == 3 and st["rebind_inits"] == 0, st
+        del kept, C, D, y, A, K
+        assert app.stats()["live_data"] == 0
+
+
+def test_values_init_read_change_inits_again(rng):
+    """separable='on' reads K's values in init (its rank-one factors): another K inits again,
+    an equal K in another array does not, and a K that is not rank one fails as init does."""
+    with clipcl.App() as app:
+        A = rng.standard_normal((30, 20))
+        u, v = rng.standard_normal(5) + 3.0, rng.standard_normal(3)
+        K1, K2 = np.outer(u, v), np.outer(v[::-1].sum() + u, v)
+        close(clipcl.conv2(A, K1, shape="same", separable="on", app=app), conv2_same(A, K1),
+              1e-12)
+        close(clipcl.conv2(A, K2, shape="same", separable="on", app=app), conv2_same(A, K2),
+              1e-12)
+        assert app.stats()["rebind_inits"] == 1
+        close(clipcl.conv2(A, K2.copy(), shape="same", separable="on", app=app),
+              conv2_same(A, K2), 1e-12)
+        assert app.stats()["rebind_inits"] == 1
+        with pytest.raises(clipcl.ParamRangeError, match="not rank one"):
+            clipcl.conv2(A, rng.standard_normal((5, 3)), shape="same", separable="on", app=app)
+        # The failed rebind left no init: the next call inits afresh and is right.
+        close(clipcl.conv2(A, K1, shape="same", separable="on", app=app), conv2_same(A, K1),
+              1e-12)
+        assert app.stats()["inits"] == 2
+
+
+def test_cache_is_bounded(rng):
+    with clipcl.App() as app:
+        for n in range(1, _call.KEPT + 6):
+            A = rng.standard_normal((n, 2))
+            close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+        assert app.stats()["kept_processes"] == _call.KEPT
+        # The oldest were destroyed: calling it again inits again, and is right.
+        A = rng.standard_normal((1, 2))
+        before = app.stats()["inits"]
+        close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+        assert app.stats()["inits"] == before + 1
+
+
+def test_threads_share_kept_processes(rng):
+    K = rng.standard_normal((5, 5))
+    inputs = [rng.standard_normal((64, 48)) for _ in range(4)]
+    wants = [conv2_same(A, K) for A in inputs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(25):
+                got = clipcl.conv2(inputs[i], K, shape="same")
+                np.testing.assert_allclose(got, wants[i], rtol=0, atol=1e-12)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_out_of_memory_drops_the_other_kept_processes(rng, monkeypatch):
+    """Kept processes hold their inits' temporaries: a call that runs out of memory destroys
+    the others and tries once more (here it fails again: the data alone is over the limit)."""
+    monkeypatch.setenv("CLIP_TEST_MAX_ALLOC", "16384")  # read when the App is made
+    with clipcl.App() as app:
+        monkeypatch.delenv("CLIP_TEST_MAX_ALLOC")
+        for n in (2, 3, 4):
+            A = rng.standard_normal((n, n))
+            close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+        assert app.stats()["kept_processes"] == 3
+        with pytest.raises(clipcl.OutOfMemoryError, match="largest allocation"):
+            clipcl.matpow(rng.standard_normal((64, 64)), 2, app=app)  # 32 KiB, no plan
+        st = app.stats()
+        assert st["evictions"] == 3 and st["kept_processes"] == 1, st
+        A = rng.standard_normal((2, 2))
+        close(clipcl.scale(A, a=2.0, app=app), 2 * A, 0)
+
+
+def test_result_larger_than_the_machine_refused(rng, monkeypatch):
+    from clipcl import _arrays
+    monkeypatch.setattr(_arrays, "HOST_MEMORY", 100000)
+    with clipcl.App() as app:
+        with pytest.raises(clipcl.OutOfMemoryError, match="larger than this machine's memory"):
+            clipcl.matmul(np.ones((200, 1)), np.ones((1, 200)), app=app)  # 320000 bytes
+        assert app.stats()["live_data"] == 0
