@@ -214,10 +214,16 @@ int feed_verify(feed *f, double *ms, uint64_t *bytes) {
                 clip_app_last_error(NULL));
             ok = 0;
         } else if (checksum(buf, (size_t)x->bytes) != f->sum[b]) {
-            say("%s changed during the run: the box that piece %zu read (from element %zu, %zu "
-                "of them in its first dimension) differs now from what was read (checksum); the "
-                "output would mix two versions of it; nothing is saved",
-                in->file, x->piece + 1, box->start[0], box->count[0]);
+            char where[256] = ""; /* MATLAB's indices: (1:13, 1:200) */
+            size_t used = 0;
+            for (int d = 0; d < in->nd && used < sizeof where; d++)
+                used +=
+                    (size_t)snprintf(where + used, sizeof where - used, "%s%zu:%zu", d ? ", " : "",
+                                     box->start[d] + 1, box->start[d] + box->count[d]);
+            say("%s changed during the run: its box (%s), which piece %zu read, differs now from "
+                "what was read (checksum); the output would mix two versions of it; nothing is "
+                "saved",
+                in->file, where, x->piece + 1);
             ok = 0;
         }
     }
