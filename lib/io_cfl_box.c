@@ -1,8 +1,7 @@
 /* Boxes of one CFL pair (clip/io.h, "CFL by boxes"): a runner reads only the boxes its pieces
  * need, and several writers (MPI ranks) put their output boxes into one file at their offsets,
  * under lib/save_file.c's discipline (one writer makes the named temporary and commits the pair
- * after every writer has flushed). A box of a column-major array is a set of runs: the leading
- * dimensions the box covers whole, times the first one it does not, are contiguous. */
+ * after every writer has flushed). A box is a set of runs of contiguous samples (lib/io_box.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,41 +11,6 @@
 
 #include "io_internal.h"
 #include "save_file.h"
-
-/* The elements of one run of box (count, start) in an array of dims, and how many runs. */
-static size_t run_length(const size_t *dims, const size_t *start, const size_t *count,
-                         size_t *runs) {
-    size_t len = 1;
-    int d = 0;
-    for (; d < CLIP_MAX_DIMS; d++) {
-        len *= count[d];
-        if (start[d] != 0 || count[d] != dims[d]) break;
-    }
-    size_t n = 1;
-    for (int e = d + 1; e < CLIP_MAX_DIMS; e++)
-        n *= count[e];
-    *runs = len ? n : 0;
-    return len;
-}
-
-/* Element offset in the array of run r's first element, and in the box. */
-static size_t run_offset(const size_t *dims, const size_t *start, const size_t *count, size_t len,
-                         size_t r) {
-    size_t off = 0, stride = 1, rest = r * len; /* the run's first element, as a box index */
-    for (int d = 0; d < CLIP_MAX_DIMS; d++) {
-        size_t idx = count[d] ? rest % count[d] : 0;
-        rest = count[d] ? rest / count[d] : 0;
-        off += (start[d] + idx) * stride;
-        stride *= dims[d];
-    }
-    return off;
-}
-
-static int box_fits(const size_t *dims, const size_t *start, const size_t *count) {
-    for (int d = 0; d < CLIP_MAX_DIMS; d++)
-        if (start[d] > dims[d] || count[d] > dims[d] - start[d]) return 0;
-    return 1;
-}
 
 static int pread_full(int fd, void *buf, size_t n, uint64_t off) {
     char *p = buf;
@@ -71,7 +35,7 @@ clip_status clip_cfl_read_box(clip_app *app, const char *base, const clip_box *b
     size_t dims[CLIP_MAX_DIMS];
     clip_status s = clip_cfl_shape(app, base, &nd, dims);
     if (s != CLIP_OK) return s;
-    if (!box_fits(dims, box->start, box->count))
+    if (!clip_io_box_fits(dims, box->start, box->count))
         return clip_set_error(app, CLIP_ERR_INVALID_ARG,
                               "load_cfl_box: %s: the box lies outside "
                               "the array",
@@ -91,9 +55,9 @@ clip_status clip_cfl_read_box(clip_app *app, const char *base, const clip_box *b
                            "load_cfl: %s: %llu bytes, but the header's sizes need %zu", cfl,
                            (unsigned long long)st.st_size, bytes);
     size_t runs = 0;
-    const size_t len = run_length(dims, box->start, box->count, &runs);
+    const size_t len = clip_io_box_run(dims, box->start, box->count, &runs);
     for (size_t r = 0; r < runs && s == CLIP_OK; r++) {
-        uint64_t off = (uint64_t)run_offset(dims, box->start, box->count, len, r) * 8;
+        uint64_t off = (uint64_t)clip_io_box_offset(dims, box->start, box->count, len, r) * 8;
         if (pread_full(fd, (char *)dst + r * len * 8, len * 8, off) != 0)
             s = clip_set_error(app, CLIP_ERR_IO, "load_cfl: %s: read error: %s", cfl,
                                errno ? strerror(errno) : "the file ended early");
@@ -205,44 +169,8 @@ clip_status clip_cfl_writer_join(clip_app *app, const char *base, const char *te
  * errors to app (NULL: the calling thread's). */
 static clip_status put_host(clip_cfl_writer *w, clip_app *app, clip_type type, const size_t *dims,
                             const void *h, const clip_box *keep, const size_t *at) {
-    if (!box_fits(dims, keep->start, keep->count) || !box_fits(w->dims, at, keep->count))
-        return clip_set_error(app, CLIP_ERR_INVALID_ARG,
-                              "save_cfl: %s: a box outside the data or "
-                              "the file",
-                              w->cfl);
-    clip_status s = CLIP_OK;
-    const int cx = clip_type_is_complex(type), dbl = clip_type_is_double(type);
-    size_t runs = 0;
-    /* runs of the kept box within the data, each written where the same run of the box lands
-     * in the file; the file's run may be shorter (the box whole in the data's leading
-     * dimensions, not in the file's), so runs are cut to the shorter of the two */
-    size_t fruns = 0;
-    const size_t len_d = run_length(dims, keep->start, keep->count, &runs);
-    const size_t len_f = run_length(w->dims, at, keep->count, &fruns);
-    const size_t len = len_d < len_f ? len_d : len_f, total = len ? runs * len_d / len : 0;
-    enum { CHUNK = 4096 };
-    float buf[2 * CHUNK];
-    for (size_t r = 0; r < total && s == CLIP_OK; r++) {
-        size_t src = run_offset(dims, keep->start, keep->count, len, r);
-        uint64_t dst = (uint64_t)run_offset(w->dims, at, keep->count, len, r) * 8;
-        for (size_t k = 0; k < len && s == CLIP_OK; k += CHUNK) {
-            size_t n = len - k < CHUNK ? len - k : CHUNK;
-            for (size_t i = 0; i < n; i++) {
-                size_t e = src + k + i;
-                double re = cx ? (dbl ? ((const double *)h)[2 * e] : ((const float *)h)[2 * e])
-                               : (dbl ? ((const double *)h)[e] : ((const float *)h)[e]);
-                double im =
-                    cx ? (dbl ? ((const double *)h)[2 * e + 1] : ((const float *)h)[2 * e + 1])
-                       : 0.0;
-                buf[2 * i] = (float)re;
-                buf[2 * i + 1] = (float)im;
-            }
-            w->sf.pos = dst + (uint64_t)k * 8;
-            if (clip_save_write(&w->sf, buf, n * 8) != 0)
-                s = clip_save_error(app, "save_cfl", &w->sf, w->cfl, "cannot write");
-        }
-    }
-    return s;
+    return clip_io_box_put(app, "save_cfl", w->cfl, &w->sf, w->dims, 0, CLIP_C32, type, dims, h,
+                           keep, at);
 }
 
 clip_status clip_cfl_writer_put(clip_cfl_writer *w, clip_data *d, const clip_box *keep,

@@ -87,6 +87,32 @@ clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var,
 /* Non-zero when matio can write v7.3 (HDF5) files; probed once, then cached. */
 int clip_io_mat73_available(void);
 
+/* MATLAB's rule for a variable's name: a letter, then letters, digits or underscores, at most 63
+ * in all (lib/io_mat.c). 0 when built without matio. */
+int clip_io_mat_valid_name(const char *s);
+
+/* Makes `tmp` an empty MAT 7.3 file as clip_save_mat does (matio: the 512-byte MAT header in
+ * HDF5's user block, then an HDF5 file with no variable); messages name `path`, the target.
+ * Errors: CLIP_ERR_UNSUPPORTED (no matio, or matio without HDF5), CLIP_ERR_IO. */
+clip_status clip_io_mat73_create(clip_app *app, const char *path, const char *tmp);
+
+/* Rereads the first variable's header from the written MAT 7.3 file `tmp` (matio), as
+ * clip_save_mat checks its own v7.3 saves: CLIP_ERR_IO unless it is `var`, of rank `rank` and
+ * dims, single (dbl 0) or double (dbl 1). */
+clip_status clip_io_mat73_check(clip_app *app, const char *path, const char *tmp, const char *var,
+                                int rank, const size_t *dims, int dbl);
+
+/* Variable `var` of the MAT 7.3 file `tmp` laid out for writers by boxes (lib/io_mat73.c):
+ * with `create`, a dataset of MATLAB's form as clip_save_mat's matio writes it (dims reversed,
+ * native floats or a compound of "real" and "imag", the MATLAB_class attribute), contiguous and
+ * allocated now (no fill written); without, the existing variable checked to be of that type
+ * and shape and contiguous. *offset: the byte where its elements start in the file, stored as a
+ * column-major array of `type`. Messages name `path`. Errors: CLIP_ERR_FORMAT (HDF5 failed, or
+ * the variable is not as expected), CLIP_ERR_UNSUPPORTED (built without HDF5). */
+clip_status clip_io_mat73_layout(clip_app *app, const char *path, const char *tmp, const char *var,
+                                 int create, clip_type type, int ndims, const size_t *dims,
+                                 uint64_t *offset);
+
 /* Parses a CFL header's text (lib/io_cfl.c) as BART does: the sizes after "# Dimensions", those
  * past the last that is not 1 dropped. Errors: CLIP_ERR_FORMAT, CLIP_ERR_DIMS (naming path). */
 clip_status clip_cfl_parse_header(clip_app *app, const char *path, const char *text, int *ndims,
@@ -100,5 +126,29 @@ struct clip_save_file;
  * save file sf of path (lib/io_cfl.c). Errors: CLIP_ERR_IO, as clip_save_error. */
 clip_status clip_cfl_write_header(clip_app *app, const char *path, struct clip_save_file *sf,
                                   const size_t dims[CLIP_MAX_DIMS]);
+
+/* ---- Boxes of arrays in files (lib/io_box.c): a column-major array of CLIP_MAX_DIMS sizes
+ * stored raw from some offset of a file (a CFL's samples, a MAT 7.3 variable's contiguous
+ * dataset). A box is a set of runs of contiguous elements. */
+
+/* The elements in one run of box (start, count) of an array of dims; *runs: how many runs. */
+size_t clip_io_box_run(const size_t *dims, const size_t *start, const size_t *count, size_t *runs);
+/* The element offset in the array of run r's first element (len: clip_io_box_run's). */
+size_t clip_io_box_offset(const size_t *dims, const size_t *start, const size_t *count, size_t len,
+                          size_t r);
+/* Non-zero when box (start, count) lies inside an array of dims. */
+int clip_io_box_fits(const size_t *dims, const size_t *start, const size_t *count);
+
+/* Box `keep` of host (an array of `type` and dims) written through sf (lib/save_file.h) at box
+ * `at` of the file's array (file_dims, elements of file_type from byte file_offset), converted
+ * to file_type (real to complex with imaginary part 0); runs of the same type are written as
+ * they are. Uses no app when app is NULL (errors to the calling thread's last error). Errors:
+ * CLIP_ERR_INVALID_ARG (a box outside the data or the file, complex data for a real file type),
+ * CLIP_ERR_IO (as clip_save_error, naming op and path). */
+clip_status clip_io_box_put(clip_app *app, const char *op, const char *path,
+                            struct clip_save_file *sf, const size_t *file_dims,
+                            uint64_t file_offset, clip_type file_type, clip_type type,
+                            const size_t *dims, const void *host, const clip_box *keep,
+                            const size_t *at);
 
 #endif

@@ -30,6 +30,24 @@ int clip_io_mat73_available(void) {
     return 0;
 }
 
+int clip_io_mat_valid_name(const char *s) {
+    (void)s;
+    return 0;
+}
+
+clip_status clip_io_mat73_create(clip_app *app, const char *path, const char *tmp) {
+    (void)tmp;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_mat: %s: built without MAT support",
+                          path);
+}
+
+clip_status clip_io_mat73_check(clip_app *app, const char *path, const char *tmp, const char *var,
+                                int rank, const size_t *dims, int dbl) {
+    (void)tmp, (void)var, (void)rank, (void)dims, (void)dbl;
+    return clip_set_error(app, CLIP_ERR_UNSUPPORTED, "save_mat: %s: built without MAT support",
+                          path);
+}
+
 #else
 
 #include <errno.h>
@@ -405,7 +423,7 @@ clip_status clip_load_mat(clip_app *app, const char *path, const char *var, clip
 /* ---------------------------------------------------------------- save */
 
 /* MATLAB's rule: a letter, then letters, digits or underscores, at most 63 in all. */
-static int valid_name(const char *s) {
+int clip_io_mat_valid_name(const char *s) {
     size_t n = strlen(s);
     if (n == 0 || n > 63 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
         return 0;
@@ -563,6 +581,29 @@ static clip_status write_var(clip_app *app, const char *path, clip_save_file *sf
     return clip_save_commit(app, "save_mat", sf, path, &expect);
 }
 
+clip_status clip_io_mat73_create(clip_app *app, const char *path, const char *tmp) {
+    if (!clip_io_mat73_available())
+        return clip_set_error(app, CLIP_ERR_UNSUPPORTED,
+                              "save_mat: %s: v7.3 needs matio built with HDF5, and this one is not",
+                              path);
+    mat_begin();
+    errno = 0;
+    mat_t *mat = Mat_CreateVer(tmp, NULL, MAT_FT_MAT73);
+    if (!mat)
+        return clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot create the file: %s", path,
+                              mat_reason(errno, "matio failed"));
+    if (Mat_Close(mat) != 0 || write_errno(errno))
+        return clip_set_error(app, CLIP_ERR_IO, "save_mat: %s: cannot write: %s", path,
+                              mat_reason(errno, "matio failed"));
+    return CLIP_OK;
+}
+
+clip_status clip_io_mat73_check(clip_app *app, const char *path, const char *tmp, const char *var,
+                                int rank, const size_t *dims, int dbl) {
+    mat_begin();
+    return check_v73(app, path, tmp, var, rank, dims, dbl);
+}
+
 clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip_data *d, int v73) {
     if (!app || !path || !d)
         return clip_set_error(app, CLIP_ERR_INVALID_ARG, "save_mat: NULL %s",
@@ -571,7 +612,7 @@ clip_status clip_save_mat(clip_app *app, const char *path, const char *var, clip
                                       : "data");
     clip_clear_error(app);
     if (!var) var = "result";
-    if (!valid_name(var))
+    if (!clip_io_mat_valid_name(var))
         return clip_set_error(app, CLIP_ERR_INVALID_ARG,
                               "save_mat: %s: '%s' is not a valid MATLAB variable name", path, var);
     if (v73 && !clip_io_mat73_available())

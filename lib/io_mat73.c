@@ -185,6 +185,21 @@ clip_status clip_io_mat73_read(clip_app *app, const char *path, const char *var,
     return s;
 }
 
+/* The HDF5 type of clip type t as MATLAB stores it (and matio writes it): native float or double,
+ * complex as a compound of "real" and "imag"; to close. -1 when HDF5 fails. */
+static hid_t numeric_type(clip_type t) {
+    const int dbl = clip_type_is_double(t);
+    hid_t num = dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    const size_t half = dbl ? sizeof(double) : sizeof(float);
+    if (!clip_type_is_complex(t)) return H5Tcopy(num);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, 2 * half);
+    if (mt >= 0 && (H5Tinsert(mt, "real", 0, num) < 0 || H5Tinsert(mt, "imag", half, num) < 0)) {
+        H5Tclose(mt);
+        mt = -1;
+    }
+    return mt;
+}
+
 /* Opens path and the variable (var, or the first numeric one): its dataset in *ds and file in
  * *f (both to close), its shape, type and the memory type to read it through (to close).
  * CLIP_ERR_FORMAT naming what was not found. Call inside H5E_BEGIN_TRY. */
@@ -226,20 +241,7 @@ static clip_status open_var(clip_app *app, const char *path, const char *var, hi
                            path, p.name, p.cls);
     if (s == CLIP_OK) {
         *type = (clip_type)type_of(p.cls, complex);
-        const int dbl = clip_type_is_double(*type);
-        hid_t num = dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-        const size_t half = dbl ? sizeof(double) : sizeof(float);
-        if (complex) {
-            *mt = H5Tcreate(H5T_COMPOUND, 2 * half);
-            if (*mt >= 0 &&
-                (H5Tinsert(*mt, "real", 0, num) < 0 || H5Tinsert(*mt, "imag", half, num) < 0)) {
-                H5Tclose(*mt);
-                *mt = -1;
-            }
-        } else {
-            *mt = H5Tcopy(num);
-        }
-        if (*mt < 0)
+        if ((*mt = numeric_type(*type)) < 0)
             s = clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_mat73_box: %s: out of memory",
                                path);
     }
@@ -252,6 +254,77 @@ static void close_var(hid_t f, hid_t ds, hid_t mt) {
     if (mt >= 0) H5Tclose(mt);
     if (ds >= 0) H5Dclose(ds);
     if (f >= 0) H5Fclose(f);
+}
+
+/* A new dataset `var` in the open file f, as matio writes a MATLAB variable (dims reversed, the
+ * type's MATLAB form, a MATLAB_class attribute of the class's own length, nul-terminated), but
+ * contiguous and allocated at once without a fill, so that writers can put its elements at
+ * their offsets. The dataset in *ds (to close), or CLIP_ERR_FORMAT. */
+static clip_status create_var(clip_app *app, const char *path, hid_t f, const char *var,
+                              clip_type type, int r, const hsize_t *h, hid_t *ds) {
+    const char *cls = clip_type_is_double(type) ? "double" : "single";
+    hid_t ft = numeric_type(type), space = H5Screate_simple(r, h, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), st = H5Tcopy(H5T_C_S1), as = -1, a = -1;
+    int ok = ft >= 0 && space >= 0 && dcpl >= 0 && st >= 0 &&
+             H5Pset_layout(dcpl, H5D_CONTIGUOUS) >= 0 &&
+             H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+             H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+             (*ds = H5Dcreate2(f, var, ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
+             H5Tset_size(st, strlen(cls)) >= 0 && H5Tset_strpad(st, H5T_STR_NULLTERM) >= 0 &&
+             (as = H5Screate(H5S_SCALAR)) >= 0 &&
+             (a = H5Acreate2(*ds, "MATLAB_class", st, as, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+             H5Awrite(a, st, cls) >= 0;
+    if (a >= 0) H5Aclose(a);
+    if (as >= 0) H5Sclose(as);
+    if (st >= 0) H5Tclose(st);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    if (ft >= 0) H5Tclose(ft);
+    return ok ? CLIP_OK
+              : clip_set_error(app, CLIP_ERR_FORMAT,
+                               "save_mat: %s: cannot lay out variable '%s' (HDF5)", path, var);
+}
+
+clip_status clip_io_mat73_layout(clip_app *app, const char *path, const char *tmp, const char *var,
+                                 int create, clip_type type, int ndims, const size_t *dims,
+                                 uint64_t *offset) {
+    clip_status s = CLIP_OK;
+    const int r = ndims < 2 ? 2 : ndims;
+    hsize_t h[CLIP_MAX_DIMS];
+    for (int i = 0; i < r; i++)
+        h[r - 1 - i] = i < ndims ? (hsize_t)dims[i] : 1; /* HDF5 lists them in reverse */
+    H5E_BEGIN_TRY {
+        hid_t f = -1, ds = -1, mt = -1;
+        if (create) {
+            f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+            s = f < 0
+                    ? clip_set_error(app, CLIP_ERR_FORMAT,
+                                     "save_mat: %s: cannot open the new MAT 7.3 file (HDF5)", path)
+                    : create_var(app, path, f, var, type, r, h, &ds);
+        } else {
+            int nd = 0;
+            size_t got[CLIP_MAX_DIMS];
+            clip_type t = CLIP_F32;
+            s = open_var(app, tmp, var, &f, &ds, &nd, got, &t, &mt);
+            for (int i = 0; s == CLIP_OK && i < CLIP_MAX_DIMS; i++)
+                if (got[i] != (i < ndims ? dims[i] : 1) || t != type)
+                    s = clip_set_error(app, CLIP_ERR_FORMAT,
+                                       "save_mat: %s: variable '%s' is not of the type and shape "
+                                       "being written",
+                                       path, var);
+        }
+        haddr_t at = HADDR_UNDEF;
+        if (s == CLIP_OK && (at = H5Dget_offset(ds)) == HADDR_UNDEF)
+            s = clip_set_error(app, CLIP_ERR_FORMAT,
+                               "save_mat: %s: variable '%s' is not stored contiguously", path, var);
+        *offset = (uint64_t)at;
+        close_var(-1, ds, mt);
+        if (f >= 0 && H5Fclose(f) < 0 && s == CLIP_OK)
+            s = clip_set_error(app, CLIP_ERR_FORMAT, "save_mat: %s: cannot close the file (HDF5)",
+                               path);
+    }
+    H5E_END_TRY;
+    return s;
 }
 
 clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, int *ndims,
@@ -366,6 +439,14 @@ clip_status clip_mat73_shape(clip_app *app, const char *path, const char *var, i
 clip_status clip_mat73_read_box(clip_app *app, const char *path, const char *var,
                                 const clip_box *box, void *dst) {
     (void)path, (void)var, (void)box, (void)dst;
+    return no_hdf5(app);
+}
+
+clip_status clip_io_mat73_layout(clip_app *app, const char *path, const char *tmp, const char *var,
+                                 int create, clip_type type, int ndims, const size_t *dims,
+                                 uint64_t *offset) {
+    (void)path, (void)tmp, (void)var, (void)create, (void)type, (void)ndims, (void)dims;
+    *offset = 0;
     return no_hdf5(app);
 }
 

@@ -1,8 +1,8 @@
 /* clip-mpi: `clip run` over MPI ranks, one rank per device.
  *
- *   mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM VALUE]... [--parts P]
- *                                                    [--device SPEC] [--time]
- *   IN: x.cfl, or a MAT 7.3 variable x.mat / x.mat:NAME
+ *   mpirun -np R clip-mpi run NAME IN... -o OUT [--PARAM VALUE]... [--parts P]
+ *                                                [--device SPEC] [--time]
+ *   IN, OUT: x.cfl, or a MAT 7.3 variable x.mat / x.mat:NAME
  *
  * A thin layer over the plan (clip/plan.h): it never names a process. Rank 0 plans the process
  * from the inputs' shapes (clip_process_plan over P parts, default R) and broadcasts the pieces
@@ -12,20 +12,21 @@
  * box read from its file once, by one rank, and broadcast to the ranks that need it). A rank
  * runs its pieces in order while its I/O thread (io_thread.h) reads the next piece's boxes and
  * writes the previous piece's output boxes into one output file at their offsets
- * (clip_cfl_writer); partials of combined outputs (norm, dot) are gathered to rank 0 and
- * combined in piece order by the process's own combine (clip_process_combine). With the same P
- * the result is the same for every R.
- * The output appears whole under its name after every rank's writes are on disk (rank 0 commits
- * after an agreement), or not at all. A rank that fails says so, naming itself and the cause;
- * every rank then stops (an agreement after each phase), and the temporary is removed. An input
- * whose identity (inode, size, times) changed during the run stops every rank before the
- * commit. A rank that dies is mpirun's to report: it stops every other rank (SIGTERM), and rank 0
- * removes the temporary on that signal.
- * Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`.
- * Test hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name
- * that does not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its
- * first piece; CLIP_TEST_MPI_CHANGE_RANK=r makes rank r change its first input's file after its
- * first piece. */
+ * (clip_cfl_writer, clip_mat73_writer: outputs.h); partials of combined outputs (norm, dot) are
+ * gathered to rank 0 and combined in piece order by the process's own combine
+ * (clip_process_combine). With the same P the result is the same for every R. The output appears
+ * whole under its name after every rank's writes are on disk (rank 0 commits after an agreement),
+ * or not at all. A rank that fails says so, naming itself and the cause; every rank then stops (an
+ * agreement after each phase), and the temporary is removed. An input whose identity (inode, size,
+ * times) changed during the run, or whose boxes read again after every rank's pieces differ from
+ * what was read (checksums, feed_verify), stops every rank before the commit. A rank that dies is
+ * mpirun's to report: it stops every other rank (SIGTERM), and rank 0 removes the temporary on that
+ * signal. Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`. Test
+ * hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name that does
+ * not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its first piece;
+ * CLIP_TEST_MPI_CHANGE_RANK=r makes rank r change its first input's file after its first piece;
+ * CLIP_TEST_MPI_NO_STAT_CHECK=1 skips the check of the inputs' identities (as on a file system
+ * whose times did not move), leaving the checksums to find a change. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <mpi.h>
@@ -44,6 +45,7 @@
 #include "feed.h"
 #include "inputs.h"
 #include "io_thread.h"
+#include "outputs.h"
 #include "ranks.h"
 #include "run_args.h"
 #include "schedule.h"
@@ -104,6 +106,8 @@ static int agree(int ok, const char *phase) {
 typedef struct times {
     double read, compute, write; /* what this rank's own thread spent waiting or computing */
     double io_write;             /* the I/O thread's time writing this rank's output boxes */
+    double check;                /* reading its boxes again to compare their checksums */
+    uint64_t check_bytes;
     char pieces[1024];
     size_t n;
 } times;
@@ -118,8 +122,9 @@ static int set_params(clip_process *p, const run_args *a) {
 
 static int usage(void) {
     if (rank == 0)
-        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN... -o OUT.cfl [--PARAM V]... "
-                        "[--parts P] [--device SPEC] [--time]\n");
+        fprintf(stderr, "usage: mpirun -np R clip-mpi run NAME IN... -o OUT [--PARAM V]... "
+                        "[--parts P] [--device SPEC] [--time]\n"
+                        "  IN, OUT: x.cfl, or a MAT 7.3 variable x.mat or x.mat:NAME\n");
     return 2;
 }
 
@@ -146,9 +151,9 @@ static clip_app *open_app(const run_args *a) {
 
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     const int n_in = a->n_inputs, n_out = a->n_outputs;
-    char *out_base[RUN_ARGS_MAX] = {0};
-    input in_[RUN_ARGS_MAX];
+    input in_[RUN_ARGS_MAX], out_[RUN_ARGS_MAX];
     memset(in_, 0, sizeof in_);
+    memset(out_, 0, sizeof out_);
     int ok = 1;
     /* 1. inputs: CFL pairs and MAT 7.3 variables (read by boxes), the same on every rank */
     for (int i = 0; i < n_in && ok; i++) {
@@ -169,8 +174,13 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
     }
     for (int i = 0; i < n_out && ok; i++)
-        if (!(out_base[i] = cfl_base(a->outputs[i]))) {
-            say("%s: clip-mpi writes .cfl outputs only (written by boxes)", a->outputs[i]);
+        if (!input_parse(a->outputs[i], &out_[i])) {
+            say("%s: clip-mpi writes .cfl outputs and MAT 7.3 variables (x.mat, x.mat:NAME), by "
+                "boxes",
+                a->outputs[i]);
+            ok = 0;
+        } else if (!out_[i].file || !out_[i].base) {
+            say("out of memory");
             ok = 0;
         }
     unsigned long long fp[RUN_ARGS_MAX] = {0}, lo[RUN_ARGS_MAX], hi[RUN_ARGS_MAX];
@@ -250,7 +260,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             if (s == CLIP_OK) s = clip_process_launch(w);
             for (int j = 0; j < n_out && s == CLIP_OK; j++)
                 if ((s = clip_process_output(w, j, &o)) == CLIP_OK)
-                    s = clip_save(app, a->outputs[j], o);
+                    s = out_save_whole(app, &out_[j], o);
             if (s != CLIP_OK) say("%s (run whole on rank 0)", clip_app_last_error(app));
             ok = s == CLIP_OK;
             clip_process_destroy(w);
@@ -261,21 +271,21 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if (rank == 0 && ok && a->time) printf("rank 0: ran whole (the process made no pieces)\n");
         clip_process_destroy(p);
         for (int i = 0; i < RUN_ARGS_MAX; i++)
-            free(in_[i].file), free(in_[i].base), free(out_base[i]);
+            free(in_[i].file), free(in_[i].base), free(out_[i].file), free(out_[i].base);
         return ok ? 0 : 1;
     }
     /* 4. output files: rank 0 makes each placed one's temporary, the others join it */
-    clip_cfl_writer *wr[RUN_ARGS_MAX] = {0};
+    out_writer wr[RUN_ARGS_MAX];
+    memset(wr, 0, sizeof wr);
     for (int j = 0; j < n_out && ok; j++) {
         if (info.combined[j]) continue;
         char temp[4096] = "";
         if (rank == 0) {
-            if (clip_cfl_writer_create(app, out_base[j], info.out_ndims[j], info.out_dims[j],
-                                       &wr[j]) != CLIP_OK) {
+            if (out_create(app, &out_[j], &info, j, &wr[j]) != CLIP_OK) {
                 say("%s", clip_app_last_error(app));
                 ok = 0;
             } else {
-                snprintf(temp, sizeof temp, "%s", clip_cfl_writer_temp(wr[j]));
+                snprintf(temp, sizeof temp, "%s", out_temp(&wr[j]));
                 snprintf(temps[j], sizeof temps[j], "%s", temp);
             }
         }
@@ -284,8 +294,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             break;
         }
         bcast_bytes(temp, sizeof temp);
-        if (rank && clip_cfl_writer_join(app, out_base[j], temp, info.out_ndims[j],
-                                         info.out_dims[j], &wr[j]) != CLIP_OK) {
+        if (rank && out_join(app, &out_[j], temp, &info, j, &wr[j]) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
             ok = 0;
         }
@@ -319,7 +328,9 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     f.mem = ok ? calloc(sc.n_boxes + 1, sizeof *f.mem) : NULL;
     f.ahead = ok ? calloc(sc.n_boxes + 1, sizeof *f.ahead) : NULL;
     f.last = ok ? calloc(sc.n_boxes + 1, sizeof *f.last) : NULL;
-    if (ok && (!f.held || !f.mem || !f.ahead || !f.last || !comm))
+    f.sum = ok ? calloc(sc.n_boxes + 1, sizeof *f.sum) : NULL;
+    f.was_read = ok ? calloc(sc.n_boxes + 1, sizeof *f.was_read) : NULL;
+    if (ok && (!f.held || !f.mem || !f.ahead || !f.last || !f.sum || !f.was_read || !comm))
         say("out of memory for the schedule"), ok = 0;
     if (ok && io_start(&f.io) != 0) say("cannot start the I/O thread"), ok = 0;
     for (size_t i = 0; ok && i < info.n; i++)
@@ -433,33 +444,35 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     io_stop(f.io);
     for (size_t b = 0; f.held && b < sc.n_boxes; b++)
         if (f.held[b]) feed_release(&f, b);
-    /* an input changed while the pieces read it: the output would mix two versions of it */
-    for (int i = 0; i < n_in && ok; i++)
+    ok = agree(ok, "running the pieces");
+    /* an input changed while the pieces read it: the output would mix two versions of it. Every
+     * rank has read all it reads (the agreement above), so a file that changed between two
+     * ranks' reads differs now from what one of them read: its identity (unless the change kept
+     * it), and the checksum of a box read again */
+    const int stat_check = !getenv("CLIP_TEST_MPI_NO_STAT_CHECK");
+    for (int i = 0; i < n_in && ok && stat_check; i++)
         if (identity_changed(in_[i].file, &ident[i])) {
             say("%s changed during the run (its size, modification time or inode): the output "
                 "would mix two versions of it; nothing is saved",
                 a->inputs[i]);
             ok = 0;
         }
-    ok = agree(ok, "running the pieces");
+    if (ok) ok = feed_verify(&f, &tm.check, &tm.check_bytes);
+    ok = agree(ok, "checking the inputs");
     /* 6. placed outputs: every rank's writes on disk, then rank 0 commits */
     for (int j = 0; j < n_out; j++)
-        if (wr[j] && rank) {
-            if (clip_cfl_writer_finish(wr[j], ok) != CLIP_OK && ok) {
-                say("%s", clip_app_last_error(app));
-                ok = 0;
-            }
-            wr[j] = NULL;
+        if ((wr[j].cfl || wr[j].mat) && rank && out_finish(&wr[j], ok) != CLIP_OK && ok) {
+            say("%s", clip_app_last_error(app));
+            ok = 0;
         }
     ok = agree(ok, "flushing the output boxes to disk");
     double tw = now_ms();
     for (int j = 0; j < n_out; j++)
-        if (wr[j]) { /* rank 0 */
-            if (clip_cfl_writer_finish(wr[j], ok) != CLIP_OK && ok) {
+        if (wr[j].cfl || wr[j].mat) { /* rank 0 */
+            if (out_finish(&wr[j], ok) != CLIP_OK && ok) {
                 say("%s", clip_app_last_error(app));
                 ok = 0;
             }
-            wr[j] = NULL;
             temps[j][0] = '\0';
         }
     /* 7. combined outputs: partials to rank 0, in piece order, combined there */
@@ -489,7 +502,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             ok = ok && clip_process_output(p, j, &y) == CLIP_OK &&
                  clip_data_host_write(y, &res) == CLIP_OK &&
                  clip_process_combine(p, j, ordered, info.n, res) == CLIP_OK &&
-                 clip_save(app, a->outputs[j], y) == CLIP_OK;
+                 out_save_whole(app, &out_[j], y) == CLIP_OK;
             if (!ok) say("%s", clip_app_last_error(app));
         }
         free(counts), free(displs), free(all), free(ordered);
@@ -498,15 +511,17 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     tm.write += now_ms() - tw;
     /* 8. --time: each rank's line, printed by rank 0 in rank order */
     if (a->time) {
-        char line[1600];
+        char line[1800];
         const clip_device_info *dev = clip_app_device(app);
         snprintf(line, sizeof line,
                  "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms (%llu bytes from files, "
                  "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms; "
-                 "I/O thread beside them: reads %.1f ms, writes %.1f ms",
+                 "I/O thread beside them: reads %.1f ms, writes %.1f ms; check %.1f ms (%llu "
+                 "bytes read again)",
                  rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
                  tm.read, (unsigned long long)f.from_files, (unsigned long long)f.received,
-                 (unsigned long long)f.boxes, tm.compute, tm.write, f.io_read_ms, tm.io_write);
+                 (unsigned long long)f.boxes, tm.compute, tm.write, f.io_read_ms, tm.io_write,
+                 tm.check, (unsigned long long)tm.check_bytes);
         char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
         MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (rank == 0 && lines) {
@@ -528,7 +543,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         free(partials[j]);
         free(in_[j].file);
         free(in_[j].base);
-        free(out_base[j]);
+        free(out_[j].file);
+        free(out_[j].base);
     }
     for (size_t g = 0; comm && g < sc.n_groups; g++)
         if (comm[g] != MPI_COMM_NULL) MPI_Comm_free(&comm[g]);
@@ -537,6 +553,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     free(f.mem);
     free(f.ahead);
     free(f.last);
+    free(f.sum);
+    free(f.was_read);
     schedule_free(&sc);
     clip_process_destroy(q[0]);
     clip_process_destroy(q[1]);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "checksum.h"
 #include "ranks.h"
 
 /* n bytes at p from `root` to every rank of c, in chunks an int can count. A rank with p NULL
@@ -44,6 +46,7 @@ void feed_read_ahead(feed *f, size_t b) {
     j->mat = f->in[x->input].mat;
     j->var = f->in[x->input].var;
     j->box = f->info->pieces[x->piece].in[x->input];
+    j->bytes = (size_t)x->bytes;
     j->buf = m;
     io_submit(f->io, j);
     f->ahead[b] = j;
@@ -68,6 +71,8 @@ int feed_load(feed *f, size_t b) {
     f->io_read_ms += j->ms;
     f->ahead[b] = NULL;
     clip_status s = j->status;
+    f->sum[b] = j->sum;
+    f->was_read[b] = s == CLIP_OK;
     if (s != CLIP_OK) say("piece %zu of %zu: %s", x->piece + 1, f->info->n, j->error);
     free(j);
     int ndb = 2;
@@ -153,8 +158,7 @@ int feed_fetch(feed *f, size_t b) {
 
 /* A write of piece pc's kept box of output j from out's host contents h, for the I/O thread
  * (h stays out's until the process that made it runs its next piece); NULL: out of memory. */
-io_job *write_behind(clip_cfl_writer *w, clip_data *out, const void *h, const clip_piece *pc,
-                     int j) {
+io_job *write_behind(out_writer w, clip_data *out, const void *h, const clip_piece *pc, int j) {
     io_job *job = calloc(1, sizeof *job);
     if (!job) return NULL;
     for (int d = 0; d < CLIP_MAX_DIMS; d++)
@@ -176,5 +180,54 @@ int write_done(feed *f, io_job **job, double *io_write_ms) {
     *io_write_ms += (*job)->ms;
     free(*job);
     *job = NULL;
+    return ok;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+int feed_verify(feed *f, double *ms, uint64_t *bytes) {
+    const double t0 = now_ms();
+    uint64_t most = 0;
+    for (size_t b = 0; b < f->sc->n_boxes; b++)
+        if (f->was_read[b] && f->sc->boxes[b].bytes > most) most = f->sc->boxes[b].bytes;
+    void *buf = most ? box_memory(most) : NULL;
+    if (most && !buf) {
+        say("out of memory for a %llu-byte box, to check the inputs", (unsigned long long)most);
+        return 0;
+    }
+    int ok = 1;
+    for (size_t b = 0; ok && b < f->sc->n_boxes; b++) {
+        if (!f->was_read[b]) continue;
+        const sched_box *x = &f->sc->boxes[b];
+        const input *in = &f->in[x->input];
+        const clip_box *box = &f->info->pieces[x->piece].in[x->input];
+        const clip_status s = in->mat
+                                  ? clip_mat73_read_box(NULL, f->base[x->input], in->var, box, buf)
+                                  : clip_cfl_read_box(NULL, f->base[x->input], box, buf);
+        *bytes += x->bytes;
+        if (s != CLIP_OK) {
+            say("%s could not be read again to check it: %s; nothing is saved", in->file,
+                clip_app_last_error(NULL));
+            ok = 0;
+        } else if (checksum(buf, (size_t)x->bytes) != f->sum[b]) {
+            char where[256] = ""; /* MATLAB's indices: (1:13, 1:200) */
+            size_t used = 0;
+            for (int d = 0; d < in->nd && used < sizeof where; d++)
+                used +=
+                    (size_t)snprintf(where + used, sizeof where - used, "%s%zu:%zu", d ? ", " : "",
+                                     box->start[d] + 1, box->start[d] + box->count[d]);
+            say("%s changed during the run: its box (%s), which piece %zu read, differs now from "
+                "what was read (checksum); the output would mix two versions of it; nothing is "
+                "saved",
+                in->file, where, x->piece + 1);
+            ok = 0;
+        }
+    }
+    free(buf);
+    *ms += now_ms() - t0;
     return ok;
 }

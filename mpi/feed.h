@@ -26,10 +26,12 @@ typedef struct feed {
     const input *in;                  /* the inputs */
     io_thread *io;                    /* reads ahead, writes behind */
     clip_data **held;                 /* sc->n_boxes: the boxes this rank holds */
-    void **mem;     /* sc->n_boxes: the memory a held box wraps (this rank's read) */
-    io_job **ahead; /* sc->n_boxes: reads of boxes in flight on the I/O thread */
-    size_t *last;   /* sc->n_boxes: the last round this rank reads a box in, + 1 */
-    int stopped;    /* this rank runs no more pieces (it failed, or a box it needs did) */
+    void **mem;              /* sc->n_boxes: the memory a held box wraps (this rank's read) */
+    io_job **ahead;          /* sc->n_boxes: reads of boxes in flight on the I/O thread */
+    size_t *last;            /* sc->n_boxes: the last round this rank reads a box in, + 1 */
+    uint64_t *sum;           /* sc->n_boxes: the checksum of a box this rank read from its file */
+    unsigned char *was_read; /* sc->n_boxes: non-zero for the boxes this rank read from files */
+    int stopped;             /* this rank runs no more pieces (it failed, or a box it needs did) */
     uint64_t from_files, received; /* bytes */
     uint64_t boxes;    /* bytes of its pieces' boxes, each piece counted (what reading every
                           piece's boxes from the files would read) */
@@ -50,10 +52,16 @@ void feed_release(feed *f, size_t b);
 int feed_fetch(feed *f, size_t b);
 /* A write of piece pc's kept box of output j from out's host contents h, for the I/O thread
  * (h must stay out's until the job is done); NULL: out of memory. */
-io_job *write_behind(clip_cfl_writer *w, clip_data *out, const void *h, const clip_piece *pc,
-                     int j);
+io_job *write_behind(out_writer w, clip_data *out, const void *h, const clip_piece *pc, int j);
 /* Waits for a write behind, adds its time to *io_write_ms and frees it: 1, or 0 when it failed
  * (said). */
 int write_done(feed *f, io_job **job, double *io_write_ms);
+
+/* Every box this rank read from a file read again and its checksum compared with the first
+ * read's (after every rank has read all it reads, so that a file changed between two ranks'
+ * reads differs here from one of them). The I/O thread must be stopped (HDF5 is used by one
+ * thread). Adds the time and bytes to *ms and *bytes. 1, or 0 when a box differs or cannot be
+ * read again (said, naming the input). */
+int feed_verify(feed *f, double *ms, uint64_t *bytes);
 
 #endif

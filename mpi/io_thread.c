@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "checksum.h"
 #include "clip/clip.h"
 
 struct io_thread {
@@ -36,9 +37,12 @@ static void *run(void *arg) {
         pthread_mutex_unlock(&t->lock);
         const double t0 = now_ms();
         clip_status s =
-            j->write ? clip_cfl_writer_put_host(j->w, j->type, j->dims, j->buf, &j->keep, j->at)
-            : j->mat ? clip_mat73_read_box(NULL, j->base, j->var, &j->box, j->buf)
-                     : clip_cfl_read_box(NULL, j->base, &j->box, j->buf);
+            !j->write ? (j->mat ? clip_mat73_read_box(NULL, j->base, j->var, &j->box, j->buf)
+                                : clip_cfl_read_box(NULL, j->base, &j->box, j->buf))
+            : j->w.cfl
+                ? clip_cfl_writer_put_host(j->w.cfl, j->type, j->dims, j->buf, &j->keep, j->at)
+                : clip_mat73_writer_put_host(j->w.mat, j->type, j->dims, j->buf, &j->keep, j->at);
+        if (!j->write && s == CLIP_OK) j->sum = checksum(j->buf, j->bytes);
         const double ms = now_ms() - t0;
         pthread_mutex_lock(&t->lock);
         j->status = s;

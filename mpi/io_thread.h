@@ -1,22 +1,31 @@
 /* One helper thread per rank that reads input boxes ahead and writes output boxes behind while
  * the rank's own thread computes (clip-mpi's overlap of read, compute and write). It calls only
  * the clip functions that use no app (clip_cfl_read_box, clip_mat73_read_box,
- * clip_cfl_writer_put_host), as one app
- * serves one thread at a time (clip/app.h). Jobs run one at a time, in the order submitted. */
+ * clip_cfl_writer_put_host, clip_mat73_writer_put_host), as one app serves one thread at a time
+ * (clip/app.h). Jobs run one at a time, in the order submitted. */
 #ifndef CLIP_MPI_IO_THREAD_H
 #define CLIP_MPI_IO_THREAD_H
 
+#include <stdint.h>
+
 #include "clip/io.h"
+
+/* An output file written by boxes: a CFL pair or a MAT 7.3 variable (one of the two is set). */
+typedef struct out_writer {
+    clip_cfl_writer *cfl;
+    clip_mat73_writer *mat;
+} out_writer;
 
 typedef struct io_job {
     int write; /* 0: read box `box` of the CFL pair `base` (mat: of variable var of the MAT 7.3
-                  file base) into buf; 1: write box `keep` of buf (an array of `type` and
-                  dims) at `at` of w */
+                  file base) into buf, and its checksum; 1: write box `keep` of buf (an array of
+                  `type` and dims) at `at` of w */
     const char *base;
     int mat;
     const char *var;
     clip_box box;
-    clip_cfl_writer *w;
+    size_t bytes; /* a read: the box's bytes */
+    out_writer w;
     clip_type type;
     size_t dims[CLIP_MAX_DIMS];
     clip_box keep;
@@ -26,7 +35,8 @@ typedef struct io_job {
     int done;
     clip_status status;
     char error[1024];
-    double ms; /* how long the job took */
+    double ms;    /* how long the job took */
+    uint64_t sum; /* a read: the checksum of the bytes read (checksum.h) */
     struct io_job *next;
 } io_job;
 

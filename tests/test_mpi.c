@@ -109,8 +109,9 @@ typedef struct mcase {
     double tol; /* against the whole run; 0: bit for bit */
 } mcase;
 
-/* The whole run in this program, saved as NAME-whole.cfl. */
-static void whole(const mcase *c, clip_data **in, const char *out) {
+/* The whole run in this program, saved as NAME-whole.cfl, and as MAT 7.3 variable Y of `mat` when
+ * not NULL (clip_save_mat: the single-process MAT 7.3 save). */
+static void whole(const mcase *c, clip_data **in, const char *out, const char *mat) {
     clip_process *p = NULL;
     clip_data *o = NULL;
     CHECK_OK(app, clip_process_create(app, c->name, &p));
@@ -133,6 +134,10 @@ static void whole(const mcase *c, clip_data **in, const char *out) {
     char base[256];
     path_of(base, sizeof base, out);
     if (o) CHECK_OK(app, clip_save_cfl(app, base, o));
+    if (o && mat) {
+        path_of(base, sizeof base, mat);
+        CHECK_OK(app, clip_save_mat(app, base, "Y", o, 1));
+    }
     clip_process_destroy(p);
 }
 
@@ -164,6 +169,87 @@ static int leftovers(const char *prefix) {
         }
     if (d) closedir(d);
     return n;
+}
+
+/* MAT 7.3 outputs written by boxes (clip_mat73_writer): matmul's blocks of C on 1 to 4 ranks
+ * into mm73-R.mat:C, and scale of a double variable on 2 ranks into s73.mat:Y, against the
+ * single-process MAT 7.3 save (clip_save_mat with v7.3) of the same values, read by h5py: the MAT
+ * header in the user block, one variable of the same name, HDF5 type, shape and MATLAB_class
+ * attribute (its stored string type too), and the same bits; Octave (where installed) loads
+ * them equal. Then a bad input on one rank and a rank killed mid-run, writing a MAT output:
+ * nothing is left. Needs h5py and a build with HDF5 (the caller's block). */
+static void mat_outputs(char *log, size_t cap) {
+    char ref[256], cmd[4096];
+    clip_data *c1 = NULL;
+    path_of(ref, sizeof ref, "matmul-1");
+    CHECK_OK(app, clip_load_cfl(app, ref, &c1));
+    path_of(ref, sizeof ref, "mm73-ref.mat");
+    if (c1) CHECK_OK(app, clip_save_mat(app, ref, "C", c1, 1));
+    clip_data_destroy(c1);
+    for (int r = 1; r <= 4; r++) {
+        char args[256];
+        snprintf(args, sizeof args, "run matmul a.cfl b.cfl -o mm73-%d.mat:C --parts 12 --time", r);
+        const int rc = mpirun(r, NULL, args, log, cap);
+        printf("matmul into MAT 7.3 mm73-%d.mat:C on %d rank%s: exit %d\n", r, r, r > 1 ? "s" : "",
+               rc);
+        if (rc) fprintf(stderr, "%s", log);
+        CHECK(rc == 0);
+    }
+    int rc =
+        mpirun(2, NULL, "run scale a73.mat:y -o s73.mat:Y --a 3 --b -0.5 --parts 12", log, cap);
+    printf("scale of a double variable into MAT 7.3 s73.mat:Y on 2 ranks: exit %d\n", rc);
+    CHECK(rc == 0);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && /usr/bin/python3 -c \"\n"
+        "import h5py, sys\n"
+        "def look(fn):\n"
+        "    head = open(fn, 'rb').read(128)\n"
+        "    f = h5py.File(fn, 'r')\n"
+        "    (name, d), = f.items()\n"
+        "    t = d.attrs.get_id('MATLAB_class').get_type()\n"
+        "    return (f.userblock_size, head[:19], head[124:], name, d.dtype, d.shape,\n"
+        "            d.attrs['MATLAB_class'], t.get_size(), t.get_strpad()), d[...].tobytes()\n"
+        "bad = 0\n"
+        "for got, want in [('mm73-%%d.mat' %% r, 'mm73-ref.mat') for r in (1, 2, 3, 4)] + "
+        "[('s73.mat', 's73-whole.mat')]:\n"
+        "    (hg, bg), (hw, bw) = look(got), look(want)\n"
+        "    same = hg == hw and bg == bw\n"
+        "    print(got, hg, 'against', want, 'bit for bit' if same else 'DIFFERS', "
+        "'' if hg == hw else hw)\n"
+        "    bad += not same\n"
+        "sys.exit(bad)\n"
+        "\"",
+        dir);
+    rc = shell(cmd, log, cap);
+    printf("%s", log);
+    CHECK(rc == 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && command -v octave >/dev/null && octave --no-gui --no-window-system --quiet "
+             "--eval \"x = load('mm73-3.mat'); y = load('mm73-ref.mat'); "
+             "z = load('s73.mat'); w = load('s73-whole.mat'); "
+             "printf('octave: mm73-3.mat C %%dx%%d complex %%d, equal to the single-process save "
+             "%%d; s73.mat Y equal %%d\\\\n', size(x.C), iscomplex(x.C), isequal(x.C, y.C), "
+             "isequal(z.Y, w.Y)); exit(!(isequal(x.C, y.C) && iscomplex(x.C) && isequal(z.Y, "
+             "w.Y)))\" 2>/dev/null",
+             dir);
+    rc = shell(cmd, log, cap);
+    char *said = strstr(log, "octave: ");
+    if (said) {
+        printf("%.*s\n", (int)strcspn(said, "\n"), said);
+        CHECK(rc == 0);
+    } else {
+        printf("Octave: skipped (not installed, or it could not run: exit %d)\n", rc);
+    }
+    rc = mpirun(3, "CLIP_TEST_MPI_BAD_RANK=1", "run scale a.cfl -o bad73.mat --parts 12", log, cap);
+    printf("bad input on rank 1 of 3, MAT 7.3 output: exit %d\n", rc);
+    CHECK(rc != 0 && strstr(log, "rank 1 of 3") && strstr(log, "a.missing.hdr: No such file"));
+    CHECK(leftovers("bad73") == 0);
+    rc = mpirun(3, "CLIP_TEST_MPI_KILL_RANK=1", "run scale a.cfl -o killed73.mat:Z --parts 12", log,
+                cap);
+    printf("rank 1 of 3 killed, MAT 7.3 output: exit %d\n", rc);
+    CHECK(rc != 0 && strstr(log, "rank 1") && strstr(log, "signal 9"));
+    CHECK(leftovers("killed73") == 0);
 }
 
 int main(void) {
@@ -199,7 +285,7 @@ int main(void) {
                 if (!strcmp(names[j], m->in[i])) in[i] = data[j];
         char wname[64];
         snprintf(wname, sizeof wname, "%s-whole", m->name);
-        whole(m, in, wname);
+        whole(m, in, wname, NULL);
         for (int r = 1; r <= 4; r++) {
             char args[512], out[64];
             snprintf(out, sizeof out, "%s-%d", m->name, r);
@@ -240,7 +326,7 @@ int main(void) {
         const mcase m = {"conv2", "s.cfl k.cfl", "--shape same --variant global --separable off",
                          2,       {"s", "k"},    0};
         clip_data *in[2] = {s, k};
-        whole(&m, in, "stack-whole");
+        whole(&m, in, "stack-whole", NULL);
         int same = 0;
         int rc = mpirun(3, "CLIP_TEST_MAX_ALLOC=40000",
                         "run conv2 s.cfl k.cfl -o stack-3.cfl --shape same --variant global "
@@ -257,7 +343,7 @@ int main(void) {
     {
         const mcase m = {"matpow", "q.cfl", "--power 3", 1, {"q"}, 0};
         clip_data *in[1] = {sq};
-        whole(&m, in, "matpow-whole");
+        whole(&m, in, "matpow-whole", NULL);
         int same = 0;
         int rc = mpirun(2, NULL, "run matpow q.cfl -o matpow-2.cfl --power 3", log, sizeof log);
         diff_cfl("matpow-2", "matpow-whole", &same);
@@ -333,7 +419,7 @@ int main(void) {
             CHECK_OK(app, clip_load_mat(app, m73, "y", &y));
             const mcase m = {"scale", "", "--a 3 --b -0.5", 1, {"y"}, 0};
             clip_data *in[1] = {y};
-            whole(&m, in, "s73-whole");
+            whole(&m, in, "s73-whole", "s73-whole.mat");
             diff_cfl("s73", "s73-whole", &same2);
             /* a box loaded alone against the whole variable */
             clip_box bx = {{120, 35}, {70, 90}};
@@ -357,6 +443,7 @@ int main(void) {
             CHECK(rc == 0 && same2 && same3);
             clip_data_destroy(box);
             clip_data_destroy(y);
+            mat_outputs(log, sizeof log);
         }
     }
     /* an input changed during the run (rank 1 negates its first sample after its first piece):
@@ -372,7 +459,34 @@ int main(void) {
         CHECK(rc != 0);
         CHECK(strstr(log, "rank 1 of 3") && strstr(log, "m.cfl changed during the run"));
         CHECK(leftovers("changed") == 0);
+        /* the same change with the files' identities not compared (a file system whose times did
+         * not move, or a writer that restored them): the checksums of the boxes read again
+         * after every rank's pieces find it */
+        CHECK(shell(cmd, NULL, 0) == 0);
+        rc = mpirun(3, "CLIP_TEST_MPI_CHANGE_RANK=1 CLIP_TEST_MPI_NO_STAT_CHECK=1",
+                    "run scale m.cfl -o changed.cfl --parts 12", log, sizeof log);
+        printf("m.cfl changed during the run by rank 1 of 3, identities not compared: exit %d\n%s",
+               rc, log);
+        CHECK(rc != 0);
+        CHECK(strstr(log, "m.cfl changed during the run: its box (1:") &&
+              strstr(log, "(checksum)") && strstr(log, "every rank stops (checking the inputs)"));
+        CHECK(leftovers("changed") == 0);
+        /* unchanged, the check reads again every byte each rank read from the files */
+        CHECK(shell(cmd, NULL, 0) == 0);
+        rc = mpirun(3, NULL, "run scale m.cfl -o same.cfl --parts 12 --time", log, sizeof log);
+        unsigned long long files = 0, recv = 0, boxes = 0, again = 0;
+        int lines = 0;
+        bytes_of(log, &files, &recv, &boxes, &lines);
+        for (const char *l = strstr(log, "; check "); l; l = strstr(l + 1, "; check ")) {
+            double ms = 0;
+            unsigned long long n = 0;
+            if (sscanf(l, "; check %lf ms (%llu bytes read again)", &ms, &n) == 2) again += n;
+        }
+        printf("unchanged on 3 ranks: exit %d; %llu bytes read from files, %llu read again\n", rc,
+               files, again);
+        CHECK(rc == 0 && lines == 3 && files == 8ULL * 300 * 200 && again == files);
     }
+
     /* a rank killed mid-run (SIGKILL after its first piece) */
     {
         int rc = mpirun(3, "CLIP_TEST_MPI_KILL_RANK=2", "run scale a.cfl -o killed.cfl --parts 12",

@@ -307,6 +307,56 @@ CLIP_API clip_status clip_cfl_writer_put_host(clip_cfl_writer *w, clip_type type
  * CLIP_ERR_IO (a write or flush that failed; the pair not whole in size). */
 CLIP_API clip_status clip_cfl_writer_finish(clip_cfl_writer *w, int commit);
 
+/* ---- MAT 7.3 written by boxes: one variable of a MAT 7.3 file written by one or several
+ * writers (processes, possibly on several hosts over a shared file system), as
+ * clip_cfl_writer does for a CFL pair. The creator makes the file in a named temporary in the
+ * target's directory ("<path>.tmp-HOST-PID-...", clip_mat73_writer_temp): a MAT 7.3 file as
+ * clip_save_mat writes it (the MAT header, then HDF5; the variable in MATLAB's form: dimensions
+ * reversed, single or double, complex as a compound of "real" and "imag", its MATLAB_class),
+ * with the variable stored contiguously, uncompressed, its storage allocated at once. The
+ * others join it; every writer puts its boxes, which go straight to the variable's offsets in
+ * the file (pwrite: writers in parallel, HDF5 not involved, as HDF5 is not safe for several
+ * writing processes); each finishes; after every writer finished with success (the caller's
+ * agreement), the creator finishes with commit: the file's size is checked against the layout,
+ * the variable read back (HDF5 and matio) and the file committed as clip_save_mat commits
+ * (whole or absent; lib/save_file.h). Without commit the creator removes the temporary. Built
+ * with matio and HDF5 (clip_io_has("mat73") and CLIP_WITH_HDF5); else create and join are
+ * CLIP_ERR_UNSUPPORTED saying so. The creator's and joiner's calls use HDF5 (one thread at a
+ * time); put_host does not. */
+typedef struct clip_mat73_writer clip_mat73_writer;
+/* Variable `var` (NULL: "result"; MATLAB's name rule) of `type` (f32: single, f64: double, c32,
+ * c64: complex) and dims (ndims sizes, none 0) in a new temporary for `path`. Errors:
+ * CLIP_ERR_INVALID_ARG (a bad name, type or size), CLIP_ERR_IO (the file system's reason),
+ * CLIP_ERR_FORMAT (HDF5 could not lay the variable out), CLIP_ERR_UNSUPPORTED,
+ * CLIP_ERR_OUT_OF_MEMORY. */
+CLIP_API clip_status clip_mat73_writer_create(clip_app *app, const char *path, const char *var,
+                                              clip_type type, int ndims, const size_t *dims,
+                                              clip_mat73_writer **out);
+/* The temporary's name (borrowed from w), for the other writers. */
+CLIP_API const char *clip_mat73_writer_temp(const clip_mat73_writer *w);
+/* Opens the temporary `temp` another process made for path, whose variable var must be of type
+ * and dims (CLIP_ERR_FORMAT otherwise). Errors: as create's. */
+CLIP_API clip_status clip_mat73_writer_join(clip_app *app, const char *path, const char *temp,
+                                            const char *var, clip_type type, int ndims,
+                                            const size_t *dims, clip_mat73_writer **out);
+/* Writes box `keep` of d at `at` of the variable, converted to the variable's type (real into
+ * complex with imaginary part 0). Errors: CLIP_ERR_INVALID_ARG (a box outside d or the
+ * variable, complex data for a real variable), CLIP_ERR_IO, and clip_data_host's. */
+CLIP_API clip_status clip_mat73_writer_put(clip_mat73_writer *w, clip_data *d, const clip_box *keep,
+                                           const size_t *at);
+/* As clip_mat73_writer_put, from host memory (an array of `type`, f32, f64, c32 or c64, and dims,
+ * CLIP_MAX_DIMS sizes). It uses no app nor HDF5: another thread than w's app's may call it (an
+ * I/O thread writing behind), while no other thread uses w; errors go to the calling thread's
+ * last error (clip_app_last_error(NULL)). Errors: as clip_mat73_writer_put's. */
+CLIP_API clip_status clip_mat73_writer_put_host(clip_mat73_writer *w, clip_type type,
+                                                const size_t *dims, const void *host,
+                                                const clip_box *keep, const size_t *at);
+/* Ends w (freed either way). A joined writer with `commit` flushes its writes to disk (fsync);
+ * the creator with `commit` checks and commits the file, without it removes the temporary.
+ * Errors: CLIP_ERR_IO (a write or flush that failed, a file not whole in size or not reading
+ * back as the variable). */
+CLIP_API clip_status clip_mat73_writer_finish(clip_mat73_writer *w, int commit);
+
 #ifdef __cplusplus
 }
 #endif
