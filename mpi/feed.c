@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "checksum.h"
+#include <xxhash.h>
 #include "ranks.h"
 
 /* n bytes at p from `root` to every rank of c, in chunks an int can count. A rank with p NULL
@@ -213,7 +213,7 @@ int feed_verify(feed *f, double *ms, uint64_t *bytes) {
             say("%s could not be read again to check it: %s; nothing is saved", in->file,
                 clip_app_last_error(NULL));
             ok = 0;
-        } else if (checksum(buf, (size_t)x->bytes) != f->sum[b]) {
+        } else if (XXH3_64bits(buf, (size_t)x->bytes) != f->sum[b]) {
             char where[256] = ""; /* MATLAB's indices: (1:13, 1:200) */
             size_t used = 0;
             for (int d = 0; d < in->nd && used < sizeof where; d++)

@@ -36,7 +36,7 @@ typedef struct io_job {
     clip_status status;
     char error[1024];
     double ms;    /* how long the job took */
-    uint64_t sum; /* a read: the checksum of the bytes read (checksum.h) */
+    uint64_t sum; /* a read: XXH3-64 (libxxhash) of the bytes read */
     struct io_job *next;
 } io_job;
 

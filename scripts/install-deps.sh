@@ -12,7 +12,8 @@
 #                            Debian's Python 3 with cffi, NumPy, SciPy, pytest, venv and pip for
 #                            the Python package clipcl (python/) and its tests, with tifffile,
 #                            Pillow and h5py for the format conformance suite (tests/conformance),
-#                            and Open MPI (openmpi-bin, libopenmpi-dev) for clip-mpi and its test,
+#                            and Open MPI (openmpi-bin, libopenmpi-dev) and xxHash (libxxhash-dev,
+#                            its checksums of the boxes read) for clip-mpi and its test,
 #                            test_mpi (the demo runs on one host and needs no MPI). python3-scipy
 #                            brings python3-dev with it (through python3-pythran); clipcl is cffi's
 #                            ABI mode and compiles nothing, so nothing of clip needs python3-dev
@@ -30,7 +31,7 @@ for mode in "$@"; do
   case $mode in
     test) pkgs+=(octave liboctave-dev libopenblas0-pthread clang libclang-rt-14-dev valgrind gnuplot-nox
                 python3-cffi python3-numpy python3-scipy python3-pytest python3-venv python3-pip
-                python3-tifffile python3-pil python3-h5py openmpi-bin libopenmpi-dev) ;;
+                python3-tifffile python3-pil python3-h5py openmpi-bin libopenmpi-dev libxxhash-dev) ;;
     bench) pkgs+=(libclblast-dev clinfo python3-opencv) ;;
     *) echo "install-deps.sh: unknown mode '$mode' (test, bench)" >&2; exit 2 ;;
   esac
