@@ -109,3 +109,49 @@ inline float tf32_scaled(float x, int s) {
 inline float tf32_add_term(float v, float a, float b) {
     return v + a * b;
 }
+
+/* ---- An operand brought into the range whole (conv2) -----------------------------------------
+ * conv2's tensor kernel scales its whole image (every slice) by 2^sa and its filter by 2^sk,
+ * exactly, where a value under the range was found, and its outputs by 2^-(sa + sk) (one
+ * rounding, where the output is subnormal): processes/conv2_direct.c runs the kernel, then
+ * tf32_range.cl for the operands' ranges, then the kernel again with the shifts
+ * (tf32_conv_shifts). Where no shifts hold both operands, the groups that see such a value
+ * compute their outputs in plain fp32 FMA. */
+
+/* Notes x's non-zero finite magnitude in a range kept as (~lo, hi): both grow from 0, so a
+ * zeroed buffer starts one and atomic_max merges two. */
+inline void tf32_note(uint *nlo, uint *hi, float x) {
+    const uint m = tf32_mag(x);
+    if (m - 1u < 0x7f7fffffu) *nlo = max(*nlo, ~m), *hi = max(*hi, m);
+}
+
+/* The shifts of an image whose non-zero finite magnitudes run from ~anlo to ahi (tf32_note) and
+ * a filter of `taps` values (~knlo to khi): each operand scaled into the range (2^-112 <= |x|
+ * 2^s < 2^126 for its least and largest), the largest output they can give, taps * 2^(ilogb(ahi)
+ * + ilogb(khi) + 2), under 2^124 once scaled (no scaled sum overflows where the true one would
+ * not), each shift and sa + sk within -126..126 (2^-(sa + sk) is then one fp32 multiply: a single
+ * rounding), and of those the largest sa + sk (products as far from the underflow as the top
+ * allows), the image taking it first. Returns 0 where no such shifts exist (*sa and *sk 0). An
+ * operand with no non-zero finite value leaves both unshifted (its outputs are 0, Inf or NaN). */
+inline int tf32_conv_shifts(uint anlo, uint ahi, uint knlo, uint khi, int taps, int *sa, int *sk) {
+    *sa = *sk = 0;
+    if (ahi == 0u || khi == 0u) return 1;
+    int lt = 0;
+    while (lt < 31 && (1 << lt) < taps)
+        lt++;
+    const int ea = tf32_ilogb(ahi), ek = tf32_ilogb(khi);
+    const int loa = max(-112 - tf32_ilogb(~anlo), -126), hia = min(125 - ea, 126);
+    const int lok = max(-112 - tf32_ilogb(~knlo), -126), hik = min(125 - ek, 126);
+    const int top = min(124 - (ea + ek + 2 + lt), 126);
+    if (loa > hia || lok > hik || loa + lok > top) return 0;
+    const int t = min(top, hia + hik);
+    if (t < -126) return 0;
+    *sa = min(hia, t - lok);
+    *sk = t - *sa;
+    return 1;
+}
+
+/* 2^s as an fp32 value, for -126 <= s <= 127. */
+inline float tf32_pow2(int s) {
+    return as_float((uint)(127 + s) << 23);
+}

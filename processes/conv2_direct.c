@@ -531,9 +531,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
-    clip_status s =
-        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2",
-                         g->t, opts, name, &ps->kernel);
+    clip_status s = clip_proc_kernel(
+        p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2", g->t, opts,
+        name, &ps->kernel);
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
     if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
@@ -588,6 +588,12 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                           (size_t)skipz, ngx,   ngy};
     for (int i = 0; i < 13; i++)
         ps->ints[i] = (cl_int)v[i];
+    ps->range = NULL, ps->tcr = NULL, ps->a_values = g->ma * g->na * g->slices;
+    if (c.kind == CONV2_TENSOR) {
+        clip_status s2 = clip_proc_kernel(p, "tf32+tf32_range", g->t, "", "tf32_range", &ps->range);
+        if (s2 == CLIP_OK) s2 = clip_proc_temp(p, 8 * sizeof(cl_uint), &ps->tcr);
+        if (s2 != CLIP_OK) return s2;
+    }
     ps->local_bytes = need;
     ps->wg[0] = (size_t)c.wx, ps->wg[1] = (size_t)c.wy;
     ps->global[0] = ngx * ngy * g->slices * (size_t)c.wx;
@@ -595,6 +601,20 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (spanned) ps->global[0] = spans * (size_t)c.wx, ps->global[1] = g->slices;
     *cfg = c;
     return CLIP_OK;
+}
+
+/* The tensor kernel's ranges (tf32_range.cl) between its two passes: a launch of a fixed size,
+ * which reads A and K only where the first pass set tcr[0]. */
+static clip_status launch_range(clip_process *p, const conv2_pass *ps, const cl_mem *bufs) {
+    const cl_long na = (cl_long)ps->a_values;
+    const cl_int nk = ps->ints[6] * ps->ints[7];
+    const size_t wg = 256, global = 256 * 2 * (size_t)clip_proc_device(p)->compute_units;
+    clip_status s = clip_proc_arg(p, ps->range, 0, sizeof(cl_mem), &bufs[ps->src]);
+    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 1, sizeof na, &na);
+    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 2, sizeof(cl_mem), &bufs[ps->filt]);
+    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 3, sizeof nk, &nk);
+    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 4, sizeof(cl_mem), &ps->tcr);
+    return s == CLIP_OK ? clip_proc_enqueue(p, ps->range, 1, &global, &wg) : s;
 }
 
 clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
@@ -609,6 +629,15 @@ clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_
     for (int i = 0; i < 13 && s == CLIP_OK; i++)
         s = clip_proc_arg(p, k, idx++, sizeof(cl_int), &ps->ints[i]);
     if (s == CLIP_OK && ps->local_bytes) s = clip_proc_arg(p, k, idx++, ps->local_bytes, NULL);
-    if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 2, ps->global, ps->wg);
+    if (!ps->range) return s == CLIP_OK ? clip_proc_enqueue(p, k, 2, ps->global, ps->wg) : s;
+    /* The tensor kernel: pass 1, the ranges, pass 2 (conv2.h) */
+    const cl_uint zero[8] = {0};
+    if (s == CLIP_OK) s = clip_proc_fill(p, ps->tcr, zero, sizeof zero, 0, sizeof zero);
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, idx, sizeof(cl_mem), &ps->tcr);
+    for (cl_int pass = 1; pass <= 2 && s == CLIP_OK; pass++) {
+        if (pass == 2) s = launch_range(p, ps, bufs);
+        if (s == CLIP_OK) s = clip_proc_arg(p, k, idx + 1, sizeof pass, &pass);
+        if (s == CLIP_OK) s = clip_proc_enqueue(p, k, 2, ps->global, ps->wg);
+    }
     return s;
 }
