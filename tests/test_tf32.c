@@ -111,16 +111,15 @@ static const char *const kernels_src =
     "    out[3 * i] = tf32_conv_shifts(c[0], c[1], c[2], c[3], (int)c[4], &sa, &sk);\n"
     "    out[3 * i + 1] = sa, out[3 * i + 2] = sk;\n"
     "}\n"
-    "/* Output i of x correlated with f (taps) as conv2_tensor.cl sums it (3xTF32, products of "
-    "TF32\n"
-    " * parts exact); rule 1: operands scaled by the shifts of tf32_range's ranges r, the sum "
-    "scaled\n"
-    " * back by one multiply, or one FMA chain where a value is under the range still. */\n"
+    "/* Output i of x correlated with f (taps) as conv2_tensor.cl sums it (3xTF32, products\n"
+    " * of TF32 parts exact); rule 1: operands scaled by the shifts of tf32_range's ranges\n"
+    " * (launch 3's, r[5..8]), the sum scaled back by one multiply, or one FMA chain where a\n"
+    " * value is under the range still. */\n"
     "__kernel void conv_model(__global const float *x, __global const float *f, const int taps,\n"
     "                         __global const uint *r, __global float *y, const int rule) {\n"
     "    const int i = (int)get_global_id(0);\n"
     "    int sa = 0, sk = 0, tiny = 0;\n"
-    "    if (rule) tf32_conv_shifts(r[1], r[2], r[3], r[4], taps, &sa, &sk);\n"
+    "    if (rule) tf32_conv_shifts(r[5], r[6], r[7], r[8], taps, &sa, &sk);\n"
     "    const float xs = tf32_pow2(sa), ks = tf32_pow2(sk);\n"
     "    float acc = 0.0f;\n"
     "    for (int q = 0; q < taps; q++) {\n"
@@ -450,10 +449,10 @@ static void test_shifts(env *e, unsigned long long *seed) {
     clReleaseKernel(k), clReleaseMemObject(bi), clReleaseMemObject(bo);
 }
 
-/* tf32_range on x (n values) and f (taps), asked (r[0] = 1) or not: the ranges as the host finds
- * them, or r untouched; then the model correlation with and without the rule, each output
- * against the fp32 bound (taps + 4) * 2^-23 * sum|x||f|. Returns the outputs past it with the
- * rule and stores those without it in *without. */
+/* tf32_range on x (n values) and f (taps) as launch 3 (odd: r[5..8]), asked (r[0] = 3) or not: the
+ * ranges as the host finds them, or none, and the even words zeroed for launch 4; then the model
+ * correlation with and without the rule, each output against the fp32 bound (taps + 4) * 2^-23 *
+ * sum|x||f|. Returns the outputs past it with the rule and stores those without it in *without. */
 static int conv_case(env *e, const char *what, const float *x, size_t n, const float *f,
                      size_t taps, int *without) {
     const size_t nx = n + taps - 1;
@@ -463,11 +462,11 @@ static int conv_case(env *e, const char *what, const float *x, size_t n, const f
                                (void *)x, &err);
     cl_mem bf = clCreateBuffer(e->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                sizeof(float) * taps, (void *)f, &err);
-    cl_mem br = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 8 * sizeof(cl_uint), NULL, &err);
+    cl_mem br = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 9 * sizeof(cl_uint), NULL, &err);
     cl_mem by = clCreateBuffer(e->ctx, CL_MEM_WRITE_ONLY, sizeof(float) * n, NULL, &err);
     cl_kernel kr = clCreateKernel(e->prog, "tf32_range", &err);
     cl_kernel km = clCreateKernel(e->prog, "conv_model", &err);
-    uint32_t want[5] = {1, 0, 0, 0, 0};
+    uint32_t want[5] = {3, 0, 0, 0, 0};
     for (size_t i = 0; i < nx + taps; i++) {
         const uint32_t m = bits(i < nx ? x[i] : f[i - nx]) & 0x7fffffffu;
         const int q = i < nx ? 1 : 3;
@@ -478,17 +477,18 @@ static int conv_case(env *e, const char *what, const float *x, size_t n, const f
     }
     const cl_long nl = (cl_long)nx;
     const cl_int nk = (cl_int)taps, T = (cl_int)taps;
+    const cl_uint gen = 3;
     clSetKernelArg(kr, 0, sizeof bx, &bx), clSetKernelArg(kr, 1, sizeof nl, &nl);
     clSetKernelArg(kr, 2, sizeof bf, &bf), clSetKernelArg(kr, 3, sizeof nk, &nk);
-    clSetKernelArg(kr, 4, sizeof br, &br);
+    clSetKernelArg(kr, 4, sizeof br, &br), clSetKernelArg(kr, 5, sizeof gen, &gen);
     for (int asked = 0; asked < 2; asked++) {
-        cl_uint r[8] = {(cl_uint)asked};
+        cl_uint r[9] = {asked ? gen : 2u, 7, 7, 7, 7};
         CHECK(clEnqueueWriteBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
         const size_t g = 512, wg = 64;
         CHECK(clEnqueueNDRangeKernel(e->q, kr, 1, NULL, &g, &wg, 0, NULL, NULL) == CL_SUCCESS);
         CHECK(clEnqueueReadBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
         for (int q = 1; q < 5; q++)
-            CHECK(r[q] == (asked ? want[q] : 0u));
+            CHECK(r[q] == 0u && r[4 + q] == (asked ? want[q] : 0u));
     }
     int past[2] = {0, 0};
     double worst[2] = {0, 0};
