@@ -130,9 +130,13 @@ inline void tf32_note(uint *nlo, uint *hi, float x) {
  * 2^s < 2^126 for its least and largest), the largest output they can give, taps * 2^(ilogb(ahi)
  * + ilogb(khi) + 2), under 2^124 once scaled (no scaled sum overflows where the true one would
  * not), each shift and sa + sk within -126..126 (2^-(sa + sk) is then one fp32 multiply: a single
- * rounding), and of those the largest sa + sk (products as far from the underflow as the top
- * allows), the image taking it first. Returns 0 where no such shifts exist (*sa and *sk 0). An
- * operand with no non-zero finite value leaves both unshifted (its outputs are 0, Inf or NaN). */
+ * rounding). Of those, each shift the nearest to 0 (an operand in range is not moved, one under
+ * it is raised to 2^-112, as the wgmma GEMM's tf32_scale does), where that keeps the outputs
+ * under the top; else the sum at the top, the image lowered first. (Raised as far as the top
+ * allows instead, subB of bench/range_bench.c ran its second pass at 11x the first on the H200:
+ * bench/CONV2.md, "Operands scaled into the range".) Returns 0 where no such shifts exist (*sa
+ * and *sk 0). An operand with no non-zero finite value leaves both unshifted (its outputs are 0,
+ * Inf or NaN). */
 inline int tf32_conv_shifts(uint anlo, uint ahi, uint knlo, uint khi, int taps, int *sa, int *sk) {
     *sa = *sk = 0;
     if (ahi == 0u || khi == 0u) return 1;
@@ -143,11 +147,14 @@ inline int tf32_conv_shifts(uint anlo, uint ahi, uint knlo, uint khi, int taps, 
     const int loa = max(-112 - tf32_ilogb(~anlo), -126), hia = min(125 - ea, 126);
     const int lok = max(-112 - tf32_ilogb(~knlo), -126), hik = min(125 - ek, 126);
     const int top = min(124 - (ea + ek + 2 + lt), 126);
-    if (loa > hia || lok > hik || loa + lok > top) return 0;
-    const int t = min(top, hia + hik);
-    if (t < -126) return 0;
-    *sa = min(hia, t - lok);
-    *sk = t - *sa;
+    if (loa > hia || lok > hik || loa + lok > top || top < -126) return 0;
+    const int pa = clamp(0, loa, hia), pk = clamp(0, lok, hik);
+    if (pa + pk <= top) {
+        *sa = pa, *sk = pk;
+    } else {
+        *sa = max(loa, top - pk);
+        *sk = top - *sa;
+    }
     return 1;
 }
 

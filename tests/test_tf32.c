@@ -10,11 +10,11 @@
  *     loses accuracy among them (subnormals, ~1e-36);
  *   - conv2's rule (conv2_tensor.cl, tf32_range.cl): tf32_range's ranges of an image and a filter
  *     against the host's, only where asked; tf32_conv_shifts on a grid of ranges, every shift
- *     pair it returns inside the constraints and of the largest sum, and where it finds none, none
- *     by a search of every pair; a model of the kernel's sums (3xTF32 over the taps of each
- *     output, operands scaled by those shifts, the output scaled back; one FMA chain where no
- *     shift holds them) on subnormal and ~1e-36 images and filters, a subnormal block, and an
- *     image no shift holds: every output within the taps-term bound of fp32, and without the
+ *     pair it returns inside the constraints and the nearest to 0 (else of the largest sum), and
+ *     where it finds none, none by a search of every pair; a model of the kernel's sums (3xTF32
+ * over the taps of each output, operands scaled by those shifts, the output scaled back; one FMA
+ * chain where no shift holds them) on subnormal and ~1e-36 images and filters, a subnormal block,
+ * and an image no shift holds: every output within the taps-term bound of fp32, and without the
  *     rule past it;
  *   - a model of the wgmma GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being
  *     exact in fp32; rows and columns outside the range scaled into it by tf32_scale and
@@ -390,8 +390,8 @@ static int ilogb_bits(uint32_t m) {
 }
 
 /* tf32_conv_shifts on ranges whose ends run over the exponents (subnormal to near FLT_MAX): where
- * it returns shifts, they fit and their sum is the largest of any pair that fits; where it
- * returns none, no pair fits (a search of all). */
+ * it returns shifts, they fit, and they are each the nearest to 0 where that pair fits, else of
+ * the largest sum of any pair that fits; where it returns none, no pair fits (a search of all). */
 static void test_shifts(env *e, unsigned long long *seed) {
     enum { N = 600 };
     static cl_uint in[5 * N];
@@ -400,7 +400,7 @@ static void test_shifts(env *e, unsigned long long *seed) {
     for (size_t i = 0; i < N; i++) {
         uint32_t m[4];
         for (int q = 0; q < 4; q++)
-            m[q] = (uint32_t)(tu_rand(seed) * 0x7f7fffff) + 1u;
+            m[q] = (uint32_t)((tu_rand(seed) + 1) / 2 * 0x7f7fffff) + 1u;
         if (m[0] > m[1]) {
             const uint32_t t = m[0];
             m[0] = m[1], m[1] = t;
@@ -423,7 +423,7 @@ static void test_shifts(env *e, unsigned long long *seed) {
     size_t g = N;
     CHECK(clEnqueueNDRangeKernel(e->q, k, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS);
     CHECK(clEnqueueReadBuffer(e->q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS);
-    int wrong = 0, found = 0;
+    int wrong = 0, found = 0, nearest = 0;
     for (size_t i = 0; i < N; i++) {
         const int el = ilogb_bits(~in[5 * i]), eh = ilogb_bits(in[5 * i + 1]);
         const int kl = ilogb_bits(~in[5 * i + 2]), kh = ilogb_bits(in[5 * i + 3]);
@@ -435,17 +435,24 @@ static void test_shifts(env *e, unsigned long long *seed) {
             for (int sk = -126; sk <= 126; sk++)
                 if (shifts_fit(el, eh, kl, kh, lt, sa, sk) && sa + sk > best) best = sa + sk;
         const int ok = out[3 * i], sa = out[3 * i + 1], sk = out[3 * i + 2];
-        found += ok;
-        if ((ok ? !shifts_fit(el, eh, kl, kh, lt, sa, sk) || sa + sk != best : best != INT32_MIN) &&
+        /* each shift nearest 0 where that pair fits, else the largest sum */
+        const int pa = el < -112 ? -112 - el : eh > 125 ? 125 - eh : 0;
+        const int pk = kl < -112 ? -112 - kl : kh > 125 ? 125 - kh : 0;
+        const int near = shifts_fit(el, eh, kl, kh, lt, pa, pk);
+        found += ok, nearest += ok && near;
+        if ((ok ? !shifts_fit(el, eh, kl, kh, lt, sa, sk) ||
+                      (near ? sa != pa || sk != pk : sa + sk != best)
+                : best != INT32_MIN) &&
             wrong++ < 3)
             fprintf(stderr,
                     "tf32_conv_shifts(2^%d..2^%d, 2^%d..2^%d, 2^%d taps): %d %d %d, best "
                     "sum %d\n",
                     el, eh, kl, kh, lt, ok, sa, sk, best);
     }
-    printf("tf32_conv_shifts: %d ranges, %d with shifts, %d wrong\n", N, found, wrong);
+    printf("tf32_conv_shifts: %d ranges, %d with shifts (%d the nearest to 0), %d wrong\n", N,
+           found, nearest, wrong);
     CHECK(wrong == 0);
-    CHECK(found > N / 4 && found < N); /* both outcomes met */
+    CHECK(found > N / 4 && found < N && nearest < found); /* every outcome met */
     clReleaseKernel(k), clReleaseMemObject(bi), clReleaseMemObject(bo);
 }
 
