@@ -618,27 +618,41 @@ inline int tc_filter_tiny(__global const float *K, float ksc, int tid, int count
     return tiny;
 }
 
-/* The scales of pass tcpass of launch tcgen (processes/conv2_direct.c runs the kernel twice,
- * tf32_range between): pass 1 takes the data as they are; pass 2, which runs only where pass 1
- * found a value under the split's range (tcr[0] == tcgen), scales the image by xsc = 2^sa and
- * the filter by ksc = 2^sk (tf32_conv_shifts on tf32_range's ranges in tcr) and the outputs
- * back by osc = 2^-(sa + sk), or takes the data as they are where no shifts hold them. */
-inline int tc_scales(__global const uint *tcr, int tcpass, uint tcgen, float *xsc, float *ksc,
-                     float *osc) {
-    int sa = 0, sk = 0;
-    if (tcpass == 2 && tcr[0] != tcgen) return 0;
+/* TC_SCALED: 0 builds the kernel's first pass, 1 its second (processes/conv2_direct.c runs the
+ * one, then tf32_range, then the other; both take launch number tcgen). The first takes the data
+ * as they are, and its multiplies by the scales below are by the constant 1 (folded away: on
+ * ordinary data it is the kernel of one pass, H200 8192^2 ordinary data ran 3-5% slower with the
+ * scales held in registers through one program of both passes, bench/CONV2.md, "Operands scaled
+ * into the range"). The second runs only where the first found a value under the split's range
+ * (tcr[0] == tcgen): it scales the image by xsc = 2^sa and the filter by ksc = 2^sk
+ * (tf32_conv_shifts on tf32_range's ranges in tcr) and the outputs back by osc = 2^-(sa + sk),
+ * or takes the data as they are where no shifts hold them. */
+#ifndef TC_SCALED
+#define TC_SCALED 0
+#endif
+#if TC_SCALED
+#define TC_SCALES                                                                                  \
+    float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                      \
+    if (GATE_OFF || tcr[0] != tcgen) return;                                                       \
+    tc_scales(tcr, tcgen, &xsc, &ksc, &osc)
+#else
+#define TC_SCALES                                                                                  \
+    const float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                \
+    if (GATE_OFF) return
+#endif
+inline void tc_scales(__global const uint *tcr, uint tcgen, float *xsc, float *ksc, float *osc) {
     __global const uint *at = tcr + 1 + 4 * (tcgen % 2u);
-    if (tcpass == 2) tf32_conv_shifts(at[0], at[1], at[2], at[3], KR * KC, &sa, &sk);
+    int sa = 0, sk = 0;
+    tf32_conv_shifts(at[0], at[1], at[2], at[3], KR * KC, &sa, &sk);
     *xsc = tf32_pow2(sa), *ksc = tf32_pow2(sk), *osc = tf32_pow2(-(sa + sk));
-    return 1;
 }
 
-/* The group's end (after its flags are in anynan and anytiny): in pass 1 a group that saw a
- * value under the range leaves its outputs to pass 2 (tcr[0] = tcgen); otherwise NaN outputs, or
- * all of them where a value is under the range still (no shifts held it), are recomputed (tc_fix).
- */
+/* The group's end (after its flags are in anynan and anytiny): in the first pass a group that saw
+ * a value under the range leaves its outputs to the second (tcr[0] = tcgen); otherwise NaN
+ * outputs, or all of them where a value is under the range still (no shifts held it), are
+ * recomputed (tc_fix). */
 #define TC_END(FIX)                                                                                \
-    if (tcpass == 1 && anytiny) {                                                                  \
+    if (!TC_SCALED && anytiny) {                                                                   \
         if (tid == 0) tcr[0] = tcgen;                                                              \
     } else if (anynan || anytiny) {                                                                \
         FIX;                                                                                       \
@@ -707,10 +721,9 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
 
 #if !TC_WS
 __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
-conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const int tcpass, const uint tcgen) {
+conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     (void)skipz;
-    float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;
-    if (GATE_OFF || !tc_scales(tcr, tcpass, tcgen, &xsc, &ksc, &osc)) return;
+    TC_SCALES;
 #if TC_SPANS
     TC_SPAN_START;
 #else
@@ -824,10 +837,9 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const int tcpass, const ui
     }
 
 __kernel __attribute__((reqd_work_group_size(128 * (TC_WSC + 1), 1, 1))) void
-conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const int tcpass, const uint tcgen) {
+conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     (void)skipz;
-    float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;
-    if (GATE_OFF || !tc_scales(tcr, tcpass, tcgen, &xsc, &ksc, &osc)) return;
+    TC_SCALES;
     TC_SPAN_START;
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
