@@ -42,8 +42,14 @@
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
  * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
  * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
- * tiny normals) recomputes all its outputs so, and a filter that holds one makes every group
- * do so (the cost of the plain sum: processes/conv2.c).
+ * tiny normals) flags it and leaves its outputs (the first pass, TC_SCALED 0); tf32_range.cl
+ * then finds the image's and the filter's ranges, and the second pass (TC_SCALED 1) runs on the
+ * image scaled by 2^sa and the filter by 2^sk, exactly, each into the range (tf32_conv_shifts),
+ * its outputs scaled back by one multiply by 2^-(sa + sk) (a rounding only where an output is
+ * subnormal). Where no shifts hold both operands (an image spanning more than 2^237, or outputs
+ * that could overflow once scaled), the second pass's groups that meet such a value recompute
+ * all their outputs by the plain sum, as the first pass did before (the cost of the plain sum:
+ * processes/conv2.c).
  *
  * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
  * on the compute unit fill the wait with their own steps' other work. From registers that stay

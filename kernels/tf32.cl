@@ -17,7 +17,9 @@
  * sit at the end of the range, to fp32 FMA). The kernels find the rows and columns (GEMM) or
  * work-groups (conv2: its low end) that hold anything else (subnormals, normals under 2^-112,
  * values of 2^126 and more, Inf, NaN): the wgmma GEMM scales such rows into the range (below),
- * the mma.sync GEMM and conv2 compute those outputs in plain fp32 FMA instead. Data in range
+ * conv2 its whole image and filter (tf32_conv_shifts, below) where a work-group met a value
+ * under it, and the mma.sync GEMM, and conv2 where no shift holds its operands, compute those
+ * outputs in plain fp32 FMA instead. Data in range
  * whose products or sums overflow give Inf as fp32 does, where the order of the sum allows (any
  * two fp32 orders may differ there); NaN outputs are recomputed in fp32. */
 #define TF32_TINY 0x1p-112f
