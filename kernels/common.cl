@@ -16,8 +16,7 @@ typedef float4 clip_real4_t;
 #endif
 
 /* Token pasting through macro arguments, for vector types of clip_real_t (CLIP_CAT(CLIP_REAL, 4) is
- * float4 or double4, CLIP_REAL naming clip_real_t's scalar type) and for names picked by a width.
- */
+ * float4 or double4, CLIP_REAL naming clip_real_t's scalar type) and for names picked by a width. */
 #define CLIP_CAT_(a, b) a##b
 #define CLIP_CAT(a, b) CLIP_CAT_(a, b)
 
@@ -50,13 +49,9 @@ inline clip_complex_t clip_cconjmul(clip_complex_t a, clip_complex_t b) {
  * with -Dinline=), which test_save's 1 MB file-size limit caught. */
 #if defined(CLIP_USER_KERNEL) || defined(CLIP_COMPLEX_MATH)
 /* |a|, without overflow for large parts */
-static inline clip_real_t clip_cabs(clip_complex_t a) {
-    return hypot(a.x, a.y);
-}
+static inline clip_real_t clip_cabs(clip_complex_t a) { return hypot(a.x, a.y); }
 /* the argument of a, in (-pi, pi] */
-static inline clip_real_t clip_carg(clip_complex_t a) {
-    return atan2(a.y, a.x);
-}
+static inline clip_real_t clip_carg(clip_complex_t a) { return atan2(a.y, a.x); }
 /* a / b (Smith's scaling, so that |b| near the overflow threshold does not overflow) */
 static inline clip_complex_t clip_cdiv(clip_complex_t a, clip_complex_t b) {
     if (fabs(b.x) >= fabs(b.y)) {

@@ -93,14 +93,14 @@ inline elem_t div_sum(elem_t v, elem_t s) {
 /* The group's (row block, column block, slice) for blocks of ROWS x COLS outputs: groups are
  * enumerated along dimension 0 only, because some devices cap the number of groups in
  * dimensions 1 and 2 (65535). */
-#define GROUP_COORDS(ROWS, COLS)                                                                   \
-    int g_ = (int)get_group_id(0);                                                                 \
-    const int gx = g_ % ngx;                                                                       \
-    g_ /= ngx;                                                                                     \
-    const int gy = g_ % ngy;                                                                       \
-    const long slice = g_ / ngy;                                                                   \
-    const int i0 = gx * (ROWS), j0 = gy * (COLS);                                                  \
-    A += slice * (long)ma * na;                                                                    \
+#define GROUP_COORDS(ROWS, COLS)                    \
+    int g_ = (int)get_group_id(0);                  \
+    const int gx = g_ % ngx;                        \
+    g_ /= ngx;                                      \
+    const int gy = g_ % ngy;                        \
+    const long slice = g_ / ngy;                    \
+    const int i0 = gx * (ROWS), j0 = gy * (COLS);   \
+    A += slice * (long)ma * na;                     \
     C += slice * (long)mo * no
 
 /* kinfo: sum(K(:)) then the non-finite flag (conv2_kinfo), or NULL when neither normalize nor
@@ -108,18 +108,18 @@ inline elem_t div_sum(elem_t v, elem_t s) {
  * FFT path's exact fallback for non-finite data, decided on the device). Kernels with barriers
  * take these uniform decisions without returning before a barrier (PoCL's work-group compiler
  * corrupts memory on such early returns). */
-#define CONV2_ARGS                                                                                 \
-    __global const elem_t *restrict A, __global const elem_t *restrict K,                          \
-        __global elem_t *restrict C, __global const elem_t *restrict kinfo,                        \
-        __global const int *restrict gate, const int ma, const int na, const int mo, const int no, \
-        const int oi, const int oj, const int kr, const int kc, const int corr,                    \
+#define CONV2_ARGS                                                                              \
+    __global const elem_t *restrict A, __global const elem_t *restrict K,                      \
+        __global elem_t *restrict C, __global const elem_t *restrict kinfo,                    \
+        __global const int *restrict gate, const int ma, const int na, const int mo,           \
+        const int no, const int oi, const int oj, const int kr, const int kc, const int corr,  \
         const int normalize, const int skipz, const int ngx, const int ngy
 
 #define GATE_OFF (gate && gate[0] == 0)
 
 /* F(k, l) read from K in global memory: rot90(K, 2) of a column-major array is the array
  * reversed. */
-#define FGLOBAL(k, l) K[corr ? (k) + (l)*KR_ : KR_ * KC_ - 1 - ((k) + (l)*KR_)]
+#define FGLOBAL(k, l) K[corr ? (k) + (l) * KR_ : KR_ * KC_ - 1 - ((k) + (l) * KR_)]
 
 /* Whether the filter is non-finite and zero padding can be read (global and cols kernels): then
  * windows that reach into the padding go through conv_skip. */
@@ -156,8 +156,7 @@ inline elem_t conv_skip(__global const elem_t *A, __global const elem_t *K, int 
     const int k0 = max(0, -r), k1 = min(KR_, ma - r), l0 = max(0, -c), l1 = min(KC_, na - c);
     elem_t acc = ZERO;
     for (int l = l0; l < l1; l++)
-        for (int k = k0; k < k1; k++)
-            MAC(acc, A[(c + l) * (long)ma + r + k], FGLOBAL(k, l));
+        for (int k = k0; k < k1; k++) MAC(acc, A[(c + l) * (long)ma + r + k], FGLOBAL(k, l));
     return acc;
 }
 
@@ -167,13 +166,13 @@ inline void store_out(__global elem_t *C, int i, int j, int mo, elem_t v, int no
 }
 
 /* Outputs rows i0 + lx + r*rs (r < nr) by columns jb + q (q < nq) through conv_skip. */
-#define SKIP_OUTPUTS(IB, RS, NR, JB, NQ)                                                           \
-    for (int r_ = 0; r_ < (NR); r_++)                                                              \
-        for (int q_ = 0; q_ < (NQ); q_++) {                                                        \
-            const int i_ = (IB) + r_ * (RS), j_ = (JB) + q_;                                       \
-            if (i_ < mo && j_ < no)                                                                \
-                store_out(C, i_, j_, mo, conv_skip(A, K, i_, j_, ma, na, oi, oj, kr, kc, corr),    \
-                          normalize, kinfo);                                                       \
+#define SKIP_OUTPUTS(IB, RS, NR, JB, NQ)                                                      \
+    for (int r_ = 0; r_ < (NR); r_++)                                                         \
+        for (int q_ = 0; q_ < (NQ); q_++) {                                                   \
+            const int i_ = (IB) + r_ * (RS), j_ = (JB) + q_;                                  \
+            if (i_ < mo && j_ < no)                                                           \
+                store_out(C, i_, j_, mo, conv_skip(A, K, i_, j_, ma, na, oi, oj, kr, kc, corr), \
+                          normalize, kinfo);                                                  \
         }
 
 /* Stages the (th x tw) image window from (r0, c0) of the padded A into `tile` (column-major,
@@ -191,8 +190,8 @@ inline void stage_tile(__local elem_t *tile, __global const elem_t *A, int r0, i
 /* conv2_local: the group's image tile plus halo and the filter are staged in local memory once,
  * then each work-item slides along its row computing RJ outputs: every tile value it loads feeds
  * up to RJ accumulators held in registers. */
-__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(CONV2_ARGS,
-                                                                           __local elem_t *tile) {
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
+    CONV2_ARGS, __local elem_t *tile) {
     GROUP_COORDS(WX, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX + KR_ - 1, halo = WY * RJ + KC_ - 1, nk = KR_ * KC_;
@@ -207,8 +206,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(CONV2
     __local elem_t *fl = tile + th * tw;
     if (!off) {
         stage_tile(tile, A, r0, c0, th, tw, halo, ma, na, lid, WX * WY);
-        for (int e = lid; e < nk; e += WX * WY)
-            fl[e] = K[corr ? e : nk - 1 - e];
+        for (int e = lid; e < nk; e += WX * WY) fl[e] = K[corr ? e : nk - 1 - e];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (off) return;
@@ -253,8 +251,8 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(CONV2
     const int i = i0 + lx, jb = j0 + ly * RJ;
     if (i >= mo) return;
     /* Loops over acc[] unroll fully so that it stays in registers. */
-    _Pragma("unroll") for (int r = 0; r < RJ; r++) if (jb + r < no)
-        store_out(C, i, jb + r, mo, acc[r], normalize, kinfo);
+    _Pragma("unroll") for (int r = 0; r < RJ; r++)
+        if (jb + r < no) store_out(C, i, jb + r, mo, acc[r], normalize, kinfo);
 }
 #endif
 
@@ -317,7 +315,7 @@ __kernel void conv2_global(CONV2_ARGS) {
     /* The filter in correlation orientation, indexed by constants once the loops unroll. */
     elem_t f[KR * KC];
     UNROLL for (int e = 0; e < KR * KC; e++) f[e] = K[corr ? e : KR * KC - 1 - e];
-#define FILT(k, l) f[(k) + (l)*KR]
+#define FILT(k, l) f[(k) + (l) * KR]
 #else
 #define FILT(k, l) FGLOBAL(k, l)
 #endif
@@ -341,13 +339,12 @@ __kernel void conv2_global(CONV2_ARGS) {
      * vectors in registers. */
     for (int k = 0; k < kr; k++) {
         vec_t w[2 * RJ];
-        _Pragma("unroll") for (int q = 0; q < RJ; q++) w[q] =
-            load_rows(A, pad_map(cb + q, na), rb + k, ma, inside);
+        _Pragma("unroll") for (int q = 0; q < RJ; q++)
+            w[q] = load_rows(A, pad_map(cb + q, na), rb + k, ma, inside);
         for (int l0 = 0; l0 < kc; l0 += RJ) {
             _Pragma("unroll") for (int q = 0; q < RJ; q++) {
                 const int c = l0 + RJ + q;
-                w[RJ + q] =
-                    c < RJ + kc - 1 ? load_rows(A, pad_map(cb + c, na), rb + k, ma, inside) : VZERO;
+                w[RJ + q] = c < RJ + kc - 1 ? load_rows(A, pad_map(cb + c, na), rb + k, ma, inside) : VZERO;
             }
             _Pragma("unroll") for (int dl = 0; dl < RJ; dl++) {
                 if (l0 + dl >= kc) break;
@@ -368,8 +365,7 @@ __kernel void conv2_global(CONV2_ARGS) {
         } else {
             elem_t t[VW];
             VSTORE(o, t);
-            for (int q = 0; i + q < mo; q++)
-                dst[q] = t[q];
+            for (int q = 0; i + q < mo; q++) dst[q] = t[q];
         }
     }
 }
@@ -384,8 +380,8 @@ __kernel void conv2_global(CONV2_ARGS) {
  * to RJ accumulators. Per filter row: RI*RJ*KC multiply-adds for RI*(RJ+KC-1) + KC local loads,
  * e.g. 992 for 123 with RI = 2, RJ = 16, K 31x31. Work-items of a warp read consecutive rows
  * (no bank conflicts) and write consecutive rows (coalesced). */
-__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(CONV2_ARGS,
-                                                                           __local elem_t *tile) {
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
+    CONV2_ARGS, __local elem_t *tile) {
     GROUP_COORDS(WX * RI, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1, tw = WY * RJ + KC - 1;
@@ -408,8 +404,8 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(CONV2
     }
 
     elem_t acc[RI][RJ];
-    _Pragma("unroll") for (int r = 0; r < RI; r++) _Pragma("unroll") for (int q = 0; q < RJ; q++)
-        acc[r][q] = ZERO;
+    _Pragma("unroll") for (int r = 0; r < RI; r++)
+        _Pragma("unroll") for (int q = 0; q < RJ; q++) acc[r][q] = ZERO;
     __local const elem_t *t = tile + lx + ly * RJ * th;
     /* The filter-row loop stays rolled: its body is already RI*RJ*KC multiply-adds. */
     _Pragma("unroll 1") for (int k = 0; k < KR; k++) {
@@ -429,8 +425,8 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(CONV2
     const int jb = j0 + ly * RJ;
     _Pragma("unroll") for (int r = 0; r < RI; r++) {
         const int i = i0 + lx + r * WX;
-        _Pragma("unroll") for (int q = 0; q < RJ; q++) if (i < mo && jb + q < no)
-            store_out(C, i, jb + q, mo, acc[r][q], normalize, kinfo);
+        _Pragma("unroll") for (int q = 0; q < RJ; q++)
+            if (i < mo && jb + q < no) store_out(C, i, jb + q, mo, acc[r][q], normalize, kinfo);
     }
 }
 #endif
@@ -441,8 +437,8 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(CONV2
  * over RI + KR - 1 staged values: RI*KR multiply-adds for RI + KR - 1 local loads. RI is odd, so
  * the stride-RI reads of a warp hit 32 different banks. The results go back through local memory
  * so that the stores coalesce. */
-__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(CONV2_ARGS,
-                                                                          __local elem_t *tile) {
+__kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
+    CONV2_ARGS, __local elem_t *tile) {
     GROUP_COORDS(WX * RI, WY);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1;
@@ -505,25 +501,25 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(CONV2_
 
 /* acc[v][q] += the window of SRC (leading dimension LD, row and column 0 at the window's origin)
  * times the filter. */
-#define RB_SUM(SRC, LD)                                                                            \
-    _Pragma("unroll 1") for (int k = 0; k < KR; k++) {                                             \
-        __global const elem_t *fk = FROW(k);                                                       \
-        _Pragma("unroll") for (int c = 0; c < RJ + KC - 1; c++) {                                  \
-            vec_t a_[RI];                                                                          \
-            _Pragma("unroll") for (int v = 0; v < RI; v++) a_[v] =                                 \
-                VLOAD((SRC) + k + c * (LD) + v * VW);                                              \
-            _Pragma("unroll") for (int q = 0; q < RJ; q++) {                                       \
-                const int l = c - q;                                                               \
-                if (l >= 0 && l < KC) {                                                            \
-                    const elem_t f_ = fk[l * FSTEP];                                               \
-                    _Pragma("unroll") for (int v = 0; v < RI; v++) VMAC(acc[v][q], a_[v], f_);     \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
+#define RB_SUM(SRC, LD)                                                                          \
+    _Pragma("unroll 1") for (int k = 0; k < KR; k++) {                                          \
+        __global const elem_t *fk = FROW(k);                                                     \
+        _Pragma("unroll") for (int c = 0; c < RJ + KC - 1; c++) {                               \
+            vec_t a_[RI];                                                                        \
+            _Pragma("unroll") for (int v = 0; v < RI; v++) a_[v] =                              \
+                VLOAD((SRC) + k + c * (LD) + v * VW);                                            \
+            _Pragma("unroll") for (int q = 0; q < RJ; q++) {                                    \
+                const int l = c - q;                                                             \
+                if (l >= 0 && l < KC) {                                                          \
+                    const elem_t f_ = fk[l * FSTEP];                                             \
+                    _Pragma("unroll") for (int v = 0; v < RI; v++) VMAC(acc[v][q], a_[v], f_);  \
+                }                                                                                \
+            }                                                                                    \
+        }                                                                                        \
     }
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(CONV2_ARGS,
-                                                                          __local elem_t *tile) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
+    CONV2_ARGS, __local elem_t *tile) {
     if (GATE_OFF) return;
     GROUP_COORDS(RI * VW, RJ);
     const int th = RI * VW + KR - 1, tw = RJ + KC - 1;
@@ -535,16 +531,15 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(CONV2_
         return;
     }
     vec_t acc[RI][RJ];
-    _Pragma("unroll") for (int v = 0; v < RI; v++) _Pragma("unroll") for (int q = 0; q < RJ; q++)
-        acc[v][q] = VZERO;
+    _Pragma("unroll") for (int v = 0; v < RI; v++)
+        _Pragma("unroll") for (int q = 0; q < RJ; q++) acc[v][q] = VZERO;
     if (edge) {
         /* The padded window, column by column (no divisions: pad_map is a compare inside A). */
         for (int cc = 0; cc < tw; cc++) {
             const int gc = pad_map(cb + cc, na);
             __local elem_t *dst = tile + cc * th;
             if (gc < 0) {
-                for (int rr = 0; rr < th; rr++)
-                    dst[rr] = ZERO;
+                for (int rr = 0; rr < th; rr++) dst[rr] = ZERO;
                 continue;
             }
             __global const elem_t *col = A + gc * (long)ma;
@@ -571,8 +566,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(CONV2_
             } else {
                 elem_t t[VW];
                 VSTORE(o, t);
-                for (int e = 0; i + e < mo; e++)
-                    dst[e] = t[e];
+                for (int e = 0; i + e < mo; e++) dst[e] = t[e];
             }
         }
     }
@@ -623,8 +617,8 @@ inline void kinfo_store(__global elem_t *out, const elem_t sum, const int nonfin
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void
-conv2_kinfo(__global const elem_t *restrict K, __global elem_t *restrict out, const int n) {
+__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo(
+    __global const elem_t *restrict K, __global elem_t *restrict out, const int n) {
     __local elem_t part[KSUM_WG];
     __local int bad[KSUM_WG];
     int nf = 0;
@@ -634,9 +628,9 @@ conv2_kinfo(__global const elem_t *restrict K, __global elem_t *restrict out, co
 
 /* conv2(u, v, A)'s two passes: out1 = u's (sum, flag) for the column pass, out2 = (sum(u) *
  * sum(v), v's flag) for the row pass, which normalizes by sum(K(:)) of K = u(:)*v(:).'. */
-__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void
-conv2_kinfo_uv(__global const elem_t *restrict U, const int nu, __global const elem_t *restrict V,
-               const int nv, __global elem_t *restrict out1, __global elem_t *restrict out2) {
+__kernel __attribute__((reqd_work_group_size(KSUM_WG, 1, 1))) void conv2_kinfo_uv(
+    __global const elem_t *restrict U, const int nu, __global const elem_t *restrict V,
+    const int nv, __global elem_t *restrict out1, __global elem_t *restrict out2) {
     __local elem_t part[KSUM_WG];
     __local int bad[KSUM_WG];
     int fu = 0, fv = 0;
@@ -666,9 +660,9 @@ conv2_kinfo_uv(__global const elem_t *restrict U, const int nu, __global const e
  * local NaN/Inf). The gate is zeroed before; every work-item that sees one writes the same 1. */
 __kernel void conv2_fft_gather(__global const elem_t *restrict A, __global const elem_t *restrict K,
                                __global elem_t *restrict E, const int ma, const int na,
-                               const int mo, const int no, const int oi, const int oj, const int kr,
-                               const int kc, const int corr, const int P, const int Q,
-                               const int slices, __global int *restrict gate) {
+                               const int mo, const int no, const int oi, const int oj,
+                               const int kr, const int kc, const int corr, const int P,
+                               const int Q, const int slices, __global int *restrict gate) {
     const int x = (int)get_global_id(0), y = (int)get_global_id(1), s = (int)get_global_id(2);
     if (x >= P || y >= Q) return;
     elem_t v = ZERO;
@@ -695,8 +689,7 @@ __kernel void conv2_fft_mul(__global complex_t *restrict X, const long n, const 
     const long e = (long)get_global_id(0);
     if (e >= n) return;
     const complex_t g = X[(long)slices * n + e];
-    for (int s = 0; s < slices; s++)
-        X[(long)s * n + e] = clip_cmul(X[(long)s * n + e], g);
+    for (int s = 0; s < slices; s++) X[(long)s * n + e] = clip_cmul(X[(long)s * n + e], g);
 }
 
 /* C(i, j, s) from the inverse transform R: the shift by (KR-1, KC-1) and `normalize`. */

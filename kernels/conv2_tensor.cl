@@ -184,9 +184,9 @@ inline float tc_exact(__global const float *A, __global const float *K, int i, i
 }
 
 /* Output (i, j)'s sum v of column block `blk`: blocks before the last leave their partial sum in
- * C, the last adds the earlier ones and writes the result scaled back by osc (tc_scales) and
- * normalized. Returns whether it is
- * NaN: the group recomputes those at its end (tc_fix), out of the unrolled steps. */
+ * C, the last adds the earlier ones and writes the result scaled back by osc (TC_SCALES) and
+ * normalized. Returns whether it is NaN: the group recomputes those at its end (tc_fix), out of
+ * the unrolled steps. */
 inline int tc_out(__global float *C, __global const float *kinfo, float v, int blk, int i, int j,
                   int mo, int no, int normalize, float osc) {
     if (i >= mo || j >= no) return 0;
@@ -292,8 +292,8 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
 #define TC_STORE(X, b, s)                                                                          \
     if (ok_) xs[(X) + cc * TC_H + rr] = (b), xs[(X) + TC_XS + cc * TC_H + rr] = (s)
 #endif
-/* The fetch into xs from word X on, scaled by xsc (tc_scales) and split: big parts first, then
- * small ones; `tiny` set where a value is under the split's range (tf32.cl: tc_end). */
+/* The fetch into xs from word X on, scaled by xsc (TC_SCALES) and split: big parts first, then
+ * small ones; `tiny` set where a value is under the split's range (tf32.cl; TC_END). */
 #define TC_PUT(X)                                                                                  \
     {                                                                                              \
         TC_PUT_LANE;                                                                               \

@@ -87,8 +87,8 @@ typedef acc_t b_t;
 #elif EPL == 8
 #define HSUM(v) ((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
 #else
-#define HSUM(v)                                                                                    \
-    (((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7))) +         \
+#define HSUM(v)                                                                          \
+    (((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7))) + \
      ((((v).s8 + (v).s9) + ((v).sa + (v).sb)) + (((v).sc + (v).sd) + ((v).se + (v).sf))))
 #endif
 
@@ -127,28 +127,25 @@ inline void tree(__local real_t *sh, const uint lid) {
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < s)
-            for (int k = 0; k < NACC; k++)
-                sh[k * LOCAL + lid] += sh[k * LOCAL + lid + s];
+            for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] += sh[k * LOCAL + lid + s];
     }
 }
 
 /* The last `tail` (< EPL) elements of x from element `first` into a zero-padded private load. */
 inline void tail_copy(real_t *dst, __global const real_t *x, ulong first, uint tail, int cx) {
     uint w = cx ? 2 : 1;
-    for (uint k = 0; k < w * EPL; k++)
-        dst[k] = k < w * tail ? x[first * w + k] : 0;
+    for (uint k = 0; k < w * EPL; k++) dst[k] = k < w * tail ? x[first * w + k] : 0;
 }
 
 /* Stage 1: one partial per work-group, row k of part at part[k*groups + group]. nvec counts
  * loads of EPL elements. */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-dot_stage1(__global const real_t *a, __global const real_t *b, const ulong nvec, const ulong chunk,
-           const uint tail, __global real_t *part) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void dot_stage1(__global const real_t *a, __global const real_t *b, const ulong nvec,
+                const ulong chunk, const uint tail, __global real_t *part) {
     __local real_t sh[NACC * LOCAL];
     const uint lid = get_local_id(0), g = get_group_id(0), ng = get_num_groups(0);
     acc_t acc[2 * NACC]; /* sums, then their compensations */
-    for (int k = 0; k < 2 * NACC; k++)
-        acc[k] = (acc_t)0;
+    for (int k = 0; k < 2 * NACC; k++) acc[k] = (acc_t)0;
     ulong start = g * chunk, end = min(start + chunk, nvec);
     __global const a_t *av = (__global const a_t *)a;
     __global const b_t *bv = (__global const b_t *)b;
@@ -158,14 +155,11 @@ dot_stage1(__global const real_t *a, __global const real_t *b, const ulong nvec,
     for (; v + (UNROLL - 1) * LOCAL < end; v += UNROLL * LOCAL) {
         a_t xa[UNROLL];
         b_t xb[UNROLL];
-        for (int u = 0; u < UNROLL; u++)
-            xa[u] = av[v + u * LOCAL], xb[u] = bv[v + u * LOCAL];
-        for (int u = 0; u < UNROLL; u++)
-            accum(acc, xa[u], xb[u]);
+        for (int u = 0; u < UNROLL; u++) xa[u] = av[v + u * LOCAL], xb[u] = bv[v + u * LOCAL];
+        for (int u = 0; u < UNROLL; u++) accum(acc, xa[u], xb[u]);
     }
 #endif
-    for (; v < end; v += LOCAL)
-        accum(acc, av[v], bv[v]);
+    for (; v < end; v += LOCAL) accum(acc, av[v], bv[v]);
     if (tail && g == ng - 1 && lid == 0) {
         real_t ta[2 * EPL], tb[2 * EPL];
         tail_copy(ta, a, nvec * EPL, tail, A_COMPLEX);
@@ -173,30 +167,25 @@ dot_stage1(__global const real_t *a, __global const real_t *b, const ulong nvec,
         accum(acc, ALOAD(0, ta), BLOAD(0, tb));
     }
 #if COMP
-    for (int k = 0; k < NACC; k++)
-        acc[k] = CLIP_FOLD(acc[k], acc[NACC + k]);
+    for (int k = 0; k < NACC; k++) acc[k] = CLIP_FOLD(acc[k], acc[NACC + k]);
 #endif
-    for (int k = 0; k < NACC; k++)
-        sh[k * LOCAL + lid] = HSUM(acc[k]);
+    for (int k = 0; k < NACC; k++) sh[k * LOCAL + lid] = HSUM(acc[k]);
     tree(sh, lid);
     if (lid == 0)
-        for (int k = 0; k < NACC; k++)
-            part[k * ng + g] = sh[k * LOCAL];
+        for (int k = 0; k < NACC; k++) part[k * ng + g] = sh[k * LOCAL];
 }
 
 /* Stage 2: one work-group sums the `ng` partials into out[0] (re, im for complex). */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-dot_stage2(__global const real_t *part, const uint ng, __global real_t *out) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void dot_stage2(__global const real_t *part, const uint ng, __global real_t *out) {
     __local real_t sh[NACC * LOCAL];
     const uint lid = get_local_id(0);
     for (int k = 0; k < NACC; k++) {
         real_t s = 0;
-        for (uint i = lid; i < ng; i += LOCAL)
-            s += part[k * ng + i];
+        for (uint i = lid; i < ng; i += LOCAL) s += part[k * ng + i];
         sh[k * LOCAL + lid] = s;
     }
     tree(sh, lid);
     if (lid == 0)
-        for (int k = 0; k < NACC; k++)
-            out[k] = sh[k * LOCAL];
+        for (int k = 0; k < NACC; k++) out[k] = sh[k * LOCAL];
 }

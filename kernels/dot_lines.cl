@@ -31,16 +31,15 @@ inline void accum(__global const real_t *a, __global const real_t *b, const ulon
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-dot_lines(__global const real_t *a, __global const real_t *b, const ulong pre, const ulong n,
-          const ulong post, __global real_t *out) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void dot_lines(__global const real_t *a, __global const real_t *b, const ulong pre,
+               const ulong n, const ulong post, __global real_t *out) {
     __local real_t sh[2 * LOCAL];
     real_t acc[2] = {0, 0}, cmp[2] = {0, 0};
 #if CONTIG
     const ulong k = get_group_id(0);
     const uint lid = get_local_id(0);
-    for (ulong j = lid; j < n; j += LOCAL)
-        accum(a, b, k * n + j, acc, cmp);
+    for (ulong j = lid; j < n; j += LOCAL) accum(a, b, k * n + j, acc, cmp);
     sh[lid] = CLIP_FOLD(acc[0], cmp[0]);
     sh[LOCAL + lid] = CLIP_FOLD(acc[1], cmp[1]);
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
@@ -56,8 +55,7 @@ dot_lines(__global const real_t *a, __global const real_t *b, const ulong pre, c
     const ulong o = get_global_id(0);
     if (o >= pre * post) return;
     const ulong i = o % pre, k = o / pre;
-    for (ulong j = 0; j < n; j++)
-        accum(a, b, i + pre * (j + n * k), acc, cmp);
+    for (ulong j = 0; j < n; j++) accum(a, b, i + pre * (j + n * k), acc, cmp);
     out[CX ? 2 * o : o] = CLIP_FOLD(acc[0], cmp[0]);
     if (CX) out[2 * o + 1] = CLIP_FOLD(acc[1], cmp[1]);
     (void)sh;

@@ -199,7 +199,7 @@ typedef union {
 #define CSIGN_4 ((RVEC_4)(1, -1, 1, -1))
 #define CSIGN_8 ((RVEC_8)(1, -1, 1, -1, 1, -1, 1, -1))
 #define CSIGN_16 ((RVEC_16)(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1))
-#define CONJ_R(n, v) ((v)*CLIP_CAT(CSIGN_, n))
+#define CONJ_R(n, v) ((v) * CLIP_CAT(CSIGN_, n))
 #define CONJ_E(v) ((elem_t)((v).x, -(v).y))
 #define CONJ_A (TRANSA == 2)
 #define CONJ_B (TRANSB == 2)
@@ -230,8 +230,8 @@ typedef union {
 #elif VWR == 8
 #define MULI(v) ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6))
 #else
-#define MULI(v)                                                                                    \
-    ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6, -(v).s9, (v).s8,  \
+#define MULI(v)                                                                                \
+    ((vec_t)(-(v).s1, (v).s0, -(v).s3, (v).s2, -(v).s5, (v).s4, -(v).s7, (v).s6, -(v).s9, (v).s8, \
              -(v).sb, (v).sa, -(v).sd, (v).sc, -(v).sf, (v).se))
 #endif
 #ifndef REAL_A
@@ -290,8 +290,7 @@ inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global 
     }
     real_t t[VWR], c[VWR];
     VSTORE(v, t);
-    for (int e = 0; e < VWR; e++)
-        c[e] = 0;
+    for (int e = 0; e < VWR; e++) c[e] = 0;
     for (int e = 0; e < VW; e++)
         if (row + e < M && !IS_ZERO(beta)) {
             c[e * CPX] = p[e * CPX];
@@ -314,8 +313,8 @@ inline void gemm_store(vec_t v, const elem_t alpha, const elem_t beta, __global 
 
 /* VW elements of column k of A from row `row` on; a vector that crosses M is gathered with its
  * rows clamped. */
-inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k,
-                    const int M, const int edge) {
+inline vec_t load_a(__global const real_t *A, const int lda, const int row, const int k, const int M,
+                    const int edge) {
 #if TRANSA
     /* op(A)(r, k) = A(k, r): the VW rows are VW columns of the stored A, gathered (the direct and
      * small kernels serve CPUs and tiny products, where the gather is cache-resident). */
@@ -369,8 +368,8 @@ inline elem_t load_b(__global const real_t *col, const int k, const int ldb) {
  * rows and its B columns for one k as whole vectors. */
 #define LDAL (MWG + PADA)
 #define LDBL (NWG + PADB)
-#define ABUF (KWG * LDAL / VW)  /* vec_t per A buffer */
-#define BBUF (KWG * LDBL / VWN) /* bvec_t per B buffer */
+#define ABUF (KWG * LDAL / VW)    /* vec_t per A buffer */
+#define BBUF (KWG * LDBL / VWN)   /* bvec_t per B buffer */
 /* Global vectors per slice: along M (plain A: vec_t) or K (transposed A: gvec_t); along K (plain
  * B: gvec_t) or N (transposed B: bvec_t). */
 #if TRANSA
@@ -408,15 +407,14 @@ typedef struct {
 
 /* out = the W elements (R reals) from p of a vector along M or N that starts at index `at` and
  * crosses the matrix's edge `lim`: each index is clamped into the matrix. */
-#define TL_GATHER(R, W, p, at, lim, out)                                                           \
-    do {                                                                                           \
-        real_t t_[R];                                                                              \
-        for (int e = 0; e < (W); e++) {                                                            \
-            const int d = min((at) + e, (lim)-1) - (at);                                           \
-            for (int c = 0; c < CPX; c++)                                                          \
-                t_[e * CPX + c] = (p)[d * CPX + c];                                                \
-        }                                                                                          \
-        out = RLOAD(R, t_);                                                                        \
+#define TL_GATHER(R, W, p, at, lim, out)                                                       \
+    do {                                                                                        \
+        real_t t_[R];                                                                           \
+        for (int e = 0; e < (W); e++) {                                                         \
+            const int d = min((at) + e, (lim)-1) - (at);                                        \
+            for (int c = 0; c < CPX; c++) t_[e * CPX + c] = (p)[d * CPX + c];                   \
+        }                                                                                       \
+        out = RLOAD(R, t_);                                                                     \
     } while (0)
 
 inline vec_t tl_load_a(__global const real_t *p, const int row, const int M) {
@@ -471,8 +469,7 @@ inline void tl_scatter_k(__local elem_t *dst, const int at, const int ld, const 
     gvec_u u;
     u.v = v;
 #pragma unroll
-    for (int e = 0; e < VWB; e++)
-        dst[at + e * ld] = u.e[e];
+    for (int e = 0; e < VWB; e++) dst[at + e * ld] = u.e[e];
 }
 
 /* Loads one slice (klen valid k, KWG in all but the last) into registers, zeros past klen. */
@@ -502,11 +499,9 @@ inline void tl_fetch(const tl_fetch_plan *pl, const int klen, avec_t ra[LA], bgv
  * non-contiguous direction, or KWG elements along its contiguous one. */
 inline void tl_advance(tl_fetch_plan *pl, const size_t astep, const size_t bstep) {
 #pragma unroll
-    for (int i = 0; i < LA; i++)
-        pl->pa[i] += astep;
+    for (int i = 0; i < LA; i++) pl->pa[i] += astep;
 #pragma unroll
-    for (int i = 0; i < LB; i++)
-        pl->pb[i] += bstep;
+    for (int i = 0; i < LB; i++) pl->pb[i] += bstep;
 }
 
 inline void tl_stage(const tl_fetch_plan *pl, const avec_t ra[LA], const bgvec_t rb[LB],
@@ -553,8 +548,7 @@ inline void tl_multiply(vec_t acc[NWI][MVI], __local const vec_t *Al, __local co
 #pragma unroll
             for (int jj = 0; jj < VWN; jj++)
 #pragma unroll
-                for (int iv = 0; iv < MVI; iv++)
-                    MADD(acc[jv * VWN + jj][iv], a[iv], ai[iv], b.e[jj]);
+                for (int iv = 0; iv < MVI; iv++) MADD(acc[jv * VWN + jj][iv], a[iv], ai[iv], b.e[jj]);
         }
     }
 }
@@ -569,11 +563,9 @@ inline tl_frag tl_read(__local const vec_t *Al, __local const bvec_t *Bl, const 
                        const int lid0, const int lid1) {
     tl_frag f;
 #pragma unroll
-    for (int iv = 0; iv < MVI; iv++)
-        f.a[iv] = Al[kk * (LDAL / VW) + iv * MDIMC + lid0];
+    for (int iv = 0; iv < MVI; iv++) f.a[iv] = Al[kk * (LDAL / VW) + iv * MDIMC + lid0];
 #pragma unroll
-    for (int jv = 0; jv < NVI; jv++)
-        f.b[jv].v = Bl[kk * (LDBL / VWN) + jv * NDIMC + lid1];
+    for (int jv = 0; jv < NVI; jv++) f.b[jv].v = Bl[kk * (LDBL / VWN) + jv * NDIMC + lid1];
     return f;
 }
 
@@ -702,8 +694,7 @@ inline void tl_tile_n(vec_t acc[NWI][MVI], const int M, const int N, const int m
 #pragma unroll
     for (int j = 0; j < NWI; j++)
 #pragma unroll
-        for (int iv = 0; iv < MVI; iv++)
-            acc[j][iv] = (vec_t)0;
+        for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
 
     avec_t ra[LA];
     bgvec_t rb[LB];
@@ -829,8 +820,7 @@ inline void sk_run(const int wg, const int P, const int M, const int N, const in
 #pragma unroll
         for (int j = 0; j < NWI; j++)
 #pragma unroll
-            for (int iv = 0; iv < MVI; iv++)
-                dst[(j * MVI + iv) * WGS + w.lid] = acc[j][iv];
+            for (int iv = 0; iv < MVI; iv++) dst[(j * MVI + iv) * WGS + w.lid] = acc[j][iv];
         g = (ulong)(t + 1) * (ulong)S;
     }
 }
@@ -918,29 +908,26 @@ gemm_tiled(const int M, const int N, const int K, const elem_t alpha, const elem
     tl_store(acc, M, N, m0, n0, alpha, beta, C + (offC + (size_t)split * cstride) * CPX, ldc, w);
 }
 
-/* C = alpha * (a tail tile's slots summed) + beta*C after gemm_tiled's P stream-K work-groups.
- * Work- group (x, t) sums a run of tail tile t's slot vectors, one work-item per vector, so that
- * the reads and C writes are coalesced and the kernel light enough to keep every compute unit's
+/* C = alpha * (a tail tile's slots summed) + beta*C after gemm_tiled's P stream-K work-groups. Work-
+ * group (x, t) sums a run of tail tile t's slot vectors, one work-item per vector, so that the
+ * reads and C writes are coalesced and the kernel light enough to keep every compute unit's
  * memory busy. The tile's stream-K work-groups are found once per work-group (64-bit divisions
  * are slow): wlo, the one whose run holds the tile's first slice, to whi; each of them has the
  * tile in its slot 0 (its first tile), except wlo when its run began in the tile before. */
-__kernel void gemm_sk_fixup(const int M, const int N, const int K, const elem_t alpha,
-                            const elem_t beta, __global const real_t *restrict W,
-                            __global real_t *restrict C, const ulong offC, const int ldc,
-                            const int tile0, const int tiles, const int mtiles, const int P) {
+__kernel void gemm_sk_fixup(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict W, __global real_t *restrict C, const ulong offC,
+    const int ldc, const int tile0, const int tiles, const int mtiles, const int P) {
     __local int range[3];
     const int t = (int)get_group_id(1);
     if (get_local_id(0) == 0) {
         const ulong S = (ulong)((K + KWG - 1) / KWG), total = (ulong)tiles * S;
         const ulong g0 = (ulong)t * S, g1 = g0 + S; /* this tile's slices */
         int lo = (int)(g0 * (ulong)P / total);
-        while (lo + 1 < P && sk_begin(lo + 1, P, total) <= g0)
-            lo++;
-        while (lo > 0 && sk_begin(lo, P, total) > g0)
-            lo--;
+        while (lo + 1 < P && sk_begin(lo + 1, P, total) <= g0) lo++;
+        while (lo > 0 && sk_begin(lo, P, total) > g0) lo--;
         int hi = lo + 1;
-        while (hi < P && sk_begin(hi, P, total) < g1)
-            hi++;
+        while (hi < P && sk_begin(hi, P, total) < g1) hi++;
         range[0] = lo;
         range[1] = hi;
         range[2] = sk_begin(lo, P, total) < g0;
@@ -961,8 +948,7 @@ __kernel void gemm_sk_fixup(const int M, const int N, const int K, const elem_t 
         const int slot = 2 * wg + (wg == lo ? range[2] : 0);
         sum += ((__global const vec_t *)(W + (size_t)slot * MWG * NWG * CPX))[v];
     }
-    gemm_store(sum, alpha, beta, C + (offC + (size_t)col * (size_t)ldc + (size_t)row) * CPX, row,
-               M);
+    gemm_store(sum, alpha, beta, C + (offC + (size_t)col * (size_t)ldc + (size_t)row) * CPX, row, M);
 }
 
 /* C = alpha * (sum of the `splits` slabs of W, cstride elements apart) + beta*C. One element per
@@ -976,15 +962,13 @@ __kernel void gemm_reduce(const int M, const int N, const int splits, __global c
     __global real_t *c = C + (offC + (size_t)j * (size_t)ldc + (size_t)i) * CPX;
 #if CLIP_COMPLEX
     elem_t s = vload2(0, w);
-    for (int p = 1; p < splits; p++)
-        s += vload2(0, w + (size_t)p * cstride * CPX);
+    for (int p = 1; p < splits; p++) s += vload2(0, w + (size_t)p * cstride * CPX);
     if (!IS_ONE(alpha)) s = clip_cmul(alpha, s);
     if (!IS_ZERO(beta)) s += clip_cmul(beta, vload2(0, c));
     vstore2(s, 0, c);
 #else
     elem_t s = w[0];
-    for (int p = 1; p < splits; p++)
-        s += w[(size_t)p * cstride];
+    for (int p = 1; p < splits; p++) s += w[(size_t)p * cstride];
     if (!IS_ONE(alpha)) s *= alpha;
     if (!IS_ZERO(beta)) s += beta * c[0];
     c[0] = s;
@@ -1021,17 +1005,16 @@ inline void gemm_slice(vec_t acc[NWI][MVI], const int len, const int edge_m, con
         for (int j = 0; j < NWI; j++) {
             const elem_t b = load_b(bcol[j], k0 + kk, ldb);
 #pragma unroll
-            for (int iv = 0; iv < MVI; iv++)
-                MADD(acc[j][iv], a[iv], ai[iv], b);
+            for (int iv = 0; iv < MVI; iv++) MADD(acc[j][iv], a[iv], ai[iv], b);
         }
     }
 }
 
-__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void
-gemm(const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
-     __global const real_t *restrict A, const ulong offA, const int lda,
-     __global const real_t *restrict B, const ulong offB, const int ldb,
-     __global real_t *restrict C, const ulong offC, const int ldc) {
+__kernel __attribute__((reqd_work_group_size(MDIMC, NDIMC, 1))) void gemm(
+    const int M, const int N, const int K, const elem_t alpha, const elem_t beta,
+    __global const real_t *restrict A, const ulong offA, const int lda,
+    __global const real_t *restrict B, const ulong offB, const int ldb,
+    __global real_t *restrict C, const ulong offC, const int ldc) {
     A += offA * CPX;
     B += offB * CPX;
     C += offC * CPX;
@@ -1050,8 +1033,7 @@ gemm(const int M, const int N, const int K, const elem_t alpha, const elem_t bet
 #pragma unroll
     for (int j = 0; j < NWI; j++)
 #pragma unroll
-        for (int iv = 0; iv < MVI; iv++)
-            acc[j][iv] = (vec_t)0;
+        for (int iv = 0; iv < MVI; iv++) acc[j][iv] = (vec_t)0;
 
     for (int k0 = 0; k0 < K; k0 += KWG) {
         if (k0 + KWG <= K) {

@@ -62,7 +62,7 @@ typedef CLIP_CAT(CLIP_REAL, AW) acc_t;
 #define NBASE 3
 #define SI 1 /* the medium accumulator; the others see only extreme magnitudes */
 #elif MODE == 6
-#define NROW 2  /* m, s */
+#define NROW 2 /* m, s */
 #define NBASE 4 /* m, s, r = 1/(m*c), c = prescale of m (see step6) */
 #define SI 1
 #else
@@ -122,14 +122,14 @@ typedef CLIP_CAT(CLIP_REAL, AW) acc_t;
 #if MODE >= 5
 /* y^p for y in [0, 2): the terms of the scaled sum and the rescaling factors. */
 #if PINT
-#define DEF_IPOW(name, T)                                                                          \
-    inline T name(T y) {                                                                           \
-        T r = (T)1;                                                                                \
-        for (int e = PINT; e > 0; e >>= 1) {                                                       \
-            if (e & 1) r *= y;                                                                     \
-            y *= y;                                                                                \
-        }                                                                                          \
-        return r;                                                                                  \
+#define DEF_IPOW(name, T)                                                                      \
+    inline T name(T y) {                                                                       \
+        T r = (T)1;                                                                            \
+        for (int e = PINT; e > 0; e >>= 1) {                                                   \
+            if (e & 1) r *= y;                                                                 \
+            y *= y;                                                                            \
+        }                                                                                      \
+        return r;                                                                              \
     }
 /* PINT is a constant, so the loop unrolls into multiplications. */
 DEF_IPOW(ipow_v, acc_t)
@@ -138,8 +138,8 @@ DEF_IPOW(ipow_s, real_t)
 /* y^(k+1) / sqrt(y): a correctly rounded double sqrt costs GPUs about twice rsqrt's few
  * ulps, and it bound p = 2.5 at 2.3 TB/s on the H100. y = 0 is 0 (the sum needs no NaN from
  * it: NaN in the data sets M, which decides). */
-#define POWV(y) ((y) > (acc_t)0 ? ipow_v(y) * (y)*rsqrt(y) : (acc_t)0)
-#define POWS(y) ((y) > (real_t)0 ? ipow_s(y) * (y)*rsqrt(y) : (real_t)0)
+#define POWV(y) ((y) > (acc_t)0 ? ipow_v(y) * (y) * rsqrt(y) : (acc_t)0)
+#define POWS(y) ((y) > (real_t)0 ? ipow_s(y) * (y) * rsqrt(y) : (real_t)0)
 #elif PHALF
 #define POWV(y) (ipow_v(y) * sqrt(y))
 #define POWS(y) (ipow_s(y) * sqrt(y))
@@ -151,8 +151,8 @@ DEF_IPOW(ipow_s, real_t)
 /* exp2(p*log2(y)): several times faster than pow() on PoCL. Its relative error grows with
  * |p*log2(y)|, i.e. only for terms far below the largest (which is 1), so the sum keeps a
  * relative error of a few ulps times log(n). y = 0 gives exp2(-inf) = 0. */
-#define POWV(y) exp2(p *log2(y))
-#define POWS(y) exp2(p *log2(y))
+#define POWV(y) exp2(p * log2(y))
+#define POWS(y) exp2(p * log2(y))
 #endif
 #endif
 
@@ -169,8 +169,7 @@ inline void comb(real_t *a, const real_t *b, const real_t p) {
     if (m > 0 && m < INFINITY) a[1] = a[1] * POWS(a[0] / m) + b[1] * POWS(b[0] / m);
     a[0] = m;
 #else
-    for (int k = 0; k < NROW; k++)
-        a[k] += b[k];
+    for (int k = 0; k < NROW; k++) a[k] += b[k];
 #endif
     (void)p;
 }
@@ -217,8 +216,7 @@ inline acc_t scale_of(const acc_t mx) {
  * smallest subnormal, so zeros never count as growth. */
 inline void step6(acc_t *st, const acc_t *ax, const int n, const real_t p) {
     acc_t mx = ax[0];
-    for (int u = 1; u < n; u++)
-        mx = NMAX(ax[u], mx);
+    for (int u = 1; u < n; u++) mx = NMAX(ax[u], mx);
     if (ANY(GROWS(mx, st[0]))) {
         /* Neither mx nor M is NaN where a lane grows. mx = Inf gives M = Inf, r = 0 and s
          * invalid, which finish ignores. */
@@ -235,8 +233,7 @@ inline void step6(acc_t *st, const acc_t *ax, const int n, const real_t p) {
         st[0] = GROWS(mx, m0) ? m1 : m0;
     }
     st[0] = isnan(mx) ? mx : st[0]; /* NaN sticks: NaN never grows */
-    for (int u = 0; u < n; u++)
-        ADDC(st[1], st[CI], POWV((ax[u] * st[3]) * st[2]));
+    for (int u = 0; u < n; u++) ADDC(st[1], st[CI], POWV((ax[u] * st[3]) * st[2]));
 }
 #endif
 
@@ -250,8 +247,7 @@ inline void step(acc_t *acc, const vec_t *v, const int n, const real_t s1, const
                  const real_t p) {
 #if MODE == 6
     acc_t ax[UNROLL];
-    for (int u = 0; u < n; u++)
-        ax[u] = MAG(v[u]);
+    for (int u = 0; u < n; u++) ax[u] = MAG(v[u]);
     step6(acc, ax, n, p);
 #else
     for (int u = 0; u < n; u++) {
@@ -290,51 +286,43 @@ inline void step(acc_t *acc, const vec_t *v, const int n, const real_t s1, const
 /* The accumulators' lanes, combined pairwise, into one partial. */
 inline void lanes(const acc_t *acc, real_t *out, const real_t p) {
     real_t l[NROW][AW];
-    for (int k = 0; k < NROW; k++)
-        LANES(acc[k], l[k]);
+    for (int k = 0; k < NROW; k++) LANES(acc[k], l[k]);
 #if COMP
     LANES(CLIP_FOLD(acc[SI], acc[CI]), l[SI]);
 #endif
     for (int w = AW / 2; w > 0; w /= 2)
         for (int i = 0; i < w; i++) {
             real_t a[NROW], b[NROW];
-            for (int k = 0; k < NROW; k++)
-                a[k] = l[k][i], b[k] = l[k][i + w];
+            for (int k = 0; k < NROW; k++) a[k] = l[k][i], b[k] = l[k][i + w];
             comb(a, b, p);
-            for (int k = 0; k < NROW; k++)
-                l[k][i] = a[k];
+            for (int k = 0; k < NROW; k++) l[k][i] = a[k];
         }
-    for (int k = 0; k < NROW; k++)
-        out[k] = l[k][0];
+    for (int k = 0; k < NROW; k++) out[k] = l[k][0];
 }
 
 /* Tree over the work-group from each work-item's partial `mine`: sh holds NROW rows of LOCAL
  * values; row k ends in sh[k*LOCAL]. */
 inline void tree(__local real_t *sh, const uint lid, real_t *mine, const real_t p) {
-    for (int k = 0; k < NROW; k++)
-        sh[k * LOCAL + lid] = mine[k];
+    for (int k = 0; k < NROW; k++) sh[k * LOCAL + lid] = mine[k];
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < s) {
             real_t b[NROW];
-            for (int k = 0; k < NROW; k++)
-                b[k] = sh[k * LOCAL + lid + s];
+            for (int k = 0; k < NROW; k++) b[k] = sh[k * LOCAL + lid + s];
             comb(mine, b, p);
-            for (int k = 0; k < NROW; k++)
-                sh[k * LOCAL + lid] = mine[k];
+            for (int k = 0; k < NROW; k++) sh[k * LOCAL + lid] = mine[k];
         }
     }
 }
 
 /* Stage 1: one partial per work-group, row k of part at part[k*groups + group]. */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const uint tail,
-            __global const real_t *aux, const real_t p, __global real_t *part) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const uint tail,
+                 __global const real_t *aux, const real_t p, __global real_t *part) {
     __local real_t sh[NROW * LOCAL];
     const uint lid = get_local_id(0), g = get_group_id(0), ng = get_num_groups(0);
     acc_t acc[NST];
-    for (int k = 0; k < NST; k++)
-        acc[k] = (acc_t)INIT;
+    for (int k = 0; k < NST; k++) acc[k] = (acc_t)INIT;
 #if MODE == 6
     acc[0] = (acc_t)TRUE_MIN;
     acc[2] = (acc_t)(1 / (TRUE_MIN * PRESCALE));
@@ -360,8 +348,7 @@ norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const
     /* All loads of a step are issued before any is used: bytes in flight hide latency. */
     for (; v + (UNROLL - 1) * LOCAL < end; v += UNROLL * LOCAL) {
         vec_t xs[UNROLL];
-        for (int u = 0; u < UNROLL; u++)
-            xs[u] = xv[v + u * LOCAL];
+        for (int u = 0; u < UNROLL; u++) xs[u] = xv[v + u * LOCAL];
         step(acc, xs, UNROLL, s1, r, p);
     }
 #endif
@@ -371,8 +358,7 @@ norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const
     }
     if (live && tail && g == ng - 1 && lid == 0) {
         real_t buf[VEC];
-        for (uint k = 0; k < VEC; k++)
-            buf[k] = k < tail ? x[nvec * VEC + k] : PAD;
+        for (uint k = 0; k < VEC; k++) buf[k] = k < tail ? x[nvec * VEC + k] : PAD;
         vec_t xs[1] = {PLOAD(buf)};
         step(acc, xs, 1, s1, r, p);
     }
@@ -380,8 +366,7 @@ norm_stage1(__global const real_t *x, const ulong nvec, const ulong chunk, const
     lanes(acc, mine, p);
     tree(sh, lid, mine, p);
     if (lid == 0)
-        for (int k = 0; k < NROW; k++)
-            part[k * ng + g] = sh[k * LOCAL];
+        for (int k = 0; k < NROW; k++) part[k * ng + g] = sh[k * LOCAL];
 }
 
 #if MODE == 2
@@ -433,25 +418,22 @@ inline real_t finish(const real_t *a, const real_t m, const real_t p) {
 #endif
 
 /* Stage 2: one work-group reduces the `ng` partials and writes the result to out[0]. */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-norm_stage2(__global const real_t *part, const uint ng, __global const real_t *aux, const real_t p,
-            __global real_t *out) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void norm_stage2(__global const real_t *part, const uint ng, __global const real_t *aux,
+                 const real_t p, __global real_t *out) {
     __local real_t sh[NROW * LOCAL];
     const uint lid = get_local_id(0);
     real_t mine[NROW];
-    for (int k = 0; k < NROW; k++)
-        mine[k] = INIT;
+    for (int k = 0; k < NROW; k++) mine[k] = INIT;
     for (uint i = lid; i < ng; i += LOCAL) {
         real_t b[NROW];
-        for (int k = 0; k < NROW; k++)
-            b[k] = part[k * ng + i];
+        for (int k = 0; k < NROW; k++) b[k] = part[k * ng + i];
         comb(mine, b, p);
     }
     tree(sh, lid, mine, p);
     if (lid != 0) return;
     real_t a[NROW];
-    for (int k = 0; k < NROW; k++)
-        a[k] = sh[k * LOCAL];
+    for (int k = 0; k < NROW; k++) a[k] = sh[k * LOCAL];
 #if MODE == 5
     out[0] = finish(a, aux[0], p);
 #else

@@ -89,9 +89,9 @@ inline real_t line_norm(__global const real_t *x, const ulong base, const ulong 
 #endif
 }
 
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-norm_lines(__global const real_t *x, const ulong pre, const ulong n, const ulong post,
-           const real_t p, __global real_t *out) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void norm_lines(__global const real_t *x, const ulong pre, const ulong n, const ulong post,
+                const real_t p, __global real_t *out) {
     __local real_t sh[LOCAL];
 #if CONTIG
     const ulong k = get_group_id(0);
@@ -107,13 +107,12 @@ norm_lines(__global const real_t *x, const ulong pre, const ulong n, const ulong
 }
 
 /* out[0] = max of v[0..len) (NaN if any is NaN), by one work-group. */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-norm_lines_max(__global const real_t *v, const ulong len, __global real_t *out) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void norm_lines_max(__global const real_t *v, const ulong len, __global real_t *out) {
     __local real_t sh[LOCAL];
     const uint lid = get_local_id(0);
     real_t m = 0;
-    for (ulong i = lid; i < len; i += LOCAL)
-        m = NMAX(v[i], m);
+    for (ulong i = lid; i < len; i += LOCAL) m = NMAX(v[i], m);
     sh[lid] = m;
     for (uint s = LOCAL / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -29,23 +29,21 @@ __kernel void svd_gemv_n(__global const elem_t *M, const ulong moff, const ulong
     const uint i = get_global_id(0);
     if (i >= rows) return;
     elem_t s = 0;
-    for (uint j = 0; j < cols; j++)
-        s += MUL(SCALE(M[i + ld * j], e), x[j]);
+    for (uint j = 0; j < cols; j++) s += MUL(SCALE(M[i + ld * j], e), x[j]);
     y[i] = sub ? y[i] - s : s;
 }
 
 /* y[j] = 2^e * M[:, j]^H x for j < cols; a work-group per column. */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-svd_gemv_h(__global const elem_t *M, const ulong moff, const ulong ld, const uint rows,
-           __global const elem_t *x, const ulong xoff, __global elem_t *y, const ulong yoff,
-           const int e) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void svd_gemv_h(__global const elem_t *M, const ulong moff, const ulong ld, const uint rows,
+                __global const elem_t *x, const ulong xoff, __global elem_t *y, const ulong yoff,
+                const int e) {
     __local elem_t sh[LOCAL];
     M += moff, x += xoff, y += yoff;
     const uint lid = get_local_id(0);
     const ulong j = get_group_id(0);
     elem_t s = 0;
-    for (uint i = lid; i < rows; i += LOCAL)
-        s += CMUL(SCALE(M[i + ld * j], e), x[i]);
+    for (uint i = lid; i < rows; i += LOCAL) s += CMUL(SCALE(M[i + ld * j], e), x[i]);
     sh[lid] = s;
     for (uint h = LOCAL / 2; h > 0; h >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -58,8 +56,7 @@ svd_gemv_h(__global const elem_t *M, const ulong moff, const ulong ld, const uin
 inline real_t group_norm(__global const elem_t *w, const uint len, __local real_t *sh) {
     const uint lid = get_local_id(0);
     real_t m = 0;
-    for (uint i = lid; i < len; i += LOCAL)
-        m = fmax(m, MAGE(w[i]));
+    for (uint i = lid; i < len; i += LOCAL) m = fmax(m, MAGE(w[i]));
     sh[lid] = m;
     for (uint h = LOCAL / 2; h > 0; h >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -86,9 +83,10 @@ inline real_t group_norm(__global const elem_t *w, const uint len, __local real_
 /* out[idx] = ||w||. With normalize, w /= ||w|| unless ||w|| <= floor_rel * pre[0] (the norm
  * before Gram-Schmidt): then w holds only rounding errors, and is set to 0 with out[idx] = 0
  * (the Krylov space is exhausted; see norm_svd.c). */
-__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void
-svd_norm(__global elem_t *w, const ulong woff, const uint len, __global real_t *out, const uint idx,
-         const int normalize, __global const real_t *pre, const real_t floor_rel) {
+__kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
+void svd_norm(__global elem_t *w, const ulong woff, const uint len, __global real_t *out,
+              const uint idx, const int normalize, __global const real_t *pre,
+              const real_t floor_rel) {
     __local real_t sh[LOCAL];
     w += woff;
     real_t nrm = group_norm(w, len, sh);
@@ -97,8 +95,7 @@ svd_norm(__global elem_t *w, const ulong woff, const uint len, __global real_t *
         return;
     }
     if (floor_rel > 0 && nrm <= floor_rel * pre[0]) nrm = 0; /* the start vector has no pre */
-    for (uint i = get_local_id(0); i < len; i += LOCAL)
-        w[i] = nrm > 0 ? w[i] / nrm : 0;
+    for (uint i = get_local_id(0); i < len; i += LOCAL) w[i] = nrm > 0 ? w[i] / nrm : 0;
     if (get_local_id(0) == 0) out[idx] = nrm;
 }
 

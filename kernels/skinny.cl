@@ -104,16 +104,15 @@ inline elem_t sk_madd(elem_t acc, elem_t x, elem_t y) {
 
 /* C'(i, j) for the M rows of C', its NB columns and the chunk of K given by group 1 (kchunk
  * long, the last one shorter). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-skinny_rows(const int M, const int K, const int kchunk, SK_OPERANDS) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_rows(
+    const int M, const int K, const int kchunk, SK_OPERANDS) {
     const int i = get_global_id(0), c = get_group_id(1);
     if (i >= M) return;
     /* The last chunk is rounded up and may end past INT_MAX: its end in 64 bits. */
     const int k0 = c * kchunk, k1 = (int)min((long)K, (long)k0 + kchunk);
     elem_t acc[NB];
 #pragma unroll
-    for (int j = 0; j < NB; j++)
-        acc[j] = 0;
+    for (int j = 0; j < NB; j++) acc[j] = 0;
     long xe = offx + (long)i * xsi + (long)k0 * xsk, ye = offy + (long)k0 * ysk;
     int k = k0;
     /* Four loads of X issued before their first use keep four in flight per work-item; the
@@ -121,8 +120,7 @@ skinny_rows(const int M, const int K, const int kchunk, SK_OPERANDS) {
     for (; k + 4 <= k1; k += 4, xe += 4 * xsk, ye += 4 * ysk) {
         elem_t x[4];
 #pragma unroll
-        for (int u = 0; u < 4; u++)
-            x[u] = LDX(X, xe + u * xsk);
+        for (int u = 0; u < 4; u++) x[u] = LDX(X, xe + u * xsk);
 #pragma unroll
         for (int u = 0; u < 4; u++)
 #pragma unroll
@@ -132,13 +130,11 @@ skinny_rows(const int M, const int K, const int kchunk, SK_OPERANDS) {
     for (; k < k1; k++, xe += xsk, ye += ysk) {
         const elem_t x = LDX(X, xe);
 #pragma unroll
-        for (int j = 0; j < NB; j++)
-            acc[j] = sk_madd(acc[j], x, LDY(Y, ye + j * ysj));
+        for (int j = 0; j < NB; j++) acc[j] = sk_madd(acc[j], x, LDY(Y, ye + j * ysj));
     }
     const long pe = offp + (long)c * pstride + (long)i * psi;
 #pragma unroll
-    for (int j = 0; j < NB; j++)
-        ST(acc[j], P, pe + j * psj);
+    for (int j = 0; j < NB; j++) ST(acc[j], P, pe + j * psj);
 }
 
 /* Local memory of skinny_dots: every lane's sums (MB * NB outputs x WG). Every output at once,
@@ -151,8 +147,8 @@ skinny_rows(const int M, const int K, const int kchunk, SK_OPERANDS) {
 
 /* C'(0..MB-1, j0..j0+NB-1) over the chunk of K given by group 1, j0 = NB * group 0. Columns past
  * N are computed on a clamped column and not stored. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-skinny_dots(const int N, const int K, const int kchunk, SK_OPERANDS) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_dots(
+    const int N, const int K, const int kchunk, SK_OPERANDS) {
     __local elem_t lm[SK_LOCAL];
     const int t = get_local_id(0), c = get_group_id(1), j0 = get_group_id(0) * NB;
     const int k0 = c * kchunk, k1 = (int)min((long)K, (long)k0 + kchunk); /* as skinny_rows */
@@ -162,8 +158,7 @@ skinny_dots(const int N, const int K, const int kchunk, SK_OPERANDS) {
     for (int j = 0; j < NB; j++) {
         ycol[j] = offy + (long)min(j0 + j, N - 1) * ysj;
 #pragma unroll
-        for (int i = 0; i < MB; i++)
-            acc[i][j] = 0;
+        for (int i = 0; i < MB; i++) acc[i][j] = 0;
     }
 #if !CLIP_COMPLEX && MB % 4 == 0
     /* X's columns contiguous and 4-aligned: a lane's MB values in MB/4 vector loads (scalar
@@ -185,14 +180,12 @@ skinny_dots(const int N, const int K, const int kchunk, SK_OPERANDS) {
             } else
 #endif
 #pragma unroll
-                for (int i = 0; i < MB; i++)
-                    x[i] = LDX(X, offx + (long)i * xsi + (long)k * xsk);
+            for (int i = 0; i < MB; i++) x[i] = LDX(X, offx + (long)i * xsi + (long)k * xsk);
 #pragma unroll
             for (int j = 0; j < NB; j++) {
                 const elem_t y = LDY(Y, ycol[j] + (long)k * ysk);
 #pragma unroll
-                for (int i = 0; i < MB; i++)
-                    acc[i][j] = sk_madd(acc[i][j], x[i], y);
+                for (int i = 0; i < MB; i++) acc[i][j] = sk_madd(acc[i][j], x[i], y);
             }
         }
     }
@@ -204,8 +197,7 @@ skinny_dots(const int N, const int K, const int kchunk, SK_OPERANDS) {
 #pragma unroll
     for (int j = 0; j < NB; j++)
 #pragma unroll
-        for (int i = 0; i < MB; i++)
-            lm[(i + j * MB) * WG + t] = acc[i][j];
+        for (int i = 0; i < MB; i++) lm[(i + j * MB) * WG + t] = acc[i][j];
 #pragma unroll
     for (int s = WG / 2; s > 0; s >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -233,19 +225,17 @@ __kernel void skinny_sum_items(const int M, const int N, const int chunks, __glo
     if (i >= M || j >= N) return;
     const long w = (long)j * M + i;
     elem_t s = LD(W, w);
-    for (int c = 1; c < chunks; c++)
-        s += LD(W, w + (long)c * pstride);
+    for (int c = 1; c < chunks; c++) s += LD(W, w + (long)c * pstride);
     ST(s, C, offc + (long)i * csi + (long)j * csj);
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-skinny_sum_tree(const int M, const int chunks, __global const real_t *W, const long pstride,
-                __global real_t *C, const long offc, const long csi, const long csj) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void skinny_sum_tree(
+    const int M, const int chunks, __global const real_t *W, const long pstride,
+    __global real_t *C, const long offc, const long csi, const long csj) {
     __local elem_t lm[WG];
     const int t = get_local_id(0), o = get_group_id(0), i = o % M, j = o / M;
     elem_t s = 0;
-    for (int c = t; c < chunks; c += WG)
-        s += LD(W, o + (long)c * pstride);
+    for (int c = t; c < chunks; c += WG) s += LD(W, o + (long)c * pstride);
     lm[t] = s;
     for (int h = WG / 2; h > 0; h >>= 1) {
         barrier(CLK_LOCAL_MEM_FENCE);

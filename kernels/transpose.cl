@@ -6,8 +6,8 @@
  *
  * Build options: TILE, ROWS (TILE a multiple of ROWS), CONJ (1: conjugate, complex only). */
 
-__kernel __attribute__((reqd_work_group_size(TILE, ROWS, 1))) void
-transpose(__global const elem_t *a, __global elem_t *c, const uint m, const uint n) {
+__kernel __attribute__((reqd_work_group_size(TILE, ROWS, 1)))
+void transpose(__global const elem_t *a, __global elem_t *c, const uint m, const uint n) {
     __local elem_t tile[TILE][TILE + 1];
     const uint lx = get_local_id(0), ly = get_local_id(1);
     const uint i0 = get_group_id(0) * TILE, j0 = get_group_id(1) * TILE;
