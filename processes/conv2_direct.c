@@ -531,9 +531,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
-    clip_status s = clip_proc_kernel(
-        p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2", g->t, opts,
-        name, &ps->kernel);
+    clip_status s =
+        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2",
+                         g->t, opts, name, &ps->kernel);
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
     if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
