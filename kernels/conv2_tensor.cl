@@ -42,8 +42,14 @@
  * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
  * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
  * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
- * tiny normals) recomputes all its outputs so, and a filter that holds one makes every group
- * do so (the cost of the plain sum: processes/conv2.c).
+ * tiny normals) flags it and leaves its outputs (the first pass, TC_SCALED 0); tf32_range.cl
+ * then finds the image's and the filter's ranges, and the second pass (TC_SCALED 1) runs on the
+ * image scaled by 2^sa and the filter by 2^sk, exactly, each into the range (tf32_conv_shifts),
+ * its outputs scaled back by one multiply by 2^-(sa + sk) (a rounding only where an output is
+ * subnormal). Where no shifts hold both operands (an image spanning more than 2^237, or outputs
+ * that could overflow once scaled), the second pass's groups that meet such a value recompute
+ * all their outputs by the plain sum, as the first pass did before (the cost of the plain sum:
+ * processes/conv2.c).
  *
  * Speed (bench/CONV2.md, "tensor cores"): a step waits for its products, and the other groups
  * on the compute unit fill the wait with their own steps' other work. From registers that stay
@@ -178,10 +184,11 @@ inline float tc_exact(__global const float *A, __global const float *K, int i, i
 }
 
 /* Output (i, j)'s sum v of column block `blk`: blocks before the last leave their partial sum in
- * C, the last adds the earlier ones and writes the result (normalized). Returns whether it is
- * NaN: the group recomputes those at its end (tc_fix), out of the unrolled steps. */
+ * C, the last adds the earlier ones and writes the result scaled back by osc (TC_SCALES) and
+ * normalized. Returns whether it is NaN: the group recomputes those at its end (tc_fix), out of
+ * the unrolled steps. */
 inline int tc_out(__global float *C, __global const float *kinfo, float v, int blk, int i, int j,
-                  int mo, int no, int normalize) {
+                  int mo, int no, int normalize, float osc) {
     if (i >= mo || j >= no) return 0;
     __global float *c = C + j * (long)mo + i;
     if (blk > 0) v += *c;
@@ -189,7 +196,7 @@ inline int tc_out(__global float *C, __global const float *kinfo, float v, int b
         *c = v;
         return 0;
     }
-    store_out(C, i, j, mo, v, normalize, kinfo);
+    store_out(C, i, j, mo, v * osc, normalize, kinfo);
     return isnan(v);
 }
 
@@ -285,8 +292,8 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
 #define TC_STORE(X, b, s)                                                                          \
     if (ok_) xs[(X) + cc * TC_H + rr] = (b), xs[(X) + TC_XS + cc * TC_H + rr] = (s)
 #endif
-/* The fetch into xs from word X on, split: big parts first, then small ones; `tiny` set where a
- * value is under the split's range (tf32.cl: the group's outputs are then recomputed, tc_fix). */
+/* The fetch into xs from word X on, scaled by xsc (TC_SCALES) and split: big parts first, then
+ * small ones; `tiny` set where a value is under the split's range (tf32.cl; TC_END). */
 #define TC_PUT(X)                                                                                  \
     {                                                                                              \
         TC_PUT_LANE;                                                                               \
@@ -294,7 +301,7 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
         _Pragma("unroll") for (int u = 0; u < TC_PF; u++) {                                        \
             TC_PUT_AT(u);                                                                          \
             uint b_, s_;                                                                           \
-            const float v_ = TC_FETCHED(u);                                                        \
+            const float v_ = TC_FETCHED(u) * xsc;                                                  \
             tc_split(v_, &b_, &s_);                                                                \
             tiny |= tf32_tiny(v_);                                                                 \
             TC_STORE(X, b_, s_);                                                                   \
@@ -315,7 +322,7 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
-            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize))           \
+            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize, osc))      \
                 nan = 1, tc_note_nan(nbox, i0 + v % TC_M, j0 + jt);                                \
     }
 
@@ -584,14 +591,14 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
  * filter column blk*TC_N + (-(p / TC_S) mod TC_N) shifted down by p % TC_S taps, both parts,
  * K-major in groups of 4 taps (16 bytes a row, rows contiguous: any 16-byte start is an
  * operand). */
-inline void tc_filter_operand(__local uint *gs, __global const float *K, int corr, int blk,
-                              int first, int stride) {
+inline void tc_filter_operand(__local uint *gs, __global const float *K, float ksc, int corr,
+                              int blk, int first, int stride) {
     for (int e = first; e < TC_GPART; e += stride) {
         const int c4 = e % 4, p = (e / 4) % TC_GROWS, k = 4 * (e / (4 * TC_GROWS)) + c4;
         const int lp = (TC_N - p / TC_S % TC_N) % TC_N, l = blk * TC_N + lp;
         const int kf = k - p % TC_S;
         uint big, small;
-        tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) : 0.0f, &big, &small);
+        tc_split(kf >= 0 && kf < KR && l < KC ? FGLOBAL(kf, l) * ksc : 0.0f, &big, &small);
         gs[e] = big;
         gs[TC_GPART + e] = small;
     }
@@ -608,31 +615,81 @@ inline void tc_filter_operand(__local uint *gs, __global const float *K, int cor
 #define TC_TURN(M) M(0)
 #endif
 
-/* Non-zero when any of the filter's values that work-item tid of `count` reads is under the
- * 3xTF32 split's range (tf32_tiny). */
-inline int tc_filter_tiny(__global const float *K, int tid, int count) {
+/* Non-zero when any of the filter's values that work-item tid of `count` reads, scaled by ksc,
+ * is under the 3xTF32 split's range (tf32_tiny). */
+inline int tc_filter_tiny(__global const float *K, float ksc, int tid, int count) {
     int tiny = 0;
     for (int e = tid; e < KR * KC; e += count)
-        tiny |= tf32_tiny(K[e]);
+        tiny |= tf32_tiny(K[e] * ksc);
     return tiny;
 }
 
+/* TC_SCALED: 0 builds the kernel's first pass, 1 its second (processes/conv2_direct.c runs the
+ * one, then tf32_range, then the other; both take launch number tcgen). The first takes the data
+ * as they are, and its multiplies by the scales below are by the constant 1 (folded away: on
+ * ordinary data it is the kernel of one pass, H200 8192^2 ordinary data ran 3-5% slower with the
+ * scales held in registers through one program of both passes, bench/CONV2.md, "Operands scaled
+ * into the range"). The second runs only where the first found a value under the split's range
+ * (tcr[0] == tcgen): it scales the image by xsc = 2^sa and the filter by ksc = 2^sk
+ * (tf32_conv_shifts on tf32_range's ranges in tcr) and the outputs back by osc = 2^-(sa + sk),
+ * or takes the data as they are where no shifts hold them. */
+#ifndef TC_SCALED
+#define TC_SCALED 0
+#endif
+#if TC_SCALED
+#define TC_SCALES                                                                                  \
+    float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                      \
+    if (GATE_OFF || tcr[0] != tcgen) return;                                                       \
+    tc_scales(tcr, tcgen, &xsc, &ksc, &osc)
+#else
+#define TC_SCALES                                                                                  \
+    const float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                \
+    if (GATE_OFF) return
+#endif
+inline void tc_scales(__global const uint *tcr, uint tcgen, float *xsc, float *ksc, float *osc) {
+    __global const uint *at = tcr + 1 + 4 * (tcgen % 2u);
+    int sa = 0, sk = 0;
+    tf32_conv_shifts(at[0], at[1], at[2], at[3], KR * KC, &sa, &sk);
+    *xsc = tf32_pow2(sa), *ksc = tf32_pow2(sk), *osc = tf32_pow2(-(sa + sk));
+}
+
+/* The group's end (after its flags are in anynan and anytiny): in the first pass a group that saw
+ * a value under the range leaves its outputs to the second (tcr[0] = tcgen); otherwise NaN
+ * outputs, or all of them where a value is under the range still (no shifts held it), are
+ * recomputed (tc_fix). */
+#define TC_END(FIX)                                                                                \
+    if (!TC_SCALED && anytiny) {                                                                   \
+        if (tid == 0) tcr[0] = tcgen;                                                              \
+    } else if (anynan || anytiny) {                                                                \
+        FIX;                                                                                       \
+    }
+
 /* The group's outputs that came out NaN (some work-item of the group saw one), or all of them
  * when `all` (a value of the group's input or of the filter is under the split's range, where
- * 3xTF32 is not fp32-accurate: tf32.cl), recomputed by the 128 work-items that wrote them with
- * the plain direct sum: work-item tid scans rows and columns as it flushed them, for NaN only
- * inside `box` (rows box[0]..box[1], columns box[2]..box[3]: tc_note_nan). */
+ * 3xTF32 is not fp32-accurate, and no shift brought it in: tf32.cl), recomputed by the 128
+ * work-items that wrote them with the plain direct sum. NaN outputs only: the box's outputs
+ * (rows box[0]..box[1], columns box[2]..box[3]: tc_note_nan) that this segment holds, dealt out
+ * one a work-item in turn, so that a NaN's window of KR x KC outputs is spread over all 128
+ * (work-items that took a column's rows as they flushed them left the 31x31 window of one NaN
+ * to 31 of them, 31 sums each: bench/CONV2.md, "NaN outputs in a box"). */
 inline void tc_fix(__global float *C, __global const float *A, __global const float *K,
                    __global const float *kinfo, int tid, int i0, int j0, int tj, int ma, int na,
                    int mo, int no, int oi, int oj, int kr, int kc, int corr, int normalize, int all,
                    __local const int *box) {
-    /* NaN outputs only: the columns of the box (tc_note_nan) that this segment holds, and
-     * there its rows (reading a compute unit's whole span back was ~1.6 of the 2.1 ms that a few
-     * NaN cost at 8192^2 31x31: bench/CONV2.md, "NaN outputs in a box"). */
-    const int jl = all ? 0 : max(box[2] - j0, 0), jh = all ? tj - 1 : min(box[3] - j0, tj - 1);
-    for (int v = jl * TC_GM + tid; v < (jh + 1) * TC_GM; v += 128) {
-        const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
-        if (i < mo && j < no && (all || (i >= box[0] && i <= box[1] && isnan(C[j * (long)mo + i]))))
+    if (all) {
+        for (int v = tid; v < tj * TC_GM; v += 128) {
+            const int i = i0 + v % TC_GM, j = j0 + v / TC_GM;
+            if (i < mo && j < no)
+                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+        }
+        return;
+    }
+    const int ib = max(box[0], i0), nr = min(box[1], i0 + TC_GM - 1) - ib + 1;
+    const int jb = j0 + max(box[2] - j0, 0), nc = j0 + min(box[3] - j0, tj - 1) - jb + 1;
+    for (int v = tid; nr > 0 && v < nr * nc; v += 128) {
+        const int i = ib + v % nr, j = jb + v / nr;
+        if (i < mo && j < no && isnan(C[j * (long)mo + i]))
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
                       kinfo);
     }
@@ -669,9 +726,10 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
 #endif
 
 #if !TC_WS
-__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV2_ARGS) {
+__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void
+conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     (void)skipz;
-    if (GATE_OFF) return;
+    TC_SCALES;
 #if TC_SPANS
     TC_SPAN_START;
 #else
@@ -698,7 +756,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
 #if TC_PIPE
     float d1[TC_ND];
 #endif
-    int nan = 0, tiny = tc_filter_tiny(K, tid, 128);
+    int nan = 0, tiny = tc_filter_tiny(K, ksc, tid, 128);
     if (tid == 0) anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
@@ -713,7 +771,7 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
         /* The previous block's products are done with gs and xs. */                               \
         TC_WG_WAIT(0);                                                                             \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        tc_filter_operand(gs, K, corr, blk, tid, 128);                                             \
+        tc_filter_operand(gs, K, ksc, corr, blk, tid, 128);                                        \
         TC_FETCH(cb);                                                                              \
         TC_PUT(0);                                                                                 \
         tc_fence_async_local();                                                                    \
@@ -748,13 +806,11 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     if (tiny) anytiny = 1;
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #if TC_SPANS
-    if (anynan || anytiny)
-        TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                       normalize, anytiny, nbox))
+    TC_END(TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
+                          normalize, anytiny, nbox)))
 #else
-    if (anynan || anytiny)
-        tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
-               anytiny, nbox);
+    TC_END(tc_fix(C, A, K, kinfo, tid, i0, j0, TJ, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
+                  anytiny, nbox))
 #endif
 }
 #else /* TC_WS */
@@ -787,9 +843,9 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void conv2_tensor(CONV
     }
 
 __kernel __attribute__((reqd_work_group_size(128 * (TC_WSC + 1), 1, 1))) void
-conv2_tensor(CONV2_ARGS) {
+conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     (void)skipz;
-    if (GATE_OFF) return;
+    TC_SCALES;
     TC_SPAN_START;
     __local uint gs[2 * TC_GPART] __attribute__((aligned(128)));
     __local uint xs[4 * TC_XS] __attribute__((aligned(128)));
@@ -811,7 +867,7 @@ conv2_tensor(CONV2_ARGS) {
         }
         tc_mbar_init_fence();
     }
-    tc_filter_operand(gs, K, corr, blk, lid, 128 * (TC_WSC + 1));
+    tc_filter_operand(gs, K, ksc, corr, blk, lid, 128 * (TC_WSC + 1));
     tc_fence_async_local();
     barrier(CLK_LOCAL_MEM_FENCE);
     if (wg == 0) {
@@ -823,7 +879,7 @@ conv2_tensor(CONV2_ARGS) {
          * then part p put into its stage once they are done reading what was there. */
         float pf[TC_PF];
         int P0 = 0;
-        tiny = tc_filter_tiny(K, tid, 128);
+        tiny = tc_filter_tiny(K, ksc, tid, 128);
         TC_SPAN({
             const int r0 = i0 + oi - (KR - 1), cb = j0 + oj - (KC - 1), parts = turns * TC_PARTS;
             for (int p = 0; p < parts + 2; p++) {
@@ -838,7 +894,7 @@ conv2_tensor(CONV2_ARGS) {
                                   row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
-                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize))
+                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize, osc))
                                 nan = 1, tc_note_nan(nbox, i0 + row, j0 + jt);
                     }
                     tc_mbar_arrive(yempty + Q % 2);
@@ -856,9 +912,8 @@ conv2_tensor(CONV2_ARGS) {
         if (nan) anynan = 1;
         if (tiny) anytiny = 1;
         TC_BAR_SYNC(1, 128);
-        if (anynan || anytiny)
-            TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc, corr,
-                           normalize, anytiny, nbox))
+        TC_END(TC_SPAN(tc_fix(C, A, K, kinfo, tid, i0, j0, len, ma, na, mo, no, oi, oj, kr, kc,
+                              corr, normalize, anytiny, nbox)))
     } else {
 #ifdef TC_WSREGS_C
         TC_SETMAXNREG(inc, TC_WSREGS_C);

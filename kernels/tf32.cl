@@ -17,7 +17,9 @@
  * sit at the end of the range, to fp32 FMA). The kernels find the rows and columns (GEMM) or
  * work-groups (conv2: its low end) that hold anything else (subnormals, normals under 2^-112,
  * values of 2^126 and more, Inf, NaN): the wgmma GEMM scales such rows into the range (below),
- * the mma.sync GEMM and conv2 compute those outputs in plain fp32 FMA instead. Data in range
+ * conv2 its whole image and filter (tf32_conv_shifts, below) where a work-group met a value
+ * under it, and the mma.sync GEMM, and conv2 where no shift holds its operands, compute those
+ * outputs in plain fp32 FMA instead. Data in range
  * whose products or sums overflow give Inf as fp32 does, where the order of the sum allows (any
  * two fp32 orders may differ there); NaN outputs are recomputed in fp32. */
 #define TF32_TINY 0x1p-112f
@@ -108,4 +110,57 @@ inline float tf32_scaled(float x, int s) {
  * from Infs of one sign with finite rest). */
 inline float tf32_add_term(float v, float a, float b) {
     return v + a * b;
+}
+
+/* ---- An operand brought into the range whole (conv2) -----------------------------------------
+ * conv2's tensor kernel scales its whole image (every slice) by 2^sa and its filter by 2^sk,
+ * exactly, where a value under the range was found, and its outputs by 2^-(sa + sk) (one
+ * rounding, where the output is subnormal): processes/conv2_direct.c runs the kernel, then
+ * tf32_range.cl for the operands' ranges, then the kernel again with the shifts
+ * (tf32_conv_shifts). Where no shifts hold both operands, the groups that see such a value
+ * compute their outputs in plain fp32 FMA. */
+
+/* Notes x's non-zero finite magnitude in a range kept as (~lo, hi): both grow from 0, so a
+ * zeroed buffer starts one and atomic_max merges two. */
+inline void tf32_note(uint *nlo, uint *hi, float x) {
+    const uint m = tf32_mag(x);
+    if (m - 1u < 0x7f7fffffu) *nlo = max(*nlo, ~m), *hi = max(*hi, m);
+}
+
+/* The shifts of an image whose non-zero finite magnitudes run from ~anlo to ahi (tf32_note) and
+ * a filter of `taps` values (~knlo to khi): each operand scaled into the range (2^-112 <= |x|
+ * 2^s < 2^126 for its least and largest), the largest output they can give, taps * 2^(ilogb(ahi)
+ * + ilogb(khi) + 2), under 2^124 once scaled (no scaled sum overflows where the true one would
+ * not), each shift and sa + sk within -126..126 (2^-(sa + sk) is then one fp32 multiply: a single
+ * rounding). Of those, each shift the nearest to 0 (an operand in range is not moved, one under
+ * it is raised to 2^-112, as the wgmma GEMM's tf32_scale does), where that keeps the outputs
+ * under the top; else the sum at the top, the image lowered first. (Raised as far as the top
+ * allows instead, subB of bench/range_bench.c ran its second pass at 11x the first on the H200:
+ * bench/CONV2.md, "Operands scaled into the range".) Returns 0 where no such shifts exist (*sa
+ * and *sk 0). An operand with no non-zero finite value leaves both unshifted (its outputs are 0,
+ * Inf or NaN). */
+inline int tf32_conv_shifts(uint anlo, uint ahi, uint knlo, uint khi, int taps, int *sa, int *sk) {
+    *sa = *sk = 0;
+    if (ahi == 0u || khi == 0u) return 1;
+    int lt = 0;
+    while (lt < 31 && (1 << lt) < taps)
+        lt++;
+    const int ea = tf32_ilogb(ahi), ek = tf32_ilogb(khi);
+    const int loa = max(-112 - tf32_ilogb(~anlo), -126), hia = min(125 - ea, 126);
+    const int lok = max(-112 - tf32_ilogb(~knlo), -126), hik = min(125 - ek, 126);
+    const int top = min(124 - (ea + ek + 2 + lt), 126);
+    if (loa > hia || lok > hik || loa + lok > top || top < -126) return 0;
+    const int pa = clamp(0, loa, hia), pk = clamp(0, lok, hik);
+    if (pa + pk <= top) {
+        *sa = pa, *sk = pk;
+    } else {
+        *sa = max(loa, top - pk);
+        *sk = top - *sa;
+    }
+    return 1;
+}
+
+/* 2^s as an fp32 value, for -126 <= s <= 127. */
+inline float tf32_pow2(int s) {
+    return as_float((uint)(127 + s) << 23);
 }

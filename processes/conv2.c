@@ -52,11 +52,19 @@
  *              (NVIDIA sm_90, f32, filters up to 64 rows: the direct sums as wgmma products of
  *              each input column's Toeplitz block by the filter's columns, 3xTF32, so each
  *              output errs like a direct fp32 sum where A's and K's values are 0 or at least
- *              2^-112 (kernels/tf32.cl); NaN outputs recomputed by a direct sum, and every
- *              output of a work-group whose inputs or filter hold a smaller non-zero value
- *              (subnormals): on an H200 at 4096^2 31x31 a subnormal image took 14.3 ms against
- *              0.32, a few NaN/Inf pixels 1.06x (15x15) to 1.5x (31x31) at 8192^2,
- *              bench/CONV2.md, "Values outside the 3xTF32 range", "NaN outputs in a box").
+ *              2^-112 (kernels/tf32.cl). Where a work-group meets a smaller non-zero value
+ *              (subnormals, normals under 2^-112) in A or K, a second pass runs on A and K
+ *              each scaled by one power of two into that range (exact; the outputs scaled
+ *              back, rounding only where an output is subnormal), after a pass over both for
+ *              their exponent ranges; where no such shifts exist (A's or K's non-zero finite
+ *              magnitudes more than 2^237 apart, or outputs that could overflow once scaled),
+ *              the work-groups that meet one recompute their outputs by a direct sum (~45x
+ *              the time where all do). NaN outputs are recomputed by a direct sum, a NaN
+ *              value's window dealt over a work-group's 128 work-items. H200, tree of
+ *              2026-11-29 before the second pass was built apart: 4096^2 31x31 subnormal
+ *              image 2.06x ordinary (0.672 against 0.326 ms; 14.3 before), 3 NaN + 2 Inf at
+ *              8192^2 31x31 1.12x, 15x15 1.04x (bench/CONV2.md, "Values outside the 3xTF32
+ *              range", "NaN outputs in a box", "Operands scaled into the range").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -198,10 +206,13 @@ static const clip_param_desc conv2_params[] = {
      "auto (cost model, tuning cache; see accuracy), local, global, block (GPU register "
      "blocks), fft (errors relative to the largest values, not per output), rblock (CPU "
      "register blocks) or tensor (NVIDIA sm_90 tensor cores, f32: fp32-accurate direct sums "
-     "by 3xTF32 for values 0 or |x| >= 2^-112; a work-group whose part of A or whose K holds "
-     "a smaller non-zero value (subnormals) recomputes its outputs by the plain direct sum, "
-     "~45x the time where all do (H200, 4096^2 31x31); NaN outputs likewise, a few NaN or Inf "
-     "values 1.06x (15x15) to 1.5x (31x31) at 8192^2)",
+     "by 3xTF32 for values 0 or |x| >= 2^-112; where A or K holds a smaller non-zero value "
+     "(subnormals), a second pass runs on A and K each scaled by a power of two into that "
+     "range (exact; outputs scaled back, rounded only where subnormal), ~2x the time (H200, "
+     "4096^2 31x31 subnormal image); where no shift holds them (magnitudes more than 2^237 "
+     "apart, or outputs that could overflow scaled), those work-groups recompute their outputs "
+     "by the plain direct sum, ~45x where all do; NaN outputs are recomputed by it too, a few "
+     "NaN or Inf values 1.04x (15x15) to 1.12x (31x31) at 8192^2)",
      0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off", 0, 0,

@@ -40,11 +40,15 @@ typedef struct conv2_cfg {
 } conv2_cfg;
 
 /* A built launch of a direct kernel. ints: ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
- * skipz, ngx, ngy. */
+ * skipz, ngx, ngy. The tensor kernel's also: its second pass `scaled` (conv2_tensor.cl,
+ * TC_SCALED), `range` (tf32_range.cl), their temporary tcr (zeroed at build) and the launches'
+ * count gen, and the values of A (every slice) it reads (conv2_direct_launch). */
 typedef struct conv2_pass {
-    cl_kernel kernel;
+    cl_kernel kernel, scaled, range;
+    cl_mem tcr;
+    cl_uint gen;
     int src, filt, dst, gated;
-    size_t global[2], wg[2], local_bytes;
+    size_t global[2], wg[2], local_bytes, a_values;
     cl_int ints[13];
 } conv2_pass;
 
@@ -66,9 +70,13 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
  * work-group size): CLIP_ERR_UNSUPPORTED, with a message only when `forced`. */
 clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
                                int normalize, int skipz, conv2_pass *ps);
-/* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. */
-clip_status conv2_direct_launch(clip_process *p, const conv2_pass *ps, const cl_mem *bufs,
-                                cl_mem kinfo, cl_mem gate);
+/* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. The tensor kernel's pass runs in
+ * three launches: the kernel on the data as they are; where it found a value under the 3xTF32
+ * split's range, tf32_range for the operands' ranges; and then the kernel's second pass on the
+ * operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED). On other data the last
+ * two return at once. */
+clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_mem kinfo,
+                                cl_mem gate);
 /* The outputs a group of block configuration c computes once its tile is shrunk to fit the
  * device's local memory, over c's (1 when it fits as it is, 0 when nothing fits). */
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c);

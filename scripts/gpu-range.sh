@@ -4,8 +4,11 @@
 # PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and CONV2_PARTS pick parts), "speed" (SGEMM 4096/8192 and conv2
 # 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
 # subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
-# (bench/range_anchor.py: cuBLAS and cuDNN on the same data). QUICK=1: fewer cases (and the
-# tests' quick mode). Logs go to $OUT (or /tmp).
+# (bench/range_anchor.py: cuBLAS and cuDNN on the same data), "conv2" (conv2 alone, for one
+# short call: range cases with NaN/Inf, subnormal and tiny operands beside ordinary data and the
+# block kernel, test_tf32 and test_conv2_tc's CONV2_PARTS, then ordinary 15/31/63 alternated with
+# BASE; TARGETS="clip_tool test_tf32 test_conv2_tc range_bench" builds only those). QUICK=1: fewer cases (and the tests' quick
+# mode). Logs go to $OUT (or /tmp).
 # Usage: [BASE=dir] bash scripts/gpu-range.sh PART...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +17,8 @@ out=${OUT:-/tmp}
 cfg="-DCMAKE_BUILD_TYPE=Release -DCLIP_WITH_OCTAVE=OFF -DCLIP_WITH_TIFF=OFF"
 {
   cmake -S . -B /tmp/b-new $cfg >/dev/null &&
-    cmake --build /tmp/b-new -j12 --target clip_tool test_tf32 test_matmul_tc test_conv2_tc \
-      range_bench 2>&1 | grep -E "error|warning" &
+    cmake --build /tmp/b-new -j12 --target ${TARGETS:-clip_tool test_tf32 test_matmul_tc \
+      test_conv2_tc range_bench} 2>&1 | grep -E "error|warning" &
   if [ -n "${BASE:-}" ]; then
     cmake -S "$BASE" -B /tmp/b-old $cfg >/dev/null &&
       cmake --build /tmp/b-old -j4 --target clip_tool 2>&1 | grep -E "error|warning"
@@ -67,6 +70,29 @@ for part in "$@"; do
       timeout 90 /tmp/b-new/bench/range_bench conv2 4096 31 normal subA tiny
       timeout 90 /tmp/b-new/bench/range_bench conv2 4096 15 subB
     } 2>&1 | tee "$out/range.log" ;;
+  conv2)
+    rb=/tmp/b-new/bench/range_bench
+    {
+      timeout 60 $rb conv2 8192 31 normal nan
+      timeout 60 $rb conv2 4096 31 normal subA tiny
+      timeout 40 $rb conv2 4096 15 normal subB
+    } 2>&1 | tee "$out/range.log"
+    for t in test_tf32 test_conv2_tc; do
+      (cd /tmp/b-new/tests && CLIP_TEST_QUICK=${QUICK:-} CLIP_TEST_PARTS=${CONV2_PARTS:-} \
+        timeout ${TEST_TIMEOUT:-60} stdbuf -oL ./$t) >"$out/$t.log" 2>&1
+      echo "$t rc=$?: $(tail -1 "$out/$t.log")"
+      grep -E "conv|subnormal|FAIL|want|past" "$out/$t.log" | head -20
+    done
+    for r in 1 2; do
+      for side in old new; do
+        [ $side = old ] && [ -z "${BASE:-}" ] && continue
+        for k in 15 31 63; do
+          echo "$side $(timeout 40 /tmp/b-$side/clip bench conv2 8192x8192 ${k}x${k} --shape same \
+            --repeat 10 2>&1 | tail -1)"
+        done
+      done
+    done 2>&1 | tee "$out/speed.log"
+    timeout 40 $rb conv2 8192 15 nan 2>&1 | tee -a "$out/range.log" ;;
   anchors)
     PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} 2>&1 |
       tee "$out/anchors.log" ;;

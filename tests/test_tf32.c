@@ -8,6 +8,14 @@
  *     for every value in the range (0, or 2^-112 <= |x| < 2^126);
  *   - tf32_outside and tf32_tiny: exactly the values outside it, and every value whose split
  *     loses accuracy among them (subnormals, ~1e-36);
+ *   - conv2's rule (conv2_tensor.cl, tf32_range.cl): tf32_range's ranges of an image and a filter
+ *     against the host's, only where asked; tf32_conv_shifts on a grid of ranges, every shift
+ *     pair it returns inside the constraints and the nearest to 0 (else of the largest sum), and
+ *     where it finds none, none by a search of every pair; a model of the kernel's sums (3xTF32
+ * over the taps of each output, operands scaled by those shifts, the output scaled back; one FMA
+ * chain where no shift holds them) on subnormal and ~1e-36 images and filters, a subnormal block,
+ * and an image no shift holds: every output within the taps-term bound of fp32, and without the
+ *     rule past it;
  *   - a model of the wgmma GEMM's rule (matmul_wg.cl: 3xTF32 sums, products of TF32 parts being
  *     exact in fp32; rows and columns outside the range scaled into it by tf32_scale and
  *     tf32_scaled, the sums scaled back, their Inf and NaN terms added by tf32_add_term; one
@@ -94,6 +102,41 @@ static const char *const kernels_src =
     "        }\n"
     "    }\n"
     "    C[i + j * m] = acc;\n"
+    "}\n"
+    "/* tf32_conv_shifts of case i (anlo, ahi, knlo, khi, taps) into ok, sa, sk */\n"
+    "__kernel void shifts(__global const uint *in, __global int *out) {\n"
+    "    const size_t i = get_global_id(0);\n"
+    "    __global const uint *c = in + 5 * i;\n"
+    "    int sa, sk;\n"
+    "    out[3 * i] = tf32_conv_shifts(c[0], c[1], c[2], c[3], (int)c[4], &sa, &sk);\n"
+    "    out[3 * i + 1] = sa, out[3 * i + 2] = sk;\n"
+    "}\n"
+    "/* Output i of x correlated with f (taps) as conv2_tensor.cl sums it (3xTF32, products\n"
+    " * of TF32 parts exact); rule 1: operands scaled by the shifts of tf32_range's ranges\n"
+    " * (launch 3's, r[5..8]), the sum scaled back by one multiply, or one FMA chain where a\n"
+    " * value is under the range still. */\n"
+    "__kernel void conv_model(__global const float *x, __global const float *f, const int taps,\n"
+    "                         __global const uint *r, __global float *y, const int rule) {\n"
+    "    const int i = (int)get_global_id(0);\n"
+    "    int sa = 0, sk = 0, tiny = 0;\n"
+    "    if (rule) tf32_conv_shifts(r[5], r[6], r[7], r[8], taps, &sa, &sk);\n"
+    "    const float xs = tf32_pow2(sa), ks = tf32_pow2(sk);\n"
+    "    float acc = 0.0f;\n"
+    "    for (int q = 0; q < taps; q++) {\n"
+    "        const float a = x[i + q] * xs, b = f[q] * ks;\n"
+    "        uint ab, as, bb, bs;\n"
+    "        tiny |= tf32_tiny(a) | tf32_tiny(b);\n"
+    "        tf32_split(a, &ab, &as);\n"
+    "        tf32_split(b, &bb, &bs);\n"
+    "        acc = fma(as_float(as), as_float(bb), acc);\n"
+    "        acc = fma(as_float(ab), as_float(bs), acc);\n"
+    "        acc = fma(as_float(ab), as_float(bb), acc);\n"
+    "    }\n"
+    "    acc *= tf32_pow2(-(sa + sk));\n"
+    "    if (rule && tiny)\n"
+    "        for (int q = 0 * (acc = 0.0f); q < taps; q++)\n"
+    "            acc = fma(x[i + q], f[q], acc);\n"
+    "    y[i] = acc;\n"
     "}\n";
 
 static uint32_t bits(float x) {
@@ -138,9 +181,10 @@ static int env_open(clip_app *app, env *e) {
     e->ctx = app->context, e->dev = app->device;
     e->q = clCreateCommandQueue(e->ctx, e->dev, 0, &err);
     if (err != CL_SUCCESS) return -1;
-    const char *srcs[2] = {clip_kernel_source("tf32"), kernels_src};
-    if (!srcs[0]) return -1;
-    e->prog = clCreateProgramWithSource(e->ctx, 2, srcs, NULL, &err);
+    const char *srcs[3] = {clip_kernel_source("tf32"), clip_kernel_source("tf32_range"),
+                           kernels_src};
+    if (!srcs[0] || !srcs[1]) return -1;
+    e->prog = clCreateProgramWithSource(e->ctx, 3, srcs, NULL, &err);
     if (err != CL_SUCCESS) return -1;
     err = clBuildProgram(e->prog, 1, &e->dev, "", NULL, NULL);
     if (err != CL_SUCCESS) {
@@ -327,6 +371,192 @@ static void test_model(env *e, unsigned long long *seed) {
     free(A), free(B);
 }
 
+/* ---- conv2's rule ---- */
+
+/* The constraints of tf32_conv_shifts (tf32.cl) on shifts (sa, sk) for exponent ranges
+ * el..eh (image) and kl..kh (filter) and lt = ceil(log2 taps). */
+static int shifts_fit(int el, int eh, int kl, int kh, int lt, int sa, int sk) {
+    return el + sa >= -112 && eh + sa <= 125 && kl + sk >= -112 && kh + sk <= 125 &&
+           eh + kh + 2 + lt + sa + sk <= 124 && sa >= -126 && sa <= 126 && sk >= -126 &&
+           sk <= 126 && sa + sk >= -126 && sa + sk <= 126;
+}
+
+/* floor(log2) of the magnitude whose bits are m (subnormals included). */
+static int ilogb_bits(uint32_t m) {
+    int e = m >= 0x00800000u ? (int)(m >> 23) - 127 : -150;
+    for (uint32_t t = m; m < 0x00800000u && t; t >>= 1)
+        e++;
+    return e;
+}
+
+/* tf32_conv_shifts on ranges whose ends run over the exponents (subnormal to near FLT_MAX): where
+ * it returns shifts, they fit, and they are each the nearest to 0 where that pair fits, else of
+ * the largest sum of any pair that fits; where it returns none, no pair fits (a search of all). */
+static void test_shifts(env *e, unsigned long long *seed) {
+    enum { N = 600 };
+    static cl_uint in[5 * N];
+    static cl_int out[3 * N];
+    static const int taps[] = {1, 49, 225, 961, 3969};
+    for (size_t i = 0; i < N; i++) {
+        uint32_t m[4];
+        for (int q = 0; q < 4; q++)
+            m[q] = (uint32_t)((tu_rand(seed) + 1) / 2 * 0x7f7fffff) + 1u;
+        if (m[0] > m[1]) {
+            const uint32_t t = m[0];
+            m[0] = m[1], m[1] = t;
+        }
+        if (m[2] > m[3]) {
+            const uint32_t t = m[2];
+            m[2] = m[3], m[3] = t;
+        }
+        if (i % 3 == 0) m[1] = m[0] + (m[1] - m[0]) / 64; /* narrow ranges, where shifts exist */
+        if (i % 3 == 0) m[3] = m[2] + (m[3] - m[2]) / 64;
+        in[5 * i] = ~m[0], in[5 * i + 1] = m[1], in[5 * i + 2] = ~m[2], in[5 * i + 3] = m[3];
+        in[5 * i + 4] = (cl_uint)taps[i % 5];
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem bi =
+        clCreateBuffer(e->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+    cl_mem bo = clCreateBuffer(e->ctx, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+    cl_kernel k = clCreateKernel(e->prog, "shifts", &err);
+    clSetKernelArg(k, 0, sizeof bi, &bi), clSetKernelArg(k, 1, sizeof bo, &bo);
+    size_t g = N;
+    CHECK(clEnqueueNDRangeKernel(e->q, k, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(e->q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS);
+    int wrong = 0, found = 0, nearest = 0;
+    for (size_t i = 0; i < N; i++) {
+        const int el = ilogb_bits(~in[5 * i]), eh = ilogb_bits(in[5 * i + 1]);
+        const int kl = ilogb_bits(~in[5 * i + 2]), kh = ilogb_bits(in[5 * i + 3]);
+        int lt = 0;
+        while ((1 << lt) < (int)in[5 * i + 4])
+            lt++;
+        int best = INT32_MIN;
+        for (int sa = -126; sa <= 126; sa++)
+            for (int sk = -126; sk <= 126; sk++)
+                if (shifts_fit(el, eh, kl, kh, lt, sa, sk) && sa + sk > best) best = sa + sk;
+        const int ok = out[3 * i], sa = out[3 * i + 1], sk = out[3 * i + 2];
+        /* each shift nearest 0 where that pair fits, else the largest sum */
+        const int pa = el < -112 ? -112 - el : eh > 125 ? 125 - eh : 0;
+        const int pk = kl < -112 ? -112 - kl : kh > 125 ? 125 - kh : 0;
+        const int near = shifts_fit(el, eh, kl, kh, lt, pa, pk);
+        found += ok, nearest += ok && near;
+        if ((ok ? !shifts_fit(el, eh, kl, kh, lt, sa, sk) ||
+                      (near ? sa != pa || sk != pk : sa + sk != best)
+                : best != INT32_MIN) &&
+            wrong++ < 3)
+            fprintf(stderr,
+                    "tf32_conv_shifts(2^%d..2^%d, 2^%d..2^%d, 2^%d taps): %d %d %d, best "
+                    "sum %d\n",
+                    el, eh, kl, kh, lt, ok, sa, sk, best);
+    }
+    printf("tf32_conv_shifts: %d ranges, %d with shifts (%d the nearest to 0), %d wrong\n", N,
+           found, nearest, wrong);
+    CHECK(wrong == 0);
+    CHECK(found > N / 4 && found < N && nearest < found); /* every outcome met */
+    clReleaseKernel(k), clReleaseMemObject(bi), clReleaseMemObject(bo);
+}
+
+/* tf32_range on x (n values) and f (taps) as launch 3 (odd: r[5..8]), asked (r[0] = 3) or not: the
+ * ranges as the host finds them, or none, and the even words zeroed for launch 4; then the model
+ * correlation with and without the rule, each output against the fp32 bound (taps + 4) * 2^-23 *
+ * sum|x||f|. Returns the outputs past it with the rule and stores those without it in *without. */
+static int conv_case(env *e, const char *what, const float *x, size_t n, const float *f,
+                     size_t taps, int *without) {
+    const size_t nx = n + taps - 1;
+    cl_int err = CL_SUCCESS;
+    float *y = malloc(sizeof(float) * n);
+    cl_mem bx = clCreateBuffer(e->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * nx,
+                               (void *)x, &err);
+    cl_mem bf = clCreateBuffer(e->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               sizeof(float) * taps, (void *)f, &err);
+    cl_mem br = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 9 * sizeof(cl_uint), NULL, &err);
+    cl_mem by = clCreateBuffer(e->ctx, CL_MEM_WRITE_ONLY, sizeof(float) * n, NULL, &err);
+    cl_kernel kr = clCreateKernel(e->prog, "tf32_range", &err);
+    cl_kernel km = clCreateKernel(e->prog, "conv_model", &err);
+    uint32_t want[5] = {3, 0, 0, 0, 0};
+    for (size_t i = 0; i < nx + taps; i++) {
+        const uint32_t m = bits(i < nx ? x[i] : f[i - nx]) & 0x7fffffffu;
+        const int q = i < nx ? 1 : 3;
+        if (m && m < 0x7f800000u) {
+            if (~m > want[q]) want[q] = ~m;
+            if (m > want[q + 1]) want[q + 1] = m;
+        }
+    }
+    const cl_long nl = (cl_long)nx;
+    const cl_int nk = (cl_int)taps, T = (cl_int)taps;
+    const cl_uint gen = 3;
+    clSetKernelArg(kr, 0, sizeof bx, &bx), clSetKernelArg(kr, 1, sizeof nl, &nl);
+    clSetKernelArg(kr, 2, sizeof bf, &bf), clSetKernelArg(kr, 3, sizeof nk, &nk);
+    clSetKernelArg(kr, 4, sizeof br, &br), clSetKernelArg(kr, 5, sizeof gen, &gen);
+    for (int asked = 0; asked < 2; asked++) {
+        cl_uint r[9] = {asked ? gen : 2u, 7, 7, 7, 7};
+        CHECK(clEnqueueWriteBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
+        const size_t g = 512, wg = 64;
+        CHECK(clEnqueueNDRangeKernel(e->q, kr, 1, NULL, &g, &wg, 0, NULL, NULL) == CL_SUCCESS);
+        CHECK(clEnqueueReadBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
+        for (int q = 1; q < 5; q++)
+            CHECK(r[q] == 0u && r[4 + q] == (asked ? want[q] : 0u));
+    }
+    int past[2] = {0, 0};
+    double worst[2] = {0, 0};
+    for (int rule = 1; rule >= 0; rule--) {
+        const cl_int R = rule;
+        clSetKernelArg(km, 0, sizeof bx, &bx), clSetKernelArg(km, 1, sizeof bf, &bf);
+        clSetKernelArg(km, 2, sizeof T, &T), clSetKernelArg(km, 3, sizeof br, &br);
+        clSetKernelArg(km, 4, sizeof by, &by), clSetKernelArg(km, 5, sizeof R, &R);
+        size_t g = n;
+        CHECK(clEnqueueNDRangeKernel(e->q, km, 1, NULL, &g, NULL, 0, NULL, NULL) == CL_SUCCESS);
+        CHECK(clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof(float) * n, y, 0, NULL, NULL) ==
+              CL_SUCCESS);
+        for (size_t i = 0; i < n; i++) {
+            double s = 0, sb = 0;
+            for (size_t q = 0; q < taps; q++)
+                s += (double)x[i + q] * f[q], sb += fabs((double)x[i + q] * f[q]);
+            const double er = sb > 0 ? fabs(y[i] - s) / sb : fabs(y[i] - s);
+            if (!(er <= (double)(taps + 4) * 0x1p-23)) past[rule]++;
+            if (!(er <= worst[rule])) worst[rule] = er;
+        }
+    }
+    printf("tf32 conv model %-26s %zu x %zu taps: largest error %.3g eps with the rule (%d past "
+           "the bound), %.3g eps without (%d past)\n",
+           what, n, taps, worst[1] * 0x1p24, past[1], worst[0] * 0x1p24, past[0]);
+    clReleaseKernel(kr), clReleaseKernel(km);
+    clReleaseMemObject(bx), clReleaseMemObject(bf), clReleaseMemObject(br), clReleaseMemObject(by);
+    free(y);
+    *without = past[0];
+    return past[1];
+}
+
+/* The issue's conv2 classes (a subnormal image against a filter ~1e10, an image ~1e10 against a
+ * subnormal filter, ~1e-36 against ~1e9), a subnormal block in an image in range against a
+ * filter ~1e12, and an image no shift holds (2^-140 beside 2^120: the FMA chain). */
+static void test_conv(env *e, unsigned long long *seed) {
+    const size_t n = 3000, taps = 225, nx = n + taps - 1;
+    float *x = malloc(sizeof(float) * nx), f[225];
+    static const struct {
+        const char *what;
+        int ex, ef, block, fails_without;
+    } cases[] = {{"image subnormal, filter ~1e10", -130, 33, 0, 1},
+                 {"image ~1e10, filter subnormal", 33, -130, 0, 1},
+                 {"image ~1e-36, filter ~1e9", -120, 30, 0, 0},
+                 {"subnormal block, filter ~1e12", 0, 40, 1, 1},
+                 {"no shift holds the image", 0, 0, 2, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        for (size_t i = 0; i < nx; i++) {
+            const int in_block = i >= 1000 && i < 1400;
+            const int ex = cases[c].block == 1 ? (in_block ? -135 : 0) : cases[c].ex;
+            x[i] = (float)ldexp(tu_rand(seed) - 0.3, ex);
+        }
+        if (cases[c].block == 2) x[500] = 0x1p-140f, x[2000] = 0x1p120f;
+        for (size_t q = 0; q < taps; q++)
+            f[q] = (float)ldexp(tu_rand(seed) - 0.3, cases[c].ef);
+        int without = 0;
+        CHECK(conv_case(e, cases[c].what, x, n, f, taps, &without) == 0);
+        if (cases[c].fails_without) CHECK(without > 0);
+    }
+    free(x);
+}
+
 int main(void) {
     clip_app *app = tu_app();
     unsigned long long seed = 0x9e3779b97f4a7c15ULL;
@@ -336,6 +566,8 @@ int main(void) {
     } else {
         test_split(&e, &seed);
         test_model(&e, &seed);
+        test_shifts(&e, &seed);
+        test_conv(&e, &seed);
     }
     if (e.prog) clReleaseProgram(e.prog);
     if (e.q) clReleaseCommandQueue(e.q);
