@@ -410,6 +410,36 @@ clip_status clip_data_upload(clip_data *d) {
     return clip_data_to_device(d);
 }
 
+/* Makes the host side of in-place data (a buffer made over the caller's memory with
+ * CL_MEM_USE_HOST_PTR) current the way OpenCL defines for such memory: a blocking map for
+ * reading, which leaves the latest bits in the host pointer and copies nothing where the device
+ * works on host memory, then the unmap (a read map writes nothing back; the in-order queue puts
+ * it before any later command). A read into the buffer's own host pointer (what this replaced)
+ * is a self-copy the driver may or may not skip. Not a transfer: not counted (count_transfer).
+ * No fault-injection site: tests/test_fault.c's chains use no wrapped data, and it fails on a
+ * site it cannot reach. */
+static clip_status sync_in_place(clip_data *d) {
+    cl_int e = CL_SUCCESS;
+    void *p = clEnqueueMapBuffer(d->app->queue, d->mem, CL_TRUE, CL_MAP_READ, 0, d->bytes, 0, NULL,
+                                 NULL, &e);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "host sync of %zu bytes in place: clEnqueueMapBuffer: %s", d->bytes,
+                              clip_cl_error_name(e));
+    e = clEnqueueUnmapMemObject(d->app->queue, d->mem, p, 0, NULL, NULL);
+    if (e != CL_SUCCESS)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "host sync of %zu bytes in place: clEnqueueUnmapMemObject: %s",
+                              d->bytes, clip_cl_error_name(e));
+    if (p != d->host)
+        return clip_set_error(d->app, CLIP_ERR_OPENCL,
+                              "host sync in place: the device mapped its buffer at %p, not at the "
+                              "host memory it was made over (%p)",
+                              p, d->host);
+    d->host_valid = 1;
+    return CLIP_OK;
+}
+
 static clip_status to_host(clip_data *d) {
     clip_status s = clip_data_host_storage(d);
     if (s != CLIP_OK) return s;
@@ -417,6 +447,7 @@ static clip_status to_host(clip_data *d) {
         d->host_valid = 1;
         return CLIP_OK;
     }
+    if (d->in_place && d->mem) return sync_in_place(d);
     void *dst = d->stage ? d->stage : d->host;
     cl_int e =
         CLIP_FAULT(CLIP_FAULT_ENQUEUE)

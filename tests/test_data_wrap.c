@@ -41,9 +41,11 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     cl_uint bits = 0;
     clGetDeviceInfo(app->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
     const size_t align = bits / 8 > 64 ? bits / 8 : 64, cap = (n * sizeof(double) + 2 * align);
-    char *xraw = aligned_alloc(align, cap / align * align), *yraw = aligned_alloc(align, cap / align * align);
+    char *xraw = aligned_alloc(align, cap / align * align),
+         *yraw = aligned_alloc(align, cap / align * align);
     double *x = (double *)(xraw + offset), *y = (double *)(yraw + offset);
-    for (size_t i = 0; i < n; i++) x[i] = (double)i - 100.5, y[i] = -1;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)i - 100.5, y[i] = -1;
     clip_data *dx = NULL, *dy = NULL;
     CHECK_OK(app, clip_data_wrap(app, CLIP_F64, 2, dims, x, &dx));
     CHECK_OK(app, clip_data_wrap(app, CLIP_F64, 2, dims, y, &dy));
@@ -61,7 +63,8 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     CHECK_OK(app, clip_data_host(dy, &h));
     CHECK(h == y);
     int bad = 0;
-    for (size_t i = 0; i < n; i++) bad += y[i] != 2.0 * x[i] + 1.0;
+    for (size_t i = 0; i < n; i++)
+        bad += y[i] != 2.0 * x[i] + 1.0;
     CHECK(bad == 0);
     clip_transfer_stats s1 = stats(app);
     const uint64_t copies = clip_data_in_place(dx) ? 0 : 1;
@@ -73,7 +76,8 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     double *w = NULL;
     CHECK_OK(app, clip_data_host_write(dx, (void **)&w));
     CHECK(w == x);
-    for (size_t i = 0; i < n; i++) w[i] = 3.0;
+    for (size_t i = 0; i < n; i++)
+        w[i] = 3.0;
     CHECK_OK(app, clip_process_init(p));
     CHECK_OK(app, clip_process_launch(p));
     CHECK_OK(app, clip_data_host(dy, &h));
@@ -86,7 +90,8 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     clip_process_unbind(p);
     clip_data_destroy(dx);
     clip_data_destroy(dy);
-    for (size_t i = 0; i < n; i++) x[i] = -5.0;
+    for (size_t i = 0; i < n; i++)
+        x[i] = -5.0;
     free(xraw);
     free(yraw);
     clip_process_destroy(p);
@@ -97,7 +102,8 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
 static void test_read_write(clip_app *app) {
     const size_t dims[3] = {M, N, 2}, n = (size_t)M * N * 2;
     float *src = malloc(n * 2 * sizeof(float)), *dst = malloc(n * 2 * sizeof(float));
-    for (size_t i = 0; i < 2 * n; i++) src[i] = (float)(i % 97) * 0.25f - 3.0f;
+    for (size_t i = 0; i < 2 * n; i++)
+        src[i] = (float)(i % 97) * 0.25f - 3.0f;
     clip_data *x = NULL;
     CHECK_OK(app, clip_data_create(app, CLIP_C32, 3, dims, &x));
     clip_transfer_stats s0 = stats(app);
@@ -140,10 +146,70 @@ static void test_read_write(clip_app *app) {
 }
 
 /* An unbound process holds no data and can be bound and run again with other inputs. */
+/* An output wrapped in place (where the device works on host memory) is made current on the host
+ * by a map for reading, not a copy: after each of several launches into it the caller's memory
+ * holds that launch's values, at the caller's address, and no transfer is counted; a read of
+ * the same stale output into other memory is a real copy, counted once. Elsewhere (staged or
+ * a device of its own) each sync is one counted transfer. */
+static void test_in_place_output(clip_app *app) {
+    const size_t dims[2] = {M, N}, n = (size_t)M * N;
+    const size_t align = 4096, cap = (n * sizeof(float) + align - 1) / align * align;
+    float *x = aligned_alloc(align, cap), *y = aligned_alloc(align, cap), *other = malloc(cap);
+    CHECK(x && y && other);
+    if (!x || !y || !other) goto done;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(i % 211) - 7.25f, y[i] = -1.0f;
+    clip_data *dx = NULL, *dy = NULL;
+    CHECK_OK(app, clip_data_wrap(app, CLIP_F32, 2, dims, x, &dx));
+    CHECK_OK(app, clip_data_wrap(app, CLIP_F32, 2, dims, y, &dy));
+    const int in_place = clip_data_in_place(dy);
+    cl_bool unified = CL_FALSE;
+    clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    CHECK(in_place == (unified == CL_TRUE)); /* 4096 bytes covers any buffer alignment */
+    clip_process *p = NULL;
+    for (int round = 1; round <= 3; round++) {
+        clip_transfer_stats s0 = stats(app);
+        if (!p) {
+            p = scale(app, dx, dy, 1.0, 0.0);
+        } else {
+            CHECK_OK(app, clip_process_set_real(p, "a", (double)round));
+            CHECK_OK(app, clip_process_init(p));
+            CHECK_OK(app, clip_process_launch(p));
+        }
+        CHECK(!clip_data_host_current(dy));
+        const void *h = NULL;
+        CHECK_OK(app, clip_data_host(dy, &h));
+        CHECK(h == y && clip_data_host_current(dy) && clip_data_device_current(dy));
+        int bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += y[i] != (float)round * x[i];
+        CHECK(bad == 0);
+        clip_transfer_stats s1 = stats(app);
+        CHECK(s1.to_host - s0.to_host == (in_place ? 0u : 1u));
+        CHECK(s1.bytes_to_host - s0.bytes_to_host == (in_place ? 0 : n * sizeof(float)));
+    }
+    /* Stale again: a read into other memory copies and counts, whatever the data is. */
+    CHECK_OK(app, clip_process_launch(p));
+    clip_transfer_stats s2 = stats(app);
+    CHECK_OK(app, clip_data_read(dy, other));
+    clip_transfer_stats s3 = stats(app);
+    CHECK(s3.to_host - s2.to_host == 1 && s3.bytes_to_host - s2.bytes_to_host == n * sizeof(float));
+    CHECK(other[n - 1] == 3.0f * x[n - 1] && other[0] == 3.0f * x[0]);
+    clip_process_destroy(p);
+    clip_data_destroy(dx);
+    clip_data_destroy(dy);
+    CHECK_OK(app, clip_app_finish(app));
+done:
+    free(x);
+    free(y);
+    free(other);
+}
+
 static void test_unbind(clip_app *app) {
     const size_t dims[2] = {4, 3};
     float v[12];
-    for (int i = 0; i < 12; i++) v[i] = (float)i;
+    for (int i = 0; i < 12; i++)
+        v[i] = (float)i;
     clip_data *x = NULL;
     CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &x));
     clip_process *p = scale(app, x, NULL, 3.0, 0.0);
@@ -158,7 +224,8 @@ static void test_unbind(clip_app *app) {
     /* Another input (other shape and type), same parameters. */
     const size_t d2[2] = {2, 5};
     double w[10];
-    for (int i = 0; i < 10; i++) w[i] = 0.5 * i;
+    for (int i = 0; i < 10; i++)
+        w[i] = 0.5 * i;
     clip_data *x2 = NULL;
     CHECK_OK(app, clip_data_wrap(app, CLIP_F64, 2, d2, w, &x2));
     CHECK_OK(app, clip_process_set_input(p, 0, x2));
@@ -269,14 +336,16 @@ static void test_pool_bounds(void) {
         CHECK(b[i] && (uintptr_t)b[i]->p % 128 == 0 && b[i]->cap >= 4 * mib + 1);
         if (b[i]) memset(b[i]->p, i, 4 * mib + 1); /* every byte is usable */
     }
-    for (int i = 0; i < 10; i++) clip_host_block_put(b[i]);
+    for (int i = 0; i < 10; i++)
+        clip_host_block_put(b[i]);
     size_t bytes = 0;
     CHECK(clip_host_pool_kept(&bytes) == 8);
     CHECK(bytes >= 8 * (4 * mib + 1));
     /* The newest kept are b[9]..b[2]: a request of the same size takes one of them. */
     clip_host_block *again = clip_host_block_get(4 * mib, 64);
     int reused = 0;
-    for (int i = 2; i < 10; i++) reused |= again == b[i];
+    for (int i = 2; i < 10; i++)
+        reused |= again == b[i];
     CHECK(reused);
     CHECK(clip_host_pool_kept(NULL) == 7);
     /* Kept blocks are whole 2 MiB pages (6 MiB here). 16 MiB is more than any holds; then 7 MiB
@@ -307,12 +376,15 @@ static void test_pool_reuse(void) {
     CHECK(v && back);
     void *first = NULL;
     for (int round = 0; round < 2 && v && back; round++) {
-        for (size_t i = 0; i < n; i++) v[i] = (float)(i % 1000) + (float)round;
+        for (size_t i = 0; i < n; i++)
+            v[i] = (float)(i % 1000) + (float)round;
         clip_data *d = NULL;
         CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &d));
         CHECK_OK(app, clip_data_upload(d));
-        if (round == 0) first = d->stage;
-        else if (first) CHECK(d->stage == first); /* the block the first data gave back */
+        if (round == 0)
+            first = d->stage;
+        else if (first)
+            CHECK(d->stage == first); /* the block the first data gave back */
         CHECK_OK(app, clip_data_read(d, back));
         CHECK(memcmp(v, back, n * sizeof *v) == 0);
         clip_data_destroy(d);
@@ -331,6 +403,7 @@ int main(void) {
     test_wrap_in_out(app, 0);
     test_wrap_in_out(app, 8);
     test_read_write(app);
+    test_in_place_output(app);
     test_unbind(app);
     test_write_after_launch(app, 0);
     test_write_after_launch(app, 1);
