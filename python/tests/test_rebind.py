@@ -137,3 +137,60 @@ def test_result_larger_than_the_machine_refused(rng, monkeypatch):
         with pytest.raises(clipcl.OutOfMemoryError, match="larger than this machine's memory"):
             clipcl.matmul(np.ones((200, 1)), np.ones((1, 200)), app=app)  # 320000 bytes
         assert app.stats()["live_data"] == 0
+
+
+def _wraps_in_place(app, a):
+    """Whether app's device works on a (an aligned clipcl.empty array) in place."""
+    from clipcl import _arrays
+    from clipcl._ffi import lib
+    d = _arrays.wrap(app, a)
+    try:
+        return bool(lib.clip_data_in_place(d))
+    finally:
+        app._free_data(d)
+
+
+def test_numpy_results_written_in_place_and_kept(rng):
+    """Large NumPy results (aligned by clipcl.empty) are the memory the kept process writes:
+    each call's rebind gives it a new array, earlier results keep their values after later calls
+    and after their inputs are collected, and where the device works on host memory making them
+    current copies (and counts) nothing; a DeviceArray result still costs one counted copy on
+    get()."""
+    import gc
+    K = rng.standard_normal((3, 5)).astype(np.float32)
+    with clipcl.App() as app:
+        probe = clipcl.empty((160, 128), np.float32)
+        in_place = _wraps_in_place(app, probe)
+        if app.device["type"] == "cpu" and "pthread" in app.device["name"]:
+            assert in_place  # PoCL's CPU device shares host memory
+        kept, refs = [], []
+        for i in range(4):
+            A = clipcl.asfortranarray(rng.standard_normal((160, 128)).astype(np.float32))
+            before = app.stats()
+            R = clipcl.conv2(A, K, shape="same", app=app)
+            after = app.stats()
+            assert R.flags.f_contiguous and R.flags.writeable and R.dtype == np.float32
+            assert R.ctypes.data % 4096 == 0  # clipcl.empty's alignment: wrapped in place
+            moved = after["bytes_to_host"] - before["bytes_to_host"]
+            assert moved == (0 if in_place else R.nbytes), (moved, in_place)
+            assert after["inits"] == (1 if i == 0 else before["inits"]), after
+            kept.append(R)
+            refs.append(conv2_same(A.astype(np.float64), K.astype(np.float64)))
+            del A
+            gc.collect()
+        assert len({r.ctypes.data for r in kept}) == len(kept)  # a new array every call
+        for R, ref in zip(kept, refs):
+            close(R, ref, 1e-5)
+        # The caller owns the results: writing one changes neither another nor the next call.
+        kept[0][...] = 7.0
+        close(kept[1], refs[1], 1e-5)
+        A = clipcl.asfortranarray(rng.standard_normal((160, 128)).astype(np.float32))
+        close(clipcl.conv2(A, K, shape="same", app=app), conv2_same(A, K), 1e-5)
+        # DeviceArray path: the result stays on the device until get(), one counted copy.
+        G = clipcl.conv2(A, K, shape="same", app=app, on_device=True)
+        before = app.stats()
+        close(G.get(), conv2_same(A, K), 1e-5)
+        after = app.stats()
+        assert after["to_host"] - before["to_host"] == 1
+        assert after["bytes_to_host"] - before["bytes_to_host"] == G.nbytes
+        G.free()
