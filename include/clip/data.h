@@ -110,8 +110,10 @@ CLIP_API clip_status clip_data_create_from(clip_app *app, clip_type type, int nd
  * and `host` is aligned as the device's buffers are (CL_DEVICE_MEM_BASE_ADDR_ALIGN: kernels may
  * use aligned vector loads), the device buffer is made over `host` itself (CL_MEM_USE_HOST_PTR):
  * kernels read and write it in place, and syncing the two sides copies nothing (not counted in
- * clip_app_transfer_stats; clip_data_in_place says so). Less aligned memory on such a device is
- * treated as clip's own data is there: the buffer is made over aligned memory clip allocates,
+ * clip_app_transfer_stats; clip_data_in_place says so): the host side is made current after
+ * device work by a blocking read map and unmap of the buffer (OpenCL's coherence point for such
+ * memory), not by a read into the buffer's own host pointer. Less aligned memory on such a device
+ * is treated as clip's own data is there: the buffer is made over aligned memory clip allocates,
  * and each sync is one memcpy (counted). Elsewhere the device has its own buffer, filled from
  * and read back into `host` directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
