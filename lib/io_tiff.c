@@ -311,6 +311,9 @@ static clip_status read_strips(clip_app *app, const char *path, TIFF *tif, const
     return CLIP_OK;
 }
 
+/* The largest tile buffer allowed for tiles that reach past the image (read_tiles). */
+#define TILE_PAST_IMAGE_MAX ((uint64_t)64 << 20)
+
 static clip_status read_tiles(clip_app *app, const char *path, TIFF *tif, const tiff_layout *L,
                               const tiff_dest *dst, const tiff_msg *msg) {
     size_t bytes = L->bps / 8;
@@ -320,6 +323,14 @@ static clip_status read_tiles(clip_app *app, const char *path, TIFF *tif, const 
     uint64_t want = row_bytes * L->tile_h;
     if (want / L->tile_h != row_bytes || want > SIZE_MAX || (uint64_t)TIFFTileSize64(tif) != want)
         return clip_set_error(app, CLIP_ERR_FORMAT, "load_tiff: %s: unexpected tile size", path);
+    /* A tile inside the image is no larger than the page clip already holds; one past it may
+     * legitimately be (a 256x256 tile over a 10x10 image), but not by gigabytes: only the header
+     * says so, and the buffer would be allocated before any data is read. */
+    if (want > TILE_PAST_IMAGE_MAX && (L->tile_w > L->width || L->tile_h > L->height))
+        return clip_set_error(app, CLIP_ERR_FORMAT,
+                              "load_tiff: %s: tiles of %ux%u (%llu bytes) over a %ux%u image", path,
+                              (unsigned)L->tile_h, (unsigned)L->tile_w, (unsigned long long)want,
+                              (unsigned)L->height, (unsigned)L->width);
     unsigned char *buf = malloc((size_t)want);
     if (!buf)
         return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "load_tiff: %s: out of memory", path);
