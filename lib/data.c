@@ -52,15 +52,19 @@ clip_type clip_type_promote(clip_type a, clip_type b) {
     return cx ? (dbl ? CLIP_C64 : CLIP_C32) : (dbl ? CLIP_F64 : CLIP_F32);
 }
 
-char *clip_dims_str(const clip_data *d, char *buf, size_t cap) {
+char *clip_shape_str(int ndims, const size_t *dims, char *buf, size_t cap) {
     size_t off = 0;
     buf[0] = '\0';
-    for (int i = 0; i < d->ndims && off < cap; i++) {
-        int n = snprintf(buf + off, cap - off, "%s%zu", i ? "x" : "", d->dims[i]);
+    for (int i = 0; i < ndims && off < cap; i++) {
+        int n = snprintf(buf + off, cap - off, "%s%zu", i ? "x" : "", dims[i]);
         if (n < 0) break;
         off += (size_t)n;
     }
     return buf;
+}
+
+char *clip_dims_str(const clip_data *d, char *buf, size_t cap) {
+    return clip_shape_str(d->ndims, d->dims, buf, cap);
 }
 
 /* Validates type/dims and computes numel and bytes. */

@@ -187,8 +187,9 @@ clip_status clip_data_host_storage(clip_data *d);
 /* Creates the device buffer if missing, without uploading. */
 clip_status clip_data_ensure_buffer(clip_data *d);
 
-/* Writes "3x4" style dims into buf. Returns buf. */
+/* Writes "3x4" style dims into buf: d's, or ndims of dims. Returns buf. */
 char *clip_dims_str(const clip_data *d, char *buf, size_t cap);
+char *clip_shape_str(int ndims, const size_t *dims, char *buf, size_t cap);
 
 /* Multiplies with overflow check: returns 0 and sets *out, or -1 on overflow. */
 int clip_mul_size(size_t a, size_t b, size_t *out);

@@ -447,15 +447,12 @@ static clip_status check_kind(clip_process *p, int k, int i, const clip_data *d)
                               clip_type_name(p->io_type[k][i]));
     if (d->ndims == p->io_ndims[k][i] && !memcmp(d->dims, p->io_dims[k][i], sizeof d->dims))
         return CLIP_OK;
-    char have[128], had[128] = "";
-    size_t off = 0;
-    for (int j = 0; j < p->io_ndims[k][i] && off < sizeof had; j++)
-        off += (size_t)snprintf(had + off, sizeof had - off, "%s%zu", j ? "x" : "",
-                                p->io_dims[k][i][j]);
+    char have[128], had[128];
     return clip_set_error(p->app, CLIP_ERR_SHAPE,
                           "%s: rebind: %s %d (%s) is %s, the init saw %s (set it and init again "
                           "for another shape)",
-                          p->desc->name, what, i, name, clip_dims_str(d, have, sizeof have), had);
+                          p->desc->name, what, i, name, clip_dims_str(d, have, sizeof have),
+                          clip_shape_str(p->io_ndims[k][i], p->io_dims[k][i], had, sizeof had));
 }
 
 /* Whether every input whose values init read holds the same bytes now. */
