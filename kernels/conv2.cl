@@ -534,7 +534,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
     _Pragma("unroll") for (int v = 0; v < RI; v++)
         _Pragma("unroll") for (int q = 0; q < RJ; q++) acc[v][q] = VZERO;
     if (edge) {
-        /* The padded window, column by column (no divisions: pad_map is a compare inside A). */
+        /* The padded window, column by column. Rows [lo, hi) lie inside A and are copied as
+         * they lie (a loop the compiler vectorizes); only the rows past A's edges are mapped,
+         * one pad_map each: the top and bottom groups of a 'same' 2048^2 7x7 spent 11% of its
+         * time here when every row was mapped. */
+        const int lo = min(max(-rb, 0), th), hi = max(min(ma - rb, th), lo);
         for (int cc = 0; cc < tw; cc++) {
             const int gc = pad_map(cb + cc, na);
             __local elem_t *dst = tile + cc * th;
@@ -543,7 +547,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
                 continue;
             }
             __global const elem_t *col = A + gc * (long)ma;
-            for (int rr = 0; rr < th; rr++) {
+            for (int rr = 0; rr < lo; rr++) {
+                const int gr = pad_map(rb + rr, ma);
+                dst[rr] = gr < 0 ? ZERO : col[gr];
+            }
+            __global const elem_t *in = col + rb;
+            for (int rr = lo; rr < hi; rr++) dst[rr] = in[rr];
+            for (int rr = hi; rr < th; rr++) {
                 const int gr = pad_map(rb + rr, ma);
                 dst[rr] = gr < 0 ? ZERO : col[gr];
             }
