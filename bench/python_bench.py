@@ -10,10 +10,14 @@
             aligned as PoCL's buffers, so it is staged: one copy), one made by
             clipcl.asfortranarray (aligned: read in place, no copy) and a C-ordered one (one
             transposing copy); the worst per-output error of each, in units of eps * (|A| conv
-            |K|) at that output, on a 512x512 image whose values span 1e-6..1e6. The cases run
-            interleaved (one run of each per round), so that drift hits them alike
+            |K|) at that output, on a 512x512 image whose values span 1e-6..1e6. Each case runs
+            in blocks of REPEAT calls, the cases taking turns over ROUNDS rounds (so that the
+            machine's drift hits them alike), with a pause before each block: run call by call
+            in turn, each case paid for the one before it, since OpenCV's TBB workers keep
+            spinning for milliseconds after a filter2D (clip 7x7 took 7.3 ms after each
+            filter2D and 4.3 ms after nothing)
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
-Environment: REPEAT (conv2 runs, default 15), CLIP_DEVICE as everywhere, THREADS=N to give
+Environment: REPEAT (conv2 calls a block, default 15), ROUNDS (default 3), CLIP_DEVICE as everywhere, THREADS=N to give
 every contender N threads (POCL_MAX_PTHREAD_COUNT for PoCL, cv2.setNumThreads; SciPy's ndimage
 uses one): steadier figures on a machine that other jobs share."""
 import os
@@ -29,6 +33,7 @@ import numpy as np
 import clipcl
 
 REPEAT = int(os.environ.get("REPEAT", "15"))
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
 
 
 def median_us(fn, n, warm=100):
@@ -150,8 +155,8 @@ def conv2():
     A = rng.random((2048, 2048), dtype=np.float32)
     AF = np.asfortranarray(A)  # NumPy's allocation: 16 bytes past a page, staged (one copy)
     AFa = clipcl.asfortranarray(A)  # aligned as the device's buffers: read in place
-    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d (ms); device %s; "
-          "threads %s" % (REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
+    print("conv2 2048x2048 single 'same', NumPy in and out, median of %d rounds of %d (ms); "
+          "device %s; threads %s" % (ROUNDS, REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
     # Accuracy input: values over 12 decades, side by side.
     H = (rng.random((512, 512)) * 10.0 ** rng.integers(-6, 7, (512, 512))).astype(np.float32)
     for ks in (7, 31):
@@ -178,15 +183,16 @@ def conv2():
             assert got.shape == ref.shape
             errs[name] = (float(np.max(np.abs(got - ref)) / np.max(np.abs(ref))),
                           per_output_error(acc(H), H, K) if acc is not None else None)
-        # Interleaved, one run of each case per round, so that the machine's drift (other jobs
-        # on its cores) falls on every case alike; ndimage at 31x31 (seconds a run) in 3 rounds.
-        for r in range(REPEAT):
-            for name, fn, _ in cases:
-                if "ndimage" in name and ks > 15 and r >= 3:
-                    continue
-                t = time.perf_counter()
-                fn()
-                times[name].append(1e3 * (time.perf_counter() - t))
+        # Blocks of REPEAT calls, the cases in turn (module doc); ndimage at 31x31 (seconds a
+        # call) one call a round.
+        for r in range(ROUNDS):
+            for name, fn, _ in cases[r % len(cases):] + cases[:r % len(cases)]:
+                time.sleep(0.2)
+                fn()  # the block's first call pays for what ran before it: not counted
+                for _ in range(1 if "ndimage" in name and ks > 15 else REPEAT):
+                    t = time.perf_counter()
+                    fn()
+                    times[name].append(1e3 * (time.perf_counter() - t))
         med = {name: float(np.median(v)) for name, v in times.items()}
         for name, _, _ in cases:
             dev, err = errs[name]
