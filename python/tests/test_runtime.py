@@ -36,8 +36,11 @@ def test_10000_create_free_flat_memory():
     rounds(10000)
     after = rss_kib()
     assert app.stats()["live_data"] == 0
-    # 10000 rounds x (2 arrays of 16 KiB + temporaries): a leak of one would be > 150 MiB.
-    assert after - before < 8 * 1024, (before, after)
+    # 10000 rounds x (2 arrays of 16 KiB + temporaries): a leak of one would be > 150 MiB. Under
+    # AddressSanitizer (sanitized_pytest.sh) freed memory waits in its quarantine, so the
+    # resident size grows anyway; LeakSanitizer's report stands in for this check there.
+    if not os.environ.get("CLIP_TEST_SANITIZED"):
+        assert after - before < 8 * 1024, (before, after)
     app.close()
 
 
