@@ -2,7 +2,7 @@
 ordinary, a few NaN/Inf, near-FLT_MAX, subnormal and ~1e-36 operands. Prints the median time and,
 for the finite kinds, the error of 64 rows (GEMM) or of the whole output (conv2) against a
 float64 reference, in eps = 2^-24 of sum |a||b| at each output (largest and mean).
-Run on the GPU machine: python3 bench/range_anchor.py [quick]"""
+Run on the GPU machine: python3 bench/range_anchor.py [quick | fltmax]"""
 import statistics, sys, time
 import torch
 
@@ -43,10 +43,11 @@ def err(out, ref, absum):
 
 
 quick = "quick" in sys.argv[1:]  # the cases scripts/gpu-range.sh QUICK=1 times
+fltmax = "fltmax" in sys.argv[1:]  # ordinary and near-FLT_MAX data at 8192^2 (conv2) only
 kinds = ["normal", "nan", "fltmax", "subA", "subB", "tiny"]
 g = torch.Generator(device="cuda").manual_seed(1)
 for n in [4096]:
-    for kind in kinds[:4] if quick else kinds:
+    for kind in ["normal"] if fltmax else kinds[:4] if quick else kinds:
         a = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
         b = torch.rand(n, n, device="cuda", generator=g) * 2 - 1
         make(kind, a, b, False)
@@ -60,7 +61,8 @@ for n in [4096]:
             msg = f" err max {mx:.3g} mean {mean:.3g} eps (64 rows)"
         nf = (~torch.isfinite(c)).sum().item()
         print(f"cublas sgemm {n}^3 {kind:6s} median_ms={t:.4f}{msg} non-finite {nf}", flush=True)
-convs = [(4096, [31], ["normal", "subA"]), (8192, [15, 31], ["normal", "nan"])] if quick else \
+convs = [(8192, [15, 31], ["normal", "fltmax"])] if fltmax else \
+    [(4096, [31], ["normal", "subA"]), (8192, [15, 31], ["normal", "nan"])] if quick else \
     [(4096, [15, 31], kinds), (8192, [15, 31, 63], kinds)]
 for n, ks, kk in convs:
     for k in ks:

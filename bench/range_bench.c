@@ -5,8 +5,9 @@
  *   range_bench conv2 N K KIND...    an N x N single image by a K x K filter (K odd), 'same'
  *   KIND: normal (uniform in [-1, 1)), nan (3 NaN and 2 Inf in A, 2 -Inf in matmul's B), fltmax (4
  * values of +-0.9 FLT_MAX in A), subA (A ~1e-39, subnormal, B ~1e10), subB (the other way round),
- * tiny (A ~1e-36, B ~1e9): B is conv2's filter. options: --variant V (default auto) --ffma V
- * (default tiled for matmul, block for conv2)
+ * tiny (A ~1e-36, B ~1e9), nanrow (16 NaN in row 5 of A), widerow (row 7 of A holds 2^-140 and
+ * 2^100, more than one shift brings into the 3xTF32 range): B is conv2's filter. options: --variant
+ * V (default auto) --ffma V (default tiled for matmul, block for conv2)
  *
  * For each kind: the chained time of a launch (tools/timing.h) of the variant and of the FFMA
  * variant, and after each variant's name the device time of each command of one launch, ms
@@ -62,6 +63,16 @@ static void apply(const char *kind, float *A, size_t na, float *B, size_t nb, in
         scale(A, na, 33), scale(B, nb, -130);
     } else if (!strcmp(kind, "tiny")) {
         scale(A, na, -120), scale(B, nb, 30);
+    } else if (!strcmp(kind, "nanrow")) {
+        /* matmul: row 5 of A holds 16 NaN (more than wg_pack lists: the row goes to wg_fix) */
+        const size_t n = (size_t)sqrt((double)na);
+        for (size_t q = 0; q < 16; q++)
+            A[5 + q * (n / 16) * n] = NAN;
+    } else if (!strcmp(kind, "widerow")) {
+        /* matmul: row 7 of A spans 2^-140 (subnormal) to 2^100, more than any shift holds (the
+         * row goes to wg_fix); conv2: the same two values in A */
+        const size_t n = (size_t)sqrt((double)na);
+        A[7 + 3 * n] = 0x1p-140f, A[7 + (n / 2) * n] = 0x1p100f;
     } else if (strcmp(kind, "normal")) {
         fprintf(stderr, "range_bench: unknown kind '%s'\n", kind);
         exit(2);

@@ -93,8 +93,29 @@ for part in "$@"; do
       done
     done 2>&1 | tee "$out/speed.log"
     timeout 40 $rb conv2 8192 15 nan 2>&1 | tee -a "$out/range.log" ;;
+  variants)
+    # conv2 8192^2 KS (default 15 31 63), ROUNDS rounds (default 2) of: BASE's clip, this tree's,
+    # and this tree's under each environment of VARIANTS (';'-separated, e.g.
+    # "CLIP_CONV2_DEFS=-DTC_X=1;CLIP_Y=1"); SGEMM 4096 and 8192 for BASE and this tree each round
+    IFS=';' read -ra vs <<<"${VARIANTS:-}"
+    for r in $(seq ${ROUNDS:-2}); do
+      for side in old new; do
+        [ $side = old ] && [ -z "${BASE:-}" ] && continue
+        for n in 4096 8192; do
+          echo "$side $(timeout 60 /tmp/b-$side/clip bench matmul ${n}x${n} ${n}x${n} --repeat 10 2>&1 | tail -1)"
+        done
+      done
+      for k in ${KS:-15 31 63}; do
+        for v in old new "${vs[@]}"; do
+          b=/tmp/b-new/clip e=
+          [ "$v" = old ] && { [ -z "${BASE:-}" ] && continue; b=/tmp/b-old/clip; }
+          [ "$v" = old ] || [ "$v" = new ] || e=$v
+          echo "$v $(env $e timeout 40 $b bench conv2 8192x8192 ${k}x${k} --shape same --repeat 10 2>&1 | tail -1)"
+        done
+      done
+    done 2>&1 | tee "$out/variants.log" ;;
   anchors)
-    PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} 2>&1 |
+    PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} ${ANCHOR_MODE:-} 2>&1 |
       tee "$out/anchors.log" ;;
   esac
 done
