@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io_spec.h"
 #include "ranks.h"
 
 /* IN's base name: "x.cfl" -> "x"; NULL for another extension. */
@@ -19,31 +20,28 @@ char *cfl_base(const char *path) {
     return b;
 }
 
-static int ends_mat(const char *s, size_t n) {
-    return n >= 4 && !strncmp(s + n - 4, ".mat", 4);
-}
-
-/* 1, or 0 when the word is neither (the caller says so). */
+/* 1, or 0 when the word is neither (the caller says so). The word is split as `clip run` splits
+ * it (tools/io_spec.c), so a name clip run takes means the same file and variable here. */
 int input_parse(const char *word, input *in) {
     memset(in, 0, sizeof *in);
-    const size_t n = strlen(word);
-    const char *colon = strrchr(word, ':');
-    if ((in->base = cfl_base(word))) {
-        in->file = malloc(n + 1);
-        if (in->file) memcpy(in->file, word, n + 1);
+    io_spec sp;
+    char err[160];
+    const int r = io_spec_parse(word, 0, &sp, err, sizeof err);
+    if (r == 1) return 1; /* out of memory: no file, which the caller reports */
+    if (r) return 0;      /* a page, or "x.mat:" with no name: nothing clip-mpi reads */
+    in->file = sp.path;   /* the caller's to free */
+    in->var = sp.var;
+    if ((in->base = cfl_base(sp.path))) {
         in->type = CLIP_C32;
         return 1;
     }
-    size_t m = ends_mat(word, n)                                 ? n
-               : colon && ends_mat(word, (size_t)(colon - word)) ? (size_t)(colon - word)
-                                                                 : 0;
-    if (!m) return 0;
+    if (io_spec_kind(sp.path) != IO_SPEC_MAT || sp.page) {
+        io_spec_release(&sp);
+        memset(in, 0, sizeof *in);
+        return 0;
+    }
     in->mat = 1;
-    in->var = m < n && word[m + 1] ? word + m + 1 : NULL;
-    in->file = malloc(m + 1);
-    in->base = malloc(m + 1);
-    if (in->file) memcpy(in->file, word, m), in->file[m] = '\0';
-    if (in->base) memcpy(in->base, word, m), in->base[m] = '\0';
+    in->base = strdup(sp.path);
     return 1;
 }
 

@@ -18,26 +18,32 @@ static int ends_with(const char *s, size_t n, const char *ext) {
     return 1;
 }
 
-/* 1 for .mat, 2 for an image (.tif .tiff .png), 0 for anything else. */
+/* The kind of the first n characters of s (io_spec_kind). */
 static int kind_of(const char *s, size_t n) {
-    if (ends_with(s, n, ".mat")) return 1;
-    if (ends_with(s, n, ".tif") || ends_with(s, n, ".tiff") || ends_with(s, n, ".png")) return 2;
-    return 0;
+    if (ends_with(s, n, ".mat")) return IO_SPEC_MAT;
+    if (ends_with(s, n, ".tif") || ends_with(s, n, ".tiff") || ends_with(s, n, ".png"))
+        return IO_SPEC_IMAGE;
+    if (ends_with(s, n, ".cfl")) return IO_SPEC_CFL;
+    return IO_SPEC_OTHER;
+}
+
+int io_spec_kind(const char *path) {
+    return kind_of(path, strlen(path));
 }
 
 int io_spec_parse(const char *word, int output, io_spec *sp, char *err, size_t cap) {
     memset(sp, 0, sizeof *sp);
     const char *colon = strrchr(word, ':');
     const size_t n = colon ? (size_t)(colon - word) : strlen(word);
-    const int kind = colon ? kind_of(word, n) : 0;
-    const int whole = !kind || kind_of(word, strlen(word)) || ends_with(word, strlen(word), ".cfl");
+    const int kind = colon ? kind_of(word, n) : IO_SPEC_OTHER;
+    const int whole = kind == IO_SPEC_OTHER || kind == IO_SPEC_CFL || io_spec_kind(word);
     if (!(sp->path = whole ? strdup(word) : strndup(word, n))) {
         snprintf(err, cap, "out of memory");
         return 1;
     }
     if (whole) return 0;
     const char *sel = colon + 1;
-    if (kind == 1) {
+    if (kind == IO_SPEC_MAT) {
         if (!*sel) {
             snprintf(err, cap, "'%s': name a variable after the ':' (FILE.mat:NAME)", word);
             io_spec_release(sp);

@@ -22,6 +22,10 @@ int io_spec_parse(const char *word, int output, io_spec *sp, char *err, size_t c
 
 void io_spec_release(io_spec *sp);
 
+/* What a path's extension names, compared as io_spec_parse does (case-insensitive). */
+enum { IO_SPEC_OTHER, IO_SPEC_MAT, IO_SPEC_IMAGE, IO_SPEC_CFL };
+int io_spec_kind(const char *path);
+
 /* clip run's load of an input word and save of an output word: 0, or the exit status after one
  * line on stderr (2 for a usage error: a selector or save option the file cannot take; 1 for
  * the rest). A save that changed values (opts->fit) says on stderr what it changed. */
