@@ -212,7 +212,8 @@ static const clip_param_desc conv2_params[] = {
      "4096^2 31x31 subnormal image); where no shift holds them (magnitudes more than 2^237 "
      "apart, or outputs that could overflow scaled), those work-groups recompute their outputs "
      "by the plain direct sum, ~45x where all do; NaN outputs are recomputed by it too, a few "
-     "NaN or Inf values 1.04x (15x15) to 1.12x (31x31) at 8192^2)",
+     "NaN or Inf values 1.04x (15x15) to 1.12x (31x31) at 8192^2; values near FLT_MAX are in "
+     "range and cost nothing)",
      0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
      "two 1-D passes for a rank-one K: auto (when cheaper), on (error unless rank one), off", 0, 0,
