@@ -17,9 +17,9 @@
             spinning for milliseconds after a filter2D (clip 7x7 took 7.3 ms after each
             filter2D and 4.3 ms after nothing)
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python_bench.py [overhead] [conv2]
-Environment: REPEAT (conv2 calls a block, default 15), ROUNDS (default 3), CLIP_DEVICE as everywhere, THREADS=N to give
-every contender N threads (POCL_MAX_PTHREAD_COUNT for PoCL, cv2.setNumThreads; SciPy's ndimage
-uses one): steadier figures on a machine that other jobs share."""
+Environment: REPEAT (conv2 calls a block, default 15), ROUNDS (default 3), CLIP_DEVICE as
+everywhere, THREADS=N to give every contender N threads (POCL_MAX_PTHREAD_COUNT for PoCL,
+cv2.setNumThreads; SciPy's ndimage uses one): steadier figures on a machine that other jobs share."""
 import os
 import sys
 import time
@@ -156,7 +156,8 @@ def conv2():
     AF = np.asfortranarray(A)  # NumPy's allocation: 16 bytes past a page, staged (one copy)
     AFa = clipcl.asfortranarray(A)  # aligned as the device's buffers: read in place
     print("conv2 2048x2048 single 'same', NumPy in and out, median of %d rounds of %d (ms); "
-          "device %s; threads %s" % (ROUNDS, REPEAT, clipcl.default_app().device["name"], THREADS or "default"))
+          "device %s; threads %s" % (ROUNDS, REPEAT, clipcl.default_app().device["name"],
+                                     THREADS or "default"))
     # Accuracy input: values over 12 decades, side by side.
     H = (rng.random((512, 512)) * 10.0 ** rng.integers(-6, 7, (512, 512))).astype(np.float32)
     for ks in (7, 31):

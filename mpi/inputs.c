@@ -28,14 +28,14 @@ int input_parse(const char *word, input *in) {
     char err[160];
     const int r = io_spec_parse(word, 0, &sp, err, sizeof err);
     if (r == 1) return 1; /* out of memory: no file, which the caller reports */
-    if (r) return 0;      /* a page, or "x.mat:" with no name: nothing clip-mpi reads */
+    if (r) return 0;      /* a usage error ("x.mat:" with no name, "x.tif:0") */
     in->file = sp.path;   /* the caller's to free */
     in->var = sp.var;
     if ((in->base = cfl_base(sp.path))) {
         in->type = CLIP_C32;
         return 1;
     }
-    if (io_spec_kind(sp.path) != IO_SPEC_MAT || sp.page) {
+    if (io_spec_kind(sp.path) != IO_SPEC_MAT) { /* an image, its page or not */
         io_spec_release(&sp);
         memset(in, 0, sizeof *in);
         return 0;

@@ -4,10 +4,10 @@
 # sanitizer runtime is preloaded, and Python's allocations go through malloc (PYTHONMALLOC) so
 # that AddressSanitizer sees every byte NumPy and cffi hand to clip.
 #
-# Memory errors and undefined behaviour anywhere stop the run (halt_on_error); a malloc too large
-# returns NULL, as glibc's does, so that the suite's out-of-memory cases run as they do natively. Leaks: the
-# interpreter keeps objects for the life of the process by design, so LeakSanitizer's report at
-# exit is read, not trusted whole: every leak whose allocation stack passes through libclip fails
+# Memory errors and undefined behaviour anywhere stop the run (halt_on_error); a malloc too
+# large returns NULL, as glibc's does, so that the suite's out-of-memory cases run as they do
+# natively. Leaks: the interpreter keeps objects for the life of the process by design, so
+# LeakSanitizer's report at exit is read, not trusted whole: every leak whose allocation stack passes through libclip fails
 # the test (the OpenCL driver's own keep-alive allocations are suppressed by tests/lsan.supp, as
 # in the C suite); leaks made by Python, NumPy or SciPy alone are counted and ignored.
 #
@@ -40,19 +40,20 @@ if [ -n "${CLIP_TOOL:-}" ]; then
   export CLIP_TOOL
 fi
 CLIP_TEST_SANITIZED=1 PYTHONPATH=$logs/site:${PYTHONPATH:-} CLIP_LIBRARY=$lib LD_PRELOAD=$runtime PYTHONMALLOC=malloc \
-  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:log_path=$logs/asan \
+  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1:log_path=$logs/report \
   LSAN_OPTIONS=suppressions=$supp:print_suppressions=0:use_tls=0:exitcode=0 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$py" -m pytest -q -p no:cacheprovider "$tests" "$@"
 rc=$?
-# One report per process; records are separated by blank lines.
-# A frame of clip's reads "in clip_data_create /src/lib/data.c:148" when symbolized, "(.../libclip.so.0+0x...)"
-# when not: either marks the leak as clip's.
+# One report file per process (ASan, LeakSanitizer and UBSan share the runtime and its log_path);
+# records are separated by blank lines. A frame of clip's reads "in clip_data_create
+# /src/lib/data.c:148" when symbolized, "(.../libclip.so.0+0x...)" when not: either marks the
+# leak as clip's.
 src=$(cd "$(dirname "$0")/../.." && pwd)
 "$py" - "$logs" "$src/" <<'PY'
 import glob, re, sys
 clip, other, errors = [], 0, []
-for path in sorted(glob.glob(sys.argv[1] + "/*san.*")):
+for path in sorted(glob.glob(sys.argv[1] + "/report.*")):
     text = open(path, errors="replace").read()
     if re.search(r"ERROR: AddressSanitizer|runtime error:", text):
         errors.append((path, text))
