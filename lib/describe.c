@@ -18,6 +18,9 @@ int clip_process_desc_n_outputs(const clip_process_desc *d) {
 int clip_process_desc_n_params(const clip_process_desc *d) {
     return d ? d->n_params : -1;
 }
+int clip_process_desc_transposes(const clip_process_desc *d) {
+    return d ? d->transposes != 0 : -1;
+}
 
 static clip_status io_entry(const clip_process_desc *d, int i, int n, const char *const *names,
                             const char *const *docs, const char *what, const char **name,

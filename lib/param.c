@@ -283,6 +283,9 @@ clip_status clip_process_help(const clip_process_desc *d, FILE *f) {
     for (int i = 0; i < d->n_outputs; i++)
         fprintf(f, "  OUT%s  %s  %s\n", d->n_outputs > 1 ? "n" : "", d->output_names[i],
                 d->output_docs[i]);
+    if (d->transposes)
+        fprintf(f, "transposes: for 2-D inputs, transposed inputs give the outputs transposed\n"
+                   "  (row-major arrays, such as NumPy's C order, go in without a copy)\n");
     if (d->n_params) fprintf(f, "parameters:\n");
     for (int i = 0; i < d->n_params; i++) {
         const clip_param_desc *pd = &d->params[i];

@@ -738,6 +738,7 @@ static clip_status conv2_plan(clip_process *p, clip_plan *pl) {
 const clip_process_desc clip_process_conv2 = {
     .abi = CLIP_PROCESS_ABI,
     .rebind = 1,
+    .transposes = 1,
     .name = "conv2",
     .summary = "2-D convolution per slice (MATLAB conv2(A, K, shape); filter2/imfilter options; "
                "conv2(u, v, A) is conv2sep)",

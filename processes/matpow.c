@@ -123,6 +123,7 @@ static clip_status matpow_launch(clip_process *p) {
 const clip_process_desc clip_process_matpow = {
     .abi = CLIP_PROCESS_ABI,
     .rebind = 1,
+    .transposes = 1,
     .name = "matpow",
     .summary = "matrix power A^p for a natural p (MATLAB: A^p, mpower)",
     .n_inputs = 1,

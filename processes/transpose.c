@@ -118,6 +118,7 @@ static clip_status transpose_plan(clip_process *p, clip_plan *pl) {
 const clip_process_desc clip_process_transpose = {
     .abi = CLIP_PROCESS_ABI,
     .rebind = 1,
+    .transposes = 1,
     .name = "transpose",
     .summary = "A.' (MATLAB transpose), or A' with --conjugate, of every 2-D slice",
     .n_inputs = 1,

@@ -224,6 +224,12 @@ static void check_introspection(void) {
     CHECK(clip_process_desc_output(c, 0, &name, NULL) == CLIP_OK && !strcmp(name, "C"));
     CHECK(clip_process_desc_input(c, 2, &name, &doc) == CLIP_ERR_INVALID_ARG);
     CHECK(clip_process_desc_n_inputs(NULL) == -1 && clip_process_desc_n_params(NULL) == -1);
+    /* Which processes a binding may hand row-major arrays as their transposes. */
+    CHECK(clip_process_desc_transposes(c) == 1 && clip_process_desc_transposes(NULL) == -1);
+    CHECK(clip_process_desc_transposes(clip_process_find("matpow")) == 1);
+    CHECK(clip_process_desc_transposes(clip_process_find("matmul")) == 0);
+    CHECK(clip_process_desc_transposes(clip_process_find("norm")) == 0);
+    CHECK(clip_process_desc_transposes(clip_process_find("conv2sep")) == 0);
     CHECK(clip_process_desc_param(NULL, 0, NULL) == CLIP_ERR_INVALID_ARG);
     const clip_process_desc *m = clip_process_find("matmul");
     int found = 0;

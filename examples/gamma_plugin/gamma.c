@@ -93,6 +93,7 @@ static const clip_process_desc gamma_desc = {
     .plan = gamma_plan,
     .in_place = 1,
     .rebind = 1,
+    .transposes = 1, /* element-wise: row-major arrays go in as they lie */
 };
 
 clip_status gamma_register(void) {

@@ -250,6 +250,10 @@ CLIP_API const char *clip_process_desc_summary(const clip_process_desc *d);
 CLIP_API int clip_process_desc_n_inputs(const clip_process_desc *d);
 CLIP_API int clip_process_desc_n_outputs(const clip_process_desc *d);
 CLIP_API int clip_process_desc_n_params(const clip_process_desc *d);
+/* 1 where the process declares that transposing its 2-D inputs transposes its outputs
+ * (clip_process_desc.transposes in clip/process_author.h: a binding may then hand it row-major
+ * arrays without a copy), 0 where not, -1 for a NULL d. */
+CLIP_API int clip_process_desc_transposes(const clip_process_desc *d);
 /* Input / output i: *name a short identifier ("A", "K", "u"), *doc its one-line description;
  * both borrowed, static (either pointer may be NULL to skip it). Errors: CLIP_ERR_INVALID_ARG
  * (NULL d, i out of range). */

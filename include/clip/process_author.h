@@ -54,7 +54,7 @@ typedef struct clip_param_desc {
 
 /* The descriptor layout this header declares; a descriptor carries it in `abi` and
  * registration refuses any other value (a plugin built against another clip). */
-#define CLIP_PROCESS_ABI 2
+#define CLIP_PROCESS_ABI 3
 
 typedef struct clip_plan clip_plan;
 
@@ -98,6 +98,15 @@ struct clip_process_desc {
      * K); (3) init writes nothing into an output. 0 (the safe default): every rebind inits again.
      */
     int rebind;
+    /* Non-zero where transposing the inputs transposes the outputs: for 2-D inputs, f(A.', B.',
+     * ...) = f(A, B, ...).' with the same parameters, each output within the process's accuracy
+     * contract (the last bits may differ, as sums may run in another order). A binding whose
+     * arrays lie row-major (NumPy's C order, where an r x c array's memory is the c x r matrix
+     * A.' in column-major order) then passes them as they lie and reads each output back
+     * transposed, with no copy (clip_process_desc_transposes). Declared by conv2 (its shapes,
+     * pads and normalize are alike along both dimensions), matpow and transpose; not by matmul
+     * (A*B's transpose is B.'*A.', its inputs swapped) nor norm (the 1- and Inf-norms swap). */
+    int transposes;
 };
 
 /* Adds a process to the registry (the descriptor must outlive every use, e.g. be static). The

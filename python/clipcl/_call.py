@@ -140,11 +140,44 @@ def _evict_others(app, k):
     return bool(others)
 
 
-def run(name, inputs, params, on_device=None, app=None):
+def _row_major(inputs):
+    """The matrices that C-ordered 2-D inputs hold in column-major order (their transposes, as
+    views), when every input is a C-contiguous 2-D array and one at least is not also Fortran-
+    contiguous; else None."""
+    out = []
+    only_c = False
+    for x in inputs:
+        if isinstance(x, DeviceArray):
+            return None
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if a.ndim != 2 or not a.flags.c_contiguous:
+            return None
+        only_c = only_c or not a.flags.f_contiguous
+        out.append(a.T)
+    return out if only_c else None
+
+
+def run(name, inputs, params, on_device=None, app=None, transposes=False):
     """Runs process `name` on `inputs` (NumPy arrays, anything np.asarray takes, or
     DeviceArrays) with `params` ((name, value) pairs, set as `clip run` text). Returns the
     output, or a tuple when the process has several. Results are DeviceArrays when on_device is
-    True, or when it is None and some input is a DeviceArray; NumPy arrays otherwise."""
+    True, or when it is None and some input is a DeviceArray; NumPy arrays otherwise.
+
+    transposes: the process declares that transposed 2-D inputs give transposed outputs
+    (clip_process_desc_transposes). C-ordered 2-D inputs then go in as they lie, as the
+    transposed matrices their memory holds in clip's column-major order, with no transposing
+    copy, and the results come back as the transposes of clip's (C-ordered NumPy arrays); the
+    last bits may differ from a Fortran-ordered call's, within the process's accuracy. A call
+    that fails that way runs again as given, so its error names the shapes the caller gave."""
+    if transposes and not on_device:
+        flipped = _row_major(inputs)
+        if flipped is not None:
+            try:
+                res = run(name, flipped, params, False, app)
+            except _errors.ClipError:
+                pass
+            else:
+                return tuple(r.T for r in res) if isinstance(res, tuple) else res.T
     dev_app = None
     prepared = []
     for i, x in enumerate(inputs):

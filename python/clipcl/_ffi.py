@@ -122,6 +122,7 @@ typedef struct clip_param_info {
 int clip_process_desc_n_inputs(const clip_process_desc *d);
 int clip_process_desc_n_outputs(const clip_process_desc *d);
 int clip_process_desc_n_params(const clip_process_desc *d);
+int clip_process_desc_transposes(const clip_process_desc *d);
 clip_status clip_process_desc_input(const clip_process_desc *d, int i, const char **name,
                                     const char **doc);
 clip_status clip_process_desc_output(const clip_process_desc *d, int i, const char **name,

@@ -54,10 +54,11 @@ def help_text(desc):
 
 def describe(desc):
     """The descriptor as a dict: name, summary, inputs and outputs [(name, doc)], params [dict
-    of name, kind, default, range, choices, doc, expert, auto]."""
+    of name, kind, default, range, choices, doc, expert, auto], transposes (bool:
+    clip_process_desc_transposes)."""
     d = {"name": _s(lib.clip_process_desc_name(desc)),
          "summary": _s(lib.clip_process_desc_summary(desc)), "inputs": [], "outputs": [],
-         "params": []}
+         "params": [], "transposes": lib.clip_process_desc_transposes(desc) == 1}
     pn, pd = ffi.new("const char **"), ffi.new("const char **")
     for key, n, get in (("inputs", lib.clip_process_desc_n_inputs(desc),
                          lib.clip_process_desc_input),
@@ -112,7 +113,7 @@ def make_function(desc):
     taken = {"on_device", "app", "_run", "_name"}
     ins = [_ident(n or "x%d" % (i + 1), taken) for i, (n, _) in enumerate(info["inputs"])]
     plain, expert, body = [], [], []
-    env = {"_run": run, "_name": name}
+    env = {"_run": run, "_name": name, "_tr": info["transposes"]}
     for j, p in enumerate(info["params"]):
         arg = _ident(p["name"], taken)
         dv = "_d%d" % j
@@ -122,16 +123,19 @@ def make_function(desc):
                     % (arg, dv, arg, p["name"], arg))
     pyname = _ident(name, set())
     sig = ", ".join(ins + plain + ["*"] + expert + ["on_device=None", "app=None"])
-    src = "def %s(%s):\n    ps = []\n%s\n    return _run(_name, (%s), ps, on_device, app)\n" % (
+    src = "def %s(%s):\n    ps = []\n%s\n    return _run(_name, (%s), ps, on_device, app, _tr)\n" % (
         pyname, sig, "\n".join(body), "".join(a + ", " for a in ins))
     exec(compile(src, "<clipcl process %s>" % name, "exec"), env)
     fn = env[pyname]
     outs = ", ".join(n for n, _ in info["outputs"]) or "the outputs"
-    fn.__doc__ = ("%s\n\nPython: %s(%s) returns %s: NumPy arrays (Fortran order), or DeviceArrays "
+    order = ("Fortran order; C order from C-ordered 2-D inputs, which go in without a copy"
+             if info["transposes"] else "Fortran order")
+    fn.__doc__ = ("%s\n\nPython: %s(%s) returns %s: NumPy arrays (%s), or DeviceArrays "
                   "when on_device=True or an input is a DeviceArray (app=: the App to run on; "
                   "default: the inputs' App, else clipcl's default app). Parameters as below "
                   "(values as the command line takes them); None leaves one at its default.\n\n%s"
-                  % (info["summary"], pyname, ", ".join(ins + ["..."]), outs, help_text(desc)))
+                  % (info["summary"], pyname, ", ".join(ins + ["..."]), outs, order,
+                     help_text(desc)))
     fn.__module__ = "clipcl"
     fn.descriptor = info
     return fn

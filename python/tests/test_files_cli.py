@@ -89,17 +89,25 @@ def test_device_array_saves(tmp_path, rng):
     ("dot", [(50, 1), (50, 1)], {}, []),
 ])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_same_values_as_the_cli(tmp_path, rng, clip_tool, name, inputs, params, args, dtype):
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_same_values_as_the_cli(tmp_path, rng, clip_tool, name, inputs, params, args, dtype,
+                                order):
+    """Bit for bit: same library, same parameters, same device. A process that transposes
+    (clip_process_desc_transposes) takes C-ordered matrices as their transposes, so its result
+    must be the CLI's on the transposed inputs, transposed."""
     need("mat")
-    arrays = [(rng.standard_normal(s) / 3).astype(dtype) for s in inputs]
+    arrays = [np.asarray((rng.standard_normal(s) / 3).astype(dtype), order=order) for s in inputs]
+    fn = getattr(clipcl, name)
+    flipped = (order == "C" and fn.descriptor["transposes"] and
+               any(not a.flags.f_contiguous for a in arrays))
     files = []
     for i, a in enumerate(arrays):
         files.append(str(tmp_path / ("in%d.mat" % i)))
-        clipcl.save(files[-1], a)
+        clipcl.save(files[-1], a.T if flipped else a)
     out = str(tmp_path / "out.mat")
     env = dict(os.environ, CLIP_DEVICE=str(clipcl.default_app().device["index"]))
     subprocess.run([clip_tool, "run", name] + files + ["-o", out] + args, check=True, env=env)
-    want = clipcl.load(out)
-    got = getattr(clipcl, name)(*arrays, **params)
+    want = clipcl.load(out).T if flipped else clipcl.load(out)
+    got = fn(*arrays, **params)
     assert got.dtype == want.dtype and got.shape == want.shape
-    assert np.array_equal(got, want)  # bit for bit: same library, same parameters, same device
+    assert np.array_equal(got, want)

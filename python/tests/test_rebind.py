@@ -58,7 +58,9 @@ def test_values_init_read_change_inits_again(rng):
     """separable='on' reads K's values in init (its rank-one factors): another K inits again,
     an equal K in another array does not, and a K that is not rank one fails as init does."""
     with clipcl.App() as app:
-        A = rng.standard_normal((30, 20))
+        # Fortran order: C-ordered inputs take the transposed path, whose failed call runs
+        # again untransposed (its error then names the given shapes) and so counts two inits.
+        A = np.asfortranarray(rng.standard_normal((30, 20)))
         u, v = rng.standard_normal(5) + 3.0, rng.standard_normal(3)
         K1, K2 = np.outer(u, v), np.outer(v[::-1].sum() + u, v)
         close(clipcl.conv2(A, K1, shape="same", separable="on", app=app), conv2_same(A, K1),

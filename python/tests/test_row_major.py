@@ -1,0 +1,87 @@
+"""C-ordered (row-major) inputs of a process that transposes (clip_process_desc_transposes) go
+in as the transposed matrices their memory holds, with no copy, and come back transposed."""
+import numpy as np
+import pytest
+import scipy.signal
+
+import clipcl
+from clipcl import _arrays
+from conftest import close
+from test_processes import matlab_conv2, rand
+
+
+@pytest.fixture
+def no_copy(monkeypatch):
+    """Makes the binding's transposing copy fail: a call that still needs it raises."""
+    def refuse(a):
+        raise AssertionError("transposing copy of a %s array" % (a.shape,))
+    monkeypatch.setattr(_arrays, "asfortranarray", refuse)
+
+
+def test_the_descriptors_say_which_transpose():
+    flags = {n: getattr(clipcl, n).descriptor["transposes"]
+             for n in ("conv2", "matpow", "transpose", "matmul", "norm", "dot", "conv2sep")}
+    assert flags == {"conv2": True, "matpow": True, "transpose": True, "matmul": False,
+                     "norm": False, "dot": False, "conv2sep": False}
+    assert "transposes:" in clipcl.conv2.__doc__ and "transposes:" not in clipcl.matmul.__doc__
+
+
+@pytest.mark.parametrize("shape", ["full", "same", "valid"])
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64])
+@pytest.mark.parametrize("size,ksize", [((37, 23), (4, 6)), ((20, 31), (5, 2)), ((9, 8), (3, 3))])
+def test_conv2_row_major_without_a_copy(rng, no_copy, shape, dtype, size, ksize):
+    A, K = rand(rng, size, dtype), rand(rng, ksize, dtype)
+    assert A.flags.c_contiguous and not A.flags.f_contiguous
+    got = clipcl.conv2(A, K, shape=shape)
+    want = matlab_conv2(A.astype(np.complex128), K.astype(np.complex128), shape)
+    assert got.shape == want.shape and got.dtype == A.dtype and got.flags.c_contiguous
+    # Per output, within a small multiple of fp32/fp64 FMA's bound: eps * taps * (|A| conv |K|).
+    bound = matlab_conv2(np.abs(A).astype(np.float64), np.abs(K).astype(np.float64), shape)
+    eps = np.finfo(np.float32 if dtype in (np.float32, np.complex64) else np.float64).eps
+    assert np.all(np.abs(got - want) <= 4 * eps * K.size * bound + 1e-300)
+
+
+def test_matpow_and_transpose_row_major(rng, no_copy):
+    A = rand(rng, (9, 9), np.float64) / 3
+    close(clipcl.matpow(A, power=5), np.linalg.matrix_power(A, 5), 1e-12)
+    X = rand(rng, (6, 7), np.complex128)
+    assert np.array_equal(clipcl.transpose(X), X.T)
+    assert np.array_equal(clipcl.transpose(X, conjugate=True), X.conj().T)
+
+
+def test_other_processes_still_copy(rng, no_copy):
+    """matmul does not transpose (A*B's transpose is B.'*A.'): its C-ordered input is copied."""
+    with pytest.raises(AssertionError, match="transposing copy"):
+        clipcl.matmul(rand(rng, (5, 4), np.float64), rand(rng, (4, 3), np.float64))
+
+
+def test_mixed_orders_take_the_copy(rng):
+    """One input in Fortran order only: the usual path, with the same values."""
+    A = rand(rng, (30, 20), np.float64)
+    K = np.asfortranarray(rand(rng, (4, 5), np.float64))
+    got = clipcl.conv2(A, K, shape="same")
+    close(got, matlab_conv2(A, K, "same"), 1e-13)
+    assert got.flags.f_contiguous
+
+
+def test_device_results_keep_their_shape(rng):
+    A, K = rand(rng, (30, 20), np.float32), rand(rng, (3, 5), np.float32)
+    D = clipcl.conv2(A, K, shape="full", on_device=True)
+    assert D.shape == (32, 24)
+    close(D.get(), scipy.signal.convolve2d(A, K, "full"), 1e-5)
+
+
+def test_errors_name_the_given_shapes(rng):
+    """A call that fails transposed runs again as given, so the message has the caller's shapes."""
+    with pytest.raises(clipcl.ClipError, match="it is 2x3"):
+        clipcl.matpow(rand(rng, (2, 3), np.float64), power=2)
+
+
+def test_one_dimensional_and_3d_inputs_are_not_transposed(rng):
+    A = rand(rng, (6, 5, 2), np.float64)
+    K = rand(rng, (2, 2), np.float64)
+    got = clipcl.conv2(A, K, shape="same")
+    for c in range(2):
+        close(got[:, :, c], matlab_conv2(A[:, :, c], K, "same"), 1e-13)
+    u = rand(rng, (7,), np.float64)
+    close(clipcl.conv2(u, K), matlab_conv2(u[:, None], K, "full"), 1e-13)
