@@ -8,8 +8,9 @@
             scipy.ndimage.convolve, each the median of REPEAT runs in the same process; clip
             from a Fortran-ordered input made by NumPy (wrapped; NumPy's allocation is not
             aligned as PoCL's buffers, so it is staged: one copy), one made by
-            clipcl.asfortranarray (aligned: read in place, no copy) and a C-ordered one (one
-            transposing copy); the worst per-output error of each, in units of eps * (|A| conv
+            clipcl.asfortranarray (aligned: read in place, no copy) and a C-ordered one, NumPy's
+            default (conv2 declares `transposes`, so it goes in as the transpose it holds, no
+            transposing copy; staged as NumPy's Fortran array is); the worst per-output error of each, in units of eps * (|A| conv
             |K|) at that output, on a 512x512 image whose values span 1e-6..1e6. Each case runs
             in blocks of REPEAT calls, the cases taking turns over ROUNDS rounds (so that the
             machine's drift hits them alike), with a pause before each block: run call by call
@@ -109,20 +110,27 @@ def overhead():
         for _ in range(200):
             fn()
     clipcl.finish()
-    # Interleaved call by call, three rounds of 1000, so that drift hits every case alike.
+    # Blocks of 1000 calls of one case, the cases taking turns over three rounds (each round
+    # starting one case later), so that drift hits every case alike. Call by call in turn, each
+    # case paid for the one before: the DeviceArray call, which waits for nothing, then found
+    # the previous case's commands still in PoCL's queue.
     rounds = []
-    for _ in range(3):
-        ts = [[] for _ in cases]
-        for _ in range(1000):
-            for i, (_, fn) in enumerate(cases):
+    for r in range(3):
+        med = [0.0] * len(cases)
+        for i in [(r + j) % len(cases) for j in range(len(cases))]:
+            fn = cases[i][1]
+            clipcl.finish()
+            ts = []
+            for _ in range(1000):
                 t = time.perf_counter()
                 fn()
-                ts[i].append(time.perf_counter() - t)
-        rounds.append([1e6 * float(np.median(x)) for x in ts])
+                ts.append(time.perf_counter() - t)
+            med[i] = 1e6 * float(np.median(ts))
+        rounds.append(med)
     clipcl.finish()
     lib.clip_process_destroy(p)
     lib.clip_process_destroy(pi)
-    print("overhead: 1x1 matmul, median of 1000 calls (three rounds), device %s"
+    print("overhead: 1x1 matmul, median of a block of 1000 calls (three rounds), device %s"
           % app.device["name"])
     for i, (name, _) in enumerate(cases):
         print("  %-34s %s us%s" % (name, " / ".join("%.1f" % r[i] for r in rounds),
@@ -169,8 +177,8 @@ def conv2():
                   lambda X: clipcl.conv2(np.asfortranarray(X), K, shape="same")),
                  ("clip (aligned Fortran-ordered A)", lambda: clipcl.conv2(AFa, K, shape="same"),
                   None),
-                 ("clip (C-ordered A, one copy)", lambda: clipcl.conv2(A, K, shape="same"),
-                  None)]
+                 ("clip (C-ordered A)", lambda: clipcl.conv2(A, K, shape="same"),
+                  lambda X: clipcl.conv2(np.ascontiguousarray(X), K, shape="same"))]
         if cv2 is not None:
             f2d = lambda X: cv2.filter2D(X, -1, Kf, borderType=cv2.BORDER_CONSTANT)
             cases.append(("cv2.filter2D", lambda: f2d(A), f2d))
@@ -206,7 +214,7 @@ def conv2():
                 print("  %2dx%-2d clip is %.2fx faster than %s (aligned A: %.2fx, C-ordered A: "
                       "%.2fx)" % (ks, ks, med[name] / base, name,
                                   med[name] / med["clip (aligned Fortran-ordered A)"],
-                                  med[name] / med["clip (C-ordered A, one copy)"]))
+                                  med[name] / med["clip (C-ordered A)"]))
 
 
 if __name__ == "__main__":

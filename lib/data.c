@@ -319,7 +319,10 @@ clip_status clip_data_host_storage(clip_data *d) {
     return CLIP_OK;
 }
 
-clip_status clip_data_ensure_buffer(clip_data *d) {
+/* Makes d's device buffer. With `fill`, where the buffer is made over host memory (the caller's,
+ * in place, or clip's stage) it is made holding d's host copy: a stage is filled before the
+ * buffer exists, so no command can be reading it. */
+static clip_status make_buffer(clip_data *d, int fill) {
     if (d->mem || d->bytes == 0) return CLIP_OK;
     if (d->bytes > d->app->info.max_alloc) {
         char dims[128];
@@ -344,6 +347,7 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
                                   "cannot allocate %zu bytes for the device", d->bytes);
         d->stage = d->stage_block->p;
     }
+    if (fill && d->stage && !d->in_place) memcpy(d->stage, d->host, d->bytes);
     void *over = d->in_place ? d->host : d->stage;
     cl_mem_flags flags = CL_MEM_READ_WRITE | (over ? CL_MEM_USE_HOST_PTR : 0);
     const int faulted = e != CL_SUCCESS;
@@ -371,6 +375,10 @@ clip_status clip_data_ensure_buffer(clip_data *d) {
     return CLIP_OK;
 }
 
+clip_status clip_data_ensure_buffer(clip_data *d) {
+    return make_buffer(d, 0);
+}
+
 /* Counts a copy between host and device. Syncing in-place data (clip_data_wrap) enqueues the
  * read or write OpenCL asks for (the host pointer is the buffer's own, which copies nothing where
  * the device shares host memory), so it is not a copy and not counted. */
@@ -390,9 +398,18 @@ clip_status clip_data_to_device(clip_data *d) {
         d->device_valid = 1;
         return CLIP_OK;
     }
-    clip_status s = clip_data_ensure_buffer(d);
-    if (s == CLIP_OK) s = clip_data_host_storage(d);
+    /* A buffer made now over host memory (in place, or a stage filled first) holds the host
+     * copy from its creation: no command, so no wait for the queue's threads (on PoCL that wait
+     * was 35-40 us of a 1x1 product's 110). */
+    const int fresh = !d->mem;
+    clip_status s = clip_data_host_storage(d);
+    if (s == CLIP_OK) s = make_buffer(d, fresh);
     if (s != CLIP_OK) return s;
+    if (fresh && (d->in_place || d->stage)) {
+        count_transfer(d, 1, d->bytes);
+        d->device_valid = 1;
+        return CLIP_OK;
+    }
     /* Non-blocking is unsafe: the host copy may be changed by the user right after. Staged
      * data goes into its stage (the buffer's memory) by the queue too, not by a memcpy here:
      * kernels enqueued earlier may still be reading the stage. */
