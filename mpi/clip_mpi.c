@@ -155,12 +155,16 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     memset(in_, 0, sizeof in_);
     memset(out_, 0, sizeof out_);
     int ok = 1;
+    char why[256];
     /* 1. inputs: CFL pairs and MAT 7.3 variables (read by boxes), the same on every rank */
     for (int i = 0; i < n_in && ok; i++) {
-        if (!input_parse(a->inputs[i], &in_[i])) {
-            say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), by "
-                "boxes; convert it with clip run",
-                a->inputs[i]);
+        if (!input_parse(a->inputs[i], 0, &in_[i], why, sizeof why)) {
+            if (why[0])
+                say("%s", why);
+            else
+                say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
+                    "by boxes; convert it with clip run",
+                    a->inputs[i]);
             ok = 0;
         } else if (!in_[i].file || !in_[i].base) {
             say("out of memory");
@@ -174,10 +178,13 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
     }
     for (int i = 0; i < n_out && ok; i++)
-        if (!input_parse(a->outputs[i], &out_[i])) {
-            say("%s: clip-mpi writes .cfl outputs and MAT 7.3 variables (x.mat, x.mat:NAME), by "
-                "boxes",
-                a->outputs[i]);
+        if (!input_parse(a->outputs[i], 1, &out_[i], why, sizeof why)) {
+            if (why[0])
+                say("%s", why);
+            else
+                say("%s: clip-mpi writes .cfl outputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
+                    "by boxes",
+                    a->outputs[i]);
             ok = 0;
         } else if (!out_[i].file || !out_[i].base) {
             say("out of memory");

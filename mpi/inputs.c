@@ -22,14 +22,17 @@ char *cfl_base(const char *path) {
 
 /* 1, or 0 when the word is neither (the caller says so). The word is split as `clip run` splits
  * it (tools/io_spec.c), so a name clip run takes means the same file and variable here. */
-int input_parse(const char *word, input *in) {
+int input_parse(const char *word, int output, input *in, char *why, size_t cap) {
     memset(in, 0, sizeof *in);
+    if (cap) why[0] = '\0';
     io_spec sp;
-    char err[160];
-    const int r = io_spec_parse(word, 0, &sp, err, sizeof err);
-    if (r == 1) return 1; /* out of memory: no file, which the caller reports */
-    if (r) return 0;      /* a usage error ("x.mat:" with no name, "x.tif:0") */
-    in->file = sp.path;   /* the caller's to free */
+    const int r = io_spec_parse(word, output, &sp, why, cap);
+    if (r == 1) {
+        if (cap) why[0] = '\0';
+        return 1; /* out of memory: no file, which the caller reports */
+    }
+    if (r) return 0;    /* a usage error ("x.mat:" with no name, "x.tif:0"), said in why */
+    in->file = sp.path; /* the caller's to free */
     in->var = sp.var;
     if ((in->base = cfl_base(sp.path))) {
         in->type = CLIP_C32;

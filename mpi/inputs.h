@@ -20,10 +20,12 @@ typedef struct input {
 
 /* IN's base name: "x.cfl" -> "x" (malloc'd); NULL for another extension or out of memory. */
 char *cfl_base(const char *path);
-/* Fills *in from the word, split as `clip run` splits it (tools/io_spec.h: FILE.mat:NAME) (file,
- * base and var malloc'd or into the word; shape and type are the caller's to set): 1, or 0 when the
- * word is neither a .cfl nor a .mat (the caller says so). */
-int input_parse(const char *word, input *in);
+/* Fills *in from the word, split as `clip run` splits it (tools/io_spec.h: FILE.mat:NAME; output:
+ * the word follows -o) (file, base and var malloc'd or into the word; shape and type are the
+ * caller's to set): 1, or 0 when the word is neither a .cfl nor a .mat (the caller says so), or
+ * names one as clip run would refuse: then why holds clip run's sentence ("x.mat:" names no
+ * variable), else why is "". */
+int input_parse(const char *word, int output, input *in, char *why, size_t cap);
 
 /* An input's identity on this rank, to see it change during the run. */
 typedef struct identity {

@@ -250,6 +250,10 @@ static void mat_outputs(char *log, size_t cap) {
     printf("rank 1 of 3 killed, MAT 7.3 output: exit %d\n", rc);
     CHECK(rc != 0 && strstr(log, "rank 1") && strstr(log, "signal 9"));
     CHECK(leftovers("killed73") == 0);
+    /* A MAT word clip run refuses gets clip run's own sentence. */
+    rc = mpirun(2, NULL, "run scale a.cfl -o named73.mat: --parts 12", log, cap);
+    printf("output x.mat: with no variable: exit %d\n", rc);
+    CHECK(rc != 0 && strstr(log, "name a variable after the ':'") && leftovers("named73") == 0);
 }
 
 int main(void) {
