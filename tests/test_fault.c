@@ -169,7 +169,14 @@ static clip_status make_inputs(clip_app *app, const char *png, clip_data **in) {
     in[IN_E2] = make(app, CLIP_F32, 0, 4, f_mat);
     for (int i = 0; i < N_IN; i++)
         if (!in[i]) return CLIP_ERR_OUT_OF_MEMORY;
-    return CLIP_OK;
+    /* K3 goes to the device, then its host copy is marked changed (nothing written), so the
+     * first step that reads it uploads it again through the queue: on a unified-memory device
+     * (PoCL) the only way to that enqueue, since a first upload there makes the buffer over the
+     * host copy and enqueues nothing (lib/data.c). Small, so split chains' limit holds it. */
+    void *h = NULL;
+    s = clip_data_upload(in[IN_K3]);
+    if (s == CLIP_OK) s = clip_data_host_write(in[IN_K3], &h);
+    return s;
 }
 
 static clip_status set_params(clip_process *p, const char *params) {
