@@ -227,6 +227,9 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
 }
 
 #if WG_PARTS == 2
+#ifndef WG_RESCALE_UNROLL
+#define WG_RESCALE_UNROLL 2 /* steps along K whose loads are issued together */
+#endif
 /* The rows that wg_pack flagged, brought into the range where one power of two does it
  * (tf32.cl, tf32_scale): a work-group takes 8 packed rows of op(A) or op(B) (group b: A's rows
  * 8b.., then B's), returns at once where their tile holds no flag (every group on data in
@@ -261,8 +264,8 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
     barrier(CLK_LOCAL_MEM_FENCE);
     if (flagged) {
         uint l = 0xffffffffu, h = 0u;
-#pragma unroll 2
-        for (int k = WG_VALS * kl; k < K; k += 32 * WG_VALS) {
+        _Pragma(TC_STR(unroll WG_RESCALE_UNROLL)) for (int k = WG_VALS * kl; k < K;
+                                                       k += 32 * WG_VALS) {
             float x[WG_VALS];
             for (int e = 0; e < WG_VALS; e++)
                 x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
@@ -291,7 +294,8 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!flagged || shift[j] == 1024) return;
     const int s = shift[j];
-    for (int k = WG_VALS * kl; k < slices * WG_SLICE; k += 32 * WG_VALS) {
+    _Pragma(TC_STR(unroll WG_RESCALE_UNROLL)) for (int k = WG_VALS * kl; k < slices * WG_SLICE;
+                                                   k += 32 * WG_VALS) {
         uint big[4], small[4];
         for (int e = 0; e < 4; e++) {
             const float x =
@@ -772,22 +776,34 @@ inline int wg_ffma_row(const wg_range g, const int r, const uint stamp) {
     return g.fa[r] == stamp && g.sa[r] == WG_FFMA;
 }
 
-/* Unit `sub` of tile `tile` of `side` (0: a row unit, 1: a column unit; see above): the tile's
- * rows (columns) of mode WG_FFMA are gathered into `lines`, and their outputs in the unit's
- * WG_FIX_B columns (rows) of C computed WG_FIX_B lines at a time. */
-inline void wg_fix_unit(const int side, const int tile, const int sub, const int M, const int N,
-                        const int K, const elem_t alpha, const elem_t beta,
-                        __global const elem_t *restrict A, const int lda,
-                        __global const elem_t *restrict B, const int ldb, __global elem_t *C,
-                        const int ldc, const wg_range g, const uint stamp, __local int *lines,
-                        __local int *counts, __local float *sums) {
-    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
+/* The rows (side 0) or columns (side 1) of mode WG_FFMA of tile `tile` of op(A) or op(B), into
+ * lines (wg_compact); returns their count. */
+inline int wg_fix_lines(const int side, const int tile, const int M, const int N, const wg_range g,
+                        const uint stamp, __local int *lines, __local int *counts) {
+    const int lid = (int)get_local_id(0);
     const int span = side ? WG_RB / (CLIP_COMPLEX ? 2 : 1) : WG_RA, e = tile * span + lid;
     int f = 0;
     if (lid < span)
         f = side ? e < N && WG_FB(g.fb, e) == stamp && WG_FB(g.sb, e) == WG_FFMA
                  : e < M && wg_ffma_row(g, e, stamp);
-    const int nl = wg_compact(f, e, lines, counts), o0 = sub * WG_FIX_B;
+    return wg_compact(f, e, lines, counts);
+}
+
+#ifndef WG_FIX_UNROLL
+#define WG_FIX_UNROLL 2 /* steps along K whose loads are issued together */
+#endif
+
+/* Unit `sub` of a tile of `side` (0: a row unit, 1: a column unit; see above) whose nl rows
+ * (columns) of mode WG_FFMA are in `lines`: their outputs in the unit's WG_FIX_B columns (rows) of
+ * C, WG_FIX_B lines at a time. */
+inline void wg_fix_unit(const int side, const int nl, const int sub, const int M, const int N,
+                        const int K, const elem_t alpha, const elem_t beta,
+                        __global const elem_t *restrict A, const int lda,
+                        __global const elem_t *restrict B, const int ldb, __global elem_t *C,
+                        const int ldc, const wg_range g, const uint stamp, __local const int *lines,
+                        __local float *sums) {
+    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
+    const int o0 = sub * WG_FIX_B;
 /* Row (column) i of a group of WG_FIX_B: the unit's own, or the list's from l0; -1 for none (past
  * the edge or the list). */
 #define WG_FIX_OWN(i, n) (o0 + (i) < (n) ? o0 + (i) : -1)
@@ -804,8 +820,7 @@ inline void wg_fix_unit(const int side, const int tile, const int sub, const int
 #pragma unroll
         for (int i = 0; i < WG_FIX_V; i++)
             v[i] = 0.0f;
-#pragma unroll 2
-        for (int q = lid; q < K; q += WG_FIX_T) {
+        _Pragma(TC_STR(unroll WG_FIX_UNROLL)) for (int q = lid; q < K; q += WG_FIX_T) {
             elem_t a[WG_FIX_B], b[WG_FIX_B];
 #pragma unroll
             for (int i = 0; i < WG_FIX_B; i++)
@@ -847,7 +862,7 @@ inline void wg_fix_unit(const int side, const int tile, const int sub, const int
             if (r >= 0 && c >= 0 && (!side || !wg_ffma_row(g, r, stamp)))
                 wg_put(C + (size_t)c * (size_t)ldc + r, t, alpha, beta);
         }
-        barrier(CLK_LOCAL_MEM_FENCE); /* sums and lines read */
+        barrier(CLK_LOCAL_MEM_FENCE); /* sums read */
     }
 #undef WG_FIX_OWN
 #undef WG_FIX_LISTED
@@ -869,8 +884,9 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
     __local int tiles[WG_FIX_T], lines[WG_FIX_T], counts[WG_FIX_W];
     __local float sums[WG_FIX_W * WG_FIX_V];
     /* Units are numbered in order over both sides and chunks of tiles; unit u is work-group
-     * u % groups's. base: the units before this chunk, modulo groups. */
-    int base = 0;
+     * u % groups's. base: the units before this chunk, modulo groups. A work-group's units of one
+     * tile share its lines (held: 2 tile + side of those in `lines`, nl their count). */
+    int base = 0, held = -1, nl = 0;
     for (int side = 0; side < 2; side++) {
         const int ntile = side ? ntiles : mtiles;
         const int per = ((side ? M : N) + WG_FIX_B - 1) / WG_FIX_B; /* units a tile */
@@ -878,9 +894,15 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
         for (int t0 = 0; t0 < ntile; t0 += WG_FIX_T) {
             const int t = t0 + lid;
             const long units = (long)wg_compact(t < ntile && X[t] == stamp, t, tiles, counts) * per;
-            for (long u = (me - base + groups) % groups; u < units; u += groups)
-                wg_fix_unit(side, tiles[u / per], (int)(u % per), M, N, K, alpha, beta, A, lda, B,
-                            ldb, C, ldc, g, stamp, lines, counts, sums);
+            for (long u = (me - base + groups) % groups; u < units; u += groups) {
+                const int tile = tiles[u / per];
+                if (2 * tile + side != held) {
+                    nl = wg_fix_lines(side, tile, M, N, g, stamp, lines, counts);
+                    held = 2 * tile + side;
+                }
+                wg_fix_unit(side, nl, (int)(u % per), M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                            g, stamp, lines, sums);
+            }
             base = (int)((base + units) % groups);
             barrier(CLK_LOCAL_MEM_FENCE); /* tiles read */
         }
