@@ -227,18 +227,58 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
 }
 
 #if WG_PARTS == 2
-#ifndef WG_RESCALE_UNROLL
-#define WG_RESCALE_UNROLL 2 /* steps along K whose loads are issued together */
-#endif
+/* Notes the values of packed row r (of src, as wg_value reads it) from k0 on, WG_VALS at a time
+ * every `step`: the least and largest non-zero finite magnitude into *l and *h, the Inf and NaN
+ * entries counted in *cnt and listed in L's row (WG_LIST at most). */
+inline void wg_rescale_scan(__global const elem_t *restrict src, const int ld, const int along_k,
+                            const int mode, const int r, const int K, const int k0, const int step,
+                            uint *l, uint *h, volatile __local uint *cnt, __global uint *L) {
+#pragma unroll 2
+    for (int k = k0; k < K; k += step) {
+        float x[WG_VALS];
+        for (int e = 0; e < WG_VALS; e++)
+            x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+        for (int e = 0; e < WG_VALS; e++) {
+            const uint m = tf32_mag(x[e]);
+            if (m >= 0x7f800000u) {
+                const uint c = atomic_inc(cnt);
+                if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
+            } else if (m) {
+                *l = min(*l, m), *h = max(*h, m);
+            }
+        }
+    }
+}
+
+/* Packs packed row r again, scaled by 2^s (its Inf and NaN as zero), from k0 on, WG_VALS at a time
+ * every `step` (W and tile as wg_put_parts's). */
+inline void wg_rescale_pack(__global const elem_t *restrict src, const int ld, const int along_k,
+                            const int mode, const int r, const int K, const int slices,
+                            const int k0, const int step, const int s, __global float *restrict W,
+                            const int tile) {
+    for (int k = k0; k < slices * WG_SLICE; k += step) {
+        uint big[4], small[4];
+        for (int e = 0; e < 4; e++) {
+            const float x =
+                k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+            tc_split(tf32_scaled(x, s), &big[e], &small[e]);
+        }
+        wg_put_parts(W, tile, slices, r, k, big, small);
+    }
+}
+
 /* The rows that wg_pack flagged, brought into the range where one power of two does it
  * (tf32.cl, tf32_scale): a work-group takes 8 packed rows of op(A) or op(B) (group b: A's rows
  * 8b.., then B's), returns at once where their tile holds no flag (every group on data in
- * range), and otherwise, its 256 work-items 32 a row along K: finds each flagged row's least and
- * largest non-zero finite magnitude and lists its Inf and NaN entries (WG_LIST at most; complex
- * rows list none), writes the row's mode (wg_flags), and packs the row again scaled by 2^s, its
- * Inf and NaN as zero. A row that no shift brings into the range, or that holds more non-finite
- * entries than the list (a complex row: any), keeps its packing and has mode WG_FFMA: its outputs
- * are wg_fix's. Arguments as wg_pack's. */
+ * range), and otherwise finds each flagged row's least and largest non-zero finite magnitude and
+ * lists its Inf and NaN entries (WG_LIST at most; complex rows list none), writes the row's mode
+ * (wg_flags), and packs the row again scaled by 2^s, its Inf and NaN as zero. A row that no shift
+ * brings into the range, or that holds more non-finite entries than the list (a complex row:
+ * any), keeps its packing and has mode WG_FFMA: its outputs are wg_fix's. Where most of the 8
+ * rows are flagged (subnormal operands), the 256 work-items take them 32 a row along K, 8 rows'
+ * values a load apart; where at most 2 are (a few rows of Inf, NaN or wide magnitudes), all 256
+ * take each flagged row in turn, not one warp of 32 (bench/GEMM.md, "wg_fix by units": 0.027 ms
+ * for one row at 4096). Arguments as wg_pack's. */
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 wg_rescale(const int K, const int slices, const int rows_a, __global const elem_t *restrict A,
            const ulong offa, const int lda, const int a_along_k, const int mode_a, const int rows_b,
@@ -248,62 +288,47 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
     const int mt = (rows_a + WG_RA - 1) / WG_RA, nt = (rows_b + WG_RB - 1) / WG_RB;
     const wg_range g = wg_flags(W, f_at, mt, nt);
     const int blocks_a = mt * WG_RA / 8, side = (int)get_group_id(0) >= blocks_a;
-    const int lid = (int)get_local_id(0), j = lid % 8, kl = lid / 8;
-    const int r = ((int)get_group_id(0) - (side ? blocks_a : 0)) * 8 + j;
+    const int lid = (int)get_local_id(0);
+    const int r0 = ((int)get_group_id(0) - (side ? blocks_a : 0)) * 8;
     const int tile = side ? WG_RB : WG_RA;
     __global uint *F = side ? g.fb : g.fa, *S = side ? g.sb : g.sa, *L = side ? g.lb : g.la;
     __global uint *X = side ? g.xbt : g.xat;
-    if ((side ? g.fbt : g.fat)[r / tile] != stamp) return;
+    if ((side ? g.fbt : g.fat)[r0 / tile] != stamp) return;
     __global const elem_t *src = side ? B + offb : A + offa;
+    __global float *dst = side ? W + b_at : W;
     const int ld = side ? ldb : lda, along_k = side ? b_along_k : a_along_k;
     const int mode = side ? mode_b : mode_a;
-    const int flagged = F[r] == stamp;
+    uint flags = 0; /* the flagged rows of the 8, a bit each */
+    for (int j = 0; j < 8; j++)
+        flags |= (uint)(F[r0 + j] == stamp) << j;
+    const int sparse = popcount(flags) <= 2;
     __local uint lo[8], hi[8], cnt[8];
     __local int shift[8];
     if (lid < 8) lo[lid] = 0xffffffffu, hi[lid] = 0u, cnt[lid] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (flagged) {
+    for (int j = sparse ? 0 : lid % 8; j < 8; j += sparse ? 1 : 8) {
+        if (!((flags >> j) & 1u)) continue;
         uint l = 0xffffffffu, h = 0u;
-        _Pragma(TC_STR(unroll WG_RESCALE_UNROLL)) for (int k = WG_VALS * kl; k < K;
-                                                       k += 32 * WG_VALS) {
-            float x[WG_VALS];
-            for (int e = 0; e < WG_VALS; e++)
-                x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
-            for (int e = 0; e < WG_VALS; e++) {
-                const uint m = tf32_mag(x[e]);
-                if (m >= 0x7f800000u) {
-                    const uint c = atomic_inc(&cnt[j]);
-                    if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
-                } else if (m) {
-                    l = min(l, m), h = max(h, m);
-                }
-            }
-        }
+        wg_rescale_scan(src, ld, along_k, mode, r0 + j, K, WG_VALS * (sparse ? lid : lid / 8),
+                        (sparse ? 256 : 32) * WG_VALS, &l, &h, &cnt[j], L);
         atomic_min(&lo[j], l);
         atomic_max(&hi[j], h);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < 8 && flagged) {
+    if (lid < 8 && (flags >> lid) & 1u) {
         int s;
-        const int listable = CLIP_COMPLEX ? cnt[j] == 0u : cnt[j] <= WG_LIST;
-        const int ok = tf32_scale(lo[j], hi[j], &s) && listable;
-        S[r] = ok ? (uint)(s + 512) | cnt[j] << 10 : WG_FFMA;
-        shift[j] = ok ? s : 1024;
-        if (!ok) X[r / tile] = stamp;
+        const int listable = CLIP_COMPLEX ? cnt[lid] == 0u : cnt[lid] <= WG_LIST;
+        const int ok = tf32_scale(lo[lid], hi[lid], &s) && listable;
+        S[r0 + lid] = ok ? (uint)(s + 512) | cnt[lid] << 10 : WG_FFMA;
+        shift[lid] = ok ? s : 1024;
+        if (!ok) X[r0 / tile] = stamp;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (!flagged || shift[j] == 1024) return;
-    const int s = shift[j];
-    _Pragma(TC_STR(unroll WG_RESCALE_UNROLL)) for (int k = WG_VALS * kl; k < slices * WG_SLICE;
-                                                   k += 32 * WG_VALS) {
-        uint big[4], small[4];
-        for (int e = 0; e < 4; e++) {
-            const float x =
-                k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
-            tc_split(tf32_scaled(x, s), &big[e], &small[e]);
-        }
-        wg_put_parts(side ? W + b_at : W, tile, slices, r, k, big, small);
-    }
+    for (int j = sparse ? 0 : lid % 8; j < 8; j += sparse ? 1 : 8)
+        if ((flags >> j) & 1u && shift[j] != 1024)
+            wg_rescale_pack(src, ld, along_k, mode, r0 + j, K, slices,
+                            WG_VALS * (sparse ? lid : lid / 8), (sparse ? 256 : 32) * WG_VALS,
+                            shift[j], dst, tile);
 }
 #endif
 
@@ -790,7 +815,7 @@ inline int wg_fix_lines(const int side, const int tile, const int M, const int N
 }
 
 #ifndef WG_FIX_UNROLL
-#define WG_FIX_UNROLL 2 /* steps along K whose loads are issued together */
+#define WG_FIX_UNROLL 4 /* steps along K whose loads are issued together */
 #endif
 
 /* Unit `sub` of a tile of `side` (0: a row unit, 1: a column unit; see above) whose nl rows
