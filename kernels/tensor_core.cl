@@ -6,7 +6,8 @@
  * The blocks: the .shared address of a __local pointer, cp.async (global -> local copies that
  * bypass registers, committed in groups and waited for by count), ldmatrix (a warp's 8x8 tiles of
  * 32-bit words from local memory straight into mma fragment order), the TF32 rounding and the
- * 3xTF32 split of an fp32 value, and mma.sync m16n8k8 with TF32 inputs and fp32 accumulators.
+ * 3xTF32 split of an fp32 value, mma.sync m16n8k8 with TF32 inputs and fp32 accumulators, and
+ * the warp's shuffle and ballot.
  *
  * Fragment layout of mma.m16n8k8 (PTX ISA, "Matrix Fragments for mma.m16n8k8"), with
  * g = lane / 4 and t = lane % 4:
