@@ -275,8 +275,8 @@ inline void wg_rescale_pack(__global const elem_t *restrict src, const int ld, c
  * (wg_flags), and packs the row again scaled by 2^s, its Inf and NaN as zero. A row that no shift
  * brings into the range, or that holds more non-finite entries than the list (a complex row:
  * any), keeps its packing and has mode WG_FFMA: its outputs are wg_fix's. Where most of the 8
- * rows are flagged (subnormal operands), the 256 work-items take them 32 a row along K, 8 rows'
- * values a load apart; where at most 2 are (a few rows of Inf, NaN or wide magnitudes), all 256
+ * rows are flagged (subnormal operands), the 256 work-items take them 32 a row along K; where at
+ * most 2 are (a few rows of Inf, NaN or wide magnitudes), all 256
  * take each flagged row in turn, not one warp of 32 (bench/GEMM.md, "wg_fix by units": 0.027 ms
  * for one row at 4096). Arguments as wg_pack's. */
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void

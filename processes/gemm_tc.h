@@ -35,7 +35,7 @@
  *   - otherwise (no shift holds the row: 2^-140 beside 2^120; more non-finite entries than the
  *     list; a complex row with any) leaves its outputs to wg_fix, which computes them by fp32 FMA
  *     (each work-group of the device takes 8 columns of the row's outputs in turn, its 256
- *     work-items along K): one such row costs 1.02x at 4096^3 and 8192^3 on the H200
+ *     work-items along K): one such row costs 1.02-1.04x at 4096^3 and 8192^3 on the H200
  *     (bench/GEMM.md, "wg_fix by units"); where most rows are such, wg_fix is a plain FFMA
  *     product (8x8 outputs a work-group at a time, not timed).
  * A scaled output that comes out NaN, or Inf where the scaling raised the values, is recomputed
