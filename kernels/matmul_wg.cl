@@ -227,15 +227,58 @@ wg_pack(const int K, const int slices, const int rows_a, __global const elem_t *
 }
 
 #if WG_PARTS == 2
+/* Notes the values of packed row r (of src, as wg_value reads it) from k0 on, WG_VALS at a time
+ * every `step`: the least and largest non-zero finite magnitude into *l and *h, the Inf and NaN
+ * entries counted in *cnt and listed in L's row (WG_LIST at most). */
+inline void wg_rescale_scan(__global const elem_t *restrict src, const int ld, const int along_k,
+                            const int mode, const int r, const int K, const int k0, const int step,
+                            uint *l, uint *h, volatile __local uint *cnt, __global uint *L) {
+#pragma unroll 2
+    for (int k = k0; k < K; k += step) {
+        float x[WG_VALS];
+        for (int e = 0; e < WG_VALS; e++)
+            x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+        for (int e = 0; e < WG_VALS; e++) {
+            const uint m = tf32_mag(x[e]);
+            if (m >= 0x7f800000u) {
+                const uint c = atomic_inc(cnt);
+                if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
+            } else if (m) {
+                *l = min(*l, m), *h = max(*h, m);
+            }
+        }
+    }
+}
+
+/* Packs packed row r again, scaled by 2^s (its Inf and NaN as zero), from k0 on, WG_VALS at a time
+ * every `step` (W and tile as wg_put_parts's). */
+inline void wg_rescale_pack(__global const elem_t *restrict src, const int ld, const int along_k,
+                            const int mode, const int r, const int K, const int slices,
+                            const int k0, const int step, const int s, __global float *restrict W,
+                            const int tile) {
+    for (int k = k0; k < slices * WG_SLICE; k += step) {
+        uint big[4], small[4];
+        for (int e = 0; e < 4; e++) {
+            const float x =
+                k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
+            tc_split(tf32_scaled(x, s), &big[e], &small[e]);
+        }
+        wg_put_parts(W, tile, slices, r, k, big, small);
+    }
+}
+
 /* The rows that wg_pack flagged, brought into the range where one power of two does it
  * (tf32.cl, tf32_scale): a work-group takes 8 packed rows of op(A) or op(B) (group b: A's rows
  * 8b.., then B's), returns at once where their tile holds no flag (every group on data in
- * range), and otherwise, its 256 work-items 32 a row along K: finds each flagged row's least and
- * largest non-zero finite magnitude and lists its Inf and NaN entries (WG_LIST at most; complex
- * rows list none), writes the row's mode (wg_flags), and packs the row again scaled by 2^s, its
- * Inf and NaN as zero. A row that no shift brings into the range, or that holds more non-finite
- * entries than the list (a complex row: any), keeps its packing and has mode WG_FFMA: its outputs
- * are wg_fix's. Arguments as wg_pack's. */
+ * range), and otherwise finds each flagged row's least and largest non-zero finite magnitude and
+ * lists its Inf and NaN entries (WG_LIST at most; complex rows list none), writes the row's mode
+ * (wg_flags), and packs the row again scaled by 2^s, its Inf and NaN as zero. A row that no shift
+ * brings into the range, or that holds more non-finite entries than the list (a complex row:
+ * any), keeps its packing and has mode WG_FFMA: its outputs are wg_fix's. Where most of the 8
+ * rows are flagged (subnormal operands), the 256 work-items take them 32 a row along K; where at
+ * most 2 are (a few rows of Inf, NaN or wide magnitudes), all 256
+ * take each flagged row in turn, not one warp of 32 (bench/GEMM.md, "wg_fix by units": 0.027 ms
+ * for one row at 4096). Arguments as wg_pack's. */
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
 wg_rescale(const int K, const int slices, const int rows_a, __global const elem_t *restrict A,
            const ulong offa, const int lda, const int a_along_k, const int mode_a, const int rows_b,
@@ -245,61 +288,47 @@ wg_rescale(const int K, const int slices, const int rows_a, __global const elem_
     const int mt = (rows_a + WG_RA - 1) / WG_RA, nt = (rows_b + WG_RB - 1) / WG_RB;
     const wg_range g = wg_flags(W, f_at, mt, nt);
     const int blocks_a = mt * WG_RA / 8, side = (int)get_group_id(0) >= blocks_a;
-    const int lid = (int)get_local_id(0), j = lid % 8, kl = lid / 8;
-    const int r = ((int)get_group_id(0) - (side ? blocks_a : 0)) * 8 + j;
+    const int lid = (int)get_local_id(0);
+    const int r0 = ((int)get_group_id(0) - (side ? blocks_a : 0)) * 8;
     const int tile = side ? WG_RB : WG_RA;
     __global uint *F = side ? g.fb : g.fa, *S = side ? g.sb : g.sa, *L = side ? g.lb : g.la;
     __global uint *X = side ? g.xbt : g.xat;
-    if ((side ? g.fbt : g.fat)[r / tile] != stamp) return;
+    if ((side ? g.fbt : g.fat)[r0 / tile] != stamp) return;
     __global const elem_t *src = side ? B + offb : A + offa;
+    __global float *dst = side ? W + b_at : W;
     const int ld = side ? ldb : lda, along_k = side ? b_along_k : a_along_k;
     const int mode = side ? mode_b : mode_a;
-    const int flagged = F[r] == stamp;
+    uint flags = 0; /* the flagged rows of the 8, a bit each */
+    for (int j = 0; j < 8; j++)
+        flags |= (uint)(F[r0 + j] == stamp) << j;
+    const int sparse = popcount(flags) <= 2;
     __local uint lo[8], hi[8], cnt[8];
     __local int shift[8];
     if (lid < 8) lo[lid] = 0xffffffffu, hi[lid] = 0u, cnt[lid] = 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (flagged) {
+    for (int j = sparse ? 0 : lid % 8; j < 8; j += sparse ? 1 : 8) {
+        if (!((flags >> j) & 1u)) continue;
         uint l = 0xffffffffu, h = 0u;
-#pragma unroll 2
-        for (int k = WG_VALS * kl; k < K; k += 32 * WG_VALS) {
-            float x[WG_VALS];
-            for (int e = 0; e < WG_VALS; e++)
-                x[e] = k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
-            for (int e = 0; e < WG_VALS; e++) {
-                const uint m = tf32_mag(x[e]);
-                if (m >= 0x7f800000u) {
-                    const uint c = atomic_inc(&cnt[j]);
-                    if (c < WG_LIST) L[(size_t)r * WG_LIST + c] = (uint)(k + e);
-                } else if (m) {
-                    l = min(l, m), h = max(h, m);
-                }
-            }
-        }
+        wg_rescale_scan(src, ld, along_k, mode, r0 + j, K, WG_VALS * (sparse ? lid : lid / 8),
+                        (sparse ? 256 : 32) * WG_VALS, &l, &h, &cnt[j], L);
         atomic_min(&lo[j], l);
         atomic_max(&hi[j], h);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < 8 && flagged) {
+    if (lid < 8 && (flags >> lid) & 1u) {
         int s;
-        const int listable = CLIP_COMPLEX ? cnt[j] == 0u : cnt[j] <= WG_LIST;
-        const int ok = tf32_scale(lo[j], hi[j], &s) && listable;
-        S[r] = ok ? (uint)(s + 512) | cnt[j] << 10 : WG_FFMA;
-        shift[j] = ok ? s : 1024;
-        if (!ok) X[r / tile] = stamp;
+        const int listable = CLIP_COMPLEX ? cnt[lid] == 0u : cnt[lid] <= WG_LIST;
+        const int ok = tf32_scale(lo[lid], hi[lid], &s) && listable;
+        S[r0 + lid] = ok ? (uint)(s + 512) | cnt[lid] << 10 : WG_FFMA;
+        shift[lid] = ok ? s : 1024;
+        if (!ok) X[r0 / tile] = stamp;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (!flagged || shift[j] == 1024) return;
-    const int s = shift[j];
-    for (int k = WG_VALS * kl; k < slices * WG_SLICE; k += 32 * WG_VALS) {
-        uint big[4], small[4];
-        for (int e = 0; e < 4; e++) {
-            const float x =
-                k + e < K ? wg_value(src, ld, along_k, mode & 1, mode >> 1, r, k + e) : 0.0f;
-            tc_split(tf32_scaled(x, s), &big[e], &small[e]);
-        }
-        wg_put_parts(side ? W + b_at : W, tile, slices, r, k, big, small);
-    }
+    for (int j = sparse ? 0 : lid % 8; j < 8; j += sparse ? 1 : 8)
+        if ((flags >> j) & 1u && shift[j] != 1024)
+            wg_rescale_pack(src, ld, along_k, mode, r0 + j, K, slices,
+                            WG_VALS * (sparse ? lid : lid / 8), (sparse ? 256 : 32) * WG_VALS,
+                            shift[j], dst, tile);
 }
 #endif
 
@@ -690,47 +719,179 @@ gemm_wg_reduce(const int M, const int N, const int K, const elem_t alpha, const 
 }
 
 /* ---- Outputs outside the 3xTF32 range ---------------------------------------------------------
- * Outputs of the rows of op(A) and columns of op(B) that wg_pack flagged (a value outside
- * tf32.cl's range) are computed here in plain fp32 FMA, so they get fp32 FMA's accuracy and
- * IEEE's Inf and NaN, by one launch of wg_fix after gemm_wg. Its work-groups take gemm_wg's tiles
- * in turn and pass over those whose rows and columns hold no flag (all of them on data in range,
- * a load each); in a flagged tile each warp takes blocks of WG_FIX_B x WG_FIX_B outputs, its 32
- * work-items summing every 32nd term of K (a run of K is contiguous in A or B whichever way they
- * are stored, so each load fills its sectors) and the warp adding their sums, and writes the
- * outputs of flagged rows and columns. */
+ * Outputs of the rows of op(A) and columns of op(B) of mode WG_FFMA (wg_rescale: no shift holds
+ * them, or more Inf/NaN than it lists) are computed here in plain fp32 FMA, so they get fp32
+ * FMA's accuracy and IEEE's Inf and NaN, by one launch of wg_fix after gemm_wg. The work is cut
+ * in units spread over every work-group: a row unit is a tile of op(A) rows that holds such rows
+ * (xat) and a block of WG_FIX_B columns of C, for the outputs of those rows there; a column unit a
+ * tile of op(B) that holds such columns (xbt) and a block of WG_FIX_B rows of C, for the outputs
+ * of those columns there but in rows that a row unit takes. A unit's outputs are computed
+ * WG_FIX_B rows (gathered flagged rows, or the block's) by WG_FIX_B columns at a time, every
+ * work-item summing every WG_FIX_T-th term of K and the work-group adding their sums. So one
+ * flagged row (16 NaN, or 2^-140 beside 2^100) is N / WG_FIX_B units across the device, each
+ * walking K once for its outputs: 0.048 ms at 4096^3 on the H200, 0.145 at 8192^3. Before, a
+ * warp walked K for each 8x8 block of a flagged tile (8x the work for one flagged row, on the few
+ * work-groups of its tiles: 0.77 and 2.98 ms; bench/GEMM.md, "wg_fix by units"). Work-groups
+ * find the flagged tiles by chunks of WG_FIX_T tile flags: data in range costs each a load and a
+ * ballot (0.006 ms). */
 #if CLIP_COMPLEX
 #define WG_FIX_B 4
 #define WG_FB(F, col) (F)[2 * (col)]
 #define WG_OPA(r, q) wg_conj_if(A_AT(r, q), TRANSA == 2)
 #define WG_OPB(q, c) wg_conj_if(B_AT(q, c), TRANSB == 2)
+#define WG_FIX_V (2 * WG_FIX_B * WG_FIX_B) /* floats of a work-item's sums */
 #else
 #define WG_FIX_B 8
 #define WG_FB(F, col) (F)[col]
 #define WG_OPA(r, q) A_AT(r, q)
 #define WG_OPB(q, c) B_AT(q, c)
+#define WG_FIX_V (WG_FIX_B * WG_FIX_B)
 #endif
 #define WG_FIX_T 256 /* work-items of wg_fix */
-
-/* acc += x * y by fp32 FMA (complex: the order of the NaN recomputation above). */
-inline elem_t wg_fma(const elem_t x, const elem_t y, elem_t acc) {
-#if CLIP_COMPLEX
-    acc.x = fma(x.x, y.x, fma(-x.y, y.y, acc.x));
-    acc.y = fma(x.x, y.y, fma(x.y, y.x, acc.y));
-    return acc;
-#else
-    return fma(x, y, acc);
+#define WG_FIX_W (WG_FIX_T / 32)
+#if WG_RA > WG_FIX_T || WG_RB > WG_FIX_T
+#error "wg_fix gathers a tile's flagged rows with one work-item a row"
 #endif
+
+/* One step of wg_warp_sums: of the h pairs (v[i], v[i + h]) a lane keeps one half (the upper
+ * where lane & o) and adds the same half of lane ^ o. Both halves are sent, so that the choice is
+ * between two sums in registers, never between two elements of v (a select of addresses would
+ * put v in memory). */
+#define WG_HALVE(v, lane, o, h)                                                                    \
+    do {                                                                                           \
+        const int up_ = (lane) & (o);                                                              \
+        _Pragma("unroll") for (int i_ = 0; i_ < (h); i_++) {                                       \
+            const float lo_ = (v)[i_] + tc_shfl_xor((v)[i_], (o));                                 \
+            const float hi_ = (v)[i_ + (h)] + tc_shfl_xor((v)[i_ + (h)], (o));                     \
+            (v)[i_] = up_ ? hi_ : lo_;                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Each of the WG_FIX_V values summed over the warp, in 2 (WG_FIX_V - 2) shuffles (not 5 a
+ * value): every step halves the values a lane holds; then lane l holds the sums of values
+ * l * V/32 .. l * V/32 + V/32 - 1 (V = WG_FIX_V) in v[0 .. V/32 - 1]. Every sum is the same tree
+ * of fp32 additions over the lanes. */
+inline void wg_warp_sums(float *v, const int lane) {
+    WG_HALVE(v, lane, 16, WG_FIX_V / 2);
+    WG_HALVE(v, lane, 8, WG_FIX_V / 4);
+    WG_HALVE(v, lane, 4, WG_FIX_V / 8);
+    WG_HALVE(v, lane, 2, WG_FIX_V / 16);
+    WG_HALVE(v, lane, 1, WG_FIX_V / 32);
 }
 
-/* The sum of v over the warp, in every lane (a butterfly of shuffles). */
-inline float wg_warp_sum(float v) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        float w;
-        asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(w) : "f"(v), "r"(o));
-        v += w;
+/* The work-items whose `flag` is set write `value` to list[], in the order of their ids; returns
+ * their count, in every work-item. counts holds WG_FIX_W words. Ends after a barrier, so list is
+ * whole; its readers must pass a barrier before list is written again. */
+inline int wg_compact(const int flag, const int value, __local int *list, __local int *counts) {
+    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
+    const uint bits = tc_ballot(flag);
+    if (lane == 0) counts[warp] = (int)popcount(bits);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int before = 0, total = 0;
+    for (int w = 0; w < WG_FIX_W; w++) {
+        before += w < warp ? counts[w] : 0;
+        total += counts[w];
     }
-    return v;
+    if (flag) list[before + (int)popcount(bits & ((1u << lane) - 1u))] = value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* Whether row r of op(A) has mode WG_FFMA (its outputs are a row unit's). */
+inline int wg_ffma_row(const wg_range g, const int r, const uint stamp) {
+    return g.fa[r] == stamp && g.sa[r] == WG_FFMA;
+}
+
+/* The rows (side 0) or columns (side 1) of mode WG_FFMA of tile `tile` of op(A) or op(B), into
+ * lines (wg_compact); returns their count. */
+inline int wg_fix_lines(const int side, const int tile, const int M, const int N, const wg_range g,
+                        const uint stamp, __local int *lines, __local int *counts) {
+    const int lid = (int)get_local_id(0);
+    const int span = side ? WG_RB / (CLIP_COMPLEX ? 2 : 1) : WG_RA, e = tile * span + lid;
+    int f = 0;
+    if (lid < span)
+        f = side ? e < N && WG_FB(g.fb, e) == stamp && WG_FB(g.sb, e) == WG_FFMA
+                 : e < M && wg_ffma_row(g, e, stamp);
+    return wg_compact(f, e, lines, counts);
+}
+
+#ifndef WG_FIX_UNROLL
+#define WG_FIX_UNROLL 4 /* steps along K whose loads are issued together */
+#endif
+
+/* Unit `sub` of a tile of `side` (0: a row unit, 1: a column unit; see above) whose nl rows
+ * (columns) of mode WG_FFMA are in `lines`: their outputs in the unit's WG_FIX_B columns (rows) of
+ * C, WG_FIX_B lines at a time. */
+inline void wg_fix_unit(const int side, const int nl, const int sub, const int M, const int N,
+                        const int K, const elem_t alpha, const elem_t beta,
+                        __global const elem_t *restrict A, const int lda,
+                        __global const elem_t *restrict B, const int ldb, __global elem_t *C,
+                        const int ldc, const wg_range g, const uint stamp, __local const int *lines,
+                        __local float *sums) {
+    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
+    const int o0 = sub * WG_FIX_B;
+/* Row (column) i of a group of WG_FIX_B: the unit's own, or the list's from l0; -1 for none (past
+ * the edge or the list). */
+#define WG_FIX_OWN(i, n) (o0 + (i) < (n) ? o0 + (i) : -1)
+#define WG_FIX_LISTED(i) (l0 + (i) < nl ? lines[l0 + (i)] : -1)
+    for (int l0 = 0; l0 < nl; l0 += WG_FIX_B) {
+        /* Indexed by constants only (unrolled), so that they stay in registers. */
+        int rows[WG_FIX_B], cols[WG_FIX_B];
+#pragma unroll
+        for (int i = 0; i < WG_FIX_B; i++) {
+            rows[i] = side ? WG_FIX_OWN(i, M) : WG_FIX_LISTED(i);
+            cols[i] = side ? WG_FIX_LISTED(i) : WG_FIX_OWN(i, N);
+        }
+        float v[WG_FIX_V];
+#pragma unroll
+        for (int i = 0; i < WG_FIX_V; i++)
+            v[i] = 0.0f;
+        _Pragma(TC_STR(unroll WG_FIX_UNROLL)) for (int q = lid; q < K; q += WG_FIX_T) {
+            elem_t a[WG_FIX_B], b[WG_FIX_B];
+#pragma unroll
+            for (int i = 0; i < WG_FIX_B; i++)
+                a[i] = rows[i] >= 0 ? WG_OPA(rows[i], q) : (elem_t)(0.0f);
+#pragma unroll
+            for (int j = 0; j < WG_FIX_B; j++)
+                b[j] = cols[j] >= 0 ? WG_OPB(q, cols[j]) : (elem_t)(0.0f);
+#pragma unroll
+            for (int i = 0; i < WG_FIX_B; i++)
+#pragma unroll
+                for (int j = 0; j < WG_FIX_B; j++) {
+#if CLIP_COMPLEX
+                    /* the order of the NaN recomputation in wg_store2 */
+                    float *s = v + 2 * (i * WG_FIX_B + j);
+                    s[0] = fma(a[i].x, b[j].x, fma(-a[i].y, b[j].y, s[0]));
+                    s[1] = fma(a[i].x, b[j].y, fma(a[i].y, b[j].x, s[1]));
+#else
+                    v[i * WG_FIX_B + j] = fma(a[i], b[j], v[i * WG_FIX_B + j]);
+#endif
+                }
+        }
+        wg_warp_sums(v, lane);
+#pragma unroll
+        for (int i = 0; i < WG_FIX_V / 32; i++)
+            sums[warp * WG_FIX_V + lane * (WG_FIX_V / 32) + i] = v[i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < WG_FIX_B * WG_FIX_B) {
+            const int i = lid / WG_FIX_B, j = lid % WG_FIX_B;
+            const int r = side ? WG_FIX_OWN(i, M) : WG_FIX_LISTED(i);
+            const int c = side ? WG_FIX_LISTED(j) : WG_FIX_OWN(j, N);
+            elem_t t = (elem_t)(0.0f);
+            for (int w = 0; w < WG_FIX_W; w++) {
+#if CLIP_COMPLEX
+                t += (complex_t)(sums[w * WG_FIX_V + 2 * lid], sums[w * WG_FIX_V + 2 * lid + 1]);
+#else
+                t += sums[w * WG_FIX_V + lid];
+#endif
+            }
+            if (r >= 0 && c >= 0 && (!side || !wg_ffma_row(g, r, stamp)))
+                wg_put(C + (size_t)c * (size_t)ldc + r, t, alpha, beta);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* sums read */
+    }
+#undef WG_FIX_OWN
+#undef WG_FIX_LISTED
 }
 
 __kernel __attribute__((reqd_work_group_size(WG_FIX_T, 1, 1))) void
@@ -744,61 +905,32 @@ wg_fix(const int M, const int N, const int K, const elem_t alpha, const elem_t b
     (void)PA, (void)boff, (void)slices, (void)dp_tiles, (void)tail_tiles, (void)splits, (void)poff;
     const wg_range g = wg_flags(PW, f_at, mtiles, ntiles);
     A += offa, B += offb, C += offc;
-    const int lid = (int)get_local_id(0), lane = lid % 32, warp = lid / 32;
-    const int tcols = WG_RB / (CLIP_COMPLEX ? 2 : 1); /* columns of C a packed tile holds */
-    const int per_row = tcols / WG_FIX_B, blocks = WG_RA / WG_FIX_B * per_row;
-    __local uchar frow[WG_RA], fcol[WG_RB]; /* the tile's flagged rows and columns */
-    for (int p = (int)get_group_id(0); p < mtiles * ntiles; p += (int)get_num_groups(0)) {
-        const int tm = p % mtiles, tn = p / mtiles;
-        if (g.xat[tm] != stamp && g.xbt[tn] != stamp) continue;
-        barrier(CLK_LOCAL_MEM_FENCE); /* (the last tile's blocks have read them) */
-        for (int e = lid; e < WG_RA; e += WG_FIX_T)
-            frow[e] = tm * WG_RA + e < M && g.fa[tm * WG_RA + e] == stamp &&
-                      g.sa[tm * WG_RA + e] == WG_FFMA;
-        for (int e = lid; e < tcols; e += WG_FIX_T)
-            fcol[e] = tn * tcols + e < N && WG_FB(g.fb, tn * tcols + e) == stamp &&
-                      WG_FB(g.sb, tn * tcols + e) == WG_FFMA;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int blk = warp; blk < blocks; blk += WG_FIX_T / 32) {
-            /* Each row of blocks rotated by its index: a flagged column's blocks (one in each
-             * row) fall to every warp, as a flagged row's do. */
-            const int rb = blk / per_row, cb = (blk % per_row + rb) % per_row;
-            const int r0 = tm * WG_RA + rb * WG_FIX_B, c0 = tn * tcols + cb * WG_FIX_B;
-            uint rows = 0, cols = 0; /* the block's flagged rows and columns, a bit each */
-            for (int j = 0; j < WG_FIX_B; j++) {
-                rows |= (uint)frow[rb * WG_FIX_B + j] << j;
-                cols |= (uint)fcol[cb * WG_FIX_B + j] << j;
-            }
-            if (!rows && !cols) continue;
-            elem_t acc[WG_FIX_B][WG_FIX_B];
-            for (int i = 0; i < WG_FIX_B; i++)
-                for (int j = 0; j < WG_FIX_B; j++)
-                    acc[i][j] = (elem_t)(0.0f);
-#pragma unroll 2
-            for (int q = lane; q < K; q += 32) {
-                elem_t a[WG_FIX_B], b[WG_FIX_B];
-                for (int i = 0; i < WG_FIX_B; i++)
-                    a[i] = r0 + i < M ? WG_OPA(r0 + i, q) : (elem_t)(0.0f);
-                for (int j = 0; j < WG_FIX_B; j++)
-                    b[j] = c0 + j < N ? WG_OPB(q, c0 + j) : (elem_t)(0.0f);
-                for (int i = 0; i < WG_FIX_B; i++)
-                    for (int j = 0; j < WG_FIX_B; j++)
-                        acc[i][j] = wg_fma(a[i], b[j], acc[i][j]);
-            }
-            for (int i = 0; i < WG_FIX_B; i++)
-                for (int j = 0; j < WG_FIX_B; j++) {
-                    elem_t v;
-#if CLIP_COMPLEX
-                    v.x = wg_warp_sum(acc[i][j].x);
-                    v.y = wg_warp_sum(acc[i][j].y);
-#else
-                    v = wg_warp_sum(acc[i][j]);
-#endif
-                    const int r = r0 + i, c = c0 + j;
-                    if (lane == (i * WG_FIX_B + j) % 32 && r < M && c < N &&
-                        ((rows >> i) & 1u || (cols >> j) & 1u))
-                        wg_put(C + (size_t)c * (size_t)ldc + r, v, alpha, beta);
+    const int lid = (int)get_local_id(0), groups = (int)get_num_groups(0);
+    const int me = (int)get_group_id(0);
+    __local int tiles[WG_FIX_T], lines[WG_FIX_T], counts[WG_FIX_W];
+    __local float sums[WG_FIX_W * WG_FIX_V];
+    /* Units are numbered in order over both sides and chunks of tiles; unit u is work-group
+     * u % groups's. base: the units before this chunk, modulo groups. A work-group's units of one
+     * tile share its lines (held: 2 tile + side of those in `lines`, nl their count). */
+    int base = 0, held = -1, nl = 0;
+    for (int side = 0; side < 2; side++) {
+        const int ntile = side ? ntiles : mtiles;
+        const int per = ((side ? M : N) + WG_FIX_B - 1) / WG_FIX_B; /* units a tile */
+        __global const uint *X = side ? g.xbt : g.xat;
+        for (int t0 = 0; t0 < ntile; t0 += WG_FIX_T) {
+            const int t = t0 + lid;
+            const long units = (long)wg_compact(t < ntile && X[t] == stamp, t, tiles, counts) * per;
+            for (long u = (me - base + groups) % groups; u < units; u += groups) {
+                const int tile = tiles[u / per];
+                if (2 * tile + side != held) {
+                    nl = wg_fix_lines(side, tile, M, N, g, stamp, lines, counts);
+                    held = 2 * tile + side;
                 }
+                wg_fix_unit(side, nl, (int)(u % per), M, N, K, alpha, beta, A, lda, B, ldb, C, ldc,
+                            g, stamp, lines, sums);
+            }
+            base = (int)((base + units) % groups);
+            barrier(CLK_LOCAL_MEM_FENCE); /* tiles read */
         }
     }
 }

@@ -6,7 +6,8 @@
  * The blocks: the .shared address of a __local pointer, cp.async (global -> local copies that
  * bypass registers, committed in groups and waited for by count), ldmatrix (a warp's 8x8 tiles of
  * 32-bit words from local memory straight into mma fragment order), the TF32 rounding and the
- * 3xTF32 split of an fp32 value, and mma.sync m16n8k8 with TF32 inputs and fp32 accumulators.
+ * 3xTF32 split of an fp32 value, mma.sync m16n8k8 with TF32 inputs and fp32 accumulators, and
+ * the warp's shuffle and ballot.
  *
  * Fragment layout of mma.m16n8k8 (PTX ISA, "Matrix Fragments for mma.m16n8k8"), with
  * g = lane / 4 and t = lane % 4:
@@ -150,6 +151,22 @@ inline void tc_wg_commit(void) {
  * work-group's barrier()), ordering their memory accesses as barrier() does: for one warpgroup
  * apart from the others. */
 #define TC_BAR_SYNC(ID, N) asm volatile("bar.sync %0, %1;" ::"n"(ID), "n"(N) : "memory")
+
+/* Warp exchanges: v of lane (this lane ^ o) (shfl.sync.bfly), and the warp's ballot of p (bit l
+ * set where lane l's p is non-zero). Every lane of the warp must call them together. */
+inline float tc_shfl_xor(float v, int o) {
+    float w;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(w) : "f"(v), "r"(o));
+    return w;
+}
+inline uint tc_ballot(int p) {
+    uint r;
+    asm volatile(
+        "{\n.reg .pred q;\nsetp.ne.s32 q, %1, 0;\nvote.sync.ballot.b32 %0, q, 0xffffffff;\n}"
+        : "=r"(r)
+        : "r"(p));
+    return r;
+}
 
 #define TC_ACC8(i)                                                                                 \
     "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),    \

@@ -202,7 +202,8 @@ int clip_gemm_is_2d(const clip_data *d);
      "power of two and its outputs scaled back, its Inf and NaN (up to 8) packed as 0 and their "  \
      "terms added after, so every output is as accurate as fp32 FMA's and non-finite where fp32 "  \
      "FMA makes it so (H200 4096^3: a few NaN/Inf 1.1x, every row subnormal 1.2x); a row that no " \
-     "shift holds (2^-140 beside 2^120) or with more Inf/NaN is computed by fp32 FMA; the "        \
+     "shift holds (2^-140 beside 2^120) or with more Inf/NaN is computed by fp32 FMA (one such "   \
+     "row 1.02-1.04x); the "                                                                       \
      "mma.sync kernel (below sm_90) computes a tile holding such a value by fp32 FMA)",            \
      0,                                                                                            \
      0,                                                                                            \

@@ -456,12 +456,13 @@ static clip_status enqueue_wg(clip_process *p, const clip_gemm *g, size_t m, siz
     /* The sums: a work-item for each pair of a tile's work-item's accumulators (WG_ACC = nwg/2). */
     size_t rglobal[2] = {tail * threads, (size_t)q->nwg / 4}, rlocal[2] = {threads, 1};
     if (s == CLIP_OK && tail) s = clip_proc_enqueue(p, g->fixup, 2, rglobal, rlocal);
-    /* The outputs of the rows and columns flagged outside the 3xTF32 range, in fp32 FMA
-     * (matmul_wg.cl, wg_fix): up to 8 work-groups of 256 a compute unit take the tiles in turn;
-     * on data in range each finds no flag in its tiles and returns. */
+    /* The outputs of the rows and columns that no scaling brings into the 3xTF32 range, in
+     * fp32 FMA (matmul_wg.cl, wg_fix): two work-groups of 256 a compute unit (about what its
+     * registers hold at once) take the units of the flagged tiles in turn; on data in range each
+     * finds no flagged tile and returns. */
     if (g->fix_range) {
-        const size_t cus = clip_proc_device(p)->compute_units, most = 8 * (cus ? cus : 1);
-        size_t fl = 256, fg = (mt * nt < most ? mt * nt : most) * fl;
+        const size_t cus = clip_proc_device(p)->compute_units;
+        size_t fl = 256, fg = 2 * (cus ? cus : 1) * fl;
         if (s == CLIP_OK) s = clip_proc_enqueue(p, g->fix_range, 1, &fg, &fl);
     }
     return s;

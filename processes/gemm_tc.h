@@ -34,7 +34,10 @@
  *     both signs; +-Inf from Infs of one sign);
  *   - otherwise (no shift holds the row: 2^-140 beside 2^120; more non-finite entries than the
  *     list; a complex row with any) leaves its outputs to wg_fix, which computes them by fp32 FMA
- *     (a warp per 8x8 block of a tile, its lanes along K): correct, and that much slower.
+ *     (each work-group of the device takes 8 columns of the row's outputs in turn, its 256
+ *     work-items along K): one such row costs 1.02-1.04x at 4096^3 and 8192^3 on the H200
+ *     (bench/GEMM.md, "wg_fix by units"); where most rows are such, wg_fix is a plain FFMA
+ *     product (8x8 outputs a work-group at a time, not timed).
  * A scaled output that comes out NaN, or Inf where the scaling raised the values, is recomputed
  * by one work-item's fp32 FMA loop. Cost, measured on an H200 at 4096^3 (bench/GEMM.md, "Scaled
  * rows"): none on data in range (1.430 against 1.442 ms before wg_rescale existed), 1.11x with

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 45 on the lent GPU machine (../shared/gpu/README.md): builds this tree (and, when BASE
 # names another source tree, that one too, for times alternated with it) into /tmp, then runs
-# PART: "tests" (test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and CONV2_PARTS pick parts), "speed" (SGEMM 4096/8192 and conv2
+# PART: "tests" (TESTS, default test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and
+# CONV2_PARTS pick parts), "fix" (SGEMM rows that go to wg_fix beside ordinary data), "mmspeed"
+# (SGEMM 4096/8192 alternated with BASE, ROUNDS rounds), "speed" (SGEMM 4096/8192 and conv2
 # 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
 # subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
 # (bench/range_anchor.py: cuBLAS and cuDNN on the same data), "conv2" (conv2 alone, for one
@@ -30,7 +32,7 @@ for part in "$@"; do
   case $part in
   tests)
     # MATMUL_PARTS, CONV2_PARTS: CLIP_TEST_PARTS of those tests (testutil.h), unset for all
-    for t in test_tf32 test_matmul_tc test_conv2_tc; do
+    for t in ${TESTS:-test_tf32 test_matmul_tc test_conv2_tc}; do
       parts=
       [ $t = test_matmul_tc ] && parts=${MATMUL_PARTS:-}
       [ $t = test_conv2_tc ] && parts=${CONV2_PARTS:-}
@@ -114,6 +116,26 @@ for part in "$@"; do
         done
       done
     done 2>&1 | tee "$out/variants.log" ;;
+  fix)
+    # The rows that go to wg_fix (nanrow, widerow) beside ordinary data at 4096 and 8192
+    rb=/tmp/b-new/bench/range_bench
+    {
+      timeout 60 $rb matmul 4096 normal nanrow widerow
+      timeout 120 $rb matmul 8192 normal nanrow widerow
+    } 2>&1 | tee "$out/fix.log" ;;
+  mmspeed)
+    # SGEMM 4096/8192 on ordinary data alternated with BASE, ROUNDS rounds (default 2), BASE
+    # first in odd rounds and second in even ones (a drift with the machine's warmth shows)
+    for r in $(seq ${ROUNDS:-2}); do
+      sides="old new"
+      [ $((r % 2)) = 0 ] && sides="new old"
+      for side in $sides; do
+        [ $side = old ] && [ -z "${BASE:-}" ] && continue
+        for n in 4096 8192; do
+          echo "$side $(timeout 60 /tmp/b-$side/clip bench matmul ${n}x${n} ${n}x${n} --repeat 10 2>&1 | tail -1)"
+        done
+      done
+    done 2>&1 | tee "$out/speed.log" ;;
   anchors)
     PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} ${ANCHOR_MODE:-} 2>&1 |
       tee "$out/anchors.log" ;;

@@ -593,9 +593,9 @@ static void wg_range_case(clip_app *app, const char *what, clip_type t, size_t m
 }
 
 /* Inf and NaN entries, few a row (each row's listed terms added to its scaled outputs, gemm_tc.h)
- * or many (the row by fp32 FMA), with subnormal, huge and mixed rows beside them: every output's
- * class (NaN, +-Inf, finite) the same as the FFMA kernel's on the same inputs, finite outputs
- * within the K-term bound. ta and tb as wg_range_case's. */
+ * or many (the row by fp32 FMA; columns of B alike), with subnormal, huge and mixed rows beside
+ * them: every output's class (NaN, +-Inf, finite) the same as the FFMA kernel's on the same
+ * inputs, finite outputs within the K-term bound. ta and tb as wg_range_case's. */
 static void wg_special_case(clip_app *app, int ta, int tb, unsigned long long *seed) {
     const size_t m = 260, k = 300, n = 190;
     gt_mat A = gt_random(CLIP_F32, m, k, 1.0, seed), B = gt_random(CLIP_F32, k, n, 1.0, seed);
@@ -616,6 +616,10 @@ static void wg_special_case(clip_app *app, int ta, int tb, unsigned long long *s
     for (size_t q = 0; q < k; q++)                 /* column 150 subnormal with a NaN */
         BT(q, 150) = (float)ldexp(BT(q, 150), -128);
     BT(200, 150) = NAN;
+    for (size_t q = 0; q < 12; q++) /* column 160: more NaN than the list, across row 100 */
+        BT(5 * q + 2, 160) = NAN;
+    /* column 170: no shift holds both (row 71 is 0 where it holds 2^100: no overflow) */
+    BT(0, 170) = 0x1p-140f, BT(2, 170) = 0x1p100f, AT(71, 2) = 0.0f;
 #undef AT
 #undef BT
     gt_mat SA = gt_op(&A, ta), SB = gt_op(&B, tb);
