@@ -4,12 +4,12 @@
  * counted; the test fails if one is never reached): load, create, every process and its kernel
  * variants (scale; conv2 local/block/global/separable/fft with each padding; norm one- and
  * two-pass; dot with type promotion; matmul with edge tiles, split K, complex and K = 0; matpow
- * with p = 0, 1, 13; split launches streamed in pieces), read, time, finish, save. For each chain a failing OpenCL allocation,
- * enqueue or program build is walked over the first call of each site in each step (every
- * call with CLIP_FAULT_FULL=1; the first of each site in each chain with CLIP_TEST_QUICK=1), and
- * each time the chain must return that failure's code, the same app must then run the chain again
- * to the bit-identical result, and the saved file must be complete or absent. Leaks are caught by
- * the sanitizer and valgrind builds that run this test. */
+ * with p = 0, 1, 13; split launches streamed in pieces), read, time, finish, save. For each chain a
+ * failing OpenCL allocation, enqueue or program build is walked over the first call of each site in
+ * each step (every call with CLIP_FAULT_FULL=1; the first of each site in each chain with
+ * CLIP_TEST_QUICK=1), and each time the chain must return that failure's code, the same app must
+ * then run the chain again to the bit-identical result, and the saved file must be complete or
+ * absent. Leaks are caught by the sanitizer and valgrind builds that run this test. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +80,8 @@ static const chain chains[] = {
        0},
       /* Stream-K (a tail past whole waves of 2 work-groups per compute unit, on the CPU's
        * few compute units): the fixup kernel after the grid. */
-      {"matmul", "variant=tiled mwg=16 nwg=16 kwg=8 mdimc=4 ndimc=4 vw=2 vwn=2 streamk=2",
+      {"matmul",
+       "variant=tiled mwg=16 nwg=16 kwg=8 mdimc=4 ndimc=4 vw=2 vwn=2 streamk=2",
        {IN_A, IN_B},
        0},
       {"matmul", "", {IN_C, IN_A}, 0},
@@ -368,9 +369,11 @@ int main(void) {
             CHECK(complete_or_absent(out, &ref, app));
             result again = run_chain(app, c, png, out, 0);
             if (!same(&again, &ref))
-                fprintf(stderr, "chain %s, call %ld (%s:%d): the rerun differs from the reference "
-                        "(status %s)\n", chains[c].name, nth, site ? site->file : "app",
-                        site ? site->line : 0, clip_status_str(again.status));
+                fprintf(stderr,
+                        "chain %s, call %ld (%s:%d): the rerun differs from the reference "
+                        "(status %s)\n",
+                        chains[c].name, nth, site ? site->file : "app", site ? site->line : 0,
+                        clip_status_str(again.status));
             CHECK(same(&again, &ref));
             clip_app_destroy(app);
             free(r.bytes);
