@@ -3,7 +3,8 @@
 # names another source tree, that one too, for times alternated with it) into /tmp, then runs
 # PART: "tests" (TESTS, default test_tf32, test_matmul_tc, test_conv2_tc; MATMUL_PARTS and
 # CONV2_PARTS pick parts), "fix" (SGEMM rows that go to wg_fix beside ordinary data), "mmspeed"
-# (SGEMM 4096/8192 alternated with BASE, ROUNDS rounds), "speed" (SGEMM 4096/8192 and conv2
+# (SGEMM 4096/8192 alternated with BASE, ROUNDS rounds), "cvspeed" (conv2 8192^2 15/31/63 the
+# same way), "speed" (SGEMM 4096/8192 and conv2
 # 8192^2 15/31/63 on ordinary data, alternated with BASE), "range" (bench/range_bench.c: special,
 # subnormal and tiny data beside ordinary data and the FFMA kernels), "anchors"
 # (bench/range_anchor.py: cuBLAS and cuDNN on the same data), "conv2" (conv2 alone, for one
@@ -136,6 +137,35 @@ for part in "$@"; do
         done
       done
     done 2>&1 | tee "$out/speed.log" ;;
+  cvspeed)
+    # conv2 8192^2 'same' KS (default 15 31 63) on ordinary data alternated with BASE, ROUNDS
+    # rounds (default 4), BASE first in odd rounds and second in even ones (calls that always ran
+    # the base first read the newer tree slower: bench/GEMM.md "wg_fix by units"); REPS `clip
+    # bench` runs a side, size and round (default 2). Then each side's median of median_ms per
+    # size, over all rounds and apart by its place in the round.
+    for r in $(seq ${ROUNDS:-4}); do
+      sides="old new"
+      [ $((r % 2)) = 0 ] && sides="new old"
+      for k in ${KS:-15 31 63}; do
+        first=1
+        for side in $sides; do
+          [ $side = old ] && [ -z "${BASE:-}" ] && continue
+          for i in $(seq ${REPS:-2}); do
+            echo "r$r $side $([ $first = 1 ] && echo first || echo second) $(timeout 40 \
+              /tmp/b-$side/clip bench conv2 8192x8192 ${k}x${k} --shape same --repeat 10 2>&1 | tail -1)"
+          done
+          first=0
+        done
+      done
+    done 2>&1 | tee "$out/cvspeed.log"
+    awk '{ k = $7; sub(/]/, "", k); m = $0; sub(/.*median_ms=/, "", m); m += 0
+           v[$2 " " k] = v[$2 " " k] " " m; v[$2 " " k " " $3] = v[$2 " " k " " $3] " " m }
+         function med(s,  a, n, i, j, t) {
+           n = split(s, a, " ")
+           for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+           return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+         END { for (key in v) print "median " key ": " med(v[key]) " ms (" v[key] " )" }' \
+      "$out/cvspeed.log" | sort | tee -a "$out/cvspeed.log" ;;
   anchors)
     PYTHONUNBUFFERED=1 timeout 240 python3 bench/range_anchor.py ${QUICK:+quick} ${ANCHOR_MODE:-} 2>&1 |
       tee "$out/anchors.log" ;;
