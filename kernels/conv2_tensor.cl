@@ -209,6 +209,27 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     atomic_max(&box[3], j);
 }
 
+/* TC_NANFIX 1: the first pass only notes that an output came out NaN (nan |= ..., as the kernel
+ * of one pass did) and leaves the mending to the second launch of the kernel (tc_nan_outputs),
+ * so that its flush and end are the one-pass kernel's: with the box's atomics at every NaN
+ * output, ordinary data ran 2-3% slower at 8192^2 (bench/CONV2.md, "Ordinary data, both run
+ * orders"). 0: the first pass boxes its NaN outputs and mends them itself (tc_fix). The second
+ * pass always boxes: its speed matters only on data it recomputes. */
+#ifndef TC_NANFIX
+#define TC_NANFIX 1
+#endif
+#ifndef TC_SCALED /* the pass (TC_SCALES, below) */
+#define TC_SCALED 0
+#endif
+#define TC_BOX (TC_SCALED || !TC_NANFIX)
+/* Output (i, j) of value o (tc_out's result) into nan, and into the box where TC_BOX. */
+#if TC_BOX
+#define TC_NOTE(o, i, j)                                                                           \
+    if (o) nan = 1, tc_note_nan(nbox, i, j)
+#else
+#define TC_NOTE(o, i, j) nan |= (o)
+#endif
+
 /* TC_ASYNC 1 (the default with TC_SS): the next part's columns come by cp.async into local
  * memory, no registers held through the steps (H200 8192^2: 63x63 6.30 ms against 6.54 through
  * registers, 33x33 4.43 against 4.82; with A from registers it costs more than it saves, 31x31
@@ -322,8 +343,8 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     _Pragma("unroll") for (int k_ = 0; k_ < TC_CW * TC_M / 128; k_++) {                            \
         const int v = tid + 128 * k_, jt = (ch - 1) * TC_N + (H)*TC_CW + v / TC_M + TC_LAG;        \
         if (jt >= 0 && jt < len)                                                                   \
-            if (tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize, osc))      \
-                nan = 1, tc_note_nan(nbox, i0 + v % TC_M, j0 + jt);                                \
+            TC_NOTE(tc_out(C, kinfo, ys[v], blk, i0 + v % TC_M, j0 + jt, mo, no, normalize, osc),  \
+                    i0 + v % TC_M, j0 + jt);                                                       \
     }
 
 /* Pins the values of n floats here (an empty volatile asm that reads and writes them): the wait
@@ -624,6 +645,41 @@ inline int tc_filter_tiny(__global const float *K, float ksc, int tid, int count
     return tiny;
 }
 
+/* Values of C a work-item of tc_nan_outputs loads before it looks at them: loads in flight, so
+ * that the scan of C runs near the memory's bandwidth. */
+#define TC_SCAN 16
+
+/* The second pass where the first left NaN outputs and found no value under the range: every
+ * NaN output of C (nsl slices), found by the whole launch reading C once (work-item by work-item
+ * along the columns, TC_SCAN values in flight each), recomputed by the plain direct sum as
+ * tc_fix does. Consecutive outputs go to consecutive work-items, so a NaN value's window of
+ * KR x KC outputs is spread over as many. */
+inline void tc_nan_outputs(__global float *C, __global const float *A, __global const float *K,
+                           __global const float *kinfo, int ma, int na, int mo, int no, int oi,
+                           int oj, int kr, int kc, int corr, int normalize, size_t nsl) {
+    const long per = (long)mo * no, n = per * (long)nsl;
+    const long lsz = (long)get_local_size(0), groups = (long)get_num_groups(0);
+    const long nth = lsz * groups * (long)get_num_groups(1);
+    const long me =
+        ((long)get_group_id(1) * groups + (long)get_group_id(0)) * lsz + (long)get_local_id(0);
+    for (long e0 = me; e0 < n; e0 += TC_SCAN * nth) {
+        float v[TC_SCAN];
+        _Pragma("unroll") for (int u = 0; u < TC_SCAN; u++) {
+            const long e = e0 + u * nth;
+            v[u] = e < n ? C[e] : 0.0f;
+        }
+        _Pragma("unroll") for (int u = 0; u < TC_SCAN; u++) {
+            if (isnan(v[u])) {
+                const long e = e0 + u * nth, sl = e / per;
+                const int r = (int)(e - sl * per), i = r % mo, j = r / mo;
+                store_out(C + sl * per, i, j, mo,
+                          tc_exact(A + sl * (long)ma * na, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+            }
+        }
+    }
+}
+
 /* TC_SCALED: 0 builds the kernel's first pass, 1 its second (processes/conv2_direct.c runs the
  * one, then tf32_range, then the other; both take launch number tcgen). The first takes the data
  * as they are, and its multiplies by the scales below are by the constant 1 (folded away: on
@@ -632,14 +688,21 @@ inline int tc_filter_tiny(__global const float *K, float ksc, int tid, int count
  * into the range"). The second runs only where the first found a value under the split's range
  * (tcr[0] == tcgen): it scales the image by xsc = 2^sa and the filter by ksc = 2^sk
  * (tf32_conv_shifts on tf32_range's ranges in tcr) and the outputs back by osc = 2^-(sa + sk),
- * or takes the data as they are where no shifts hold them. */
-#ifndef TC_SCALED
-#define TC_SCALED 0
-#endif
+ * or takes the data as they are where no shifts hold them. Where the first left NaN outputs
+ * (TC_NANFIX) and found no value under the range, it mends them (tc_nan_outputs). */
+/* tcr's word that the first pass sets to tcgen where a group of it left NaN outputs to the second
+ * (TC_NANFIX; words 0 to 8 are tf32_range.cl's). */
+#define TC_NANWORD 9
 #if TC_SCALED
 #define TC_SCALES                                                                                  \
     float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                      \
-    if (GATE_OFF || tcr[0] != tcgen) return;                                                       \
+    if (GATE_OFF) return;                                                                          \
+    if (tcr[0] != tcgen) {                                                                         \
+        if (TC_NANFIX && tcr[TC_NANWORD] == tcgen)                                                 \
+            tc_nan_outputs(C, A, K, kinfo, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,        \
+                           TC_SPANS ? get_num_groups(1) : get_num_groups(0) / (ngx * ngy));        \
+        return;                                                                                    \
+    }                                                                                              \
     tc_scales(tcr, tcgen, &xsc, &ksc, &osc)
 #else
 #define TC_SCALES                                                                                  \
@@ -654,12 +717,13 @@ inline void tc_scales(__global const uint *tcr, uint tcgen, float *xsc, float *k
 }
 
 /* The group's end (after its flags are in anynan and anytiny): in the first pass a group that saw
- * a value under the range leaves its outputs to the second (tcr[0] = tcgen); otherwise NaN
+ * a value under the range leaves its outputs to the second (tcr[0] = tcgen), and with TC_NANFIX
+ * one that saw a NaN output leaves it to the second (tcr[TC_NANWORD] = tcgen); otherwise NaN
  * outputs, or all of them where a value is under the range still (no shifts held it), are
  * recomputed (tc_fix). */
 #define TC_END(FIX)                                                                                \
-    if (!TC_SCALED && anytiny) {                                                                   \
-        if (tid == 0) tcr[0] = tcgen;                                                              \
+    if (!TC_SCALED && (anytiny || (TC_NANFIX && anynan))) {                                        \
+        if (tid == 0) tcr[anytiny ? 0 : TC_NANWORD] = tcgen;                                       \
     } else if (anynan || anytiny) {                                                                \
         FIX;                                                                                       \
     }
@@ -757,7 +821,8 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     float d1[TC_ND];
 #endif
     int nan = 0, tiny = tc_filter_tiny(K, ksc, tid, 128);
-    if (tid == 0) anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+    if (tid == 0) anynan = anytiny = 0;
+    if (TC_BOX && tid == 0) nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -858,7 +923,8 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     const int blk = 0;
     int nan = 0, tiny = 0;
     if (lid == 0) {
-        anynan = anytiny = 0, nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+        anynan = anytiny = 0;
+        if (TC_BOX) nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
@@ -894,8 +960,9 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
                                   row = c * TC_M + v % TC_M;
                         const float y = yall[(c * 2 + Q % 2) * TC_CW * TC_M + v % (TC_CW * TC_M)];
                         if (jt >= 0 && jt < len)
-                            if (tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize, osc))
-                                nan = 1, tc_note_nan(nbox, i0 + row, j0 + jt);
+                            TC_NOTE(
+                                tc_out(C, kinfo, y, 0, i0 + row, j0 + jt, mo, no, normalize, osc),
+                                i0 + row, j0 + jt);
                     }
                     tc_mbar_arrive(yempty + Q % 2);
                 }
