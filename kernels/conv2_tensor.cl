@@ -114,6 +114,11 @@
 #ifndef TC_WSC
 #define TC_WSC 2
 #endif
+/* TC_SPANS 1 (always with TC_WS; in the first form where the host chooses, conv2_cfg_spans): a
+ * work-group walks a span of band-columns instead of one group of TJ columns (TC_SPAN). */
+#ifndef TC_SPANS
+#define TC_SPANS TC_WS
+#endif
 #define TC_GM (TC_WS ? TC_WSC * TC_M : TC_M) /* output rows a work-group */
 #define TC_H (TC_GM + TC_KRP)                /* staged rows of an input column */
 #define TC_NB ((KC + TC_N - 1) / TC_N)       /* column blocks of the filter */
@@ -209,25 +214,36 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
     atomic_max(&box[3], j);
 }
 
-/* TC_NANFIX 1: the first pass only notes that an output came out NaN (nan |= ..., as the kernel
- * of one pass did) and leaves the mending to the second launch of the kernel (tc_nan_outputs),
- * so that its flush and end are the one-pass kernel's: with the box's atomics at every NaN
- * output, ordinary data ran 2-3% slower at 8192^2 (bench/CONV2.md, "Ordinary data, both run
- * orders"). 0: the first pass boxes its NaN outputs and mends them itself (tc_fix). The second
- * pass always boxes: its speed matters only on data it recomputes. */
+/* How the first pass deals with NaN outputs. TC_NANFIX 1 (the default where groups walk spans):
+ * it only notes that one came out (nan |= ..., as the kernel of one pass did) and leaves the
+ * mending to the second launch of the kernel (tc_nan_outputs), so that its flush and end are the
+ * one-pass kernel's: with the box's atomics at every NaN output, ordinary data ran 2-3% slower
+ * at 8192^2 31x31 and 63x63 (bench/CONV2.md, "Ordinary data, both run orders"). 0 (the default
+ * otherwise): it boxes its NaN outputs and mends them itself (tc_fix); 15x15 ran 0.58 ms so and
+ * 0.72 with TC_NANFIX 1 (ptxas spills under its 128 registers). 2: it mends them itself, without
+ * a box, scanning all its outputs (its groups' TJ columns: an experiment). The second pass always
+ * boxes: its speed matters only on data it recomputes. */
 #ifndef TC_NANFIX
-#define TC_NANFIX 1
+#define TC_NANFIX TC_SPANS
 #endif
 #ifndef TC_SCALED /* the pass (TC_SCALES, below) */
 #define TC_SCALED 0
 #endif
-#define TC_BOX (TC_SCALED || !TC_NANFIX)
+#define TC_BOX (TC_SCALED || TC_NANFIX == 0)
 /* Output (i, j) of value o (tc_out's result) into nan, and into the box where TC_BOX. */
 #if TC_BOX
 #define TC_NOTE(o, i, j)                                                                           \
     if (o) nan = 1, tc_note_nan(nbox, i, j)
 #else
 #define TC_NOTE(o, i, j) nan |= (o)
+#endif
+/* The box at the group's start: empty where it is widened, the whole group with TC_NANFIX 2. */
+#if TC_BOX
+#define TC_BOX_INIT nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1
+#elif TC_NANFIX == 2
+#define TC_BOX_INIT nbox[0] = nbox[2] = 0, nbox[1] = nbox[3] = INT_MAX
+#else
+#define TC_BOX_INIT (void)0
 #endif
 
 /* TC_ASYNC 1 (the default with TC_SS): the next part's columns come by cp.async into local
@@ -698,7 +714,7 @@ inline void tc_nan_outputs(__global float *C, __global const float *A, __global 
     float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                      \
     if (GATE_OFF) return;                                                                          \
     if (tcr[0] != tcgen) {                                                                         \
-        if (TC_NANFIX && tcr[TC_NANWORD] == tcgen)                                                 \
+        if (TC_NANFIX == 1 && tcr[TC_NANWORD] == tcgen)                                            \
             tc_nan_outputs(C, A, K, kinfo, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,        \
                            TC_SPANS ? get_num_groups(1) : get_num_groups(0) / (ngx * ngy));        \
         return;                                                                                    \
@@ -722,7 +738,7 @@ inline void tc_scales(__global const uint *tcr, uint tcgen, float *xsc, float *k
  * outputs, or all of them where a value is under the range still (no shifts held it), are
  * recomputed (tc_fix). */
 #define TC_END(FIX)                                                                                \
-    if (!TC_SCALED && (anytiny || (TC_NANFIX && anynan))) {                                        \
+    if (!TC_SCALED && (anytiny || (TC_NANFIX == 1 && anynan))) {                                   \
         if (tid == 0) tcr[anytiny ? 0 : TC_NANWORD] = tcgen;                                       \
     } else if (anynan || anytiny) {                                                                \
         FIX;                                                                                       \
@@ -780,11 +796,6 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
     A += slice * (long)ma * na;                                                                    \
     C += slice * (long)mo * no
 
-/* TC_SPANS 1 (always with TC_WS; in the first form where the host chooses, conv2_cfg_spans): a
- * work-group walks a span of band-columns instead of one group of TJ columns. */
-#ifndef TC_SPANS
-#define TC_SPANS TC_WS
-#endif
 #if !TC_SPANS && !defined(TJ)
 #error "the first form's groups need TJ, their columns"
 #endif
@@ -822,7 +833,7 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
 #endif
     int nan = 0, tiny = tc_filter_tiny(K, ksc, tid, 128);
     if (tid == 0) anynan = anytiny = 0;
-    if (TC_BOX && tid == 0) nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+    if (tid == 0) TC_BOX_INIT;
 #if TC_PROFILE
     uint prof_[8] = {0, 0, 0, 0, 0, 0, 0, 0}, prof_t_, prof_0_;
     asm volatile("mov.u32 %0, %%clock;" : "=r"(prof_t_));
@@ -924,7 +935,7 @@ conv2_tensor(CONV2_ARGS, __global uint *restrict tcr, const uint tcgen) {
     int nan = 0, tiny = 0;
     if (lid == 0) {
         anynan = anytiny = 0;
-        if (TC_BOX) nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1;
+        TC_BOX_INIT;
         for (int b = 0; b < 2; b++) {
             tc_mbar_init(full + b, 128);
             tc_mbar_init(empty + b, 128 * TC_WSC);
