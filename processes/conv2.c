@@ -59,12 +59,14 @@
  *              their exponent ranges; where no such shifts exist (A's or K's non-zero finite
  *              magnitudes more than 2^237 apart, or outputs that could overflow once scaled),
  *              the work-groups that meet one recompute their outputs by a direct sum (~45x
- *              the time where all do). NaN outputs are recomputed by a direct sum, a NaN
- *              value's window dealt over a work-group's 128 work-items. H200, tree of
- *              2026-11-29 before the second pass was built apart: 4096^2 31x31 subnormal
- *              image 2.06x ordinary (0.672 against 0.326 ms; 14.3 before), 3 NaN + 2 Inf at
- *              8192^2 31x31 1.12x, 15x15 1.04x (bench/CONV2.md, "Values outside the 3xTF32
- *              range", "NaN outputs in a box", "Operands scaled into the range").
+ *              the time where all do). NaN outputs are recomputed by a direct sum: by the
+ *              second launch, which finds them in one read of the output, where work-groups
+ *              walk spans (31x31, 63x63), else by the work-group that wrote them, a NaN
+ *              value's window dealt over its 128 work-items. H200: 4096^2 31x31 subnormal
+ *              image 2.1x ordinary (0.696 against 0.330 ms; 14.3 before), 3 NaN + 2 Inf at
+ *              8192^2 31x31 1.14x, 63x63 1.10x, 15x15 1.06x (bench/CONV2.md, "Values outside
+ *              the 3xTF32 range", "NaN outputs in a box", "Operands scaled into the range",
+ *              "Ordinary data, both run orders").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -212,7 +214,7 @@ static const clip_param_desc conv2_params[] = {
      "4096^2 31x31 subnormal image); where no shift holds them (magnitudes more than 2^237 "
      "apart, or outputs that could overflow scaled), those work-groups recompute their outputs "
      "by the plain direct sum, ~45x where all do; NaN outputs are recomputed by it too, a few "
-     "NaN or Inf values 1.04x (15x15) to 1.12x (31x31) at 8192^2; values near FLT_MAX are in "
+     "NaN or Inf values 1.06x (15x15) to 1.14x (31x31) at 8192^2; values near FLT_MAX are in "
      "range and cost nothing)",
      0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,

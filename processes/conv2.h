@@ -73,8 +73,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
 /* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. The tensor kernel's pass runs in
  * three launches: the kernel on the data as they are; where it found a value under the 3xTF32
  * split's range, tf32_range for the operands' ranges; and then the kernel's second pass on the
- * operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED). On other data the last
- * two return at once. */
+ * operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED), or, where the first
+ * left NaN outputs (its forms that walk spans, TC_NANFIX), their recomputation. On other data
+ * the last two return at once. */
 clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_mem kinfo,
                                 cl_mem gate);
 /* The outputs a group of block configuration c computes once its tile is shrunk to fit the
