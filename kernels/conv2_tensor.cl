@@ -38,8 +38,9 @@
  * truncations added up: on positive data the worst error grew from 2.9 to 26 eps * (|A| conv
  * |K|), the mean from -0.8 to -17 (bench/CONV2.md, seventh session). An
  * output that comes out NaN (an Inf or NaN in A or K, zero padding times an infinite tap, a
- * value that rounds past FLT_MAX) is recomputed at the group's end by a plain direct sum with
- * MATLAB's rules (tc_fix, tc_exact), so non-finite data behave as in the other direct kernels.
+ * value that rounds past FLT_MAX) is recomputed by a plain direct sum with MATLAB's rules
+ * (tc_exact), so non-finite data behave as in the other direct kernels: at the group's end
+ * (tc_fix), or where groups walk spans by the kernel's second launch (TC_NANFIX, tc_nan_outputs).
  * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
  * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
  * tiny normals) flags it and leaves its outputs (the first pass, TC_SCALED 0); tf32_range.cl
@@ -217,12 +218,14 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
 /* How the first pass deals with NaN outputs. TC_NANFIX 1 (the default where groups walk spans):
  * it only notes that one came out (nan |= ..., as the kernel of one pass did) and leaves the
  * mending to the second launch of the kernel (tc_nan_outputs), so that its flush and end are the
- * one-pass kernel's: with the box's atomics at every NaN output, ordinary data ran 2-3% slower
- * at 8192^2 31x31 and 63x63 (bench/CONV2.md, "Ordinary data, both run orders"). 0 (the default
- * otherwise): it boxes its NaN outputs and mends them itself (tc_fix); 15x15 ran 0.58 ms so and
- * 0.72 with TC_NANFIX 1 (ptxas spills under its 128 registers). 2: it mends them itself, without
- * a box, scanning all its outputs (its groups' TJ columns: an experiment). The second pass always
- * boxes: its speed matters only on data it recomputes. */
+ * one-pass kernel's (H200 8192^2 ordinary data against the one-pass kernel: 31x31 +2.2% and
+ * 63x63 +2.6% with the box's atomics at every NaN output, +0.9-1.1% and +1.3-1.5% so; bench/
+ * CONV2.md, "Ordinary data, both run orders"). 0 (the default otherwise): it boxes its NaN
+ * outputs and mends them itself (tc_fix); 15x15 ran 0.584 ms so and 0.724 with TC_NANFIX 1
+ * (ptxas spilled under its 128 registers). 2 (an experiment): it mends them itself, without a
+ * box, scanning all its outputs one load at a time: 15x15 0.569 ms (no spills; the one-pass
+ * kernel 0.560), but 3 NaN + 2 Inf 1.21x of that (the box: 1.06x). The second pass always boxes:
+ * its speed matters only on data it recomputes. */
 #ifndef TC_NANFIX
 #define TC_NANFIX TC_SPANS
 #endif
