@@ -14,7 +14,9 @@
  * 500 launches of it against 1000 launches of its halves (the host keeps ahead, so the
  * difference is the GPU's time between two dependent kernels), on an in-order queue without and
  * with profiling, and on an out-of-order queue where each launch waits on the event of the one
- * before. */
+ * before. Then the round trip a synchronous call cannot go below: a one-work-item kernel and a
+ * blocking read map of its buffer (how clip makes an output current on a device that works on
+ * host memory), then the unmap, N times, median (python/README.md: the 1x1 call from Python). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
@@ -164,6 +166,39 @@ static int arg_cost(cl_context ctx, cl_device_id dev, cl_program prog, cl_mem m,
     return rc;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median time of kernel k and a blocking map and unmap of m, back to back, n times. */
+static int round_trip(cl_context ctx, cl_device_id dev, cl_kernel k, cl_mem m, int n) {
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);
+    if (check(e, "clCreateCommandQueue")) return 1;
+    double *t = malloc((size_t)n * sizeof *t);
+    int rc = !t;
+    size_t one = 1;
+    for (int i = -n / 4; i < n && !rc; i++) { /* a quarter more first, not counted: warm-up */
+        const double t0 = now_us();
+        void *h = NULL;
+        rc = check(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL),
+                   "clEnqueueNDRangeKernel");
+        if (!rc) h = clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ, 0, 4, 0, NULL, NULL, &e);
+        if (!rc) rc = check(e, "clEnqueueMapBuffer");
+        if (!rc) rc = check(clEnqueueUnmapMemObject(q, m, h, 0, NULL, NULL), "clEnqueueUnmap");
+        if (i >= 0) t[i] = now_us() - t0;
+    }
+    if (!rc) {
+        qsort(t, (size_t)n, sizeof *t, cmp_double);
+        printf("round trip, a kernel then a blocking map: %.1f us (median of %d)\n", t[n / 2], n);
+    }
+    free(t);
+    clFinish(q);
+    clReleaseCommandQueue(q);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const int n = argc > 1 ? atoi(argv[1]) : 2000;
     if (n < 1) {
@@ -242,6 +277,7 @@ int main(int argc, char **argv) {
     if (!rc) rc = arg_cost(ctx, dev, prog, m, n);
     for (int kind = 0; kind < 3 && !rc; kind++)
         rc = device_gap(ctx, dev, prog, m, kind);
+    if (!rc) rc = round_trip(ctx, dev, k, m, n);
     clReleaseMemObject(m);
     clReleaseKernel(k);
     clReleaseProgram(prog);

@@ -103,8 +103,9 @@ inline elem_t div_sum(elem_t v, elem_t s) {
     A += slice * (long)ma * na;                     \
     C += slice * (long)mo * no
 
-/* kinfo: sum(K(:)) then the non-finite flag (conv2_kinfo), or NULL when neither normalize nor
- * skipz needs it. gate: when not NULL, the launch does nothing unless gate[0] is non-zero (the
+/* aoff: the elements of A's buffer before A's first one (clip_proc_input_view: caller memory
+ * read in place though it is not aligned as the device's buffers; 0 elsewhere). kinfo: sum(K(:))
+ * then the non-finite flag (conv2_kinfo), or NULL when neither normalize nor skipz needs it. gate: when not NULL, the launch does nothing unless gate[0] is non-zero (the
  * FFT path's exact fallback for non-finite data, decided on the device). Kernels with barriers
  * take these uniform decisions without returning before a barrier (PoCL's work-group compiler
  * corrupts memory on such early returns). */
@@ -113,7 +114,7 @@ inline elem_t div_sum(elem_t v, elem_t s) {
         __global elem_t *restrict C, __global const elem_t *restrict kinfo,                    \
         __global const int *restrict gate, const int ma, const int na, const int mo,           \
         const int no, const int oi, const int oj, const int kr, const int kc, const int corr,  \
-        const int normalize, const int skipz, const int ngx, const int ngy
+        const int normalize, const int skipz, const int ngx, const int ngy, const int aoff
 
 #define GATE_OFF (gate && gate[0] == 0)
 
@@ -192,6 +193,7 @@ inline void stage_tile(__local elem_t *tile, __global const elem_t *A, int r0, i
  * up to RJ accumulators held in registers. */
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_local(
     CONV2_ARGS, __local elem_t *tile) {
+    A += aoff;
     GROUP_COORDS(WX, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX + KR_ - 1, halo = WY * RJ + KC_ - 1, nk = KR_ * KC_;
@@ -301,6 +303,7 @@ inline vec_t load_rows(__global const elem_t *A, int gc, int r, int ma, int insi
  * explicit vectors give the SIMD that PoCL does not get from work-item loops wrapped around
  * inner loops. */
 __kernel void conv2_global(CONV2_ARGS) {
+    A += aoff;
     if (GATE_OFF) return;
     GROUP_COORDS(WX * VW, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
@@ -382,6 +385,7 @@ __kernel void conv2_global(CONV2_ARGS) {
  * (no bank conflicts) and write consecutive rows (coalesced). */
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
     CONV2_ARGS, __local elem_t *tile) {
+    A += aoff;
     GROUP_COORDS(WX * RI, WY * RJ);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1, tw = WY * RJ + KC - 1;
@@ -439,6 +443,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_block(
  * so that the stores coalesce. */
 __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
     CONV2_ARGS, __local elem_t *tile) {
+    A += aoff;
     GROUP_COORDS(WX * RI, WY);
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), lid = ly * WX + lx;
     const int th = WX * RI + KR - 1;
@@ -520,6 +525,7 @@ __kernel __attribute__((reqd_work_group_size(WX, WY, 1))) void conv2_cols(
 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void conv2_rblock(
     CONV2_ARGS, __local elem_t *tile) {
+    A += aoff;
     if (GATE_OFF) return;
     GROUP_COORDS(RI * VW, RJ);
     const int th = RI * VW + KR - 1, tw = RJ + KC - 1;

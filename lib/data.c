@@ -265,6 +265,7 @@ void clip_data_destroy(clip_data *d) {
     if (!d || --d->refs > 0) return;
     /* The buffer may still be read or written by enqueued commands: OpenCL keeps it alive until
      * they finish, so releasing here is safe; so is pooling it (pool_put). */
+    if (d->view) clReleaseMemObject(d->view); /* kept alive by OpenCL for enqueued reads */
     if (d->mem && !d->in_place && !d->stage && pool_put(d->app, d->mem, d->bytes))
         d->mem = NULL;
     else if (d->mem)
@@ -377,6 +378,37 @@ static clip_status make_buffer(clip_data *d, int fill) {
 
 clip_status clip_data_ensure_buffer(clip_data *d) {
     return make_buffer(d, 0);
+}
+
+clip_status clip_data_view(clip_data *d, cl_mem *mem, size_t *offset) {
+    *mem = NULL;
+    *offset = 0;
+    const size_t align =
+        d->borrowed && !d->in_place && d->host_valid && d->bytes ? in_place_alignment(d->app) : 0;
+    const size_t esize = clip_type_size(d->type), below = align ? (uintptr_t)d->host % align : 0;
+    if (!align || below % esize) {
+        clip_status s = clip_data_to_device(d);
+        if (s == CLIP_OK) *mem = d->mem;
+        return s;
+    }
+    if (!d->view) {
+        /* The bytes below host lie in its page (align divides the page size): readable memory,
+         * never read by a kernel that starts at the offset. No fault-injection site: as
+         * sync_in_place, tests/test_fault.c's chains use no wrapped data. */
+        cl_int e = CL_SUCCESS;
+        d->view = clCreateBuffer(d->app->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                                 d->bytes + below, (char *)d->host - below, &e);
+        if (e != CL_SUCCESS) {
+            d->view = NULL;
+            return clip_set_error(d->app, CLIP_ERR_OUT_OF_MEMORY,
+                                  "cannot make a %zu-byte view of host memory: clCreateBuffer: %s",
+                                  d->bytes + below, clip_cl_error_name(e));
+        }
+        d->view_off = below / esize;
+    }
+    *mem = d->view;
+    *offset = d->view_off;
+    return CLIP_OK;
 }
 
 /* Counts a copy between host and device. Syncing in-place data (clip_data_wrap) enqueues the
@@ -574,9 +606,9 @@ clip_status clip_data_host_write(clip_data *d, void **ptr) {
                               "data_host_write: NULL argument");
     *ptr = NULL;
     clip_status s = to_host(d);
-    /* Wrapped memory used in place is the device buffer itself: work enqueued earlier may
-     * still read it. */
-    if (s == CLIP_OK && d->in_place && d->device_valid) s = clip_app_finish(d->app);
+    /* Wrapped memory used in place is the device buffer itself, and a view reads it too: work
+     * enqueued earlier may still read it. */
+    if (s == CLIP_OK && ((d->in_place && d->device_valid) || d->view)) s = clip_app_finish(d->app);
     if (s != CLIP_OK) return s;
     d->device_valid = 0;
     *ptr = d->host;

@@ -91,9 +91,13 @@ struct clip_data {
                      copy's memory, clip's own (mem is made over it; freed with mem
                      by a destructor callback) */
     struct clip_host_block *stage_block; /* stage's block (lib/host_pool.h), kept for reuse */
-    cl_mem pinned;                       /* host is page-locked memory mapped from this buffer
-                                            (lib/host_pinned.h); NULL when host is ordinary memory */
-    int zero_pending;         /* host storage not made yet, and must be zeros when it is */
+    cl_mem view;      /* borrowed, not in_place, on a device sharing host memory: a read-only
+                         buffer over host from the aligned address below it, made at the first
+                         clip_data_view; released with d */
+    size_t view_off;  /* elements of view before host's first one */
+    cl_mem pinned;    /* host is page-locked memory mapped from this buffer
+                         (lib/host_pinned.h); NULL when host is ordinary memory */
+    int zero_pending; /* host storage not made yet, and must be zeros when it is */
     unsigned long host_reads; /* clip_data_host / clip_data_read calls: a process's init that
                                  reads an input's values is seen by it (clip_process_rebind) */
 };
@@ -186,6 +190,10 @@ clip_status clip_data_to_device(clip_data *d);
 clip_status clip_data_host_storage(clip_data *d);
 /* Creates the device buffer if missing, without uploading. */
 clip_status clip_data_ensure_buffer(clip_data *d);
+/* clip_proc_input_view's buffer for d: the view over the caller's memory (d->view, d->view_off)
+ * where d is wrapped memory the device could not use in place for its alignment alone and the
+ * host copy is current; else d's device buffer, made current, and offset 0. */
+clip_status clip_data_view(clip_data *d, cl_mem *mem, size_t *offset);
 
 /* Writes "3x4" style dims into buf: d's, or ndims of dims. Returns buf. */
 char *clip_dims_str(const clip_data *d, char *buf, size_t cap);

@@ -324,6 +324,15 @@ clip_status clip_proc_input_as(clip_process *p, int i, clip_type t) {
     return clip_proc_temp(p, bytes, &p->convert_mem[i]);
 }
 
+clip_status clip_proc_input_view(clip_process *p, int i, cl_mem *mem, size_t *offset) {
+    clip_data *d = clip_proc_input(p, i);
+    *mem = NULL;
+    *offset = 0;
+    if (!d) return clip_proc_fail(p, CLIP_ERR_INVALID_ARG, "input %d does not exist", i);
+    if (p->convert_kernel[i]) return clip_proc_input_buffer(p, i, mem);
+    return clip_data_view(d, mem, offset);
+}
+
 clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem) {
     clip_data *d = clip_proc_input(p, i);
     *mem = NULL;

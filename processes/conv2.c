@@ -617,9 +617,18 @@ static clip_status conv2_init(clip_process *p) {
 }
 
 /* The buffers of the launch (indexed by CONV2_BUF_*): A, the filter (conv2's K, its rank-one
- * factors, or conv2sep's u and v or formed K), C and the temporary. */
-static clip_status launch_buffers(clip_process *p, conv2_state *st, clip_data *c, cl_mem *bufs) {
-    clip_status s = clip_proc_input_buffer(p, st->ia, &bufs[CONV2_BUF_A]);
+ * factors, or conv2sep's u and v or formed K), C and the temporary; *aoff, A's offset in its
+ * buffer. The direct kernels read A from an offset, so caller memory goes in place however it
+ * is aligned (clip_proc_input_view); clFFT and the tensor pass's range launch take A whole. */
+static clip_status launch_buffers(clip_process *p, conv2_state *st, clip_data *c, cl_mem *bufs,
+                                  cl_int *aoff) {
+    int whole = st->fft != NULL;
+    for (int i = 0; i < st->npass; i++)
+        whole |= st->pass[i].range != NULL;
+    size_t off = 0;
+    clip_status s = whole ? clip_proc_input_buffer(p, st->ia, &bufs[CONV2_BUF_A])
+                          : clip_proc_input_view(p, st->ia, &bufs[CONV2_BUF_A], &off);
+    *aoff = (cl_int)off;
     if (st->ia == 0) {
         const int need_k = !st->u || st->kinfo;
         if (s == CLIP_OK && need_k) s = clip_proc_input_buffer(p, 1, &bufs[CONV2_BUF_K]);
@@ -662,7 +671,8 @@ static clip_status conv2_launch(clip_process *p) {
     clip_process_output(p, 0, &c);
     if (clip_data_numel(c) == 0) return CLIP_OK;
     cl_mem bufs[CONV2_NBUF] = {0};
-    clip_status s = launch_buffers(p, st, c, bufs);
+    cl_int aoff = 0;
+    clip_status s = launch_buffers(p, st, c, bufs, &aoff);
     if (s == CLIP_OK && st->kinfo) s = launch_kinfo(p, st, bufs);
     if (s != CLIP_OK) return s;
     if (st->fft) {
@@ -673,7 +683,7 @@ static clip_status conv2_launch(clip_process *p) {
     }
     /* conv2sep's column pass reads u's kinfo; every other pass the one kinfo. */
     for (int i = 0; i < st->npass && s == CLIP_OK; i++)
-        s = conv2_direct_launch(p, &st->pass[i], bufs,
+        s = conv2_direct_launch(p, &st->pass[i], bufs, aoff,
                                 i == 0 && st->kinfo1 ? st->kinfo1 : st->kinfo, st->gate);
     return s;
 }

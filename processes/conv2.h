@@ -70,14 +70,15 @@ int conv2_parse_tuning(clip_process *p, const conv2_geom *g, const char *value, 
  * work-group size): CLIP_ERR_UNSUPPORTED, with a message only when `forced`. */
 clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *cfg, int forced,
                                int normalize, int skipz, conv2_pass *ps);
-/* Enqueues a built pass; bufs are indexed by CONV2_BUF_*. The tensor kernel's pass runs in
- * three launches: the kernel on the data as they are; where it found a value under the 3xTF32
- * split's range, tf32_range for the operands' ranges; and then the kernel's second pass on the
- * operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED), or, where the first
- * left NaN outputs (its forms that walk spans, TC_NANFIX), their recomputation. On other data
- * the last two return at once. */
-clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_mem kinfo,
-                                cl_mem gate);
+/* Enqueues a built pass; bufs are indexed by CONV2_BUF_*, aoff is the offset in elements of A in
+ * bufs[CONV2_BUF_A] (clip_proc_input_view; the tensor pass takes only 0). The tensor kernel's pass
+ * runs in three launches: the kernel on the data as they are; where it found a value under the
+ * 3xTF32 split's range, tf32_range for the operands' ranges; and then the kernel's second pass on
+ * the operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED), or, where the first
+ * left NaN outputs (its forms that walk spans, TC_NANFIX), their recomputation. On other data the
+ * last two return at once. */
+clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_int aoff,
+                                cl_mem kinfo, cl_mem gate);
 /* The outputs a group of block configuration c computes once its tile is shrunk to fit the
  * device's local memory, over c's (1 when it fits as it is, 0 when nothing fits). */
 double conv2_block_shrink(clip_process *p, const conv2_geom *g, const conv2_cfg *c);

@@ -531,9 +531,9 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
         n += snprintf(opts + n, sizeof opts - (size_t)n, " -DKR=%zu -DKC=%zu", g->mk, g->nk);
     if (c.kind == CONV2_RBLOCK && g->corr) snprintf(opts + n, sizeof opts - (size_t)n, " -DCORR");
     if (c.kind == CONV2_TENSOR) tensor_options(g, &c, opts, sizeof opts);
-    clip_status s =
-        clip_proc_kernel(p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2",
-                         g->t, opts, name, &ps->kernel);
+    clip_status s = clip_proc_kernel(
+        p, c.kind == CONV2_TENSOR ? "tensor_core+tf32+conv2+conv2_tensor" : "conv2", g->t, opts,
+        name, &ps->kernel);
     /* A driver that held the sm_90a kernels to the 48 KB OpenCL reports would refuse the tensor
      * kernel's larger arrays: auto then takes another variant (as the GEMM falls back). */
     if (s != CLIP_OK && c.kind == CONV2_TENSOR && !forced &&
@@ -628,7 +628,7 @@ static clip_status launch_range(clip_process *p, const conv2_pass *ps, const cl_
 
 /* The arguments of direct kernel k of pass ps. */
 static clip_status direct_args(clip_process *p, const conv2_pass *ps, cl_kernel k,
-                               const cl_mem *bufs, cl_mem kinfo, cl_mem gate) {
+                               const cl_mem *bufs, cl_int aoff, cl_mem kinfo, cl_mem gate) {
     const cl_mem gm = ps->gated ? gate : NULL;
     const cl_mem mems[5] = {bufs[ps->src], bufs[ps->filt], bufs[ps->dst], kinfo, gm};
     clip_status s = CLIP_OK;
@@ -637,6 +637,8 @@ static clip_status direct_args(clip_process *p, const conv2_pass *ps, cl_kernel 
         s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &mems[i]);
     for (int i = 0; i < 13 && s == CLIP_OK; i++)
         s = clip_proc_arg(p, k, idx++, sizeof(cl_int), &ps->ints[i]);
+    const cl_int off = ps->src == CONV2_BUF_A ? aoff : 0;
+    if (s == CLIP_OK) s = clip_proc_arg(p, k, idx++, sizeof off, &off);
     if (s == CLIP_OK && ps->local_bytes) s = clip_proc_arg(p, k, idx++, ps->local_bytes, NULL);
     /* the tensor kernel's passes: tcr and the launch's number */
     if (s == CLIP_OK && ps->range) s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &ps->tcr);
@@ -644,15 +646,15 @@ static clip_status direct_args(clip_process *p, const conv2_pass *ps, cl_kernel 
     return s;
 }
 
-clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_mem kinfo,
-                                cl_mem gate) {
+clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_int aoff,
+                                cl_mem kinfo, cl_mem gate) {
     /* The tensor kernel's launches are numbered 1, 2, ... and from 2^32 - 1 on 2 (tf32_range.cl:
      * odd and even take turns): its first pass, the ranges, its second pass (conv2.h). */
     if (ps->range) ps->gen = ps->gen == 0xffffffffu ? 2u : ps->gen + 1u;
-    clip_status s = direct_args(p, ps, ps->kernel, bufs, kinfo, gate);
+    clip_status s = direct_args(p, ps, ps->kernel, bufs, aoff, kinfo, gate);
     if (s == CLIP_OK) s = clip_proc_enqueue(p, ps->kernel, 2, ps->global, ps->wg);
     if (!ps->range || s != CLIP_OK) return s;
     s = launch_range(p, ps, bufs);
-    if (s == CLIP_OK) s = direct_args(p, ps, ps->scaled, bufs, kinfo, gate);
+    if (s == CLIP_OK) s = direct_args(p, ps, ps->scaled, bufs, aoff, kinfo, gate);
     return s == CLIP_OK ? clip_proc_enqueue(p, ps->scaled, 2, ps->global, ps->wg) : s;
 }

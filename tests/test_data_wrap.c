@@ -97,6 +97,103 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     clip_process_destroy(p);
 }
 
+/* conv2 of A (m x n) by a 3x4 K, both given as clip data; returns C, new. */
+static clip_data *conv2_of(clip_app *app, clip_data *a, clip_data *k, clip_process **keep) {
+    clip_process *p = NULL;
+    clip_data *c = NULL;
+    CHECK_OK(app, clip_process_create(app, "conv2", &p));
+    CHECK_OK(app, clip_process_set_choice(p, "shape", "same"));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    CHECK_OK(app, clip_process_set_input(p, 1, k));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    CHECK_OK(app, clip_process_output(p, 0, &c));
+    clip_data_retain(c);
+    if (keep)
+        *keep = p;
+    else
+        clip_process_destroy(p);
+    return c;
+}
+
+static int same_bytes(clip_data *x, clip_data *y) {
+    const void *hx = NULL, *hy = NULL;
+    if (clip_data_host(x, &hx) != CLIP_OK || clip_data_host(y, &hy) != CLIP_OK) return 0;
+    return clip_data_bytes(x) == clip_data_bytes(y) && !memcmp(hx, hy, clip_data_bytes(x));
+}
+
+/* Caller memory that is not aligned as the device's buffers, read by a process that takes
+ * offsets (conv2: clip_proc_input_view): on a device that works on host memory it goes in with
+ * no copy (nothing counted for it), at every element-aligned offset and type, with the values
+ * of the same data in clip's own memory; a host change through clip_data_host_write reaches the
+ * next launch; where the newest copy is the device's (a process wrote it) the view is not used. */
+static void test_view(clip_app *app, clip_type t, size_t offset) {
+    const size_t dims[2] = {M, N}, kd[2] = {3, 4}, esize = clip_type_size(t);
+    const size_t n = (size_t)M * N, bytes = n * esize;
+    char *raw = aligned_alloc(4096, (bytes + offset + 4095) / 4096 * 4096);
+    unsigned char *x = (unsigned char *)raw + offset;
+    unsigned long long seed = 7 + offset;
+    for (size_t i = 0; i < bytes / 4; i++) {
+        if (clip_type_is_double(t) && i % 2 == 0) {
+            const double v = tu_rand(&seed) - 0.5;
+            memcpy(x + 4 * i, &v, 8);
+            i++;
+        } else {
+            const float v = (float)(tu_rand(&seed) - 0.5);
+            memcpy(x + 4 * i, &v, 4);
+        }
+    }
+    unsigned char kv[12 * 16];
+    for (size_t i = 0; i < 12 * esize; i++)
+        kv[i] = (unsigned char)(i * 37 % 61); /* small positive floats of either width */
+    for (size_t i = 0; i < 12 * esize; i += 4)
+        kv[i + 3] = 0x3e; /* every float's top byte: finite, near 0.2-0.3 */
+    clip_data *dx = NULL, *own = NULL, *dk = NULL;
+    CHECK_OK(app, clip_data_wrap(app, t, 2, dims, x, &dx));
+    CHECK_OK(app, clip_data_create_from(app, t, 2, dims, x, &own));
+    CHECK_OK(app, clip_data_create_from(app, t, 2, kd, kv, &dk));
+    CHECK_OK(app, clip_data_upload(dk));
+    cl_bool unified = CL_FALSE;
+    clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    clip_transfer_stats s0 = stats(app);
+    clip_process *p = NULL;
+    clip_data *c = conv2_of(app, dx, dk, &p), *want = conv2_of(app, own, dk, NULL);
+    clip_transfer_stats s1 = stats(app);
+    CHECK(same_bytes(c, want));
+    /* own's upload is counted; dx's only where the device has memory of its own */
+    const uint64_t ups = unified == CL_TRUE ? 1 : 2;
+    CHECK(s1.to_device - s0.to_device == ups &&
+          s1.bytes_to_device - s0.bytes_to_device == ups * bytes);
+
+    void *w = NULL;
+    CHECK_OK(app, clip_data_host_write(dx, &w));
+    CHECK(w == x);
+    memset(w, 0, bytes);
+    CHECK_OK(app, clip_process_launch(p));
+    const void *h = NULL;
+    clip_data *c2 = NULL;
+    CHECK_OK(app, clip_process_output(p, 0, &c2));
+    CHECK_OK(app, clip_data_host(c2, &h));
+    int nonzero = 0;
+    for (size_t i = 0; i < bytes; i++)
+        nonzero += ((const unsigned char *)h)[i] != 0;
+    CHECK(nonzero == 0);
+
+    /* scale writes dx (its newest copy then the device's); conv2 then reads that copy. */
+    clip_process *sc = scale(app, own, dx, 1.0, 0.0);
+    clip_data *c3 = conv2_of(app, dx, dk, NULL);
+    CHECK(same_bytes(c3, want));
+    clip_process_destroy(sc);
+    clip_process_destroy(p);
+    clip_data_destroy(c);
+    clip_data_destroy(c3);
+    clip_data_destroy(want);
+    clip_data_destroy(dx);
+    clip_data_destroy(own);
+    clip_data_destroy(dk);
+    free(raw);
+}
+
 /* An output read straight into caller memory, and caller memory written straight to the
  * device: one counted transfer each, and clip's own host copy left alone. */
 static void test_read_write(clip_app *app) {
@@ -402,6 +499,13 @@ int main(void) {
     if (!app) return tu_finish("test_data_wrap");
     test_wrap_in_out(app, 0);
     test_wrap_in_out(app, 8);
+    const size_t offsets[] = {0, 4, 8, 16, 40, 124};
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        test_view(app, CLIP_F32, offsets[i]);
+        if (offsets[i] % 8 == 0) test_view(app, CLIP_C32, offsets[i]);
+        if (offsets[i] % 8 == 0) test_view(app, CLIP_F64, offsets[i]);
+        if (offsets[i] % 16 == 0) test_view(app, CLIP_C64, offsets[i]);
+    }
     test_read_write(app);
     test_in_place_output(app);
     test_unbind(app);

@@ -114,8 +114,10 @@ CLIP_API clip_status clip_data_create_from(clip_app *app, clip_type type, int nd
  * device work by a blocking read map and unmap of the buffer (OpenCL's coherence point for such
  * memory), not by a read into the buffer's own host pointer. Less aligned memory on such a device
  * is treated as clip's own data is there: the buffer is made over aligned memory clip allocates,
- * and each sync is one memcpy (counted). Elsewhere the device has its own buffer, filled from
- * and read back into `host` directly (counted as usual).
+ * and each sync is one memcpy (counted); a process whose kernels read an input from an element
+ * offset (clip_proc_input_view: conv2's direct kernels) reads it in place all the same, through a
+ * read-only buffer from the aligned address below it (no copy, nothing counted). Elsewhere the
+ * device has its own buffer, filled from and read back into `host` directly (counted as usual).
  * Ownership: clip never frees `host`. The caller keeps it valid, and touches it only through
  * clip_data_host/clip_data_host_write, until the data's last reference is gone (the caller's
  * clip_data_destroy and every process holding it as an input or output: destroy, unbind or
@@ -192,8 +194,8 @@ CLIP_API clip_status clip_data_upload(clip_data *d);
 
 /* Write access on the host: like clip_data_host, then marks the device copy stale so the next
  * process that reads d uploads it. For wrapped memory the device uses in place
- * (clip_data_in_place), first waits for the work enqueued on the app's queue, which may still
- * read it. Errors: as clip_data_host. */
+ * (clip_data_in_place) or a process has read in place (clip_proc_input_view), first waits for
+ * the work enqueued on the app's queue, which may still read it. Errors: as clip_data_host. */
 CLIP_API clip_status clip_data_host_write(clip_data *d, void **ptr);
 
 /* Copies the contents into a new data object of another type: real->complex gives zero

@@ -243,6 +243,18 @@ CLIP_API clip_status clip_proc_fill(clip_process *p, cl_mem mem, const void *pat
  * CLIP_ERR_NO_FP64, CLIP_ERR_BUILD, CLIP_ERR_OVERFLOW, CLIP_ERR_OUT_OF_MEMORY, CLIP_ERR_OPENCL. */
 CLIP_API clip_status clip_proc_input_as(clip_process *p, int i, clip_type t);
 CLIP_API clip_status clip_proc_input_buffer(clip_process *p, int i, cl_mem *mem);
+/* Input i for kernels that read it from an element offset, so that caller memory goes in with no
+ * copy where alignment alone would cost one. Where input i is memory a program wrapped
+ * (clip_data_wrap) on a device that works on host memory, and it is not aligned as that device's
+ * buffers must be (NumPy's large arrays lie 16 bytes past a page; PoCL's kernels assume 128), the
+ * data would be staged: one copy at every upload. Here *mem is instead a read-only buffer over
+ * that memory from the aligned address below it, and *offset the number of elements before input
+ * i's first one: the kernels must read input i from there on and never write *mem. Everywhere
+ * else (aligned or clip's own memory, a device with memory of its own, an input whose newest copy
+ * is on the device, an input converted by clip_proc_input_as, a piece of a split launch) it is
+ * clip_proc_input_buffer's buffer and *offset is 0. The buffer is owned by the core.
+ * Errors: as clip_proc_input_buffer. */
+CLIP_API clip_status clip_proc_input_view(clip_process *p, int i, cl_mem *mem, size_t *offset);
 
 /* ---- the tuning cache (lib/tuning.c documents the file) ------------------------------------
  * A plain-text file keyed by device name and driver version: $CLIP_TUNING_CACHE, else

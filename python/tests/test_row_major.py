@@ -85,3 +85,35 @@ def test_one_dimensional_and_3d_inputs_are_not_transposed(rng):
         close(got[:, :, c], matlab_conv2(A[:, :, c], K, "same"), 1e-13)
     u = rand(rng, (7,), np.float64)
     close(clipcl.conv2(u, K), matlab_conv2(u[:, None], K, "full"), 1e-13)
+
+
+def _past_alignment(a, order):
+    """A copy of a in `order` whose data start 16 bytes past a 128-byte boundary, as NumPy's own
+    large arrays do (16 past a page)."""
+    raw = np.empty(a.nbytes + 256, np.uint8)
+    at = (-raw.ctypes.data) % 128 + 16
+    x = raw[at:at + a.nbytes].view(a.dtype).reshape(a.shape, order=order)
+    x[...] = a
+    return x
+
+
+def test_numpy_memory_read_in_place_by_conv2(rng):
+    """NumPy's own large arrays lie 16 bytes past a page, less aligned than PoCL's buffers: conv2
+    reads them in place all the same (clip_proc_input_view), with the values of an aligned copy
+    and no more host->device bytes than it (PoCL: K's alone), in either order."""
+    A = rand(rng, (300, 200), np.float32)
+    K0 = rand(rng, (5, 4), np.float32)
+    K = _past_alignment(K0, "F")  # K alike in every call: its upload is counted alike
+    with clipcl.App() as app:
+        s0 = app.transfer_stats()
+        want = clipcl.conv2(clipcl.asfortranarray(A), K, shape="same", app=app)
+        aligned_bytes = app.transfer_stats()["bytes_to_device"] - s0["bytes_to_device"]
+        for order, KX in (("F", K), ("C", _past_alignment(K0, "C"))):
+            X = _past_alignment(A, order)
+            s0 = app.transfer_stats()
+            got = clipcl.conv2(X, KX, shape="same", app=app)
+            assert app.transfer_stats()["bytes_to_device"] - s0["bytes_to_device"] == aligned_bytes
+            if X.flags.f_contiguous:
+                assert np.array_equal(got, want)
+            else:
+                close(got, want, 1e-6)
