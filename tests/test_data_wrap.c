@@ -97,17 +97,10 @@ static void test_wrap_in_out(clip_app *app, size_t offset) {
     clip_process_destroy(p);
 }
 
-/* conv2 of A (m x n) by a 3x4 K, both given as clip data; returns C, new. */
+/* conv2(a, k, 'same'); returns C (a new reference), and the process in *keep (else destroyed). */
 static clip_data *conv2_of(clip_app *app, clip_data *a, clip_data *k, clip_process **keep) {
-    clip_process *p = NULL;
     clip_data *c = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &p));
-    CHECK_OK(app, clip_process_set_choice(p, "shape", "same"));
-    CHECK_OK(app, clip_process_set_input(p, 0, a));
-    CHECK_OK(app, clip_process_set_input(p, 1, k));
-    CHECK_OK(app, clip_process_init(p));
-    CHECK_OK(app, clip_process_launch(p));
-    CHECK_OK(app, clip_process_output(p, 0, &c));
+    clip_process *p = tu_run2(app, "conv2", "shape", "same", a, k, &c);
     clip_data_retain(c);
     if (keep)
         *keep = p;

@@ -12,7 +12,8 @@
 /* The variant conv2 reports for a cache value ("block:32,4,2,16" -> "block 32x4 2x16 "). */
 static int expected_variant(const char *value, char *out, size_t cap) {
     int a, b, c, d;
-    if (!strcmp(value, "fft")) snprintf(out, cap, "fft ");
+    if (!strcmp(value, "fft"))
+        snprintf(out, cap, "fft ");
     else if (sscanf(value, "local:%d,%d,%d", &a, &b, &c) == 3)
         snprintf(out, cap, "local %dx%d 1x%d ", a, b, c);
     else if (sscanf(value, "global:%d,%d,%d,%d", &a, &b, &c, &d) == 4)
@@ -21,7 +22,8 @@ static int expected_variant(const char *value, char *out, size_t cap) {
         snprintf(out, cap, "block %dx%d %dx%d ", a, b, c, d);
     else if (sscanf(value, "rblock:%d,%d,%d", &a, &b, &c) == 3)
         snprintf(out, cap, "rblock %dx%dx%d ", a, c, b);
-    else return -1;
+    else
+        return -1;
     return 0;
 }
 
@@ -36,14 +38,7 @@ static void check_class(clip_app *app, size_t n, unsigned long long seed) {
     clip_data *a = make_data(app, CLIP_F32, 61, 45, 2, seed, &ha);
     clip_data *k = make_data(app, CLIP_F32, n, n, 1, seed + 1, &hk);
     clip_data *c = NULL;
-    clip_process *p = NULL;
-    CHECK_OK(app, clip_process_create(app, "conv2", &p));
-    CHECK_OK(app, clip_process_set_choice(p, "shape", "same"));
-    CHECK_OK(app, clip_process_set_input(p, 0, a));
-    CHECK_OK(app, clip_process_set_input(p, 1, k));
-    CHECK_OK(app, clip_process_init(p));
-    CHECK_OK(app, clip_process_launch(p));
-    CHECK_OK(app, clip_process_output(p, 0, &c));
+    clip_process *p = tu_run2(app, "conv2", "shape", "same", a, k, &c);
     const char *v = clip_process_variant(p);
     CHECK(strncmp(v, want, strlen(want)) == 0);
     if (strncmp(v, want, strlen(want)))

@@ -15,49 +15,49 @@
 static int tu_failures = 0;
 static int tu_checks = 0;
 
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        tu_checks++;                                                                 \
-        if (!(cond)) {                                                               \
-            tu_failures++;                                                           \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                            \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        tu_checks++;                                                                               \
+        if (!(cond)) {                                                                             \
+            tu_failures++;                                                                         \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 /* Checks a clip call returns `want`; prints the app's message when it does not. */
-#define CHECK_STATUS(app, call, want)                                                         \
-    do {                                                                                      \
-        tu_checks++;                                                                          \
-        clip_status s_ = (call);                                                              \
-        if (s_ != (want)) {                                                                   \
-            tu_failures++;                                                                    \
-            fprintf(stderr, "%s:%d: %s returned %s, want %s (%s)\n", __FILE__, __LINE__,      \
-                    #call, clip_status_str(s_), clip_status_str(want), clip_app_last_error(app)); \
-        }                                                                                     \
+#define CHECK_STATUS(app, call, want)                                                              \
+    do {                                                                                           \
+        tu_checks++;                                                                               \
+        clip_status s_ = (call);                                                                   \
+        if (s_ != (want)) {                                                                        \
+            tu_failures++;                                                                         \
+            fprintf(stderr, "%s:%d: %s returned %s, want %s (%s)\n", __FILE__, __LINE__, #call,    \
+                    clip_status_str(s_), clip_status_str(want), clip_app_last_error(app));         \
+        }                                                                                          \
     } while (0)
 
 #define CHECK_OK(app, call) CHECK_STATUS(app, call, CLIP_OK)
 
-#define CHECK_NEAR(a, b, tol)                                                                 \
-    do {                                                                                      \
-        tu_checks++;                                                                          \
-        double a_ = (double)(a), b_ = (double)(b);                                            \
-        if (!(fabs(a_ - b_) <= (tol))) {                                                      \
-            tu_failures++;                                                                    \
-            fprintf(stderr, "%s:%d: %s = %.17g, want %.17g (tol %g)\n", __FILE__, __LINE__,   \
-                    #a, a_, b_, (double)(tol));                                               \
-        }                                                                                     \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        tu_checks++;                                                                               \
+        double a_ = (double)(a), b_ = (double)(b);                                                 \
+        if (!(fabs(a_ - b_) <= (tol))) {                                                           \
+            tu_failures++;                                                                         \
+            fprintf(stderr, "%s:%d: %s = %.17g, want %.17g (tol %g)\n", __FILE__, __LINE__, #a,    \
+                    a_, b_, (double)(tol));                                                        \
+        }                                                                                          \
     } while (0)
 
 /* Checks that the app's last error contains `needle`. */
-#define CHECK_MSG(app, needle)                                                            \
-    do {                                                                                  \
-        tu_checks++;                                                                      \
-        if (!strstr(clip_app_last_error(app), (needle))) {                                \
-            tu_failures++;                                                                \
-            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,   \
-                    clip_app_last_error(app), (needle));                                  \
-        }                                                                                 \
+#define CHECK_MSG(app, needle)                                                                     \
+    do {                                                                                           \
+        tu_checks++;                                                                               \
+        if (!strstr(clip_app_last_error(app), (needle))) {                                         \
+            tu_failures++;                                                                         \
+            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,            \
+                    clip_app_last_error(app), (needle));                                           \
+        }                                                                                          \
     } while (0)
 
 /* Runs one part of a long test and says when it ends (checks so far, failures, the part's
@@ -121,7 +121,8 @@ static inline clip_app *tu_app(void) {
 static inline clip_app *tu_app_devices(int n) {
     clip_criteria c = {0};
     c.ignore_env = 1;
-    for (int i = 0; i < n; i++) c.indices[i] = i + 1;
+    for (int i = 0; i < n; i++)
+        c.indices[i] = i + 1;
     c.n_indices = n;
     clip_app *app = NULL;
     if (clip_app_create(&app, &c) != CLIP_OK)
@@ -181,11 +182,29 @@ static inline void tu_tuning_line(clip_app *app, const char *path, const char *p
 
 /* Checks that `clip ARGS` fails and says `needle` on stderr (PREFIX_err.txt; prefix a string
  * literal). Two checks, each reported at the caller's line. */
-#define CHECK_TOOL_FAILS(prefix, args, needle)                \
-    do {                                                      \
-        CHECK(tu_run_tool(prefix, args) != 0);                \
-        CHECK(tu_file_has(prefix "_err.txt", needle));        \
+#define CHECK_TOOL_FAILS(prefix, args, needle)                                                     \
+    do {                                                                                           \
+        CHECK(tu_run_tool(prefix, args) != 0);                                                     \
+        CHECK(tu_file_has(prefix "_err.txt", needle));                                             \
     } while (0)
+
+/* Creates process `name` with the choice `param` = `value` (param NULL: none), inputs a and b (b
+ * NULL: one), inits and launches it (a check each); returns it, its first output in *out
+ * (borrowed from the process). */
+static inline clip_process *tu_run2(clip_app *app, const char *name, const char *param,
+                                    const char *value, clip_data *a, clip_data *b,
+                                    clip_data **out) {
+    clip_process *p = NULL;
+    *out = NULL;
+    CHECK_OK(app, clip_process_create(app, name, &p));
+    if (param) CHECK_OK(app, clip_process_set_choice(p, param, value));
+    CHECK_OK(app, clip_process_set_input(p, 0, a));
+    if (b) CHECK_OK(app, clip_process_set_input(p, 1, b));
+    CHECK_OK(app, clip_process_init(p));
+    CHECK_OK(app, clip_process_launch(p));
+    CHECK_OK(app, clip_process_output(p, 0, out));
+    return p;
+}
 
 /* Launches the n processes in turn and waits for them (a check each, and one for the wait);
  * *before and *after: the app's transfer counters just before and after. */
