@@ -212,7 +212,7 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
 }
 
 int clip_data_in_place(const clip_data *d) {
-    return d && d->in_place;
+    return d && (d->in_place || d->view);
 }
 int clip_data_page_locked(const clip_data *d) {
     return d && d->pinned;

@@ -153,6 +153,7 @@ static void test_view(clip_app *app, clip_type t, size_t offset) {
     clip_data *c = conv2_of(app, dx, dk, &p), *want = conv2_of(app, own, dk, NULL);
     clip_transfer_stats s1 = stats(app);
     CHECK(same_bytes(c, want));
+    CHECK(clip_data_in_place(dx) == (unified == CL_TRUE)); /* read in place: a view, or aligned */
     /* own's upload is counted; dx's only where the device has memory of its own */
     const uint64_t ups = unified == CL_TRUE ? 1 : 2;
     CHECK(s1.to_device - s0.to_device == ups &&

@@ -133,7 +133,10 @@ CLIP_API clip_status clip_data_create_from(clip_app *app, clip_type type, int nd
 CLIP_API clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_t *dims,
                                     void *host, clip_data **out);
 
-/* Non-zero when d is wrapped memory that the device uses in place (see clip_data_wrap). */
+/* Non-zero when the device works on d's wrapped memory itself: made over it from clip_data_wrap
+ * on (aligned as the device's buffers: see there), or read through a view by a process
+ * (clip_proc_input_view) from that launch on. Such memory must outlive the device work that uses
+ * it: a caller about to free it after a launch it did not wait for calls clip_app_finish first. */
 CLIP_API int clip_data_in_place(const clip_data *d);
 
 /* Non-zero when d's host storage is page-locked (see the top of this file); 0 before the

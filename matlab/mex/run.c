@@ -68,7 +68,6 @@ typedef struct call {
     size_t nin;
     clip_data *in[GW_MAX_IO];   /* borrowed: a clip.Array's data, or tmp[i] */
     clip_data *tmp[GW_MAX_IO];  /* views of MATLAB inputs (gw_wrap_input), destroyed at the end */
-    int in_place;               /* some input is MATLAB memory the device reads in place */
     mxArray *mx[GW_MAX_IO];     /* MATLAB results being written, until handed to plhs */
     clip_data *out[GW_MAX_IO];  /* wrapped over mx[i] */
     uint64_t ids[GW_MAX_IO];    /* clip.Array results: freed again if the call fails */
@@ -110,7 +109,6 @@ static int resolve_input(call *c, size_t i, const mxArray *in, const mxArray *co
         }
     if (gw_wrap_input(c->app, in, &c->tmp[i], e)) return 1;
     c->in[i] = c->tmp[i];
-    c->in_place |= clip_data_in_place(c->tmp[i]);
     return 0;
 }
 
@@ -210,8 +208,12 @@ static int take_outputs(call *c, clip_process *p, int keep, int nlhs, mxArray *p
         plhs[i++] = mxCreateDoubleScalar(ms);
     }
     if (i < nlhs) return gw_fail(e, "clip:usage", "clip: too many outputs requested");
-    /* MATLAB may free its arrays once this returns: work reading them in place must be done. */
-    if (keep && c->in_place) {
+    /* MATLAB may free its arrays once this returns: work reading them in place (made over them
+     * at the wrap, or read by the launch through a view) must be done. */
+    int in_place = 0;
+    for (size_t j = 0; j < c->nin; j++)
+        in_place |= c->tmp[j] && clip_data_in_place(c->tmp[j]);
+    if (keep && in_place) {
         size_t n = 0;
         clip_status s = clip_process_command_times(p, NULL, 0, &n, NULL);
         if (s != CLIP_OK) return gw_fail_clip(e, c->app, s);

@@ -214,7 +214,6 @@ def run(name, inputs, params, on_device=None, app=None, transposes=False):
         # Drops the call's data, keeps the init for the next call of the same kinds.
         w.defer(lib.clip_process_detach, p)
         w.keep = [prepared]
-        in_place = False
         wrapped = {}
         n_in = len(prepared)
         ins = ffi.new("clip_data *[]", max(n_in, 1))
@@ -233,7 +232,6 @@ def run(name, inputs, params, on_device=None, app=None, transposes=False):
                     d = wrapped[id(x)] = pd[0]
                     app._live += 1
                     w.defer(app._destroy_locked, d)
-                    in_place = in_place or bool(lib.clip_data_in_place(d))
             ins[i] = d
         try:
             outs = _bind(app, w, k, ins, n_in, keep)
@@ -255,8 +253,9 @@ def run(name, inputs, params, on_device=None, app=None, transposes=False):
                 app._check(lib.clip_process_output(p, i, pd))
                 results.append(DeviceArray(app, lib.clip_data_retain(pd[0])))
                 app._live += 1
-            if in_place:
-                # NumPy may free the arrays read in place once this returns.
+            # NumPy may free the arrays read in place (wrapped so, or read by the launch through
+            # a view: clip_data_in_place after the launch) once this returns.
+            if any(lib.clip_data_in_place(d) for d in wrapped.values()):
                 app._check(w.wait(nbytes, lib.clip_app_finish, app._p))
         else:
             # Passed as is (not cast): the helper thread's job keeps it alive while the call

@@ -117,3 +117,17 @@ def test_numpy_memory_read_in_place_by_conv2(rng):
                 assert np.array_equal(got, want)
             else:
                 close(got, want, 1e-6)
+
+
+def test_device_results_wait_for_memory_read_in_place(rng):
+    """A call that keeps its results on the device returns before its work is done, except where
+    that work reads the caller's memory in place: the NumPy array conv2 reads through a view must
+    be free to change once the call returns (the result may not see the change)."""
+    A0 = rand(rng, (2048, 1024), np.float32)
+    K = _past_alignment(rand(rng, (31, 31), np.float32), "F")
+    X = _past_alignment(A0, "F")
+    with clipcl.App() as app:
+        want = clipcl.conv2(clipcl.asfortranarray(A0), K, shape="same", app=app)
+        D = clipcl.conv2(X, K, shape="same", on_device=True, app=app)
+        X[...] = np.nan  # the caller reuses its array at once
+        assert np.array_equal(D.get(), want)
