@@ -75,6 +75,7 @@ static clip_status scale_plan(clip_process *p, clip_plan *plan) {
 const clip_process_desc clip_process_scale = {
     .abi = CLIP_PROCESS_ABI,
     .rebind = 1,
+    .transposes = 1,
     .name = "scale",
     .summary = "element-wise a*X + b (MATLAB: a*X + b with real scalars a, b)",
     .n_inputs = 1,

@@ -104,8 +104,9 @@ struct clip_process_desc {
      * arrays lie row-major (NumPy's C order, where an r x c array's memory is the c x r matrix
      * A.' in column-major order) then passes them as they lie and reads each output back
      * transposed, with no copy (clip_process_desc_transposes). Declared by conv2 (its shapes,
-     * pads and normalize are alike along both dimensions), matpow and transpose; not by matmul
-     * (A*B's transpose is B.'*A.', its inputs swapped) nor norm (the 1- and Inf-norms swap). */
+     * pads and normalize are alike along both dimensions), matpow, transpose and scale
+     * (element-wise work has it); not by matmul (A*B's transpose is B.'*A.', its inputs
+     * swapped) nor norm (the 1- and Inf-norms swap). */
     int transposes;
 };
 

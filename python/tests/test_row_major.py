@@ -20,9 +20,10 @@ def no_copy(monkeypatch):
 
 def test_the_descriptors_say_which_transpose():
     flags = {n: getattr(clipcl, n).descriptor["transposes"]
-             for n in ("conv2", "matpow", "transpose", "matmul", "norm", "dot", "conv2sep")}
-    assert flags == {"conv2": True, "matpow": True, "transpose": True, "matmul": False,
-                     "norm": False, "dot": False, "conv2sep": False}
+             for n in ("conv2", "matpow", "transpose", "scale", "matmul", "norm", "dot",
+                       "conv2sep")}
+    assert flags == {"conv2": True, "matpow": True, "transpose": True, "scale": True,
+                     "matmul": False, "norm": False, "dot": False, "conv2sep": False}
     assert "transposes:" in clipcl.conv2.__doc__ and "transposes:" not in clipcl.matmul.__doc__
 
 
@@ -41,9 +42,13 @@ def test_conv2_row_major_without_a_copy(rng, no_copy, shape, dtype, size, ksize)
     assert np.all(np.abs(got - want) <= 4 * eps * K.size * bound + 1e-300)
 
 
-def test_matpow_and_transpose_row_major(rng, no_copy):
+def test_matpow_transpose_and_scale_row_major(rng, no_copy):
     A = rand(rng, (9, 9), np.float64) / 3
     close(clipcl.matpow(A, power=5), np.linalg.matrix_power(A, 5), 1e-12)
+    S = rand(rng, (5, 8), np.complex64)
+    got = clipcl.scale(S, a=2.5, b=-1)
+    assert got.flags.c_contiguous
+    close(got, 2.5 * S - 1, 1e-6)
     X = rand(rng, (6, 7), np.complex128)
     assert np.array_equal(clipcl.transpose(X), X.T)
     assert np.array_equal(clipcl.transpose(X, conjugate=True), X.conj().T)
