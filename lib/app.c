@@ -25,6 +25,21 @@ static void apply_test_limit(clip_device_info *info) {
     if (end && *end == '\0' && v > 0 && v < info->max_alloc) info->max_alloc = v;
 }
 
+/* Read once per device when the app opens it (see clip_device_memory). */
+static clip_device_memory read_memory(cl_device_id dev) {
+    clip_device_memory m = {0, 0};
+    cl_bool unified = CL_FALSE;
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) !=
+        CL_SUCCESS)
+        return m;
+    m.own_memory = !unified;
+    if (unified == CL_TRUE &&
+        clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) == CL_SUCCESS)
+        m.in_place_align = bits / 8 > sizeof(void *) ? bits / 8 : sizeof(void *);
+    return m;
+}
+
 /* One context per platform: devices[i] shares the context of the first device of its platform. */
 static clip_status make_contexts(clip_app *app, const clip_chosen_device *ch) {
     for (int i = 0; i < app->n_devices; i++) {
@@ -61,7 +76,8 @@ static clip_status make_contexts(clip_app *app, const clip_chosen_device *ch) {
 static void free_app(clip_app *app) {
     const int root = !app->parent;
     for (int d = 0; d < CLIP_MAX_APP_DEVICES; d++)
-        for (int l = CLIP_LANES - 1; l >= 0; l--) clip_app_release(app->lanes[d][l]);
+        for (int l = CLIP_LANES - 1; l >= 0; l--)
+            clip_app_release(app->lanes[d][l]);
     if (app->queue) {
         clFinish(app->queue);
         clip_buffer_pool_release(app);
@@ -91,6 +107,7 @@ clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
     for (int i = 0; s == CLIP_OK && i < app->n_devices; i++) {
         app->devices[i] = ch[i].device;
         app->infos[i] = ch[i].info;
+        app->memories[i] = read_memory(ch[i].device);
         if (crit && crit->disable_fp64) app->infos[i].fp64 = 0;
         apply_test_limit(&app->infos[i]);
     }
@@ -104,6 +121,7 @@ clip_status clip_app_create(clip_app **out, const clip_criteria *crit) {
     app->platform = platform;
     app->device = app->devices[0];
     app->info = app->infos[0];
+    app->memory = app->memories[0];
     app->fp64 = app->info.fp64;
     app->context = app->contexts[0];
     cl_int e = CL_SUCCESS;
@@ -127,6 +145,7 @@ static clip_status make_lane(clip_app *app, int d, int l) {
     if (!lane) return clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY, "out of memory for a queue");
     lane->n_devices = 1;
     lane->info = lane->infos[0] = app->infos[d];
+    lane->memory = lane->memories[0] = app->memories[d];
     lane->fp64 = lane->info.fp64;
     lane->device = lane->devices[0] = app->devices[d];
     lane->context = lane->contexts[0] = app->contexts[d];
@@ -156,7 +175,9 @@ clip_status clip_app_make_lanes(clip_app *app) {
     return CLIP_OK;
 }
 
-void clip_app_retain(clip_app *app) { app->refs++; }
+void clip_app_retain(clip_app *app) {
+    app->refs++;
+}
 
 void clip_app_release(clip_app *app) {
     if (!app || --app->refs > 0) return;
@@ -169,9 +190,13 @@ void clip_app_destroy(clip_app *app) {
     clip_app_release(app);
 }
 
-const clip_device_info *clip_app_device(const clip_app *app) { return app ? &app->info : NULL; }
+const clip_device_info *clip_app_device(const clip_app *app) {
+    return app ? &app->info : NULL;
+}
 
-int clip_app_device_count(const clip_app *app) { return app ? app->n_devices : 0; }
+int clip_app_device_count(const clip_app *app) {
+    return app ? app->n_devices : 0;
+}
 
 const clip_device_info *clip_app_device_at(const clip_app *app, int i) {
     return app && i >= 0 && i < app->n_devices ? &app->infos[i] : NULL;
@@ -181,7 +206,8 @@ clip_status clip_app_finish(clip_app *app) {
     if (!app) return clip_set_error(NULL, CLIP_ERR_INVALID_ARG, "app_finish: app is NULL");
     cl_int e = CLIP_FAULT(CLIP_FAULT_ENQUEUE) ? CL_OUT_OF_RESOURCES : clFinish(app->queue);
     if (e != CL_SUCCESS)
-        return clip_set_error(app, CLIP_ERR_OPENCL, "app_finish: clFinish: %s", clip_cl_error_name(e));
+        return clip_set_error(app, CLIP_ERR_OPENCL, "app_finish: clFinish: %s",
+                              clip_cl_error_name(e));
     return CLIP_OK;
 }
 

@@ -174,20 +174,6 @@ clip_status clip_data_create_from(clip_app *app, clip_type type, int ndims, cons
     return CLIP_OK;
 }
 
-/* The alignment in bytes the device's kernels may assume of a buffer (they may use aligned
- * vector loads: PoCL's do, and fault on less), where the device works on host memory itself so
- * that a buffer made over host memory is used in place; 0 where it has memory of its own. */
-static size_t in_place_alignment(const clip_app *app) {
-    cl_bool unified = CL_FALSE;
-    cl_uint bits = 0;
-    cl_int e =
-        clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
-    if (e == CL_SUCCESS)
-        e = clGetDeviceInfo(app->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
-    if (e != CL_SUCCESS || unified != CL_TRUE) return 0;
-    return bits / 8 > sizeof(void *) ? bits / 8 : sizeof(void *);
-}
-
 static void CL_CALLBACK free_stage(cl_mem mem, void *block) {
     (void)mem;
     clip_host_block_put(block);
@@ -206,7 +192,7 @@ clip_status clip_data_wrap(clip_app *app, clip_type type, int ndims, const size_
     s = make(app, type, ndims, dims, 0, bytes ? host : NULL, out);
     if (s == CLIP_OK && bytes) clip_advise_huge_pages(host, bytes);
     /* Less aligned memory goes through a copy of clip's (clip_data_ensure_buffer). */
-    const size_t align = bytes && s == CLIP_OK ? in_place_alignment(app) : 0;
+    const size_t align = bytes && s == CLIP_OK ? app->memory.in_place_align : 0;
     if (align && (uintptr_t)host % align == 0) (*out)->in_place = 1;
     return s;
 }
@@ -340,7 +326,7 @@ static clip_status make_buffer(clip_data *d, int fill) {
      * were fresh 4 KiB pages at every buffer on the VM measured (PoCL), and faulting them in
      * took a 2048^2 double conv2 from 8.7 ms of device time (output buffer reused) to 60-340 ms
      * (a new one, as every result kept on the device needs). */
-    const size_t align = d->in_place || e ? 0 : in_place_alignment(d->app);
+    const size_t align = d->in_place || e ? 0 : d->app->memory.in_place_align;
     if (align && !d->stage) {
         d->stage_block = clip_host_block_get(d->bytes, align);
         if (!d->stage_block)
@@ -390,8 +376,9 @@ clip_status clip_data_view(clip_data *d, cl_mem *mem, size_t *offset) {
     }
     *mem = NULL;
     *offset = 0;
-    const size_t align =
-        d->borrowed && !d->in_place && d->host_valid && d->bytes ? in_place_alignment(d->app) : 0;
+    const size_t align = d->borrowed && !d->in_place && d->host_valid && d->bytes
+                             ? d->app->memory.in_place_align
+                             : 0;
     const size_t esize = clip_type_size(d->type), below = align ? (uintptr_t)d->host % align : 0;
     if (!align || below % esize) {
         clip_status s = clip_data_to_device(d);

@@ -26,12 +26,7 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
     if (!app || !bytes || bytes > app->info.max_alloc) return 0;
     if (env && !strcmp(env, "1")) return 1;
     if (bytes < PINNED_MIN_BYTES) return 0;
-    cl_bool unified = CL_TRUE;
-    if (clGetDeviceInfo(app->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-                        NULL) != CL_SUCCESS ||
-        unified)
-        return 0;
-    return 1; /* the half-of-memory cap is checked where the storage is made */
+    return app->memory.own_memory; /* the half-of-memory cap is checked where the storage is made */
 }
 
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {

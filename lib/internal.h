@@ -26,6 +26,20 @@ typedef struct clip_program_entry {
  * proceed on the other queue (double buffering). */
 #define CLIP_LANES 2
 
+/* What lib/data.c and lib/host_pinned.c need of a device's memory at every wrap of caller memory,
+ * buffer and host storage: read once when the app opens its devices (lib/app.c), so that those
+ * paths read a field instead of querying the device. */
+typedef struct clip_device_memory {
+    size_t in_place_align; /* where the device works on host memory (CL_DEVICE_HOST_UNIFIED_MEMORY),
+                              so that a buffer made over host memory is used in place: the
+                              alignment in bytes its kernels may assume of a buffer (they may use
+                              aligned vector loads: PoCL's do, and fault on less), from
+                              CL_DEVICE_MEM_BASE_ADDR_ALIGN and at least a pointer's; 0 where it
+                              has memory of its own or does not answer */
+    int own_memory;        /* the device answered that it does not share host memory: page-locked
+                              host storage speeds its transfers (lib/host_pinned.c) */
+} clip_device_memory;
+
 /* One device that selection chose (lib/device.c). */
 typedef struct clip_chosen_device {
     cl_platform_id platform;
@@ -43,7 +57,8 @@ struct clip_app {
     int refs;       /* user handle + every data and process alive */
     int user_alive; /* the user has not called clip_app_destroy yet */
     clip_device_info info;
-    int fp64; /* usable fp64 (device has it and not disabled) */
+    clip_device_memory memory; /* the primary device's, as info */
+    int fp64;                  /* usable fp64 (device has it and not disabled) */
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
@@ -55,6 +70,7 @@ struct clip_app {
      * share one context; contexts[i] is retained once per entry. */
     int n_devices;
     clip_device_info infos[CLIP_MAX_APP_DEVICES];
+    clip_device_memory memories[CLIP_MAX_APP_DEVICES];
     cl_device_id devices[CLIP_MAX_APP_DEVICES];
     cl_context contexts[CLIP_MAX_APP_DEVICES];
     /* The queues a split launch runs pieces on (lib/plan.c): single-device apps of their own

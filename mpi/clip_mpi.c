@@ -149,28 +149,46 @@ static clip_app *open_app(const run_args *a) {
     return clip_app_create(&app, &c) == CLIP_OK ? app : NULL;
 }
 
+/* Fills *x from an IN or OUT word (input_parse), saying why not: 1, or 0. */
+static int parse_word(const char *word, int output, input *x) {
+    char why[256];
+    if (!input_parse(word, output, x, why, sizeof why)) {
+        if (why[0])
+            say("%s", why);
+        else if (output)
+            say("%s: clip-mpi writes .cfl outputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
+                "by boxes",
+                word);
+        else
+            say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
+                "by boxes; convert it with clip run",
+                word);
+        return 0;
+    }
+    if (!x->file || !x->base) {
+        say("out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+/* Frees what parse_word made for every input and output. */
+static void free_words(input *in, input *out) {
+    for (int i = 0; i < RUN_ARGS_MAX; i++)
+        free(in[i].file), free(in[i].base), free(out[i].file), free(out[i].base);
+}
+
 static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     const int n_in = a->n_inputs, n_out = a->n_outputs;
     input in_[RUN_ARGS_MAX], out_[RUN_ARGS_MAX];
     memset(in_, 0, sizeof in_);
     memset(out_, 0, sizeof out_);
     int ok = 1;
-    char why[256];
     /* 1. inputs: CFL pairs and MAT 7.3 variables (read by boxes), the same on every rank */
     for (int i = 0; i < n_in && ok; i++) {
-        if (!input_parse(a->inputs[i], 0, &in_[i], why, sizeof why)) {
-            if (why[0])
-                say("%s", why);
-            else
-                say("%s: clip-mpi reads .cfl inputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
-                    "by boxes; convert it with clip run",
-                    a->inputs[i]);
-            ok = 0;
-        } else if (!in_[i].file || !in_[i].base) {
-            say("out of memory");
-            ok = 0;
-        } else if ((in_[i].mat
-                        ? clip_mat73_shape(app, in_[i].file, in_[i].var, &in_[i].nd, in_[i].dims,
+        ok = parse_word(a->inputs[i], 0, &in_[i]);
+        if (ok &&
+            (in_[i].mat ? clip_mat73_shape(app, in_[i].file, in_[i].var, &in_[i].nd, in_[i].dims,
                                            &in_[i].type)
                         : clip_cfl_shape(app, in_[i].base, &in_[i].nd, in_[i].dims)) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
@@ -178,18 +196,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
     }
     for (int i = 0; i < n_out && ok; i++)
-        if (!input_parse(a->outputs[i], 1, &out_[i], why, sizeof why)) {
-            if (why[0])
-                say("%s", why);
-            else
-                say("%s: clip-mpi writes .cfl outputs and MAT 7.3 variables (x.mat, x.mat:NAME), "
-                    "by boxes",
-                    a->outputs[i]);
-            ok = 0;
-        } else if (!out_[i].file || !out_[i].base) {
-            say("out of memory");
-            ok = 0;
-        }
+        ok = parse_word(a->outputs[i], 1, &out_[i]);
     unsigned long long fp[RUN_ARGS_MAX] = {0}, lo[RUN_ARGS_MAX], hi[RUN_ARGS_MAX];
     identity ident[RUN_ARGS_MAX];
     memset(ident, 0, sizeof ident);
@@ -277,8 +284,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         ok = agree(ok, "running whole on rank 0");
         if (rank == 0 && ok && a->time) printf("rank 0: ran whole (the process made no pieces)\n");
         clip_process_destroy(p);
-        for (int i = 0; i < RUN_ARGS_MAX; i++)
-            free(in_[i].file), free(in_[i].base), free(out_[i].file), free(out_[i].base);
+        free_words(in_, out_);
         return ok ? 0 : 1;
     }
     /* 4. output files: rank 0 makes each placed one's temporary, the others join it */
@@ -546,13 +552,9 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
         free(lines);
     }
-    for (int j = 0; j < RUN_ARGS_MAX; j++) {
+    for (int j = 0; j < RUN_ARGS_MAX; j++)
         free(partials[j]);
-        free(in_[j].file);
-        free(in_[j].base);
-        free(out_[j].file);
-        free(out_[j].base);
-    }
+    free_words(in_, out_);
     for (size_t g = 0; comm && g < sc.n_groups; g++)
         if (comm[g] != MPI_COMM_NULL) MPI_Comm_free(&comm[g]);
     free(comm);

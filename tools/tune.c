@@ -93,10 +93,12 @@ static int unknown_option(const char *a) {
 }
 
 /* The options both tunes take: --device, --budget, --types. 1 when a is one of them, 0 when it
- * is not, 2 (after the message) for a budget that is not a positive number of seconds: atof
- * read "10abc" as 10 and "abc" as 0. */
+ * is not, 2 (after the message) for an option written --opt=value, one without a value, or a
+ * budget that is not a positive number of seconds: atof read "10abc" as 10 and "abc" as 0. */
 static int common_option(const char *a, const char *v, const char **device, double *budget,
                          const char **types) {
+    if (strchr(a, '=')) return unknown_option(a);
+    if (!v) return usage_error("option '%s' needs a value", a);
     if (!strcmp(a, "--device")) {
         *device = v;
     } else if (!strcmp(a, "--budget")) {
@@ -622,8 +624,6 @@ static int c2_tune_main(int argc, char **argv) {
     size_t image[2] = {2048, 2048};
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strchr(a, '=')) return unknown_option(a);
-        if (!v) return usage_error("option '%s' needs a value", a);
         int common = common_option(a, v, &device, &budget, &types_s);
         if (common == 2) return 2;
         if (common) continue;
@@ -733,8 +733,6 @@ int clip_tune_main(int argc, char **argv) {
             return c2_tune_main(argc, argv);
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strchr(a, '=')) return unknown_option(a);
-        if (!v) return usage_error("option '%s' needs a value", a);
         int common = common_option(a, v, &device, &budget, &types_s);
         if (common == 2) return 2;
         if (common) continue;

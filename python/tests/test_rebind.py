@@ -1,8 +1,6 @@
 """Kept processes (clip_process_rebind): a repeated call or chain inits once, keeps giving the
 right values on new data, inits again when an input whose values init read changes, and the
 cache stays bounded."""
-import threading
-
 import numpy as np
 import pytest
 import scipy.signal
@@ -10,7 +8,7 @@ import scipy.signal
 import clipcl
 from clipcl import _call
 
-from conftest import close
+from conftest import close, run_threads
 
 
 def conv2_same(A, K):
@@ -96,22 +94,13 @@ def test_threads_share_kept_processes(rng):
     K = rng.standard_normal((5, 5))
     inputs = [rng.standard_normal((64, 48)) for _ in range(4)]
     wants = [conv2_same(A, K) for A in inputs]
-    errors = []
 
     def work(i):
-        try:
-            for _ in range(25):
-                got = clipcl.conv2(inputs[i], K, shape="same")
-                np.testing.assert_allclose(got, wants[i], rtol=0, atol=1e-12)
-        except Exception as e:  # reported below
-            errors.append(e)
+        for _ in range(25):
+            got = clipcl.conv2(inputs[i], K, shape="same")
+            np.testing.assert_allclose(got, wants[i], rtol=0, atol=1e-12)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(work)
 
 
 def test_out_of_memory_drops_the_other_kept_processes(rng, monkeypatch):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import clipcl
+from conftest import run_threads
 
 
 def rss_kib():
@@ -48,44 +49,26 @@ def test_threads_with_their_own_apps(rng):
     A = rng.standard_normal((96, 96))
     K = rng.standard_normal((7, 7))
     want = clipcl.conv2(A, K, shape="same")
-    errors = []
 
-    def work():
-        try:
-            with clipcl.App() as app:
-                for _ in range(20):
-                    assert np.array_equal(clipcl.conv2(A, K, shape="same", app=app), want)
-                    G = clipcl.to_device(A, app)
-                    np.testing.assert_allclose(clipcl.matmul(G, G).get(), A @ A, rtol=1e-12)
-        except Exception as e:  # reported below
-            errors.append(e)
+    def work(_i):
+        with clipcl.App() as app:
+            for _ in range(20):
+                assert np.array_equal(clipcl.conv2(A, K, shape="same", app=app), want)
+                G = clipcl.to_device(A, app)
+                np.testing.assert_allclose(clipcl.matmul(G, G).get(), A @ A, rtol=1e-12)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(work)
 
 
 def test_threads_sharing_the_default_app(rng):
     A = rng.standard_normal((50, 50))
     want = clipcl.matmul(A, A)
-    errors = []
 
-    def work():
-        try:
-            for _ in range(50):
-                assert np.array_equal(clipcl.matmul(A, A), want)
-        except Exception as e:
-            errors.append(e)
+    def work(_i):
+        for _ in range(50):
+            assert np.array_equal(clipcl.matmul(A, A), want)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(work)
 
 
 def test_gil_released_while_the_device_works():
