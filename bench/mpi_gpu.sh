@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Issue 49's measurement on a machine of two or more GPUs (one call of the device tool, kind
 # nvidia-h200-x2, carrying .gpu and .mpi; see bench/MPI_GPU.md):
-#   bash bench/mpi_gpu.sh [quick]
+#   [QUICK=1] bash bench/mpi_gpu.sh [PART...]   (PART: sanity inputs sgemm conv2 probe; default:
+#                                             sanity inputs sgemm conv2)
 # Builds clip-mpi against Debian's Open MPI, matio and HDF5 unpacked into /tmp/mx
 # (bench/mpi_gpu_env.sh), checks two ranks on a small product, writes the inputs as MAT 7.3
 # single variables on local disk (DATA, default /tmp/mpidata) with the image's h5py, then runs
 # `clip-mpi run` on 1 and 2 ranks, one rank per GPU, alternating: SGEMM 16384^3
 # (A.mat:A * B.mat:B -> C.mat:C) and conv2 of an 8192x8192x16 stack by 15x15 'same'. Each run
 # prints its wall time and every rank's --time line; the outputs of the last runs are compared
-# bit for bit. "quick": small sizes (a dry run). Log: $OUT/mpi.log (or /tmp).
+# bit for bit. "probe" times SGEMM 16384^3 in one process (clip bench) and, where a run of one rank
+# does not end within a minute, prints every thread's stack (cuda-gdb). QUICK=1: small sizes (a
+# dry run). Log: $OUT/mpi.log (or /tmp).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp}
@@ -68,6 +71,7 @@ go() {
   echo "   wall $(awk "BEGIN { printf \"%.3f\", $(date +%s.%N) - $s }") s ($r rank(s): $*)"
 }
 
+sanity() {
 stage "sanity: two ranks, a small product"
 mat73 sa.mat A 300 200 && mat73 sb.mat B 200 100 || exit 1
 mpirun -np 2 "$M" run matmul sa.mat:A sb.mat:B -o sc2.mat:C --time || {
@@ -77,12 +81,16 @@ mpirun -np 2 "$M" run matmul sa.mat:A sb.mat:B -o sc2.mat:C --time || {
 }
 mpirun -np 1 "$M" run matmul sa.mat:A sb.mat:B -o sc1.mat:C --parts 2
 same sc1.mat:C sc2.mat:C
+}
 
-if [ "${1:-}" = quick ]; then N=1024 S=512 Z=4; else N=16384 S=8192 Z=16; fi
+if [ -n "${QUICK:-}" ]; then N=1024 S=512 Z=4; else N=16384 S=8192 Z=16; fi
+inputs() {
 stage "inputs: A, B ${N}^2, X ${S}x${S}x${Z}, K 15x15"
 mat73 A.mat A $N $N && mat73 B.mat B $N $N && mat73 X.mat X $S $S $Z && mat73 K.mat K 15 15 || exit 1
 ls -la $D
+}
 
+sgemm() {
 stage "SGEMM ${N}^3 from files: 1 and 2 ranks, alternating"
 for round in 1 2; do
   rm -f C1.mat C2.mat C1p.mat
@@ -92,7 +100,9 @@ for round in 1 2; do
 done
 same C1p.mat:C C2.mat:C
 same C1.mat:C C2.mat:C
+}
 
+conv2() {
 stage "conv2 ${S}x${S}x${Z} by 15x15 'same' from files: 1 and 2 ranks, alternating"
 for round in 1 2; do
   rm -f Y1.mat Y2.mat
@@ -100,4 +110,23 @@ for round in 1 2; do
   go 1 conv2 X.mat:X K.mat:K -o Y1.mat:Y --shape same
 done
 same Y1.mat:Y Y2.mat:Y
+}
+
+probe() {
+  stage "probe: SGEMM ${N}^3 in one process, then one rank from files"
+  timeout 120 $B/clip bench matmul ${N}x$N ${N}x$N --repeat 3 || echo "   clip bench: exit $?"
+  rm -f P1.mat
+  mpirun -np 1 "$M" run matmul A.mat:A B.mat:B -o P1.mat:C --time &
+  local job=$! i
+  for i in $(seq 60); do kill -0 $job 2>/dev/null || break; sleep 1; done
+  if kill -0 $job 2>/dev/null; then
+    local pid=$(pgrep -f 'clip-mpi run matmul' | tail -1)
+    echo "   still running after 60 s: stacks of $pid"
+    cuda-gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^#|^Thread' | head -80
+    kill $job
+  fi
+  wait $job
+}
+
+for part in ${@:-sanity inputs sgemm conv2}; do $part; done
 stage done
