@@ -67,7 +67,7 @@ go() {
   local r=$1
   shift
   local s=$(date +%s.%N)
-  mpirun -np $r "$M" run "$@" --time || echo "   FAILED: exit $?"
+  timeout ${RUN_TIMEOUT:-150} mpirun -np $r "$M" run "$@" --time || echo "   FAILED: exit $?"
   echo "   wall $(awk "BEGIN { printf \"%.3f\", $(date +%s.%N) - $s }") s ($r rank(s): $*)"
 }
 
