@@ -92,7 +92,7 @@ ls -la $D
 
 sgemm() {
 stage "SGEMM ${N}^3 from files: 1 and 2 ranks, alternating"
-for round in 1 2; do
+for round in $(seq ${ROUNDS:-2}); do
   rm -f C1.mat C2.mat C1p.mat
   go 1 matmul A.mat:A B.mat:B -o C1.mat:C
   go 2 matmul A.mat:A B.mat:B -o C2.mat:C
@@ -104,7 +104,7 @@ same C1.mat:C C2.mat:C
 
 conv2() {
 stage "conv2 ${S}x${S}x${Z} by 15x15 'same' from files: 1 and 2 ranks, alternating"
-for round in 1 2; do
+for round in $(seq ${ROUNDS:-2}); do
   rm -f Y1.mat Y2.mat
   go 2 conv2 X.mat:X K.mat:K -o Y2.mat:Y --shape same
   go 1 conv2 X.mat:X K.mat:K -o Y1.mat:Y --shape same
@@ -114,14 +114,14 @@ same Y1.mat:Y Y2.mat:Y
 
 probe() {
   stage "probe: SGEMM ${N}^3 in one process, then one rank from files"
-  timeout 120 $B/clip bench matmul ${N}x$N ${N}x$N --repeat 3 || echo "   clip bench: exit $?"
+  timeout ${BENCH_TIMEOUT:-120} $B/clip bench matmul ${N}x$N ${N}x$N --repeat 3 || echo "   clip bench: exit $?"
   rm -f P1.mat
   mpirun -np 1 "$M" run matmul A.mat:A B.mat:B -o P1.mat:C --time &
   local job=$! i
-  for i in $(seq 60); do kill -0 $job 2>/dev/null || break; sleep 1; done
+  for i in $(seq ${PROBE_WAIT:-60}); do kill -0 $job 2>/dev/null || break; sleep 1; done
   if kill -0 $job 2>/dev/null; then
     local pid=$(pgrep -f 'clip-mpi run matmul' | tail -1)
-    echo "   still running after 60 s: stacks of $pid"
+    echo "   still running after ${PROBE_WAIT:-60} s: stacks of $pid"
     cuda-gdb -p "$pid" -batch -ex 'thread apply all bt 12' 2>&1 | grep -E '^#|^Thread' | head -80
     kill $job
   fi
