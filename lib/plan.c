@@ -65,6 +65,9 @@ int clip_plan_devices(const clip_plan *plan) {
 uint64_t clip_plan_max_alloc(const clip_plan *plan) {
     return plan->max_alloc;
 }
+uint64_t clip_plan_max_mem(const clip_plan *plan) {
+    return plan->max_mem;
+}
 
 void clip_box_all(const clip_data *d, clip_box *box) {
     for (int i = 0; i < CLIP_MAX_DIMS; i++) {

@@ -246,7 +246,10 @@ static size_t stream_k_bands(clip_process *p, const matmul_state *st, size_t wan
 /* Blocks of C: a grid of r bands of op(A)'s rows by c bands of op(B)'s columns, r * c near the
  * target. Over more than 4 devices (or ranks) a grid shaped like a grid of the devices; over
  * fewer, column bands only (every piece reads all of A) while A is small beside a device's
- * largest allocation, square-ish grids otherwise, so that no piece needs all of A. */
+ * largest allocation and beside what a piece may hold, square-ish grids otherwise, so that no
+ * piece needs all of A. (Column bands with an A that a piece cannot hold only narrowed as the
+ * target doubled, down to products of one column: 32768 pieces for one rank's 16384^3 SGEMM,
+ * streamed in pieces of 1 GiB.) */
 static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
     matmul_state *st = clip_proc_state(p);
     int si = -1;
@@ -270,7 +273,8 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
             f++;
         r = pr * f;
         c = devices / pr * f;
-    } else if ((uint64_t)clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl)) {
+    } else if (clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl) ||
+               clip_data_bytes(clip_proc_input(p, 0)) * 2 > clip_plan_max_mem(pl)) {
         while (r * r < target)
             r++;
         c = r;

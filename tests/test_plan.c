@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 
+#include "clip/plan.h"
 #include "clip/process_author.h"
 #include "testutil.h"
 
@@ -372,6 +373,50 @@ static void test_matmul(void) {
     check_case("scalar * 150x40 c32", "matmul", sw, 2, NULL, 0.0, 1);
     clip_data_destroy(in[0]);
     clip_data_destroy(in[1]);
+}
+
+/* The plan of a product whose A a piece cannot hold beside its share of B (one rank's SGEMM
+ * 16384^3 from files, streamed in pieces of at most 1 GiB): blocks of C, not the column bands
+ * that only narrowed as the target doubled (32768 products of one column each, found on the
+ * GPU, where the run did not end in ten minutes). Deferred inputs: the hook reads shapes only. */
+static void test_streamed_product_plan(void) {
+    const size_t nn = 16384, dims[2] = {nn, nn};
+    for (int parts = 1; parts <= 2; parts++) {
+        clip_process *p = NULL;
+        clip_data *a = NULL, *b = NULL;
+        clip_plan_info info;
+        memset(&info, 0, sizeof info);
+        CHECK_OK(apps[ONE], clip_data_create_deferred(apps[ONE], CLIP_F32, 2, dims, &a));
+        CHECK_OK(apps[ONE], clip_data_create_deferred(apps[ONE], CLIP_F32, 2, dims, &b));
+        CHECK_OK(apps[ONE], clip_process_create(apps[ONE], "matmul", &p));
+        CHECK_OK(apps[ONE], clip_process_set_input(p, 0, a));
+        CHECK_OK(apps[ONE], clip_process_set_input(p, 1, b));
+        CHECK_OK(apps[ONE], clip_process_plan(p, parts, &info));
+        size_t area = 0, narrow = nn;
+        uint64_t most = 0;
+        for (size_t i = 0; i < info.n; i++) {
+            const clip_piece *pc = &info.pieces[i];
+            const size_t rows = pc->keep[0].count[0], cols = pc->keep[0].count[1];
+            area += rows * cols;
+            if (rows < narrow) narrow = rows;
+            if (cols < narrow) narrow = cols;
+            const uint64_t bytes =
+                4 * ((uint64_t)pc->in[0].count[0] * pc->in[0].count[1] +
+                     (uint64_t)pc->in[1].count[0] * pc->in[1].count[1] + (uint64_t)rows * cols);
+            if (bytes > most) most = bytes;
+        }
+        printf("matmul 16384^3 f32 planned over %d part%s: %zu pieces, narrowest side %zu, "
+               "largest piece %llu bytes\n",
+               parts, parts > 1 ? "s" : "", info.n, narrow, (unsigned long long)most);
+        CHECK(info.n >= 2 && info.n <= 64);
+        CHECK(area == nn * nn);
+        CHECK(narrow >= nn / 8);
+        CHECK(parts > 1 || most <= ((uint64_t)1 << 30)); /* streamed: pieces of 1 GiB */
+        clip_plan_info_free(&info);
+        clip_process_destroy(p);
+        clip_data_destroy(a);
+        clip_data_destroy(b);
+    }
 }
 
 /* Bands of output columns with their halos (every shape and pad, odd and even filters,
@@ -999,6 +1044,7 @@ int main(void) {
     test_norm();
     test_transpose();
     test_matmul();
+    test_streamed_product_plan();
     test_conv2();
     for (int a = 0; a < N_APPS; a++)
         clip_app_destroy(apps[a]);

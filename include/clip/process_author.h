@@ -331,6 +331,11 @@ CLIP_API size_t clip_plan_target(const clip_plan *plan);
 CLIP_API int clip_plan_devices(const clip_plan *plan);
 /* The largest allocation any piece may make on every device (bytes). */
 CLIP_API uint64_t clip_plan_max_alloc(const clip_plan *plan);
+/* The bytes one piece may hold on its device, its input boxes and the output boxes it keeps
+ * together: half a device's memory (two pieces in flight), or 1 GiB while the work is streamed
+ * (data larger than a device, or one device). A hook whose pieces would all read one whole input
+ * checks that input against it, since doubling the target cannot make such pieces fit. */
+CLIP_API uint64_t clip_plan_max_mem(const clip_plan *plan);
 /* The whole of data d as a box (every dimension from 0, full count). */
 CLIP_API void clip_box_all(const clip_data *d, clip_box *box);
 /* Adds a piece (copied). Boxes of inputs and kept outputs must lie inside their arrays, and a
