@@ -69,6 +69,11 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* When each of this rank's phases ended (now_ms), for --time: what the per-piece times leave
+ * out (MPI's start, the device's, the plan, the output files' layout, the agreements, the
+ * commit) is where a run of few pieces spends its time. */
+static struct { double start, mpi, device, plan, ready, pieces, checked, done; } at;
+
 void say(const char *fmt, ...) {
     char msg[4096];
     va_list ap;
@@ -259,6 +264,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         info.n_inputs = n_in;
         info.n_outputs = n_out;
     }
+    at.plan = now_ms();
     /* 3. a process that does not split runs whole on rank 0 */
     if (ok && info.n == 0) {
         if (rank == 0) {
@@ -369,6 +375,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         if ((ok = clip_process_create(app, name, &q[l]) == CLIP_OK && set_params(q[l], a)) == 0)
             say("%s", clip_app_last_error(app));
     ok = agree(ok, "preparing the pieces");
+    at.ready = now_ms();
     /* Piece k's compute overlaps the I/O thread's reads of piece k + 1's boxes (those this rank
      * reads from the files) and its writes of piece k - 1's output boxes (from the other
      * process's output, kept until that process's next piece). A rank that failed,
@@ -458,6 +465,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     for (size_t b = 0; f.held && b < sc.n_boxes; b++)
         if (f.held[b]) feed_release(&f, b);
     ok = agree(ok, "running the pieces");
+    at.pieces = now_ms();
     /* an input changed while the pieces read it: the output would mix two versions of it. Every
      * rank has read all it reads (the agreement above), so a file that changed between two
      * ranks' reads differs now from what one of them read: its identity (unless the change kept
@@ -472,6 +480,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         }
     if (ok) ok = feed_verify(&f, &tm.check, &tm.check_bytes);
     ok = agree(ok, "checking the inputs");
+    at.checked = now_ms();
     /* 6. placed outputs: every rank's writes on disk, then rank 0 commits */
     for (int j = 0; j < n_out; j++)
         if ((wr[j].cfl || wr[j].mat) && rank && out_finish(&wr[j], ok) != CLIP_OK && ok) {
@@ -522,6 +531,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
         ok = agree(ok, "combining");
     }
     tm.write += now_ms() - tw;
+    at.done = now_ms();
     /* 8. --time: each rank's line, printed by rank 0 in rank order */
     if (a->time) {
         char line[1800];
@@ -530,11 +540,14 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
                  "rank %d of %d (%s, %s): %zu piece%s [%s]; read %.1f ms (%llu bytes from files, "
                  "%llu received; its pieces' boxes %llu bytes), compute %.1f ms, write %.1f ms; "
                  "I/O thread beside them: reads %.1f ms, writes %.1f ms; check %.1f ms (%llu "
-                 "bytes read again)",
+                 "bytes read again); phases: MPI start %.0f ms, device %.0f, plan %.0f, output "
+                 "files and processes %.0f, pieces %.0f, check %.0f, commit %.0f; %.0f ms in all",
                  rank, ranks, host, dev ? dev->name : "?", tm.n, tm.n == 1 ? "" : "s", tm.pieces,
                  tm.read, (unsigned long long)f.from_files, (unsigned long long)f.received,
                  (unsigned long long)f.boxes, tm.compute, tm.write, f.io_read_ms, tm.io_write,
-                 tm.check, (unsigned long long)tm.check_bytes);
+                 tm.check, (unsigned long long)tm.check_bytes, at.mpi - at.start,
+                 at.device - at.mpi, at.plan - at.device, at.ready - at.plan, at.pieces - at.ready,
+                 at.checked - at.pieces, at.done - at.checked, at.done - at.start);
         char *lines = rank == 0 ? malloc((size_t)ranks * sizeof line) : NULL;
         MPI_Gather(line, sizeof line, MPI_CHAR, lines, sizeof line, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (rank == 0 && lines) {
@@ -573,7 +586,9 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
 }
 
 int main(int argc, char **argv) {
+    at.start = now_ms();
     MPI_Init(&argc, &argv);
+    at.mpi = now_ms();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     gethostname(host, sizeof host - 1);
@@ -613,6 +628,7 @@ int main(int argc, char **argv) {
     } else {
         clip_app *app = open_app(&a);
         rc = agree(app != NULL, "opening the device") ? 0 : 1;
+        at.device = now_ms();
         if (!app) say("%s", clip_app_last_error(NULL));
         if (rc == 0) rc = run(app, d->name, &a, (int)parts);
         clip_app_destroy(app);
