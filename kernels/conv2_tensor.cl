@@ -223,9 +223,9 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
  * CONV2.md, "Ordinary data, both run orders"). 0 (the default otherwise): it boxes its NaN
  * outputs and mends them itself (tc_fix); 15x15 ran 0.584 ms so and 0.724 with TC_NANFIX 1
  * (ptxas spilled under its 128 registers). 2 (an experiment): it mends them itself, without a
- * box, scanning all its outputs one load at a time: 15x15 0.569 ms (no spills; the one-pass
- * kernel 0.560), but 3 NaN + 2 Inf 1.21x of that (the box: 1.06x). The second pass always boxes:
- * its speed matters only on data it recomputes. */
+ * box, scanning all its outputs (tc_fix, TC_FIXSCAN): 15x15 +2.4% over the one-pass kernel at
+ * best (no spills; the box +4.8%), 3 NaN + 2 Inf 1.15x of ordinary data (the box: 1.03x). The
+ * second pass always boxes: its speed matters only on data it recomputes. */
 #ifndef TC_NANFIX
 #define TC_NANFIX TC_SPANS
 #endif
@@ -240,13 +240,24 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
 #else
 #define TC_NOTE(o, i, j) nan |= (o)
 #endif
-/* The box at the group's start: empty where it is widened, the whole group with TC_NANFIX 2. */
+/* The box at the group's start: empty where it is widened. */
 #if TC_BOX
 #define TC_BOX_INIT nbox[0] = nbox[2] = INT_MAX, nbox[1] = nbox[3] = -1
-#elif TC_NANFIX == 2
-#define TC_BOX_INIT nbox[0] = nbox[2] = 0, nbox[1] = nbox[3] = INT_MAX
 #else
 #define TC_BOX_INIT (void)0
+#endif
+/* tc_fix's scan of the whole group (TC_NANFIX 2): TC_FIXSCAN values of C a work-item loads before
+ * it looks at them (loads in flight), and TC_FIXSKEW, the turn of column jj's rows (by TC_FIXSKEW *
+ * jj) so that a NaN value's window falls to more work-items (KR: to KR x KC of them; 0: a row to a
+ * work-item, the window's KR rows to KR work-items). H200 8192^2 15x15, 3 NaN + 2 Inf against
+ * ordinary data: (1, 0) 1.20x, (2, 0) 1.15x, (16, KR) 1.10x; but the end's code moves the
+ * register cliff of the walk: ordinary data +2.4% over the one-pass kernel at (1, 0) and (2, 0),
+ * +5-7% at (4, 0), (1..16, KR) (bench/CONV2.md, "Variant 2's scan"). */
+#ifndef TC_FIXSCAN
+#define TC_FIXSCAN 2
+#endif
+#ifndef TC_FIXSKEW
+#define TC_FIXSKEW 0
 #endif
 
 /* TC_ASYNC 1 (the default with TC_SS): the next part's columns come by cp.async into local
@@ -768,6 +779,7 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
         }
         return;
     }
+#if TC_BOX
     const int ib = max(box[0], i0), nr = min(box[1], i0 + TC_GM - 1) - ib + 1;
     const int jb = j0 + max(box[2] - j0, 0), nc = j0 + min(box[3] - j0, tj - 1) - jb + 1;
     for (int v = tid; nr > 0 && v < nr * nc; v += 128) {
@@ -776,6 +788,27 @@ inline void tc_fix(__global float *C, __global const float *A, __global const fl
             store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr), normalize,
                       kinfo);
     }
+#else
+    /* No box (TC_NANFIX 2): all the group's outputs, a column's rows on consecutive work-items
+     * (turned by TC_FIXSKEW * jj), TC_FIXSCAN loads in flight each before any is mended. */
+    (void)box;
+    const int n = tj * TC_GM;
+    _Pragma("unroll 1") for (int b0 = 0; b0 < n; b0 += 128 * TC_FIXSCAN) {
+        float x[TC_FIXSCAN];
+        _Pragma("unroll") for (int u = 0; u < TC_FIXSCAN; u++) {
+            const int v = b0 + 128 * u + tid, jj = v / TC_GM;
+            const int i = i0 + (v + TC_FIXSKEW * jj) % TC_GM, j = j0 + jj;
+            x[u] = v < n && i < mo && j < no ? C[j * (long)mo + i] : 0.0f;
+        }
+        _Pragma("unroll") for (int u = 0; u < TC_FIXSCAN; u++) {
+            const int v = b0 + 128 * u + tid, jj = v / TC_GM;
+            const int i = i0 + (v + TC_FIXSKEW * jj) % TC_GM, j = j0 + jj;
+            if (isnan(x[u]))
+                store_out(C, i, j, mo, tc_exact(A, K, i, j, ma, na, oi, oj, kr, kc, corr),
+                          normalize, kinfo);
+        }
+    }
+#endif
 }
 
 /* The work-group's span: band-columns first .. last - 1 of its slice (ngy of them; ngx bands of
