@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fault.h"
+#include "host_pinned.h"
 #include "host_pool.h"
 #include "internal.h"
 
@@ -81,6 +82,7 @@ static void free_app(clip_app *app) {
     if (app->queue) {
         clFinish(app->queue);
         clip_buffer_pool_release(app);
+        clip_pinned_pool_release(app);
         clip_programs_release(app);
         clReleaseCommandQueue(app->queue);
     }

@@ -29,11 +29,68 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
     return app->memory.own_memory; /* the half-of-memory cap is checked where the storage is made */
 }
 
+/* Page-locking is slow: on the two-GPU H200 machine (gVisor) each rank of clip-mpi spent 6.5-7.2
+ * s uploading and downloading its two 1 GiB pieces into fresh page-locked storage against 1.3 s
+ * without it (bench/MPI_GPU.md), and a loop that makes a result of the same size every call (the
+ * Python binding's NumPy results, the MEX gateway's) locked fresh memory at every call. So the
+ * storage of destroyed data is kept, mapped, for the app's next data of the same size, as the
+ * device buffers are (lib/data.c). Blocks under PINNED_MIN_BYTES are cheap to lock and not kept.
+ * The app is used by one thread at a time (clip/app.h), so its pool needs no lock. */
+static void *pool_take(clip_app *app, size_t bytes, cl_mem *mem) {
+    for (int i = 0; i < app->n_pinned; i++) {
+        if (app->pinned_bytes[i] != bytes) continue;
+        void *p = app->pinned_ptr[i];
+        *mem = app->pinned_mem[i];
+        app->n_pinned--;
+        app->pinned_ptr[i] = app->pinned_ptr[app->n_pinned];
+        app->pinned_mem[i] = app->pinned_mem[app->n_pinned];
+        app->pinned_bytes[i] = app->pinned_bytes[app->n_pinned];
+        /* the data that held it may have commands on this in-order queue still reading or
+         * writing it */
+        clFinish(app->queue);
+        return p;
+    }
+    return NULL;
+}
+
+static int pool_put(clip_app *app, void *p, size_t bytes, cl_mem mem) {
+    uint64_t kept = bytes;
+    for (int i = 0; i < app->n_pinned; i++)
+        kept += app->pinned_bytes[i];
+    if (bytes < PINNED_MIN_BYTES || app->n_pinned >= CLIP_PINNED_POOL || kept > pinned_cap() / 4)
+        return 0;
+    app->pinned_ptr[app->n_pinned] = p;
+    app->pinned_mem[app->n_pinned] = mem;
+    app->pinned_bytes[app->n_pinned++] = bytes;
+    return 1;
+}
+
+static void release(clip_app *app, void *p, size_t bytes, cl_mem mem) {
+    /* The unmap is enqueued before the release, so the buffer goes once it is done. */
+    clEnqueueUnmapMemObject(app->queue, mem, p, 0, NULL, NULL);
+    clReleaseMemObject(mem);
+    atomic_fetch_sub(&pinned_total, bytes);
+}
+
+void clip_pinned_pool_release(clip_app *app) {
+    for (int i = 0; i < app->n_pinned; i++)
+        release(app, app->pinned_ptr[i], app->pinned_bytes[i], app->pinned_mem[i]);
+    app->n_pinned = 0;
+}
+
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
     *mem = NULL;
+    void *kept = pool_take(app, bytes, mem);
+    if (kept) return kept;
     /* The cap is checked here, when the storage is made (at first use), and counted before
      * the buffer, so allocations in several threads cannot pass it together. */
-    const uint64_t was = atomic_fetch_add(&pinned_total, bytes);
+    uint64_t was = atomic_fetch_add(&pinned_total, bytes);
+    if (was + bytes > pinned_cap() && app->n_pinned) {
+        /* what this app keeps may be what is missing */
+        atomic_fetch_sub(&pinned_total, bytes);
+        clip_pinned_pool_release(app);
+        was = atomic_fetch_add(&pinned_total, bytes);
+    }
     if (was + bytes > pinned_cap()) {
         atomic_fetch_sub(&pinned_total, bytes);
         return NULL;
@@ -60,9 +117,6 @@ void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem) {
 }
 
 void clip_pinned_free(clip_app *app, void *p, size_t bytes, cl_mem mem) {
-    if (!mem) return;
-    /* The unmap is enqueued before the release, so the buffer goes once it is done. */
-    clEnqueueUnmapMemObject(app->queue, mem, p, 0, NULL, NULL);
-    clReleaseMemObject(mem);
-    atomic_fetch_sub(&pinned_total, bytes);
+    if (!mem || pool_put(app, p, bytes, mem)) return;
+    release(app, p, bytes, mem);
 }

@@ -27,8 +27,14 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes);
  * *mem is the buffer behind it, to pass to clip_pinned_free. */
 void *clip_pinned_alloc(clip_app *app, size_t bytes, cl_mem *mem);
 
-/* Unmaps and releases memory from clip_pinned_alloc (app the same app, still alive). Commands
- * still reading or writing p must have finished, as for free(). */
+/* Gives back memory from clip_pinned_alloc (app the same app, still alive): kept for app's next
+ * allocation of the same size (at least 4 MiB; at most CLIP_PINNED_POOL blocks and an eighth of the
+ * machine's memory kept per app), else unmapped and released. Commands still reading or writing p
+ * must be on app's queue: a kept block is handed out again only after that queue has finished. */
 void clip_pinned_free(clip_app *app, void *p, size_t bytes, cl_mem mem);
+
+/* Unmaps and releases app's kept blocks (when the app is freed, after its queue has finished, or
+ * when the page-locked total would pass its bound). */
+void clip_pinned_pool_release(clip_app *app);
 
 #endif

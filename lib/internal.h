@@ -52,6 +52,7 @@ clip_status clip_choose_devices(const clip_criteria *crit, clip_chosen_device *o
 
 /* How many device buffers an app keeps for reuse (struct clip_app's pool). */
 #define CLIP_BUFFER_POOL 4
+#define CLIP_PINNED_POOL 4
 
 struct clip_app {
     int refs;       /* user handle + every data and process alive */
@@ -83,6 +84,12 @@ struct clip_app {
     cl_mem pool_mem[CLIP_BUFFER_POOL];
     size_t pool_bytes[CLIP_BUFFER_POOL];
     int n_pool;
+    /* Page-locked host storage of destroyed data, kept mapped for the next data of the same size
+     * (lib/host_pinned.c); released with the app. */
+    void *pinned_ptr[CLIP_PINNED_POOL];
+    cl_mem pinned_mem[CLIP_PINNED_POOL];
+    size_t pinned_bytes[CLIP_PINNED_POOL];
+    int n_pinned;
 };
 
 /* Releases the app's pooled device buffers (lib/data.c); called when the app is freed. */

@@ -2,7 +2,8 @@
  * at first use and only then, zeros kept, values through uploads, processes and downloads, a
  * process output that never leaves the device never locks host memory, split launches whose
  * full inputs and outputs are page-locked against one device, and the policy's limits
- * (CLIP_PINNED=0, data larger than the device's largest allocation). */
+ * (CLIP_PINNED=0, data larger than the device's largest allocation), and the storage of destroyed
+ * data kept for the next data of its size. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 
@@ -129,7 +130,8 @@ static void test_fallback(clip_app *app) {
     for (long nth = 1; nth <= 2; nth++) {
         const size_t dims[2] = {100, 3};
         float v[300];
-        for (int i = 0; i < 300; i++) v[i] = (float)i;
+        for (int i = 0; i < 300; i++)
+            v[i] = (float)i;
         clip_data *x = NULL, *y = NULL;
         clip_fault_arm(CLIP_FAULT_FALLBACK, nth);
         CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &x));
@@ -155,6 +157,49 @@ static void test_fallback(clip_app *app) {
 #endif
 }
 
+/* Storage of destroyed data of 4 MiB and more is kept for the app's next data of that size
+ * (clip_pinned_free's pool): the same block comes back, holding the new data's values (a download
+ * into it, zeros for zeroed data), and data of another size gets a block of its own. */
+static void test_pool(clip_app *app) {
+    const size_t dims[2] = {1024, 1024}, other[2] = {1024, 1025}, n = 1024 * 1024;
+    float *v = malloc(n * sizeof *v);
+    CHECK(v != NULL);
+    if (!v) return;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (float)(i % 1000) - 500.0f;
+    clip_data *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+    const void *h = NULL, *first = NULL;
+    CHECK_OK(app, clip_data_create_from(app, CLIP_F32, 2, dims, v, &x));
+    scale(app, x, &y);
+    CHECK_OK(app, clip_data_host(y, &first));
+    CHECK(first && clip_data_page_locked(y));
+    clip_data_destroy(y);
+    const int kept = app->n_pinned;
+    CHECK(kept >= 1);
+    scale(app, x, &y); /* y = 2x + 1 again, downloaded into the kept block */
+    CHECK_OK(app, clip_data_host(y, &h));
+    CHECK(h == first && app->n_pinned == kept - 1);
+    int right = h != NULL;
+    for (size_t i = 0; right && i < n; i++)
+        right = ((const float *)h)[i] == 2.0f * v[i] + 1.0f;
+    CHECK(right);
+    clip_data_destroy(y);
+    CHECK_OK(app, clip_data_create_zeros(app, CLIP_F32, 2, dims, &z));
+    CHECK_OK(app, clip_data_host(z, &h));
+    int zeros = h == first;
+    for (size_t i = 0; zeros && i < n; i++)
+        zeros = ((const float *)h)[i] == 0.0f;
+    CHECK(zeros); /* the kept block, holding 2x + 1 before: zeroed */
+    CHECK_OK(app, clip_data_create(app, CLIP_F32, 2, other, &w));
+    CHECK_OK(app, clip_data_host(w, &h));
+    CHECK(h != NULL && h != first && clip_data_page_locked(w));
+    clip_data_destroy(w);
+    clip_data_destroy(z);
+    clip_data_destroy(x);
+    CHECK(app->n_pinned >= 2 && app->n_pinned <= CLIP_PINNED_POOL);
+    free(v);
+}
+
 int main(void) {
     setenv("POCL_DEVICES", "pthread pthread", 0);
     setenv("CLIP_PINNED", "1", 1);
@@ -163,6 +208,7 @@ int main(void) {
     test_lazy_storage(app);
     test_policy(app);
     test_fallback(app);
+    test_pool(app);
     clip_app_destroy(app);
     test_split();
     return tu_finish("test_pinned");
