@@ -3,7 +3,10 @@
 A clip call that waits for the device (a result read back, clip_data_read) blocks inside the C
 library with the GIL released; Python runs its SIGINT handler only when that call returns. So in
 the main thread a wait on 1 MiB of data or more runs on a helper thread while the main thread
-waits on an Event, which Ctrl-C interrupts: the call then raises KeyboardInterrupt at once, and
+waits on a lock the helper releases when the call returns, which Ctrl-C interrupts (a lock's
+acquire, in C, raises the handler's KeyboardInterrupt cleanly; an Event's wait runs Python code of
+threading.Condition, and a signal landing there once left its lock half released and raised
+RuntimeError instead): the call then raises KeyboardInterrupt at once, and
 the helper thread, once the device work is done, frees everything the call made (its
 temporaries, its views of NumPy memory, the process's bindings) and only then releases the app
 and the NumPy arrays the device was reading or writing. Nothing leaks and no memory is freed
@@ -45,14 +48,16 @@ def _submit(job):
 
 
 class _Job:
-    __slots__ = ("fn", "args", "status", "done", "mutex", "handed", "session", "error",
-                 "submitted")
+    __slots__ = ("fn", "args", "status", "done", "finished", "mutex", "handed", "session",
+                 "error", "submitted")
 
     def __init__(self, fn, args, session):
         self.fn, self.args, self.session = fn, args, session
         self.status = None
         self.error = None
-        self.done = threading.Event()
+        self.done = threading.Lock()  # held until the call has returned
+        self.done.acquire()
+        self.finished = False
         self.mutex = threading.Lock()
         self.handed = False
         self.submitted = False
@@ -64,8 +69,9 @@ class _Job:
             self.error = e
         self.args = None
         with self.mutex:
-            self.done.set()
+            self.finished = True
             handed = self.handed
+        self.done.release()
         if handed:
             self.session._close()
 
@@ -122,10 +128,10 @@ class Session:
         try:
             _submit(job)
             job.submitted = True
-            job.done.wait()
+            job.done.acquire()
         except BaseException:
             with job.mutex:
-                if job.submitted and not job.done.is_set():
+                if job.submitted and not job.finished:
                     job.handed = self.handed = True
             raise
         if job.error is not None:
