@@ -38,13 +38,10 @@ int clip_pinned_wanted(const clip_app *app, size_t bytes) {
  * The app is used by one thread at a time (clip/app.h), so its pool needs no lock. */
 static void *pool_take(clip_app *app, size_t bytes, cl_mem *mem) {
     for (int i = 0; i < app->n_pinned; i++) {
-        if (app->pinned_bytes[i] != bytes) continue;
-        void *p = app->pinned_ptr[i];
-        *mem = app->pinned_mem[i];
-        app->n_pinned--;
-        app->pinned_ptr[i] = app->pinned_ptr[app->n_pinned];
-        app->pinned_mem[i] = app->pinned_mem[app->n_pinned];
-        app->pinned_bytes[i] = app->pinned_bytes[app->n_pinned];
+        if (app->pinned[i].bytes != bytes) continue;
+        void *p = app->pinned[i].p;
+        *mem = app->pinned[i].mem;
+        app->pinned[i] = app->pinned[--app->n_pinned];
         /* the data that held it may have commands on this in-order queue still reading or
          * writing it */
         clFinish(app->queue);
@@ -56,12 +53,10 @@ static void *pool_take(clip_app *app, size_t bytes, cl_mem *mem) {
 static int pool_put(clip_app *app, void *p, size_t bytes, cl_mem mem) {
     uint64_t kept = bytes;
     for (int i = 0; i < app->n_pinned; i++)
-        kept += app->pinned_bytes[i];
+        kept += app->pinned[i].bytes;
     if (bytes < PINNED_MIN_BYTES || app->n_pinned >= CLIP_PINNED_POOL || kept > pinned_cap() / 4)
         return 0;
-    app->pinned_ptr[app->n_pinned] = p;
-    app->pinned_mem[app->n_pinned] = mem;
-    app->pinned_bytes[app->n_pinned++] = bytes;
+    app->pinned[app->n_pinned++] = (struct clip_pinned_block){p, mem, bytes};
     return 1;
 }
 
@@ -74,7 +69,7 @@ static void release(clip_app *app, void *p, size_t bytes, cl_mem mem) {
 
 void clip_pinned_pool_release(clip_app *app) {
     for (int i = 0; i < app->n_pinned; i++)
-        release(app, app->pinned_ptr[i], app->pinned_bytes[i], app->pinned_mem[i]);
+        release(app, app->pinned[i].p, app->pinned[i].bytes, app->pinned[i].mem);
     app->n_pinned = 0;
 }
 

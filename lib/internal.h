@@ -86,9 +86,11 @@ struct clip_app {
     int n_pool;
     /* Page-locked host storage of destroyed data, kept mapped for the next data of the same size
      * (lib/host_pinned.c); released with the app. */
-    void *pinned_ptr[CLIP_PINNED_POOL];
-    cl_mem pinned_mem[CLIP_PINNED_POOL];
-    size_t pinned_bytes[CLIP_PINNED_POOL];
+    struct clip_pinned_block {
+        void *p; /* the mapped pointer, the data's host storage */
+        cl_mem mem;
+        size_t bytes;
+    } pinned[CLIP_PINNED_POOL];
     int n_pinned;
 };
 

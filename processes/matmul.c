@@ -260,6 +260,7 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
     const size_t target = clip_plan_target(pl);
     size_t r = 1, c = target;
     const size_t devices = (size_t)clip_plan_devices(pl);
+    const uint64_t a_bytes = clip_data_bytes(clip_proc_input(p, 0));
     if (devices > 4) {
         /* a grid that is a multiple of a grid of the devices (pr x pc = devices, pr the divisor
          * nearest the square root), so that the blocks deal evenly over a grid of devices or
@@ -273,8 +274,7 @@ static clip_status matmul_plan(clip_process *p, clip_plan *pl) {
             f++;
         r = pr * f;
         c = devices / pr * f;
-    } else if (clip_data_bytes(clip_proc_input(p, 0)) * 4 > clip_plan_max_alloc(pl) ||
-               clip_data_bytes(clip_proc_input(p, 0)) * 2 > clip_plan_max_mem(pl)) {
+    } else if (a_bytes * 4 > clip_plan_max_alloc(pl) || a_bytes * 2 > clip_plan_max_mem(pl)) {
         while (r * r < target)
             r++;
         c = r;
