@@ -43,9 +43,9 @@
  * (tc_fix), or where groups walk spans by the kernel's second launch (TC_NANFIX, tc_nan_outputs).
  * The split is fp32-accurate only from 2^-112 up (kernels/tf32.cl: TF32's step under FLT_MIN is
  * 2^-136): a group whose input window or filter holds a non-zero value under that (subnormals,
- * tiny normals) flags it and leaves its outputs (the first pass, TC_SCALED 0); tf32_range.cl
- * then finds the image's and the filter's ranges, and the second pass (TC_SCALED 1) runs on the
- * image scaled by 2^sa and the filter by 2^sk, exactly, each into the range (tf32_conv_shifts),
+ * tiny normals) flags it and leaves its outputs (the first pass, TC_SCALED 0); the second pass
+ * (TC_SCALED 1, the kernel's second launch) then finds the image's and the filter's ranges, all
+ * its work-groups together (tf32_range.cl), and runs on the image scaled by 2^sa and the filter by 2^sk, exactly, each into the range (tf32_conv_shifts),
  * its outputs scaled back by one multiply by 2^-(sa + sk) (a rounding only where an output is
  * subnormal). Where no shifts hold both operands (an image spanning more than 2^237, or outputs
  * that could overflow once scaled), the second pass's groups that meet such a value recompute
@@ -222,12 +222,14 @@ inline void tc_note_nan(__local int *box, const int i, const int j) {
  * 63x63 +2.6% with the box's atomics at every NaN output, +0.9-1.1% and +1.3-1.5% so; bench/
  * CONV2.md, "Ordinary data, both run orders"). 0 (the default otherwise): it boxes its NaN
  * outputs and mends them itself (tc_fix); 15x15 ran 0.584 ms so and 0.724 with TC_NANFIX 1
- * (ptxas spilled under its 128 registers). 2 (an experiment): it mends them itself, without a
- * box, scanning all its outputs (tc_fix, TC_FIXSCAN): 15x15 +2.4% over the one-pass kernel at
- * best (no spills; the box +4.8%), 3 NaN + 2 Inf 1.15x of ordinary data (the box: 1.03x). The
- * second pass always boxes: its speed matters only on data it recomputes. */
+ * (ptxas spilled under its 128 registers). 2 (the default of the first form's groups of TJ
+ * columns): it mends them itself, without a box, scanning all its outputs at its end as the
+ * one-pass kernel did (tc_fix, TC_FIXSCAN): 15x15's first pass as fast as the one-pass kernel
+ * (no spills; the box +3%), 3 NaN + 2 Inf 1.15x of ordinary data (the box: 1.03x; bench/CONV2.md,
+ * "Variant 2's scan" and "The ranges inside the second launch"). The second pass always boxes:
+ * its speed matters only on data it recomputes. */
 #ifndef TC_NANFIX
-#define TC_NANFIX TC_SPANS
+#define TC_NANFIX (TC_SPANS ? 1 : 2)
 #endif
 #ifndef TC_SCALED /* the pass (TC_SCALES, below) */
 #define TC_SCALED 0
@@ -711,36 +713,44 @@ inline void tc_nan_outputs(__global float *C, __global const float *A, __global 
 }
 
 /* TC_SCALED: 0 builds the kernel's first pass, 1 its second (processes/conv2_direct.c runs the
- * one, then tf32_range, then the other; both take launch number tcgen). The first takes the data
+ * one, then the other; both take launch number tcgen). The first takes the data
  * as they are, and its multiplies by the scales below are by the constant 1 (folded away: on
  * ordinary data it is the kernel of one pass, H200 8192^2 ordinary data ran 3-5% slower with the
  * scales held in registers through one program of both passes, bench/CONV2.md, "Operands scaled
  * into the range"). The second runs only where the first found a value under the split's range
- * (tcr[0] == tcgen): it scales the image by xsc = 2^sa and the filter by ksc = 2^sk
- * (tf32_conv_shifts on tf32_range's ranges in tcr) and the outputs back by osc = 2^-(sa + sk),
+ * (tcr[0] == tcgen): its work-groups find the operands' ranges together (tf32_range_join, into
+ * tcr), then each scales the image by xsc = 2^sa and the filter by ksc = 2^sk (tf32_conv_shifts)
+ * and the outputs back by osc = 2^-(sa + sk),
  * or takes the data as they are where no shifts hold them. Where the first left NaN outputs
  * (TC_NANFIX) and found no value under the range, it mends them (tc_nan_outputs). */
 /* tcr's word that the first pass sets to tcgen where a group of it left NaN outputs to the second
- * (TC_NANFIX; words 0 to 8 are tf32_range.cl's). */
+ * (TC_NANFIX; words 0 to 8 and 10 to 13 are tf32_range.cl's). */
 #define TC_NANWORD 9
 #if TC_SCALED
+/* The launch's slices of A (TC_SCALES). */
+#define TC_SLICES (TC_SPANS ? get_num_groups(1) : get_num_groups(0) / (ngx * ngy))
 #define TC_SCALES                                                                                  \
+    __local uint tcrange[5];                                                                       \
     float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                      \
+    if (get_group_id(0) == 0 && get_group_id(1) == 0)                                              \
+        tf32_range_reset(tcr, tcgen, (int)get_local_id(0));                                        \
     if (GATE_OFF) return;                                                                          \
     if (tcr[0] != tcgen) {                                                                         \
         if (TC_NANFIX == 1 && tcr[TC_NANWORD] == tcgen)                                            \
             tc_nan_outputs(C, A, K, kinfo, ma, na, mo, no, oi, oj, kr, kc, corr, normalize,        \
-                           TC_SPANS ? get_num_groups(1) : get_num_groups(0) / (ngx * ngy));        \
+                           TC_SLICES);                                                             \
         return;                                                                                    \
     }                                                                                              \
-    tc_scales(tcr, tcgen, &xsc, &ksc, &osc)
+    tf32_range_join(A, (long)ma * na * (long)TC_SLICES, K, kr * kc, tcr, tcgen,                    \
+                    (int)get_local_id(0), (int)get_local_size(0), tcrange);                        \
+    tc_scales(tcrange + 1, &xsc, &ksc, &osc)
 #else
 #define TC_SCALES                                                                                  \
     const float xsc = 1.0f, ksc = 1.0f, osc = 1.0f;                                                \
     if (GATE_OFF) return
 #endif
-inline void tc_scales(__global const uint *tcr, uint tcgen, float *xsc, float *ksc, float *osc) {
-    __global const uint *at = tcr + 1 + 4 * (tcgen % 2u);
+/* The scales of the second pass from the operands' ranges at[0..3] (tf32_range_join). */
+inline void tc_scales(__local const uint *at, float *xsc, float *ksc, float *osc) {
     int sa = 0, sk = 0;
     tf32_conv_shifts(at[0], at[1], at[2], at[3], KR * KC, &sa, &sk);
     *xsc = tf32_pow2(sa), *ksc = tf32_pow2(sk), *osc = tf32_pow2(-(sa + sk));

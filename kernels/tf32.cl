@@ -116,7 +116,7 @@ inline float tf32_add_term(float v, float a, float b) {
  * conv2's tensor kernel scales its whole image (every slice) by 2^sa and its filter by 2^sk,
  * exactly, where a value under the range was found, and its outputs by 2^-(sa + sk) (one
  * rounding, where the output is subnormal): processes/conv2_direct.c runs the kernel, then
- * tf32_range.cl for the operands' ranges, then the kernel again with the shifts
+ * the kernel again, which finds the operands' ranges (tf32_range.cl) and takes the shifts
  * (tf32_conv_shifts). Where no shifts hold both operands, the groups that see such a value
  * compute their outputs in plain fp32 FMA. */
 

@@ -10,8 +10,8 @@
 #include "internal.h"
 
 /* Kernel files a program may join after common.cl: the longest chain is the tensor conv2's
- * (tensor_core, tf32, conv2, conv2_tensor). */
-#define PROGRAM_MAX_PARTS 4
+ * second pass (tensor_core, tf32, tf32_range, conv2, conv2_tensor). */
+#define PROGRAM_MAX_PARTS 5
 
 void clip_programs_release(clip_app *app);
 void clip_programs_release(clip_app *app) {

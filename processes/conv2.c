@@ -55,18 +55,19 @@
  *              2^-112 (kernels/tf32.cl). Where a work-group meets a smaller non-zero value
  *              (subnormals, normals under 2^-112) in A or K, a second pass runs on A and K
  *              each scaled by one power of two into that range (exact; the outputs scaled
- *              back, rounding only where an output is subnormal), after a pass over both for
- *              their exponent ranges; where no such shifts exist (A's or K's non-zero finite
+ *              back, rounding only where an output is subnormal), after a read of both for
+ *              their exponent ranges by all its work-groups together; where no such shifts exist (A's or K's non-zero finite
  *              magnitudes more than 2^237 apart, or outputs that could overflow once scaled),
  *              the work-groups that meet one recompute their outputs by a direct sum (~45x
  *              the time where all do). NaN outputs are recomputed by a direct sum: by the
  *              second launch, which finds them in one read of the output, where work-groups
- *              walk spans (31x31, 63x63), else by the work-group that wrote them, a NaN
- *              value's window dealt over its 128 work-items. H200: 4096^2 31x31 subnormal
- *              image 2.1x ordinary (0.696 against 0.330 ms; 14.3 before), 3 NaN + 2 Inf at
- *              8192^2 31x31 1.14x, 63x63 1.10x, 15x15 1.06x (bench/CONV2.md, "Values outside
- *              the 3xTF32 range", "NaN outputs in a box", "Operands scaled into the range",
- *              "Ordinary data, both run orders").
+ *              walk spans (31x31, 63x63), else by the work-group that wrote them, which
+ *              reads all its outputs back at its end where it saw one. H200: 4096^2 31x31
+ *              subnormal image 2.2x ordinary (0.681 against 0.316 ms; 14.3 before), 3 NaN + 2
+ *              Inf at 8192^2 31x31 1.13x, 63x63 1.10x, 15x15 1.13-1.16x (bench/CONV2.md,
+ *              "Values outside the 3xTF32 range", "NaN outputs in a box", "Operands scaled into
+ *              the range", "Ordinary data, both run orders", "The ranges inside the second
+ *              launch").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
@@ -214,7 +215,7 @@ static const clip_param_desc conv2_params[] = {
      "4096^2 31x31 subnormal image); where no shift holds them (magnitudes more than 2^237 "
      "apart, or outputs that could overflow scaled), those work-groups recompute their outputs "
      "by the plain direct sum, ~45x where all do; NaN outputs are recomputed by it too, a few "
-     "NaN or Inf values 1.06x (15x15) to 1.14x (31x31) at 8192^2; values near FLT_MAX are in "
+     "NaN or Inf values 1.13x (31x31) to 1.16x (15x15) at 8192^2; values near FLT_MAX are in "
      "range and cost nothing)",
      0, 0, 0},
     {"separable", CLIP_PARAM_CHOICE, SEP_AUTO, 0, 0, 0, sep_names,
@@ -619,12 +620,12 @@ static clip_status conv2_init(clip_process *p) {
 /* The buffers of the launch (indexed by CONV2_BUF_*): A, the filter (conv2's K, its rank-one
  * factors, or conv2sep's u and v or formed K), C and the temporary; *aoff, A's offset in its
  * buffer. The direct kernels read A from an offset, so caller memory goes in place however it
- * is aligned (clip_proc_input_view); clFFT and the tensor pass's range launch take A whole. */
+ * is aligned (clip_proc_input_view); clFFT and the tensor passes take A whole. */
 static clip_status launch_buffers(clip_process *p, conv2_state *st, clip_data *c, cl_mem *bufs,
                                   cl_int *aoff) {
     int whole = st->fft != NULL;
     for (int i = 0; i < st->npass; i++)
-        whole |= st->pass[i].range != NULL;
+        whole |= st->pass[i].scaled != NULL;
     size_t off = 0;
     clip_status s = whole ? clip_proc_input_buffer(p, st->ia, &bufs[CONV2_BUF_A])
                           : clip_proc_input_view(p, st->ia, &bufs[CONV2_BUF_A], &off);

@@ -41,14 +41,14 @@ typedef struct conv2_cfg {
 
 /* A built launch of a direct kernel. ints: ma, na, mo, no, oi, oj, kr, kc, corr, normalize,
  * skipz, ngx, ngy. The tensor kernel's also: its second pass `scaled` (conv2_tensor.cl,
- * TC_SCALED), `range` (tf32_range.cl), their temporary tcr (zeroed at build) and the launches'
- * count gen, and the values of A (every slice) it reads (conv2_direct_launch). */
+ * TC_SCALED), the passes' temporary tcr (zeroed at build) and the launches' count gen
+ * (conv2_direct_launch). */
 typedef struct conv2_pass {
-    cl_kernel kernel, scaled, range;
+    cl_kernel kernel, scaled;
     cl_mem tcr;
     cl_uint gen;
     int src, filt, dst, gated;
-    size_t global[2], wg[2], local_bytes, a_values;
+    size_t global[2], wg[2], local_bytes;
     cl_int ints[13];
 } conv2_pass;
 
@@ -72,11 +72,11 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                                int normalize, int skipz, conv2_pass *ps);
 /* Enqueues a built pass; bufs are indexed by CONV2_BUF_*, aoff is the offset in elements of A in
  * bufs[CONV2_BUF_A] (clip_proc_input_view; the tensor pass takes only 0). The tensor kernel's pass
- * runs in three launches: the kernel on the data as they are; where it found a value under the
- * 3xTF32 split's range, tf32_range for the operands' ranges; and then the kernel's second pass on
- * the operands scaled by powers of two (kernels/conv2_tensor.cl, TC_SCALED), or, where the first
- * left NaN outputs (its forms that walk spans, TC_NANFIX), their recomputation. On other data the
- * last two return at once. */
+ * runs in two launches: the kernel on the data as they are, then its second pass, which, where
+ * the first found a value under the 3xTF32 split's range, finds the operands' ranges
+ * (tf32_range.cl, its work-groups together) and runs on the operands scaled by powers of two
+ * (kernels/conv2_tensor.cl, TC_SCALED), or, where the first left NaN outputs (its forms that walk
+ * spans, TC_NANFIX), recomputes them. On other data it returns at once. */
 clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_int aoff,
                                 cl_mem kinfo, cl_mem gate);
 /* The outputs a group of block configuration c computes once its tile is shrunk to fit the

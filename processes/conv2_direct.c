@@ -588,16 +588,13 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
                           (size_t)skipz, ngx,   ngy};
     for (int i = 0; i < 13; i++)
         ps->ints[i] = (cl_int)v[i];
-    ps->scaled = ps->range = NULL, ps->tcr = NULL, ps->gen = 0;
-    ps->a_values = g->ma * g->na * g->slices;
+    ps->scaled = NULL, ps->tcr = NULL, ps->gen = 0;
     if (c.kind == CONV2_TENSOR) {
         const cl_uint zero[16] = {0};
         char opts2[sizeof opts + 16];
         snprintf(opts2, sizeof opts2, "%s -DTC_SCALED=1", opts);
-        clip_status s2 = clip_proc_kernel(p, "tensor_core+tf32+conv2+conv2_tensor", g->t, opts2,
-                                          name, &ps->scaled);
-        if (s2 == CLIP_OK)
-            s2 = clip_proc_kernel(p, "tf32+tf32_range", g->t, "", "tf32_range", &ps->range);
+        clip_status s2 = clip_proc_kernel(p, "tensor_core+tf32+tf32_range+conv2+conv2_tensor", g->t,
+                                          opts2, name, &ps->scaled);
         if (s2 == CLIP_OK) s2 = clip_proc_temp(p, sizeof zero, &ps->tcr);
         if (s2 == CLIP_OK) s2 = clip_proc_fill(p, ps->tcr, zero, sizeof zero, 0, sizeof zero);
         if (s2 != CLIP_OK) return s2;
@@ -609,21 +606,6 @@ clip_status conv2_direct_build(clip_process *p, const conv2_geom *g, conv2_cfg *
     if (spanned) ps->global[0] = spans * (size_t)c.wx, ps->global[1] = g->slices;
     *cfg = c;
     return CLIP_OK;
-}
-
-/* The tensor kernel's ranges (tf32_range.cl) between its two passes: a launch of a fixed size,
- * which reads A and K only where the first pass set tcr[0]. */
-static clip_status launch_range(clip_process *p, const conv2_pass *ps, const cl_mem *bufs) {
-    const cl_long na = (cl_long)ps->a_values;
-    const cl_int nk = ps->ints[6] * ps->ints[7];
-    const size_t wg = 256, global = 256 * 2 * (size_t)clip_proc_device(p)->compute_units;
-    clip_status s = clip_proc_arg(p, ps->range, 0, sizeof(cl_mem), &bufs[ps->src]);
-    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 1, sizeof na, &na);
-    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 2, sizeof(cl_mem), &bufs[ps->filt]);
-    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 3, sizeof nk, &nk);
-    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 4, sizeof(cl_mem), &ps->tcr);
-    if (s == CLIP_OK) s = clip_proc_arg(p, ps->range, 5, sizeof ps->gen, &ps->gen);
-    return s == CLIP_OK ? clip_proc_enqueue(p, ps->range, 1, &global, &wg) : s;
 }
 
 /* The arguments of direct kernel k of pass ps. */
@@ -641,20 +623,19 @@ static clip_status direct_args(clip_process *p, const conv2_pass *ps, cl_kernel 
     if (s == CLIP_OK) s = clip_proc_arg(p, k, idx++, sizeof off, &off);
     if (s == CLIP_OK && ps->local_bytes) s = clip_proc_arg(p, k, idx++, ps->local_bytes, NULL);
     /* the tensor kernel's passes: tcr and the launch's number */
-    if (s == CLIP_OK && ps->range) s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &ps->tcr);
-    if (s == CLIP_OK && ps->range) s = clip_proc_arg(p, k, idx++, sizeof ps->gen, &ps->gen);
+    if (s == CLIP_OK && ps->scaled) s = clip_proc_arg(p, k, idx++, sizeof(cl_mem), &ps->tcr);
+    if (s == CLIP_OK && ps->scaled) s = clip_proc_arg(p, k, idx++, sizeof ps->gen, &ps->gen);
     return s;
 }
 
 clip_status conv2_direct_launch(clip_process *p, conv2_pass *ps, const cl_mem *bufs, cl_int aoff,
                                 cl_mem kinfo, cl_mem gate) {
     /* The tensor kernel's launches are numbered 1, 2, ... and from 2^32 - 1 on 2 (tf32_range.cl:
-     * odd and even take turns): its first pass, the ranges, its second pass (conv2.h). */
-    if (ps->range) ps->gen = ps->gen == 0xffffffffu ? 2u : ps->gen + 1u;
+     * odd and even take turns): its first pass, then its second (conv2.h). */
+    if (ps->scaled) ps->gen = ps->gen == 0xffffffffu ? 2u : ps->gen + 1u;
     clip_status s = direct_args(p, ps, ps->kernel, bufs, aoff, kinfo, gate);
     if (s == CLIP_OK) s = clip_proc_enqueue(p, ps->kernel, 2, ps->global, ps->wg);
-    if (!ps->range || s != CLIP_OK) return s;
-    s = launch_range(p, ps, bufs);
-    if (s == CLIP_OK) s = direct_args(p, ps, ps->scaled, bufs, aoff, kinfo, gate);
+    if (!ps->scaled || s != CLIP_OK) return s;
+    s = direct_args(p, ps, ps->scaled, bufs, aoff, kinfo, gate);
     return s == CLIP_OK ? clip_proc_enqueue(p, ps->scaled, 2, ps->global, ps->wg) : s;
 }

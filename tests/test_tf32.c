@@ -8,8 +8,10 @@
  *     for every value in the range (0, or 2^-112 <= |x| < 2^126);
  *   - tf32_outside and tf32_tiny: exactly the values outside it, and every value whose split
  *     loses accuracy among them (subnormals, ~1e-36);
- *   - conv2's rule (conv2_tensor.cl, tf32_range.cl): tf32_range's ranges of an image and a filter
- *     against the host's, only where asked; tf32_conv_shifts on a grid of ranges, every shift
+ *   - conv2's rule (conv2_tensor.cl, tf32_range.cl): tf32_range_join's ranges of an image and a
+ *     filter against the host's, only where asked, found by 8 work-groups together in chunks of
+ *     64 values (each group's view of them after the join, the chunks counted, the other turn's
+ *     words zeroed); tf32_conv_shifts on a grid of ranges, every shift
  *     pair it returns inside the constraints and the nearest to 0 (else of the largest sum), and
  *     where it finds none, none by a search of every pair; a model of the kernel's sums (3xTF32
  * over the taps of each output, operands scaled by those shifts, the output scaled back; one FMA
@@ -111,8 +113,21 @@ static const char *const kernels_src =
     "    out[3 * i] = tf32_conv_shifts(c[0], c[1], c[2], c[3], (int)c[4], &sa, &sk);\n"
     "    out[3 * i + 1] = sa, out[3 * i + 2] = sk;\n"
     "}\n"
+    "/* tf32_range_join as conv2's second pass calls it: every group of the launch (group 0\n"
+    " * also zeroing the other turn's words); what each group has after it, in seen. */\n"
+    "__kernel void range_join(__global const float *A, const long na, __global const float *K,\n"
+    "                         const int nk, __global uint *r, const uint gen,\n"
+    "                         __global uint *seen) {\n"
+    "    __local uint sh[5];\n"
+    "    const int lid = (int)get_local_id(0), grp = (int)get_group_id(0);\n"
+    "    if (grp == 0) tf32_range_reset(r, gen, lid);\n"
+    "    if (r[0] == gen) {\n"
+    "        tf32_range_join(A, na, K, nk, r, gen, lid, (int)get_local_size(0), sh);\n"
+    "        if (lid < 4) seen[4 * grp + lid] = sh[1 + lid];\n"
+    "    }\n"
+    "}\n"
     "/* Output i of x correlated with f (taps) as conv2_tensor.cl sums it (3xTF32, products\n"
-    " * of TF32 parts exact); rule 1: operands scaled by the shifts of tf32_range's ranges\n"
+    " * of TF32 parts exact); rule 1: operands scaled by the shifts of tf32_range_join's ranges\n"
     " * (launch 3's, r[5..8]), the sum scaled back by one multiply, or one FMA chain where a\n"
     " * value is under the range still. */\n"
     "__kernel void conv_model(__global const float *x, __global const float *f, const int taps,\n"
@@ -186,7 +201,7 @@ static int env_open(clip_app *app, env *e) {
     if (!srcs[0] || !srcs[1]) return -1;
     e->prog = clCreateProgramWithSource(e->ctx, 3, srcs, NULL, &err);
     if (err != CL_SUCCESS) return -1;
-    err = clBuildProgram(e->prog, 1, &e->dev, "", NULL, NULL);
+    err = clBuildProgram(e->prog, 1, &e->dev, "-DTF32_RANGE_CHUNK=64", NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(e->prog, e->dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
@@ -456,8 +471,9 @@ static void test_shifts(env *e, unsigned long long *seed) {
     clReleaseKernel(k), clReleaseMemObject(bi), clReleaseMemObject(bo);
 }
 
-/* tf32_range on x (n values) and f (taps) as launch 3 (odd: r[5..8]), asked (r[0] = 3) or not: the
- * ranges as the host finds them, or none, and the even words zeroed for launch 4; then the model
+/* tf32_range_join on x (n values) and f (taps) as launch 3 (odd: r[5..8], chunks r[12..13]) of 8
+ * groups, asked (r[0] = 3) or not: the ranges as the host finds them in r and in every group, or
+ * none, each chunk taken once and done, and the even words zeroed for launch 4; then the model
  * correlation with and without the rule, each output against the fp32 bound (taps + 4) * 2^-23 *
  * sum|x||f|. Returns the outputs past it with the rule and stores those without it in *without. */
 static int conv_case(env *e, const char *what, const float *x, size_t n, const float *f,
@@ -469,9 +485,10 @@ static int conv_case(env *e, const char *what, const float *x, size_t n, const f
                                (void *)x, &err);
     cl_mem bf = clCreateBuffer(e->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                sizeof(float) * taps, (void *)f, &err);
-    cl_mem br = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 9 * sizeof(cl_uint), NULL, &err);
+    cl_mem br = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 16 * sizeof(cl_uint), NULL, &err);
     cl_mem by = clCreateBuffer(e->ctx, CL_MEM_WRITE_ONLY, sizeof(float) * n, NULL, &err);
-    cl_kernel kr = clCreateKernel(e->prog, "tf32_range", &err);
+    cl_mem bs = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, 32 * sizeof(cl_uint), NULL, &err);
+    cl_kernel kr = clCreateKernel(e->prog, "range_join", &err);
     cl_kernel km = clCreateKernel(e->prog, "conv_model", &err);
     uint32_t want[5] = {3, 0, 0, 0, 0};
     for (size_t i = 0; i < nx + taps; i++) {
@@ -488,14 +505,26 @@ static int conv_case(env *e, const char *what, const float *x, size_t n, const f
     clSetKernelArg(kr, 0, sizeof bx, &bx), clSetKernelArg(kr, 1, sizeof nl, &nl);
     clSetKernelArg(kr, 2, sizeof bf, &bf), clSetKernelArg(kr, 3, sizeof nk, &nk);
     clSetKernelArg(kr, 4, sizeof br, &br), clSetKernelArg(kr, 5, sizeof gen, &gen);
+    clSetKernelArg(kr, 6, sizeof bs, &bs);
+    const cl_uint chunks = (cl_uint)((nx + 63) / 64) + 1u, groups = 8;
     for (int asked = 0; asked < 2; asked++) {
-        cl_uint r[9] = {asked ? gen : 2u, 7, 7, 7, 7};
+        cl_uint r[16] = {asked ? gen : 2u, 7, 7, 7, 7, 0, 0, 0, 0, 7, 7, 7}, seen[32];
+        memset(seen, 0xff, sizeof seen);
         CHECK(clEnqueueWriteBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
-        const size_t g = 512, wg = 64;
+        CHECK(clEnqueueWriteBuffer(e->q, bs, CL_TRUE, 0, sizeof seen, seen, 0, NULL, NULL) ==
+              CL_SUCCESS);
+        const size_t g = 64 * groups, wg = 64;
         CHECK(clEnqueueNDRangeKernel(e->q, kr, 1, NULL, &g, &wg, 0, NULL, NULL) == CL_SUCCESS);
         CHECK(clEnqueueReadBuffer(e->q, br, CL_TRUE, 0, sizeof r, r, 0, NULL, NULL) == CL_SUCCESS);
-        for (int q = 1; q < 5; q++)
+        CHECK(clEnqueueReadBuffer(e->q, bs, CL_TRUE, 0, sizeof seen, seen, 0, NULL, NULL) ==
+              CL_SUCCESS);
+        for (int q = 1; q < 5; q++) {
             CHECK(r[q] == 0u && r[4 + q] == (asked ? want[q] : 0u));
+            for (cl_uint w = 0; w < groups; w++)
+                CHECK(seen[4 * w + q - 1] == (asked ? want[q] : 0xffffffffu));
+        }
+        CHECK(r[10] == 0u && r[11] == 0u);
+        CHECK(r[12] == (asked ? chunks + groups : 0u) && r[13] == (asked ? chunks : 0u));
     }
     int past[2] = {0, 0};
     double worst[2] = {0, 0};
@@ -522,6 +551,7 @@ static int conv_case(env *e, const char *what, const float *x, size_t n, const f
            what, n, taps, worst[1] * 0x1p24, past[1], worst[0] * 0x1p24, past[0]);
     clReleaseKernel(kr), clReleaseKernel(km);
     clReleaseMemObject(bx), clReleaseMemObject(bf), clReleaseMemObject(br), clReleaseMemObject(by);
+    clReleaseMemObject(bs);
     free(y);
     *without = past[0];
     return past[1];
