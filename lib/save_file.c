@@ -16,6 +16,81 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The table of this process's named temporaries (save_file.h), read by
+ * clip_save_remove_temporaries from signal handlers: slots in blocks that are never freed (a
+ * handler may walk them at any moment), each slot's name owned through its atomic state. A slot
+ * goes FREE -> FILLING (its maker writes pid and name) -> READY; a remover takes it READY -> BUSY
+ * while it unlinks, then gives it back READY; leaving takes it READY -> FILLING (waiting out a
+ * remover on another thread), frees the name, and sets FREE. A handler thus never reads a name
+ * being written or freed. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2,
+               "a signal handler may use only lock-free atomics");
+enum { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_BUSY };
+struct clip_save_slot {
+    atomic_int state;
+    pid_t pid;  /* its maker: a child after fork removes none of its parent's */
+    char *name; /* malloc'd; set while READY or BUSY */
+};
+typedef struct slot_block {
+    struct clip_save_slot slot[32];
+    struct slot_block *_Atomic next;
+} slot_block;
+static slot_block first_block;
+
+/* Enters `name` in the table; NULL when out of memory. */
+static struct clip_save_slot *slot_enter(const char *name) {
+    char *copy = strdup(name);
+    if (!copy) return NULL;
+    for (slot_block *b = &first_block;;) {
+        for (size_t i = 0; i < sizeof b->slot / sizeof b->slot[0]; i++) {
+            struct clip_save_slot *s = &b->slot[i];
+            int expect = SLOT_FREE;
+            if (atomic_compare_exchange_strong(&s->state, &expect, SLOT_FILLING)) {
+                s->pid = getpid();
+                s->name = copy;
+                atomic_store(&s->state, SLOT_READY);
+                return s;
+            }
+        }
+        slot_block *next = atomic_load(&b->next);
+        if (!next) {
+            slot_block *fresh = calloc(1, sizeof *fresh);
+            if (!fresh) {
+                free(copy);
+                return NULL;
+            }
+            if (atomic_compare_exchange_strong(&b->next, &next, fresh))
+                next = fresh;
+            else
+                free(fresh); /* another thread appended one first: `next` is it */
+        }
+        b = next;
+    }
+}
+
+/* Takes a slot out of the table, once its file is renamed or removed. NULL: nothing. */
+static void slot_leave(struct clip_save_slot *s) {
+    if (!s) return;
+    int expect = SLOT_READY;
+    while (!atomic_compare_exchange_weak(&s->state, &expect, SLOT_FILLING))
+        expect = SLOT_READY; /* a remover on another thread holds it for one unlink */
+    free(s->name);
+    s->name = NULL;
+    atomic_store(&s->state, SLOT_FREE);
+}
+
+void clip_save_remove_temporaries(void) {
+    const pid_t me = getpid();
+    for (slot_block *b = &first_block; b; b = atomic_load(&b->next))
+        for (size_t i = 0; i < sizeof b->slot / sizeof b->slot[0]; i++) {
+            struct clip_save_slot *s = &b->slot[i];
+            int expect = SLOT_READY;
+            if (!atomic_compare_exchange_strong(&s->state, &expect, SLOT_BUSY)) continue;
+            if (s->pid == me) unlink(s->name); /* ENOENT: renamed or not made yet */
+            atomic_store(&s->state, SLOT_READY);
+        }
+}
+
 static void set_discarded(clip_save_file *sf) {
     memset(sf, 0, sizeof *sf);
     sf->fd = -1;
@@ -125,11 +200,20 @@ static int name_temporary(clip_save_file *sf, const char *path,
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned n = atomic_fetch_add(&counter, 1u);
         snprintf(name, cap, "%s.tmp-%s-%ld-%llu-%u", path, host, (long)getpid(), start, n);
+        /* in the table before the file exists, so that no signal finds a file it does not name
+         * (the name carries this process's pid and counter: no other file can have it) */
+        struct clip_save_slot *slot = slot_enter(name);
+        if (!slot) {
+            free(name);
+            return ENOMEM;
+        }
         int err = make(sf, name);
         if (!err) {
             sf->tmp = name;
+            sf->slot = slot;
             return 0;
         }
+        slot_leave(slot);
         if (err != EEXIST) {
             free(name);
             return err;
@@ -229,6 +313,7 @@ void clip_save_discard(clip_save_file *sf) {
     if (sf->fd >= 0) close(sf->fd);
     if (sf->tmp) {
         unlink(sf->tmp);
+        slot_leave(sf->slot);
         free(sf->tmp);
     }
     set_discarded(sf);
@@ -499,6 +584,7 @@ static clip_status commit_locked(clip_app *app, const char *op, size_t n, clip_s
                            err);
             return discard_rest(sf, 0, n, s);
         }
+        slot_leave(sf[i].slot);
         free(sf[i].tmp);
         set_discarded(&sf[i]);
     }

@@ -38,6 +38,13 @@
  * time (the PID was reused). One written on another host (NFS) or by a live writer is never
  * touched, so cleaning can never delete a file some other save is still writing.
  *
+ * Every named temporary a process makes (the named path, clip_save_name, the commit's naming) is
+ * entered in a table of the process's named temporaries before the file is made, and leaves it
+ * after the file is renamed or removed; clip_save_remove_temporaries (include/clip/io.h: a
+ * signal handler's or atexit's call) removes the files the table names, so a process ended by
+ * SIGTERM or SIGINT, or by an exit() in a library, need not wait for the next save's cleaning.
+ * A joined temporary (clip_save_join) is not in the table: its creator owns it.
+ *
  * CLIP_TEST_SAVE_NAMED=1 in the environment makes every save take the named path, so tests
  * reach it on file systems that have O_TMPFILE.
  *
@@ -59,11 +66,13 @@ typedef struct clip_save_file {
     uint64_t end;     /* the largest offset written through clip_save_write */
     int verified;     /* clip_save_verify passed */
     char fd_path[32]; /* "/proc/self/fd/N" while the temporary is unnamed (O_TMPFILE), else "" */
+    struct clip_save_slot *slot; /* tmp's entry in the table of this process's named
+                                    temporaries (clip_save_remove_temporaries), else NULL */
 } clip_save_file;
 
 /* The discarded state, for a save file that clip_save_begin may never reach. */
 #define CLIP_SAVE_FILE_INIT                                                                        \
-    { NULL, -1, 0, 0, 0, 0, "" }
+    { NULL, -1, 0, 0, 0, 0, "", NULL }
 
 /* What a written temporary must hold before it may replace the target. */
 typedef struct clip_save_expect {

@@ -20,10 +20,15 @@
  * agreement after each phase), and the temporary is removed. An input whose identity (inode, size,
  * times) changed during the run, or whose boxes read again after every rank's pieces differ from
  * what was read (checksums, feed_verify), stops every rank before the commit. A rank that dies is
- * mpirun's to report: it stops every other rank (SIGTERM), and rank 0 removes the temporary on that
- * signal. Device: --device SPEC, else device (local rank mod devices) + 1 of `clip devices`. Test
- * hooks (environment): CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name that does
- * not exist; CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its first piece;
+ * mpirun's to report: it stops every other rank (SIGTERM, then SIGKILL), and every rank that knows
+ * the output temporaries removes them on SIGTERM or SIGINT (the first to exit has; job_temps says
+ * why rank 0 alone would not do), on an MPI error (on_mpi_error, then MPI_Abort) and at an exit;
+ * no rank returns before rank 0 committed or removed them (the last agreement). Device: --device
+ * SPEC, else device (local rank mod devices) + 1 of `clip devices`. Test hooks (environment):
+ * CLIP_TEST_MPI_BAD_RANK=r makes rank r read its inputs under a name that does not exist;
+ * CLIP_TEST_MPI_KILL_RANK=r makes rank r kill itself (SIGKILL) after its first piece;
+ * CLIP_TEST_MPI_ERROR_RANK=r makes rank r call MPI_Bcast with a root no rank has after its first
+ * piece (an MPI error: MPI_ERR_ROOT);
  * CLIP_TEST_MPI_CHANGE_RANK=r makes rank r change its first input's file after its first piece;
  * CLIP_TEST_MPI_NO_STAT_CHECK=1 skips the check of the inputs' identities (as on a file system
  * whose times did not move), leaving the checksums to find a change. */
@@ -32,6 +37,7 @@
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +60,49 @@ _Static_assert(RUN_ARGS_MAX <= FEED_MAX_INPUTS, "a feed holds every input clip r
 
 int rank, ranks;
 char host[64];
-/* Rank 0's output temporaries, removed on SIGTERM (mpirun stopping the job). */
-static char temps[RUN_ARGS_MAX][4096];
+/* The placed outputs' temporaries of this job (rank 0 made them, the others joined them), each
+ * written once and then marked ready, so that a handler never reads a name being written. Every
+ * rank, not only rank 0, removes them when it ends before the commit (remove_temps), because
+ * mpirun may SIGKILL rank 0 before rank 0 runs its SIGTERM handler: when a rank dies, Open MPI
+ * 4.1's mpirun sends the others SIGCONT, SIGTERM a second later, and SIGKILL after one more
+ * second of sleep(), which a signal cuts short and nothing resumes; the SIGCHLD of the first rank
+ * to exit on its SIGTERM thus brings SIGKILL to the rest at once, and a rank 0 that was not
+ * scheduled in that moment (a loaded machine) never ran its handler. The first rank to exit has
+ * removed them. */
+static char job_temps[RUN_ARGS_MAX][4096];
+static atomic_int job_temp_ready[RUN_ARGS_MAX];
+
+static void keep_job_temp(int j, const char *name) {
+    snprintf(job_temps[j], sizeof job_temps[j], "%s", name);
+    atomic_store(&job_temp_ready[j], 1);
+}
+
+/* Removes this rank's own named temporaries (any save it has in progress) and the job's placed
+ * outputs' ones: async-signal-safe, for the handlers and atexit. */
+static void remove_temps(void) {
+    clip_save_remove_temporaries();
+    for (int j = 0; j < RUN_ARGS_MAX; j++)
+        if (atomic_load(&job_temp_ready[j])) unlink(job_temps[j]);
+}
 
 static void on_term(int sig) {
-    for (int i = 0; i < RUN_ARGS_MAX; i++)
-        if (temps[i][0]) unlink(temps[i]);
+    remove_temps();
     _exit(128 + sig);
+}
+
+/* MPI_COMM_WORLD's error handler, inherited by every communicator split from it: an MPI call
+ * that fails (a peer that died, a broken link) would otherwise end this rank in Open MPI's
+ * MPI_ERRORS_ARE_FATAL with the temporaries left. Open MPI 4.1 has no way to say which peer
+ * failed (no ULFM); MPI's own words say what. */
+static void on_mpi_error(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int n = 0;
+    MPI_Error_string(*code, text, &n);
+    remove_temps();
+    say("MPI failed: %s; every rank stops, nothing is saved", text);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
 }
 
 static double now_ms(void) {
@@ -305,7 +347,6 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
                 ok = 0;
             } else {
                 snprintf(temp, sizeof temp, "%s", out_temp(&wr[j]));
-                snprintf(temps[j], sizeof temps[j], "%s", temp);
             }
         }
         if (!agree(ok, "creating the output file")) {
@@ -313,6 +354,7 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             break;
         }
         bcast_bytes(temp, sizeof temp);
+        keep_job_temp(j, temp);
         if (rank && out_join(app, &out_[j], temp, &info, j, &wr[j]) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
             ok = 0;
@@ -368,7 +410,8 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     times tm;
     memset(&tm, 0, sizeof tm);
     const char *kill_at = getenv("CLIP_TEST_MPI_KILL_RANK"),
-               *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK");
+               *change_at = getenv("CLIP_TEST_MPI_CHANGE_RANK"),
+               *mpi_error_at = getenv("CLIP_TEST_MPI_ERROR_RANK");
     /* two processes, piece by piece in turn: one's output is written behind while the other
      * computes, with no copy (as the single-host runtime's two lanes a device) */
     for (int l = 0; l < 2 && ok; l++)
@@ -446,6 +489,10 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             strcat(tm.pieces, ",...");
         tm.n++;
         if (kill_at && atoi(kill_at) == rank) raise(SIGKILL);
+        if (mpi_error_at && atoi(mpi_error_at) == rank) { /* a root no rank has: MPI_ERR_ROOT */
+            int x = 0;
+            MPI_Bcast(&x, 1, MPI_INT, ranks, MPI_COMM_WORLD);
+        }
         if (change_at && atoi(change_at) == rank && tm.n == 1) change_input(in_[0].file);
     }
     while (next < sc.n_shared) /* the broadcasts this rank still belongs to */
@@ -495,8 +542,12 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
                 say("%s", clip_app_last_error(app));
                 ok = 0;
             }
-            temps[j][0] = '\0';
         }
+    /* No rank ends (a failed rank's exit makes mpirun stop the others) while rank 0 still holds a
+     * temporary; after this, none is left for any rank to remove. */
+    ok = agree(ok, "committing the output");
+    for (int j = 0; j < RUN_ARGS_MAX; j++)
+        atomic_store(&job_temp_ready[j], 0);
     /* 7. combined outputs: partials to rank 0, in piece order, combined there */
     for (int j = 0; j < n_out && ok; j++) {
         if (!info.combined[j]) continue;
@@ -592,8 +643,17 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     gethostname(host, sizeof host - 1);
-    signal(SIGTERM, on_term);
-    signal(SIGINT, on_term);
+    MPI_Errhandler on_error;
+    MPI_Comm_create_errhandler(on_mpi_error, &on_error);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, on_error);
+    MPI_Errhandler_free(&on_error); /* the communicator keeps it */
+    struct sigaction term;
+    memset(&term, 0, sizeof term);
+    term.sa_handler = on_term;
+    sigfillset(&term.sa_mask); /* one handler at a time: SIGTERM and SIGINT both end the rank */
+    sigaction(SIGTERM, &term, NULL);
+    sigaction(SIGINT, &term, NULL);
+    atexit(remove_temps); /* an exit() outside main's return (a library's) */
     signal(SIGXFSZ, SIG_IGN);
     int rc = 2;
     /* --parts P is this launcher's; the rest is clip run's */

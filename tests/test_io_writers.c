@@ -5,9 +5,13 @@
  * load as the array, bit for bit, and equal clip's single-process save of it; the temporary must
  * be gone after the commit, and after a finish without commit nothing may be left. Also the
  * refusals: a complex box into a real variable, a join whose shape or type is not the file's, an
- * invalid name, an empty variable. */
+ * invalid name, an empty variable. Then clip_save_remove_temporaries: it removes the creator's
+ * temporary (whose commit then fails, leaving nothing) and forgets committed ones, a forked child
+ * removes none of its parent's, and a SIGTERM handler that calls it leaves nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -195,12 +199,86 @@ static void test_mat73(clip_app *app) {
     clip_data_destroy(d);
 }
 
+static void on_term(int sig) {
+    clip_save_remove_temporaries();
+    _exit(128 + sig);
+}
+
+static void test_remove_temporaries(clip_app *app) {
+    const size_t dims[3] = {37, 23, 3}; /* put_halves' */
+    char base[256];
+    snprintf(base, sizeof base, "%s/r", dir);
+    clip_data *d = random_data(app, CLIP_C32, dims, 9);
+    clip_cfl_writer *w = NULL, *j = NULL;
+    /* the creator's temporary goes, the joined writer's finish does not notice, the commit fails
+     * and leaves nothing */
+    CHECK_OK(app, clip_cfl_writer_create(app, base, 3, dims, &w));
+    CHECK_OK(app, clip_cfl_writer_join(app, base, clip_cfl_writer_temp(w), 3, dims, &j));
+    put_halves(app, w, j, cfl_put, d);
+    CHECK(files_named("r.cfl.tmp-") == 1);
+    clip_save_remove_temporaries();
+    CHECK(files_named("r.cfl.tmp-") == 0);
+    CHECK_OK(app, clip_cfl_writer_finish(j, 1));
+    CHECK_STATUS(app, clip_cfl_writer_finish(w, 1), CLIP_ERR_IO);
+    printf("commit after clip_save_remove_temporaries: %s\n", clip_app_last_error(app));
+    CHECK(files_named("r.") == 0);
+    /* a committed pair is out of the table: a later call leaves it */
+    CHECK_OK(app, clip_cfl_writer_create(app, base, 3, dims, &w));
+    CHECK_OK(app, clip_cfl_writer_join(app, base, clip_cfl_writer_temp(w), 3, dims, &j));
+    put_halves(app, w, j, cfl_put, d);
+    CHECK_OK(app, clip_cfl_writer_finish(j, 1));
+    CHECK_OK(app, clip_cfl_writer_finish(w, 1));
+    clip_save_remove_temporaries();
+    clip_data *back = NULL;
+    CHECK_OK(app, clip_load_cfl(app, base, &back));
+    CHECK(same(back, d) && files_named("r.") == 2);
+    clip_data_destroy(back);
+    clip_data_destroy(d);
+    /* a child after fork removes none of its parent's */
+    CHECK_OK(app, clip_cfl_writer_create(app, base, 3, dims, &w));
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        clip_save_remove_temporaries();
+        _exit(0);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+    CHECK(files_named("r.cfl.tmp-") == 1);
+    CHECK_OK(app, clip_cfl_writer_finish(w, 0));
+    CHECK(files_named("r.cfl.tmp-") == 0);
+    /* a process ended by SIGTERM in the middle of its writes, whose handler calls it */
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid = fork();
+    if (pid == 0) {
+        signal(SIGTERM, on_term);
+        clip_cfl_writer *c = NULL;
+        char one = clip_cfl_writer_create(app, base, 3, dims, &c) == CLIP_OK;
+        if (write(ready[1], &one, 1) != 1) _exit(2);
+        for (;;)
+            pause();
+    }
+    char one = 0;
+    CHECK(pid > 0 && read(ready[0], &one, 1) == 1 && one == 1);
+    CHECK(files_named("r.cfl.tmp-") == 1);
+    kill(pid, SIGTERM);
+    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+    printf("SIGTERM to a writer whose handler calls clip_save_remove_temporaries: exit %d, %d "
+           "temporaries left\n",
+           WIFEXITED(st) ? WEXITSTATUS(st) : -1, files_named("r.cfl.tmp-"));
+    CHECK(files_named("r.cfl.tmp-") == 0);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 int main(void) {
     setenv("POCL_DEVICES", "pthread", 0);
     if (!mkdtemp(dir)) return 2;
     clip_app *app = tu_app();
     if (!app) return 1;
     test_cfl(app);
+    test_remove_temporaries(app);
     int nd = 0;
     size_t md[CLIP_MAX_DIMS];
     clip_type mt;

@@ -12,8 +12,9 @@
  * the rank or the file, and leave no output and no temporary. The --time lines give the bytes
  * each rank read from files: matmul's must add up to A and B once (each distinct box read by one
  * rank and broadcast to the ranks that share it), for every rank count. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <dirent.h>
+#include <sched.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -51,9 +52,9 @@ static clip_data *make_input(const char *name, int nd, const size_t *dims,
 /* Runs `cmd` (a shell command line, output to a log in dir); its exit status, and the log's text
  * in `log` when asked. */
 static int shell(const char *cmd, char *log, size_t cap) {
-    char full[4096], lp[256];
+    char full[8192], lp[256];
     path_of(lp, sizeof lp, "log.txt");
-    snprintf(full, sizeof full, "%s >%s 2>&1", cmd, lp);
+    snprintf(full, sizeof full, "{ %s\n} >%s 2>&1", cmd, lp);
     int st = system(full);
     if (log) {
         FILE *f = fopen(lp, "r");
@@ -64,14 +65,21 @@ static int shell(const char *cmd, char *log, size_t cap) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-static int mpirun(int ranks, const char *env, const char *args, char *log, size_t cap) {
-    char cmd[2048];
+/* mpirun of clip-mpi: `pre` (NULL: none) runs before mpirun in the same shell, `wrap` (NULL:
+ * none) before clip-mpi on each rank. */
+static int mpirun_with(int ranks, const char *env, const char *pre, const char *wrap,
+                       const char *args, char *log, size_t cap) {
+    char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "cd %s && env %s OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "cd %s && %s env %s OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
              "OMPI_MCA_rmaps_base_oversubscribe=1 POCL_DEVICES=pthread ASAN_OPTIONS=detect_leaks=0 "
-             "mpirun --oversubscribe -np %d %s %s",
-             dir, env ? env : "", ranks, CLIP_MPI, args);
+             "mpirun --oversubscribe -np %d %s %s %s",
+             dir, pre ? pre : "", env ? env : "", ranks, wrap ? wrap : "", CLIP_MPI, args);
     return shell(cmd, log, cap);
+}
+
+static int mpirun(int ranks, const char *env, const char *args, char *log, size_t cap) {
+    return mpirun_with(ranks, env, NULL, NULL, args, log, cap);
 }
 
 /* Largest |a - b| / max |b| over two loaded CFL pairs (c32); 0 when bitwise equal, INFINITY when
@@ -171,6 +179,19 @@ static int leftovers(const char *prefix) {
     return n;
 }
 
+/* Every temporary left in dir ("*.tmp-*", of any output). */
+static int temporaries(void) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp-")) {
+            fprintf(stderr, "temporary left: %s\n", e->d_name);
+            n++;
+        }
+    if (d) closedir(d);
+    return n;
+}
+
 /* MAT 7.3 outputs written by boxes (clip_mat73_writer): matmul's blocks of C on 1 to 4 ranks
  * into mm73-R.mat:C, and scale of a double variable on 2 ranks into s73.mat:Y, against the
  * single-process MAT 7.3 save (clip_save_mat with v7.3) of the same values, read by h5py: the MAT
@@ -249,7 +270,7 @@ static void mat_outputs(char *log, size_t cap) {
                 cap);
     printf("rank 1 of 3 killed, MAT 7.3 output: exit %d\n", rc);
     CHECK(rc != 0 && strstr(log, "rank 1") && strstr(log, "signal 9"));
-    CHECK(leftovers("killed73") == 0);
+    CHECK(leftovers("killed73") == 0 && temporaries() == 0);
     /* A MAT word clip run refuses gets clip run's own sentence. */
     rc = mpirun(2, NULL, "run scale a.cfl -o named73.mat: --parts 12", log, cap);
     printf("output x.mat: with no variable: exit %d\n", rc);
@@ -491,14 +512,61 @@ int main(void) {
         CHECK(rc == 0 && lines == 3 && files == 8ULL * 300 * 200 && again == files);
     }
 
-    /* a rank killed mid-run (SIGKILL after its first piece) */
+    /* A rank killed mid-run (SIGKILL after its first piece): mpirun sends the others SIGTERM,
+     * and SIGKILL once the first of them has exited, so the rank that exits first must have
+     * removed the output's temporary (clip_mpi.c, job_temps). Killed: a joiner (rank 2); the
+     * output's creator (rank 0: the others remove the temporary it made); a joiner while rank 0
+     * runs at nice 19 on a CPU that a busy loop holds, the others on another CPU, so that rank 1
+     * exits before rank 0 runs its handler (as a loaded CI machine did: the temporary was left
+     * in 12 of 12 such runs before every rank removed it), twice (7-8 s each: rank 0 runs
+     * slowly throughout). */
     {
-        int rc = mpirun(3, "CLIP_TEST_MPI_KILL_RANK=2", "run scale a.cfl -o killed.cfl --parts 12",
+        cpu_set_t set;
+        int cpu[2] = {0, 0}, found = 0;
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
+                if (CPU_ISSET(c, &set)) cpu[found++] = c;
+        if (found == 1) cpu[1] = cpu[0];
+        char pre[256], wrap[512];
+        snprintf(pre, sizeof pre,
+                 "{ timeout 60 taskset -c %d sh -c 'while :; do :; done' & } && hog=$! &&", cpu[0]);
+        snprintf(wrap, sizeof wrap,
+                 "--bind-to none sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then exec taskset -c "
+                 "%d nice -n 19 \"$0\" \"$@\"; else exec taskset -c %d \"$0\" \"$@\"; fi'",
+                 cpu[0], cpu[1]);
+        const struct {
+            const char *env, *what;
+            int slow;
+        } kills[] = {
+            {"CLIP_TEST_MPI_KILL_RANK=2", "rank 2 of 3 killed", 0},
+            {"CLIP_TEST_MPI_KILL_RANK=0", "rank 0 of 3 (the output's creator) killed", 0},
+            {"CLIP_TEST_MPI_KILL_RANK=2", "rank 2 of 3 killed, rank 0 slowed", 1},
+            {"CLIP_TEST_MPI_KILL_RANK=2", "rank 2 of 3 killed, rank 0 slowed", 1},
+        };
+        for (size_t i = 0; i < sizeof kills / sizeof kills[0]; i++) {
+            char args[256];
+            snprintf(args, sizeof args, "run scale a.cfl -o killed.cfl --parts 12%s",
+                     kills[i].slow ? "; rc=$?; kill $hog; exit $rc" : "");
+            int rc = mpirun_with(3, kills[i].env, kills[i].slow ? pre : NULL,
+                                 kills[i].slow ? wrap : NULL, args, log, sizeof log);
+            printf("%s: exit %d\n%s", kills[i].what, rc, log);
+            CHECK(rc != 0);
+            CHECK(strstr(log, "signal 9") != NULL);
+            CHECK(leftovers("killed") == 0 && temporaries() == 0);
+            char rm[512]; /* what a failure left, so that each run is judged alone */
+            snprintf(rm, sizeof rm, "rm -f %s/killed* %s/*.tmp-*", dir, dir);
+            CHECK(shell(rm, NULL, 0) == 0);
+        }
+    }
+    /* an MPI call that fails (MPI_ERR_ROOT on rank 1): the error handler removes the
+     * temporaries, says what MPI said, and every rank stops */
+    {
+        int rc = mpirun(3, "CLIP_TEST_MPI_ERROR_RANK=1", "run scale a.cfl -o mpierr.cfl --parts 12",
                         log, sizeof log);
-        printf("rank 2 of 3 killed: exit %d\n%s", rc, log);
+        printf("an MPI error on rank 1 of 3: exit %d\n%s", rc, log);
         CHECK(rc != 0);
-        CHECK(strstr(log, "rank 2") && strstr(log, "signal 9"));
-        CHECK(leftovers("killed") == 0);
+        CHECK(strstr(log, "rank 1 of 3") && strstr(log, "MPI failed: MPI_ERR_ROOT"));
+        CHECK(leftovers("mpierr") == 0 && temporaries() == 0);
     }
     clip_data_destroy(a), clip_data_destroy(b), clip_data_destroy(k), clip_data_destroy(v);
     clip_data_destroy(w), clip_data_destroy(s), clip_data_destroy(sq);

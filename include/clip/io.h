@@ -95,7 +95,8 @@
  *   save into that directory removes it once its writer is gone (no process <pid> on this host,
  *   or one started at another time than <start>, so a reused pid does not protect it); a live
  *   writer's temporary, or one from another host, is never touched. (Looking costs each save
- *   one read of its directory.)
+ *   one read of its directory.) A program that handles SIGTERM or SIGINT removes its own at
+ *   once with clip_save_remove_temporaries (below); SIGKILL leaves them to that cleaning.
  *
  * A program that runs under a file-size limit (ulimit -f) should ignore SIGXFSZ, as the clip
  * tool does, so the limit becomes "File too large" rather than a kill; the library leaves
@@ -271,6 +272,19 @@ CLIP_API clip_status clip_mat73_read_box(clip_app *app, const char *path, const 
 /* As clip_mat73_read_box, into a new object of the box's counts (the caller's). */
 CLIP_API clip_status clip_load_mat73_box(clip_app *app, const char *path, const char *var,
                                          const clip_box *box, clip_data **out);
+
+/* Removes every named temporary file this process's saves made and have not yet committed or
+ * removed ("<target>.tmp-HOST-PID-...": MAT 7.3 saves, the writers by boxes' temporaries this
+ * process created, any save on a file system without O_TMPFILE, a commit's moment between naming
+ * and renaming). Meant for a program's SIGTERM / SIGINT handler and its atexit hook: it is
+ * async-signal-safe (unlink on names kept ready beforehand, lock-free atomics, no allocation) and
+ * may run on any thread at any moment, also while saves are in progress on others; those saves
+ * then fail their commit (CLIP_ERR_IO, "No such file or directory") and leave no file. A child
+ * after fork() removes none of its parent's. Temporaries other processes made, joined through
+ * clip_cfl_writer_join / clip_mat73_writer_join, are left to their creator. Unnamed temporaries
+ * (O_TMPFILE) need nothing: they vanish with the process. The library installs no handler
+ * itself. */
+CLIP_API void clip_save_remove_temporaries(void);
 
 /* One CFL pair written by boxes, by one or several writers (processes, possibly on several
  * hosts over a shared file system). The creator makes the samples' temporary in base's
