@@ -91,6 +91,21 @@ void clip_save_remove_temporaries(void) {
         }
 }
 
+clip_status clip_save_watch_temporary(clip_app *app, const char *temp, clip_save_watch **out) {
+    if (out) *out = NULL;
+    if (!temp || !*temp || !out)
+        return clip_set_error(app, CLIP_ERR_INVALID_ARG,
+                              "save_watch_temporary: NULL or empty argument");
+    *out = slot_enter(temp);
+    return *out ? CLIP_OK
+                : clip_set_error(app, CLIP_ERR_OUT_OF_MEMORY,
+                                 "save_watch_temporary: out of memory for %s", temp);
+}
+
+void clip_save_unwatch(clip_save_watch *w) {
+    slot_leave(w);
+}
+
 static void set_discarded(clip_save_file *sf) {
     memset(sf, 0, sizeof *sf);
     sf->fd = -1;

@@ -21,7 +21,7 @@
  * times) changed during the run, or whose boxes read again after every rank's pieces differ from
  * what was read (checksums, feed_verify), stops every rank before the commit. A rank that dies is
  * mpirun's to report: it stops every other rank (SIGTERM, then SIGKILL), and every rank that knows
- * the output temporaries removes them on SIGTERM or SIGINT (the first to exit has; job_temps says
+ * the output temporaries removes them on SIGTERM or SIGINT (the first to exit has; job_watch says
  * why rank 0 alone would not do), on an MPI error (on_mpi_error, then MPI_Abort) and at an exit;
  * no rank returns before rank 0 committed or removed them (the last agreement). Device: --device
  * SPEC, else device (local rank mod devices) + 1 of `clip devices`. Test hooks (environment):
@@ -37,7 +37,6 @@
 #include <mpi.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,29 +59,20 @@ _Static_assert(RUN_ARGS_MAX <= FEED_MAX_INPUTS, "a feed holds every input clip r
 
 int rank, ranks;
 char host[64];
-/* The placed outputs' temporaries of this job (rank 0 made them, the others joined them), each
- * written once and then marked ready, so that a handler never reads a name being written. Every
- * rank, not only rank 0, removes them when it ends before the commit (remove_temps), because
- * mpirun may SIGKILL rank 0 before rank 0 runs its SIGTERM handler: when a rank dies, Open MPI
+/* The placed outputs' temporaries that this rank joined (rank 0 made them; its own saves' table
+ * already holds them), watched through the library (clip_save_watch_temporary) so that every
+ * rank, not only rank 0, removes them when it ends before the commit: when a rank dies, Open MPI
  * 4.1's mpirun sends the others SIGCONT, SIGTERM a second later, and SIGKILL after one more
  * second of sleep(), which a signal cuts short and nothing resumes; the SIGCHLD of the first rank
  * to exit on its SIGTERM thus brings SIGKILL to the rest at once, and a rank 0 that was not
  * scheduled in that moment (a loaded machine) never ran its handler. The first rank to exit has
  * removed them. */
-static char job_temps[RUN_ARGS_MAX][4096];
-static atomic_int job_temp_ready[RUN_ARGS_MAX];
+static clip_save_watch *job_watch[RUN_ARGS_MAX];
 
-static void keep_job_temp(int j, const char *name) {
-    snprintf(job_temps[j], sizeof job_temps[j], "%s", name);
-    atomic_store(&job_temp_ready[j], 1);
-}
-
-/* Removes this rank's own named temporaries (any save it has in progress) and the job's placed
- * outputs' ones: async-signal-safe, for the handlers and atexit. */
+/* Removes this rank's named temporaries, its own saves' and the watched ones: async-signal-safe,
+ * for the handlers and atexit. */
 static void remove_temps(void) {
     clip_save_remove_temporaries();
-    for (int j = 0; j < RUN_ARGS_MAX; j++)
-        if (atomic_load(&job_temp_ready[j])) unlink(job_temps[j]);
 }
 
 static void on_term(int sig) {
@@ -354,8 +344,11 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
             break;
         }
         bcast_bytes(temp, sizeof temp);
-        keep_job_temp(j, temp);
-        if (rank && out_join(app, &out_[j], temp, &info, j, &wr[j]) != CLIP_OK) {
+        if (rank && clip_save_watch_temporary(app, temp, &job_watch[j]) != CLIP_OK) {
+            say("%s", clip_app_last_error(app));
+            ok = 0;
+        }
+        if (ok && rank && out_join(app, &out_[j], temp, &info, j, &wr[j]) != CLIP_OK) {
             say("%s", clip_app_last_error(app));
             ok = 0;
         }
@@ -546,8 +539,10 @@ static int run(clip_app *app, const char *name, const run_args *a, int parts) {
     /* No rank ends (a failed rank's exit makes mpirun stop the others) while rank 0 still holds a
      * temporary; after this, none is left for any rank to remove. */
     ok = agree(ok, "committing the output");
-    for (int j = 0; j < RUN_ARGS_MAX; j++)
-        atomic_store(&job_temp_ready[j], 0);
+    for (int j = 0; j < RUN_ARGS_MAX; j++) {
+        clip_save_unwatch(job_watch[j]);
+        job_watch[j] = NULL;
+    }
     /* 7. combined outputs: partials to rank 0, in piece order, combined there */
     for (int j = 0; j < n_out && ok; j++) {
         if (!info.combined[j]) continue;

@@ -7,7 +7,8 @@
  * refusals: a complex box into a real variable, a join whose shape or type is not the file's, an
  * invalid name, an empty variable. Then clip_save_remove_temporaries: it removes the creator's
  * temporary (whose commit then fails, leaving nothing) and forgets committed ones, a forked child
- * removes none of its parent's, and a SIGTERM handler that calls it leaves nothing. */
+ * removes none of its parent's, and a SIGTERM handler that calls it leaves nothing; a temporary
+ * of another process is removed only while watched (clip_save_watch_temporary). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <signal.h>
@@ -272,6 +273,52 @@ static void test_remove_temporaries(clip_app *app) {
     close(ready[1]);
 }
 
+/* A temporary another process made (a child that then pauses, as a rank killed before its
+ * handler runs): clip_save_remove_temporaries leaves it, removes it once watched, and leaves it
+ * again once unwatched. */
+static void test_watch(clip_app *app) {
+    const size_t dims[2] = {5, 4};
+    char base[256];
+    snprintf(base, sizeof base, "%s/w", dir);
+    int pipefd[2];
+    for (int round = 0; round < 2; round++) {
+        CHECK(pipe(pipefd) == 0);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            clip_cfl_writer *c = NULL;
+            char name[4096] = "";
+            if (clip_cfl_writer_create(app, base, 2, dims, &c) == CLIP_OK)
+                snprintf(name, sizeof name, "%s", clip_cfl_writer_temp(c));
+            if (write(pipefd[1], name, sizeof name) != (ssize_t)sizeof name) _exit(2);
+            for (;;)
+                pause();
+        }
+        char name[4096] = "";
+        CHECK(pid > 0 && read(pipefd[0], name, sizeof name) == (ssize_t)sizeof name && *name);
+        kill(pid, SIGKILL); /* its temporary stays, as a killed creator's does */
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(files_named("w.cfl.tmp-") == 1);
+        clip_save_remove_temporaries();
+        CHECK(files_named("w.cfl.tmp-") == 1); /* not this process's */
+        clip_save_watch *w = NULL;
+        CHECK_OK(app, clip_save_watch_temporary(app, name, &w));
+        if (round == 1) clip_save_unwatch(w);
+        clip_save_remove_temporaries();
+        CHECK(files_named("w.cfl.tmp-") == round); /* watched: removed; unwatched: left */
+        if (round == 0) clip_save_unwatch(w);
+        unlink(name);
+        close(pipefd[0]);
+        close(pipefd[1]);
+    }
+    clip_save_watch *w = (clip_save_watch *)&w;
+    CHECK_STATUS(app, clip_save_watch_temporary(app, "", &w), CLIP_ERR_INVALID_ARG);
+    CHECK(w == NULL);
+    clip_save_unwatch(NULL);
+    printf("a watched temporary of another process: removed; unwatched: left\n");
+}
+
 int main(void) {
     setenv("POCL_DEVICES", "pthread", 0);
     if (!mkdtemp(dir)) return 2;
@@ -279,6 +326,7 @@ int main(void) {
     if (!app) return 1;
     test_cfl(app);
     test_remove_temporaries(app);
+    test_watch(app);
     int nd = 0;
     size_t md[CLIP_MAX_DIMS];
     clip_type mt;

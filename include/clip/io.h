@@ -286,6 +286,21 @@ CLIP_API clip_status clip_load_mat73_box(clip_app *app, const char *path, const 
  * itself. */
 CLIP_API void clip_save_remove_temporaries(void);
 
+/* A named temporary another process made and this one joined (clip_cfl_writer_join,
+ * clip_mat73_writer_join), entered in this process's table so that clip_save_remove_temporaries
+ * removes it too: for jobs where whichever process ends first must clean up, since the creator
+ * may be killed before its handler runs (clip-mpi: mpirun SIGKILLs the other ranks once the first
+ * exits). Owned by the caller; clip_save_unwatch takes it out again once the creator has
+ * committed or removed the file. */
+typedef struct clip_save_slot clip_save_watch;
+/* Enters `temp` (a path, as clip_cfl_writer_temp gave it) in the table; *out is NULL on error.
+ * Errors: CLIP_ERR_INVALID_ARG (NULL or empty temp, NULL out), CLIP_ERR_OUT_OF_MEMORY. */
+CLIP_API clip_status clip_save_watch_temporary(clip_app *app, const char *temp,
+                                               clip_save_watch **out);
+/* Takes w out of the table (the file itself is left as it is). NULL: nothing. Not for signal
+ * handlers: it frees memory. */
+CLIP_API void clip_save_unwatch(clip_save_watch *w);
+
 /* One CFL pair written by boxes, by one or several writers (processes, possibly on several
  * hosts over a shared file system). The creator makes the samples' temporary in base's
  * directory, with a name the others open (clip_cfl_writer_temp: "<base>.cfl.tmp-HOST-PID-..."),
