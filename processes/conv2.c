@@ -49,25 +49,24 @@
  *              2x16 outputs from a staged tile, filter size compiled in), rblock (CPUs: one
  *              work-item of 4 SIMD vectors of rows by 6 columns in registers, each input column
  *              loaded once per filter row; filter size and orientation compiled in), tensor
- *              (NVIDIA sm_90, f32, filters up to 64 rows: the direct sums as wgmma products of
- *              each input column's Toeplitz block by the filter's columns, 3xTF32, so each
- *              output errs like a direct fp32 sum where A's and K's values are 0 or at least
- *              2^-112 (kernels/tf32.cl). Where a work-group meets a smaller non-zero value
- *              (subnormals, normals under 2^-112) in A or K, a second pass runs on A and K
- *              each scaled by one power of two into that range (exact; the outputs scaled
- *              back, rounding only where an output is subnormal), after a read of both for
- *              their exponent ranges by all its work-groups together; where no such shifts exist (A's or K's non-zero finite
- *              magnitudes more than 2^237 apart, or outputs that could overflow once scaled),
- *              the work-groups that meet one recompute their outputs by a direct sum (~45x
- *              the time where all do). NaN outputs are recomputed by a direct sum: by the
- *              second launch, which finds them in one read of the output, where work-groups
- *              walk spans (31x31, 63x63), else by the work-group that wrote them, which
- *              reads all its outputs back at its end where it saw one. H200: 4096^2 31x31
- *              subnormal image 2.2x ordinary (0.681 against 0.316 ms; 14.3 before), 3 NaN + 2
- *              Inf at 8192^2 31x31 1.13x, 63x63 1.10x, 15x15 1.13-1.16x (bench/CONV2.md,
- *              "Values outside the 3xTF32 range", "NaN outputs in a box", "Operands scaled into
- *              the range", "Ordinary data, both run orders", "The ranges inside the second
- *              launch").
+ *              (NVIDIA sm_90, f32, filters up to 64 rows: the direct sums as wgmma products of each
+ *              input column's Toeplitz block by the filter's columns, 3xTF32, so each output errs
+ *              like a direct fp32 sum where A's and K's values are 0 or at least 2^-112
+ *              (kernels/tf32.cl). Where a work-group meets a smaller non-zero value (subnormals,
+ *              normals under 2^-112) in A or K, a second pass runs on A and K each scaled by one
+ *              power of two into that range (exact; the outputs scaled back, rounding only where an
+ *              output is subnormal), after a read of both for their exponent ranges by all its
+ *              work-groups together; where no such shifts exist (A's or K's non-zero finite
+ *              magnitudes more than 2^237 apart, or outputs that could overflow once scaled), the
+ *              work-groups that meet one recompute their outputs by a direct sum (~45x the time
+ *              where all do). NaN outputs are recomputed by a direct sum: by the second launch,
+ *              which finds them in one read of the output, where work-groups walk spans (31x31,
+ *              63x63), else by the work-group that wrote them, which reads all its outputs back at
+ *              its end where it saw one. H200: 4096^2 31x31 subnormal image 2.2x ordinary (0.681
+ *              against 0.316 ms; 14.3 before), 3 NaN + 2 Inf at 8192^2 31x31 1.13x, 63x63 1.10x,
+ *              15x15 1.13-1.16x (bench/CONV2.md, "Values outside the 3xTF32 range", "NaN outputs in
+ *              a box", "Operands scaled into the range", "Ordinary data, both run orders", "The
+ *              ranges inside the second launch").
  *   separable  when K is rank one (processes/conv2_sep.c: MATLAB's rank test on its singular
  *              values), a column pass into a temporary then a row pass, each a direct kernel
  *              with a 1-D filter; padding handled at each pass's loads.
