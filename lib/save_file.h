@@ -43,7 +43,8 @@
  * after the file is renamed or removed; clip_save_remove_temporaries (include/clip/io.h: a
  * signal handler's or atexit's call) removes the files the table names, so a process ended by
  * SIGTERM or SIGINT, or by an exit() in a library, need not wait for the next save's cleaning.
- * A joined temporary (clip_save_join) is not in the table: its creator owns it.
+ * A joined temporary (clip_save_join) is not in the table, its creator owns it, unless the joiner
+ * enters it with clip_save_watch_temporary.
  *
  * CLIP_TEST_SAVE_NAMED=1 in the environment makes every save take the named path, so tests
  * reach it on file systems that have O_TMPFILE.

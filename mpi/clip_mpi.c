@@ -69,14 +69,10 @@ char host[64];
  * removed them. */
 static clip_save_watch *job_watch[RUN_ARGS_MAX];
 
-/* Removes this rank's named temporaries, its own saves' and the watched ones: async-signal-safe,
- * for the handlers and atexit. */
-static void remove_temps(void) {
-    clip_save_remove_temporaries();
-}
-
+/* clip_save_remove_temporaries removes this rank's own saves' temporaries and the watched ones
+ * (async-signal-safe). */
 static void on_term(int sig) {
-    remove_temps();
+    clip_save_remove_temporaries();
     _exit(128 + sig);
 }
 
@@ -89,7 +85,7 @@ static void on_mpi_error(MPI_Comm *comm, int *code, ...) {
     char text[MPI_MAX_ERROR_STRING] = "";
     int n = 0;
     MPI_Error_string(*code, text, &n);
-    remove_temps();
+    clip_save_remove_temporaries();
     say("MPI failed: %s; every rank stops, nothing is saved", text);
     MPI_Abort(MPI_COMM_WORLD, 1);
     _exit(1);
@@ -648,7 +644,7 @@ int main(int argc, char **argv) {
     sigfillset(&term.sa_mask); /* one handler at a time: SIGTERM and SIGINT both end the rank */
     sigaction(SIGTERM, &term, NULL);
     sigaction(SIGINT, &term, NULL);
-    atexit(remove_temps); /* an exit() outside main's return (a library's) */
+    atexit(clip_save_remove_temporaries); /* an exit() outside main's return (a library's) */
     signal(SIGXFSZ, SIG_IGN);
     int rc = 2;
     /* --parts P is this launcher's; the rest is clip run's */

@@ -281,7 +281,8 @@ CLIP_API clip_status clip_load_mat73_box(clip_app *app, const char *path, const 
  * may run on any thread at any moment, also while saves are in progress on others; those saves
  * then fail their commit (CLIP_ERR_IO, "No such file or directory") and leave no file. A child
  * after fork() removes none of its parent's. Temporaries other processes made, joined through
- * clip_cfl_writer_join / clip_mat73_writer_join, are left to their creator. Unnamed temporaries
+ * clip_cfl_writer_join / clip_mat73_writer_join, are left to their creator unless this process
+ * watches them (clip_save_watch_temporary). Unnamed temporaries
  * (O_TMPFILE) need nothing: they vanish with the process. The library installs no handler
  * itself. */
 CLIP_API void clip_save_remove_temporaries(void);
