@@ -514,7 +514,7 @@ int main(void) {
 
     /* A rank killed mid-run (SIGKILL after its first piece): mpirun sends the others SIGTERM,
      * and SIGKILL once the first of them has exited, so the rank that exits first must have
-     * removed the output's temporary (clip_mpi.c, job_temps). Killed: a joiner (rank 2); the
+     * removed the output's temporary (clip_mpi.c, job_watch). Killed: a joiner (rank 2); the
      * output's creator (rank 0: the others remove the temporary it made); a joiner while rank 0
      * runs at nice 19 on a CPU that a busy loop holds, the others on another CPU, so that rank 1
      * exits before rank 0 runs its handler (as a loaded CI machine did: the temporary was left
